@@ -1,0 +1,133 @@
+#include "ir/analysis.h"
+
+namespace af::ir {
+
+std::vector<CheckedArg> checked_args(const Stmt& st, const std::vector<TensorMeta>& values) {
+  std::vector<CheckedArg> r(st.args.size());
+  for (size_t k = 0; k < st.args.size(); ++k) {
+    const Arg& a = st.args[k];
+    CheckedArg& c = r[k];
+    switch (a.kind) {
+      case Arg::Tensor: c.t = &values[a.i]; break;
+      case Arg::Int: c.i = a.i; c.f = static_cast<double>(a.i); break;
+      case Arg::Float: c.f = a.f; break;
+      case Arg::IntList: c.list = a.list; break;
+      case Arg::TensorList:
+        for (auto v : a.list) c.ts.push_back(&values[v]);
+        break;
+    }
+  }
+  return r;
+}
+
+namespace {
+
+std::optional<Error> check_limits(const Geometry& g, const Limits& l, int line) {
+  if (g.rank() > l.max_rank)
+    return Error{ErrorKind::Limit, line, "rank " + std::to_string(g.rank()) + " exceeds the limit of " + std::to_string(l.max_rank)};
+  int64_t n = 1;
+  for (int64_t s : g.sizes) {
+    if (s > l.max_numel || (s > 0 && n > l.max_numel / s))
+      return Error{ErrorKind::Limit, line, "tensor of more than " + std::to_string(l.max_numel) + " elements"};
+    n *= s;
+  }
+  return std::nullopt;
+}
+
+// Sizes in lists (view, expand, full, as_strided) are checked before the
+// rule runs so that an enormous request is a limit error, not an overflow.
+std::optional<Error> check_list_limits(const Stmt& st, const Limits& l) {
+  for (const Arg& a : st.args) {
+    if (a.kind != Arg::IntList) continue;
+    if (static_cast<int>(a.list.size()) > l.max_rank)
+      return Error{ErrorKind::Limit, st.line, "a list of " + std::to_string(a.list.size()) + " sizes exceeds the rank limit of " + std::to_string(l.max_rank)};
+    for (int64_t x : a.list)
+      if (x > l.max_numel || x < -l.max_numel)
+        return Error{ErrorKind::Limit, st.line, "size or stride " + std::to_string(x) + " exceeds the limit of " + std::to_string(l.max_numel)};
+  }
+  for (const Arg& a : st.args)
+    if (a.kind == Arg::Int && (a.i > l.max_numel || a.i < -l.max_numel))
+      return Error{ErrorKind::Limit, st.line, "integer argument " + std::to_string(a.i) + " exceeds the limit of " + std::to_string(l.max_numel)};
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<Analysis> analyze(const Program& p, const Limits& limits) {
+  Analysis an;
+  an.values.resize(p.num_values());
+  for (const auto& s : p.storages) an.storage_numel.push_back(s.numel);
+  an.num_declared = static_cast<int>(p.storages.size());
+  int next_impl = 0;
+  for (size_t k = 0; k < p.inputs.size(); ++k) {
+    const InputDecl& in = p.inputs[k];
+    const int64_t sn = p.storages[in.storage].numel;
+    TensorMeta m{Geometry{{sn}, {1}, 0}, in.storage, sn, next_impl++};
+    if (!in.whole) {
+      Stmt st{OpKind::AsStrided, {}, {Arg::tensor(0), Arg::ints(in.sizes), Arg::ints(in.strides), Arg::integer(in.offset)}, in.line};
+      if (auto e = check_list_limits(st, limits)) return *e;
+      CheckedArg base;
+      base.t = &m;
+      CheckedArg sz, sd, off;
+      sz.list = in.sizes;
+      sd.list = in.strides;
+      off.i = in.offset;
+      auto r = infer(OpKind::AsStrided, {base, sz, sd, off});
+      if (!r) return Error{r.error().kind, in.line, r.error().message};
+      m.g = r.value()[0].g;
+    }
+    if (auto e = check_limits(m.g, limits, in.line)) return *e;
+    an.values[k] = m;
+  }
+  an.fresh_storage.assign(p.stmts.size(), -1);
+  for (size_t si = 0; si < p.stmts.size(); ++si) {
+    const Stmt& st = p.stmts[si];
+    if (auto e = check_list_limits(st, limits)) return *e;
+    auto r = infer(st.op, checked_args(st, an.values));
+    if (!r) return Error{r.error().kind, st.line, r.error().message};
+    const auto& outs = r.value();
+    const bool inplace = is_inplace(st.op);
+    const size_t want = inplace ? (st.op == OpKind::SetitemI ? 0 : 1) : outs.size();
+    const bool count_ok = inplace ? st.outs.size() <= want : st.outs.size() == want;
+    if (!count_ok)
+      return Error{ErrorKind::Name, st.line, std::string(op_name(st.op)) + " produces " + std::to_string(want) +
+                                                 " result" + (want == 1 ? "" : "s") + ", " + std::to_string(st.outs.size()) + " name" +
+                                                 (st.outs.size() == 1 ? "" : "s") + " given"};
+    for (size_t k = 0; k < st.outs.size(); ++k) {
+      const OutMeta& o = outs[k];
+      if (auto e = check_limits(o.g, limits, st.line)) return *e;
+      TensorMeta m;
+      m.g = o.g;
+      if (o.fresh) {
+        m.storage = static_cast<int>(an.storage_numel.size());
+        m.storage_numel = o.g.numel();
+        an.storage_numel.push_back(m.storage_numel);
+        an.fresh_storage[si] = m.storage;
+        m.impl = next_impl++;
+      } else {
+        const TensorMeta& src = st.op == OpKind::UpdateAliases
+                                    ? an.values[st.args[0].list[o.source_arg]]
+                                    : an.values[st.args[o.source_arg].i];
+        m.storage = src.storage;
+        m.storage_numel = src.storage_numel;
+        // In-place results, and may-alias ops that return their argument,
+        // are the argument itself (PyTorch returns self).
+        const bool self = inplace || ((st.op == OpKind::Contiguous || st.op == OpKind::Flatten) && o.g == src.g &&
+                                      (st.op == OpKind::Contiguous || src.g.rank() == 1));
+        m.impl = self ? src.impl : next_impl++;
+      }
+      an.values[st.outs[k]] = m;
+    }
+  }
+  return an;
+}
+
+Result<Program> parse_and_validate(const std::string& text, const Limits& limits) {
+  auto p = parse(text, limits);
+  if (!p) return p.error();
+  auto a = analyze(*p, limits);
+  if (!a) return a.error();
+  return p;
+}
+
+}  // namespace af::ir

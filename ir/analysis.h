@@ -1,0 +1,30 @@
+// Validation by abstract interpretation of geometry: for every value its
+// storage and geometry, or the first error of the program (kind and line).
+// Everything here is decided without computing a single element value.
+#pragma once
+#include <vector>
+
+#include "ir/error.h"
+#include "ir/program.h"
+#include "ir/text.h"
+
+namespace af::ir {
+
+struct Analysis {
+  std::vector<TensorMeta> values;       // by value id
+  std::vector<int64_t> storage_numel;   // declared storages first, then fresh ones
+  int num_declared = 0;
+  // For each statement, the storage id its fresh result lives in, or -1.
+  std::vector<int> fresh_storage;
+};
+
+Result<Analysis> analyze(const Program& p, const Limits& limits = Limits());
+
+// Parse then analyze: the whole validity check of a text.
+Result<Program> parse_and_validate(const std::string& text, const Limits& limits = Limits());
+
+// The argument list of a statement resolved against known metas (helper
+// shared by analyze and by passes that re-infer single statements).
+std::vector<CheckedArg> checked_args(const Stmt& st, const std::vector<TensorMeta>& values);
+
+}  // namespace af::ir

@@ -1,0 +1,22 @@
+#include "ir/error.h"
+
+namespace af::ir {
+
+namespace {
+constexpr const char* kNames[] = {"syntax", "name",    "arg",       "shape",
+                                  "view",   "overlap", "undefined", "limit"};
+}
+
+const char* kind_name(ErrorKind k) { return kNames[static_cast<int>(k)]; }
+
+std::optional<ErrorKind> kind_from_name(const std::string& s) {
+  for (int i = 0; i < 8; ++i)
+    if (s == kNames[i]) return static_cast<ErrorKind>(i);
+  return std::nullopt;
+}
+
+std::string Error::to_string() const {
+  return "line " + std::to_string(line) + ": " + kind_name(kind) + ": " + message;
+}
+
+}  // namespace af::ir

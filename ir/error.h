@@ -1,0 +1,42 @@
+// Errors of the program format: a kind from DESIGN.md, a line and a message.
+#pragma once
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace af::ir {
+
+enum class ErrorKind { Syntax, Name, Arg, Shape, View, Overlap, Undefined, Limit };
+
+const char* kind_name(ErrorKind k);
+std::optional<ErrorKind> kind_from_name(const std::string& s);
+
+struct Error {
+  ErrorKind kind;
+  int line = 0;  // 1-based source line; 0 when the program was not parsed from text
+  std::string message;
+  std::string to_string() const;  // "line 4: overlap: ..."
+};
+
+// A value or the error that prevented it.
+template <class T>
+class Result {
+ public:
+  Result(T v) : v_(std::move(v)) {}
+  Result(Error e) : v_(std::move(e)) {}
+  bool ok() const { return v_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+  T& value() { return std::get<0>(v_); }
+  const T& value() const { return std::get<0>(v_); }
+  T& operator*() { return value(); }
+  const T& operator*() const { return value(); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  const Error& error() const { return std::get<1>(v_); }
+
+ private:
+  std::variant<T, Error> v_;
+};
+
+}  // namespace af::ir

@@ -1,0 +1,626 @@
+#include "ir/ops.h"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+namespace af::ir {
+
+namespace {
+
+const OpInfo kOps[] = {
+#define AF_INFO(e, n, c, s) {OpKind::e, n, OpClass::c, s},
+    AF_OPS(AF_INFO)
+#undef AF_INFO
+};
+
+std::string fmt_shape(const Shape& s) {
+  std::ostringstream o;
+  o << "[";
+  for (size_t i = 0; i < s.size(); ++i) o << (i ? ", " : "") << s[i];
+  o << "]";
+  return o.str();
+}
+
+Error err(ErrorKind k, std::string m) { return Error{k, 0, std::move(m)}; }
+
+Error dim_error(int64_t dim, int64_t rank) {
+  const int64_t r = rank == 0 ? 1 : rank;
+  return err(ErrorKind::Arg, "Dimension out of range (expected to be in range of [" +
+                                 std::to_string(-r) + ", " + std::to_string(r - 1) +
+                                 "], but got " + std::to_string(dim) + ")");
+}
+
+using Outs = std::vector<OutMeta>;
+Outs view_of(Geometry g, int arg = 0) { return {OutMeta{std::move(g), false, arg}}; }
+Outs fresh(const Shape& sizes, Shape strides) {
+  return {OutMeta{Geometry{sizes, std::move(strides), 0}, true, 0}};
+}
+Outs fresh_contiguous(const Shape& sizes) { return fresh(sizes, contiguous_strides(sizes)); }
+
+// infer_size: resolves one -1 against numel.
+Result<Shape> infer_size(const Shape& shape, int64_t numel) {
+  Shape r = shape;
+  int infer = -1;
+  int64_t prod = 1;
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (r[i] == -1) {
+      if (infer >= 0) return err(ErrorKind::Arg, "only one dimension can be inferred");
+      infer = static_cast<int>(i);
+    } else if (r[i] < 0) {
+      return err(ErrorKind::Arg, "invalid shape dimension " + std::to_string(r[i]));
+    } else {
+      prod *= r[i];
+    }
+  }
+  if (infer >= 0) {
+    if (prod == 0)
+      return err(ErrorKind::Shape, "cannot reshape tensor of " + std::to_string(numel) +
+                                       " elements into shape " + fmt_shape(shape) +
+                                       " because the unspecified dimension size -1 can be any value");
+    if (numel % prod == 0) {
+      r[infer] = numel / prod;
+      return r;
+    }
+  } else if (prod == numel) {
+    return r;
+  }
+  return err(ErrorKind::Shape, "shape '" + fmt_shape(shape) + "' is invalid for input of size " +
+                                   std::to_string(numel));
+}
+
+Result<Geometry> slice_geometry(const Geometry& g, int64_t dim, int64_t start, int64_t end,
+                                int64_t step) {
+  if (g.rank() == 0) return err(ErrorKind::Arg, "slice() cannot be applied to a 0-dim tensor.");
+  auto d = wrap_dim(dim, g.rank());
+  if (!d) return dim_error(dim, g.rank());
+  if (step <= 0) return err(ErrorKind::Arg, "slice step must be positive");
+  const int64_t n = g.sizes[*d];
+  if (start < 0) start += n;
+  if (end < 0) end += n;
+  if (start < 0) start = 0; else if (start >= n) start = n;
+  if (end < start) end = start; else if (end >= n) end = n;
+  Geometry r = g;
+  r.offset += start * g.strides[*d];
+  r.sizes[*d] = (end - start + step - 1) / step;
+  r.strides[*d] *= step;
+  return r;
+}
+
+Result<Geometry> narrow_geometry(const Geometry& g, int64_t dim, int64_t start, int64_t length) {
+  if (g.rank() == 0) return err(ErrorKind::Arg, "narrow() cannot be applied to a 0-dim tensor.");
+  auto d = wrap_dim(dim, g.rank());
+  if (!d) return dim_error(dim, g.rank());
+  if (length < 0) return err(ErrorKind::Arg, "narrow(): length must be non-negative.");
+  const int64_t n = g.sizes[*d];
+  if (start < -n || start > n)
+    return err(ErrorKind::Arg, "start out of range (expected to be in range of [" +
+                                   std::to_string(-n) + ", " + std::to_string(n) +
+                                   "], but got " + std::to_string(start) + ")");
+  if (start < 0) start += n;
+  if (start > n - length)
+    return err(ErrorKind::Arg, "start (" + std::to_string(start) + ") + length (" +
+                                   std::to_string(length) + ") exceeds dimension size (" +
+                                   std::to_string(n) + ").");
+  return slice_geometry(g, *d, start, start + length, 1);
+}
+
+Result<Geometry> select_geometry(const Geometry& g, int64_t dim, int64_t index) {
+  if (g.rank() == 0) return err(ErrorKind::Arg, "select() cannot be applied to a 0-dim tensor.");
+  auto d = wrap_dim(dim, g.rank());
+  if (!d) return dim_error(dim, g.rank());
+  const int64_t n = g.sizes[*d];
+  if (index < -n || index >= n)
+    return err(ErrorKind::Arg, "select(): index " + std::to_string(index) +
+                                   " out of range for tensor of size " + fmt_shape(g.sizes) +
+                                   " at dimension " + std::to_string(*d));
+  if (index < 0) index += n;
+  Geometry r = g;
+  r.offset += index * g.strides[*d];
+  r.sizes.erase(r.sizes.begin() + *d);
+  r.strides.erase(r.strides.begin() + *d);
+  return r;
+}
+
+Result<Geometry> diagonal_geometry(const Geometry& g, int64_t offset, int64_t dim1, int64_t dim2) {
+  auto d1 = wrap_dim(dim1, g.rank());
+  if (!d1) return dim_error(dim1, g.rank());
+  auto d2 = wrap_dim(dim2, g.rank());
+  if (!d2) return dim_error(dim2, g.rank());
+  if (g.rank() == 0 || *d1 == *d2)
+    return err(ErrorKind::Arg, "diagonal dimensions cannot be identical " + std::to_string(dim1) +
+                                   ", " + std::to_string(dim2));
+  int64_t n;
+  if (offset >= 0) n = std::max<int64_t>(std::min(g.sizes[*d1], g.sizes[*d2] - offset), 0);
+  else n = std::max<int64_t>(std::min(g.sizes[*d1] + offset, g.sizes[*d2]), 0);
+  Geometry r = g;
+  if (n > 0) {
+    if (offset >= 0) r.offset += offset * g.strides[*d2];
+    else r.offset -= offset * g.strides[*d1];
+  }
+  const int64_t hi = std::max(*d1, *d2), lo = std::min(*d1, *d2);
+  for (int64_t d : {hi, lo}) {
+    r.sizes.erase(r.sizes.begin() + d);
+    r.strides.erase(r.strides.begin() + d);
+  }
+  r.sizes.push_back(n);
+  r.strides.push_back(g.strides[*d1] + g.strides[*d2]);
+  return r;
+}
+
+Result<Geometry> as_strided_geometry(const TensorMeta& t, const Shape& sizes, const Shape& strides,
+                                     int64_t offset) {
+  if (sizes.size() != strides.size())
+    return err(ErrorKind::Arg, "mismatch in length of strides and shape");
+  for (int64_t s : sizes)
+    if (s < 0) return err(ErrorKind::Arg, "Trying to create tensor with negative dimension " + std::to_string(s));
+  for (int64_t s : strides)
+    if (s < 0) return err(ErrorKind::Arg, "as_strided: Negative strides are not supported at the moment, got strides: " + fmt_shape(strides));
+  if (offset < 0) return err(ErrorKind::View, "Tensor: invalid storage offset " + std::to_string(offset));
+  Geometry r{sizes, strides, offset};
+  const int64_t need = required_storage(r);
+  if (need > t.storage_numel)
+    return err(ErrorKind::View, "setStorage: sizes " + fmt_shape(sizes) + ", strides " + fmt_shape(strides) +
+                                    ", storage offset " + std::to_string(offset) +
+                                    " are out of bounds for storage of size " +
+                                    std::to_string(t.storage_numel));
+  return r;
+}
+
+Result<Geometry> expand_geometry(const Geometry& g, const Shape& sizes) {
+  const int nd = static_cast<int>(sizes.size());
+  if (nd < g.rank())
+ return err(ErrorKind::Shape, "expand: the number of sizes provided (" + std::to_string(nd) +
+                                   ") must be greater or equal to the number of dimensions in the tensor (" +
+                                   std::to_string(g.rank()) + ")");
+  Geometry r{Shape(nd), Shape(nd), g.offset};
+  for (int i = nd - 1; i >= 0; --i) {
+    const int off = nd - 1 - i;
+    const int dim = g.rank() - 1 - off;
+    int64_t size = dim >= 0 ? g.sizes[dim] : 1;
+    int64_t stride = dim >= 0 ? g.strides[dim] : (i == nd - 1 ? 1 : r.sizes[i + 1] * r.strides[i + 1]);
+    int64_t target = sizes[i];
+    if (target == -1) {
+      if (dim < 0) return err(ErrorKind::Arg, "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension " + std::to_string(i));
+      target = size;
+    } else if (target < 0) {
+      return err(ErrorKind::Arg, "The expanded size of the tensor (" + std::to_string(target) + ") isn't allowed");
+    }
+    if (size != target) {
+      if (size != 1)
+        return err(ErrorKind::Shape, "The expanded size of the tensor (" + std::to_string(target) +
+                                         ") must match the existing size (" + std::to_string(size) +
+                                         ") at non-singleton dimension " + std::to_string(i) +
+                                         ".  Target sizes: " + fmt_shape(sizes) +
+                                         ".  Tensor sizes: " + fmt_shape(g.sizes));
+      size = target;
+      stride = 0;
+    }
+    r.sizes[i] = size;
+    r.strides[i] = stride;
+  }
+  return r;
+}
+
+Result<Outs> reshape_like(const Geometry& g, const Shape& req, bool must_view) {
+  auto shape = infer_size(req, g.numel());
+  if (!shape) return shape.error();
+  auto st = view_strides(g, *shape);
+  if (st) return view_of(Geometry{*shape, *st, g.offset});
+  if (must_view)
+    return err(ErrorKind::View, "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
+  return fresh_contiguous(*shape);
+}
+
+// PyTorch's memory-overlap checks for a write into `out` that also reads
+// `reads`, then the cases PyTorch cannot see (kind `undefined`).
+std::optional<Error> check_write(const TensorMeta& out, const std::vector<const TensorMeta*>& reads,
+                                 bool exempt) {
+  if (exempt) return std::nullopt;
+  if (internal_overlap_status(out.g) == Overlap::Yes)
+    return err(ErrorKind::Overlap, "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.");
+  for (const TensorMeta* r : reads)
+    if (r->storage == out.storage && overlap_status(out.g, r->g) == MemOverlap::Partial)
+      return err(ErrorKind::Overlap, "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.");
+  if (has_exact_internal_overlap(out.g))
+    return err(ErrorKind::Undefined, "in-place write through a view whose elements overlap: the result depends on iteration order");
+  for (const TensorMeta* r : reads) {
+    if (r->storage != out.storage) continue;
+    Geometry rb = r->g.sizes == out.g.sizes ? r->g : broadcast_to(r->g, out.g.sizes);
+    if (!same_elementwise(out.g, rb) && shares_any_element(out.g, r->g))
+      return err(ErrorKind::Undefined, "in-place write reads memory it also writes at other positions: the result depends on iteration order");
+  }
+  return std::nullopt;
+}
+
+Result<Outs> check_broadcast_into(const TensorMeta& out, const TensorMeta& src) {
+  Shape b;
+  if (!broadcast_shapes(out.g.sizes, src.g.sizes, &b) || b != out.g.sizes) {
+    if (!broadcast_shapes(out.g.sizes, src.g.sizes, &b))
+      return err(ErrorKind::Shape, "The size of tensor a must match the size of tensor b at non-singleton dimension");
+    return err(ErrorKind::Shape, "output with shape " + fmt_shape(out.g.sizes) +
+                                     " doesn't match the broadcast shape " + fmt_shape(b));
+  }
+  return view_of(out.g);
+}
+
+Result<Outs> inplace(OpKind op, const std::vector<CheckedArg>& a) {
+  const TensorMeta& x = *a[0].t;
+  std::vector<const TensorMeta*> reads{&x};
+  bool exempt = false;
+  switch (op) {
+    case OpKind::FillI: case OpKind::ZeroI:
+      exempt = true;
+      break;
+    case OpKind::CopyI:
+      if (a[1].t->impl == a[0].t->impl) return view_of(x.g);  // is_same: no-op
+      [[fallthrough]];
+    case OpKind::AddI: case OpKind::SubI: case OpKind::MulI: case OpKind::DivI:
+      if (a[1].is_tensor()) {
+        auto r = check_broadcast_into(x, *a[1].t);
+        if (!r) return r.error();
+        if (op == OpKind::CopyI) reads = {a[1].t};
+        else reads.push_back(a[1].t);
+      }
+      break;
+    case OpKind::SetitemI: {
+      auto slice = slice_geometry(x.g, a[1].i, a[2].i, a[3].i, 1);
+      if (!slice) return slice.error();
+      TensorMeta dst{*slice, x.storage, x.storage_numel};
+      if (!a[4].is_tensor()) {
+        exempt = true;  // a number: fill_
+      } else {
+        const TensorMeta& v = *a[4].t;
+        TensorMeta src = v;
+        if (v.g.sizes != dst.g.sizes && v.g.rank() != 0) {
+          // copy_to: strip leading 1s of the value, then expand_inplace.
+          Geometry s = v.g;
+          while (s.rank() > 0 && s.sizes[0] == 1) {
+            s.sizes.erase(s.sizes.begin());
+            s.strides.erase(s.strides.begin());
+          }
+          auto e = expand_geometry(s, dst.g.sizes);
+          if (!e) return err(ErrorKind::Shape, "shape mismatch: value tensor of shape " + fmt_shape(v.g.sizes) + " cannot be broadcast to indexing result of shape " + fmt_shape(dst.g.sizes));
+          src.g = *e;
+        } else if (v.g.rank() == 0 && v.g.sizes != dst.g.sizes) {
+          exempt = true;  // a 0-d tensor value: fill_
+        }
+        if (!exempt) {
+          auto chk = check_write(dst, {&src}, false);
+          if (chk) return *chk;
+        }
+      }
+      return Outs{};
+    }
+    default:
+      break;
+  }
+  if (auto e = check_write(x, reads, exempt)) return *e;
+  return view_of(x.g);
+}
+
+Result<Outs> elementwise(const std::vector<CheckedArg>& a) {
+  std::vector<Geometry> ops{a[0].t->g};
+  Shape shape = a[0].t->g.sizes;
+  bool scalar = a.size() > 1 && !a[1].is_tensor();
+  if (a.size() > 1 && a[1].is_tensor()) {
+    if (!broadcast_shapes(shape, a[1].t->g.sizes, &shape))
+      return err(ErrorKind::Shape, "The size of tensor a " + fmt_shape(a[0].t->g.sizes) +
+                                       " must match the size of tensor b " + fmt_shape(a[1].t->g.sizes) +
+                                       " at non-singleton dimension");
+    ops.push_back(a[1].t->g);
+  }
+  if (scalar) {
+    // A wrapped scalar operand defeats TensorIterator's fast set-up; a
+    // 0-d stand-in reproduces that without influencing the ordering.
+    ops.push_back(Geometry{});
+  }
+  Shape strides = elementwise_output_strides(shape, ops);
+  return fresh(shape, strides);
+}
+
+Result<Outs> reduction(OpKind op, const Geometry& g, int64_t dim, int64_t keepdim) {
+  auto d = wrap_dim(dim, g.rank());
+  if (!d) return dim_error(dim, g.rank());
+  if (keepdim != 0 && keepdim != 1) return err(ErrorKind::Arg, "keepdim must be 0 or 1");
+  if (op == OpKind::Amax && g.rank() > 0 && g.sizes[*d] == 0)
+    return err(ErrorKind::Arg, "amax(): Expected reduction dim " + std::to_string(*d) + " to have non-zero size.");
+  Shape s = g.sizes;
+  if (g.rank() > 0) {
+    if (keepdim) s[*d] = 1;
+    else s.erase(s.begin() + *d);
+  }
+  return fresh_contiguous(s);
+}
+
+Result<Outs> cat(const std::vector<const TensorMeta*>& ts, int64_t dim) {
+  if (ts.empty()) return err(ErrorKind::Arg, "torch.cat(): expected a non-empty list of Tensors");
+  for (size_t i = 0; i < ts.size(); ++i)
+    if (ts[i]->g.rank() == 0)
+      return err(ErrorKind::Arg, "zero-dimensional tensor (at position " + std::to_string(i) + ") cannot be concatenated");
+  auto skip = [](const TensorMeta* t) { return t->g.rank() == 1 && t->g.sizes[0] == 0; };
+  const TensorMeta* ref = nullptr;
+  for (auto* t : ts)
+    if (!skip(t)) { ref = t; break; }
+  if (!ref) return fresh_contiguous(Shape{0});
+  auto d = wrap_dim(dim, ref->g.rank());
+  if (!d) return dim_error(dim, ref->g.rank());
+  Shape out = ref->g.sizes;
+  out[*d] = 0;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    const TensorMeta* t = ts[i];
+    if (skip(t)) continue;
+    if (t->g.rank() != ref->g.rank())
+      return err(ErrorKind::Shape, "Tensors must have same number of dimensions: got " + std::to_string(ref->g.rank()) + " and " + std::to_string(t->g.rank()));
+    for (int k = 0; k < t->g.rank(); ++k)
+      if (k != *d && t->g.sizes[k] != ref->g.sizes[k])
+        return err(ErrorKind::Shape, "Sizes of tensors must match except in dimension " + std::to_string(*d) +
+                                         ". Expected size " + std::to_string(ref->g.sizes[k]) + " but got size " +
+                                         std::to_string(t->g.sizes[k]) + " for tensor number " + std::to_string(i) + " in the list.");
+    out[*d] += t->g.sizes[*d];
+  }
+  return fresh_contiguous(out);
+}
+
+Result<Outs> scatter(OpKind op, const std::vector<CheckedArg>& a) {
+  const TensorMeta& base = *a[0].t;
+  const TensorMeta& src = *a[1].t;
+  Result<Geometry> slot = Geometry{};
+  switch (op) {
+    case OpKind::SliceScatter: slot = slice_geometry(base.g, a[2].i, a[3].i, a[4].i, a[5].i); break;
+    case OpKind::SelectScatter: slot = select_geometry(base.g, a[2].i, a[3].i); break;
+    case OpKind::DiagonalScatter: slot = diagonal_geometry(base.g, a[2].i, a[3].i, a[4].i); break;
+    default: slot = as_strided_geometry(TensorMeta{base.g, -1, base.g.numel()}, a[2].list, a[3].list, a[4].i); break;
+  }
+  if (!slot) return slot.error();
+  if (slot->sizes != src.g.sizes)
+    return err(ErrorKind::Shape, std::string(op_name(op)) + ": expected src to have a size equal to the slice of self. src size = " +
+                                     fmt_shape(src.g.sizes) + ", slice size = " + fmt_shape(slot->sizes));
+  return fresh_contiguous(base.g.sizes);
+}
+
+}  // namespace
+
+const OpInfo& op_info(OpKind k) { return kOps[static_cast<int>(k)]; }
+
+const std::vector<OpKind>& all_ops() {
+  static const std::vector<OpKind> v = [] {
+    std::vector<OpKind> r;
+    for (const auto& o : kOps) r.push_back(o.kind);
+    return r;
+  }();
+  return v;
+}
+
+std::optional<OpKind> op_from_name(const std::string& name) {
+  static const std::map<std::string, OpKind> m = [] {
+    std::map<std::string, OpKind> r;
+    for (const auto& o : kOps) r[o.name] = o.kind;
+    return r;
+  }();
+  auto it = m.find(name);
+  if (it == m.end()) return std::nullopt;
+  return it->second;
+}
+
+bool is_multi_output(OpKind k) {
+  return k == OpKind::Chunk || k == OpKind::Split || k == OpKind::Unbind || k == OpKind::UpdateAliases;
+}
+
+bool is_elementwise(OpKind k) {
+  switch (k) {
+    case OpKind::AddI: case OpKind::SubI: case OpKind::MulI: case OpKind::DivI:
+    case OpKind::ExpI: case OpKind::NegI: case OpKind::AbsI: case OpKind::ReluI:
+    case OpKind::TanhI: case OpKind::SigmoidI: case OpKind::ClampI: case OpKind::FillI:
+    case OpKind::ZeroI: case OpKind::CopyI: case OpKind::SetitemI:
+    case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div:
+    case OpKind::Exp: case OpKind::Neg: case OpKind::Abs: case OpKind::Relu:
+    case OpKind::Tanh: case OpKind::Sigmoid: case OpKind::Clone: case OpKind::Full:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_reduction(OpKind k) {
+  return k == OpKind::Sum || k == OpKind::Amax || k == OpKind::Softmax || k == OpKind::Matmul;
+}
+
+std::optional<int64_t> wrap_dim(int64_t dim, int64_t rank) {
+  const int64_t r = rank == 0 ? 1 : rank;
+  if (dim < -r || dim >= r) return std::nullopt;
+  return dim < 0 ? dim + r : dim;
+}
+
+std::vector<std::pair<int64_t, int64_t>> split_pieces(int64_t n, int64_t split) {
+  std::vector<std::pair<int64_t, int64_t>> r;
+  if (split == 0) return {{0, 0}};
+  const int64_t pieces = std::max<int64_t>((n + split - 1) / split, 1);
+  for (int64_t i = 0; i < pieces; ++i) r.push_back({i * split, std::min(split, n - i * split)});
+  return r;
+}
+
+std::optional<Shape> view_strides(const Geometry& g, const Shape& newshape) {
+  const Shape& oldshape = g.sizes;
+  const Shape& oldstride = g.strides;
+  if (oldshape.empty()) return Shape(newshape.size(), 1);
+  const int64_t numel = numel_of(oldshape);
+  if (numel == 0 && oldshape == newshape) return oldstride;
+  const int64_t nd = static_cast<int64_t>(newshape.size());
+  Shape ns(nd);
+  if (numel == 0) {
+    for (int64_t d = nd - 1; d >= 0; --d)
+      ns[d] = d == nd - 1 ? 1 : std::max<int64_t>(newshape[d + 1], 1) * ns[d + 1];
+    return ns;
+  }
+  int64_t view_d = nd - 1;
+  int64_t chunk_base_stride = oldstride.back();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t td = static_cast<int64_t>(oldshape.size()) - 1; td >= 0; --td) {
+    tensor_numel *= oldshape[td];
+    if (td == 0 || (oldshape[td - 1] != 1 && oldstride[td - 1] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || newshape[view_d] == 1)) {
+        ns[view_d] = view_numel * chunk_base_stride;
+        view_numel *= newshape[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return std::nullopt;
+      if (td > 0) {
+        chunk_base_stride = oldstride[td - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return ns;
+}
+
+Result<std::vector<OutMeta>> infer(OpKind op, const std::vector<CheckedArg>& a) {
+  const Geometry* g = (!a.empty() && a[0].t) ? &a[0].t->g : nullptr;
+  auto wrap = [&](Result<Geometry> r) -> Result<Outs> {
+    if (!r) return r.error();
+    return view_of(*r);
+  };
+  switch (op) {
+    case OpKind::View: return reshape_like(*g, a[1].list, true);
+    case OpKind::Reshape: return reshape_like(*g, a[1].list, false);
+    case OpKind::Flatten:
+      if (g->rank() == 1) return view_of(*g);
+      return reshape_like(*g, Shape{-1}, false);
+    case OpKind::Contiguous:
+      if (is_contiguous(*g)) return view_of(*g);
+      return fresh_contiguous(g->sizes);
+    case OpKind::T:
+      if (g->rank() > 2)
+        return err(ErrorKind::Arg, "t() expects a tensor with <= 2 dimensions, but self is " + std::to_string(g->rank()) + "D");
+      if (g->rank() < 2) return view_of(*g);
+      [[fallthrough]];
+    case OpKind::Transpose: {
+      const int64_t d0 = op == OpKind::T ? 0 : a[1].i, d1 = op == OpKind::T ? 1 : a[2].i;
+      auto w0 = wrap_dim(d0, g->rank());
+      if (!w0) return dim_error(d0, g->rank());
+      auto w1 = wrap_dim(d1, g->rank());
+      if (!w1) return dim_error(d1, g->rank());
+      Geometry r = *g;
+      if (r.rank() > 0) {
+        std::swap(r.sizes[*w0], r.sizes[*w1]);
+        std::swap(r.strides[*w0], r.strides[*w1]);
+      }
+      return view_of(r);
+    }
+    case OpKind::Permute: {
+      const Shape& dims = a[1].list;
+      if (static_cast<int>(dims.size()) != g->rank())
+        return err(ErrorKind::Arg, "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = " +
+                                       std::to_string(g->rank()) + " is not equal to len(dims) = " + std::to_string(dims.size()));
+      Geometry r = *g;
+      std::vector<bool> seen(g->rank(), false);
+      for (size_t i = 0; i < dims.size(); ++i) {
+        auto w = wrap_dim(dims[i], g->rank());
+        if (!w) return dim_error(dims[i], g->rank());
+        if (seen[*w]) return err(ErrorKind::Arg, "permute(): duplicate dims are not allowed.");
+        seen[*w] = true;
+        r.sizes[i] = g->sizes[*w];
+        r.strides[i] = g->strides[*w];
+      }
+      return view_of(r);
+    }
+    case OpKind::Slice: return wrap(slice_geometry(*g, a[1].i, a[2].i, a[3].i, a[4].i));
+    case OpKind::Narrow: return wrap(narrow_geometry(*g, a[1].i, a[2].i, a[3].i));
+    case OpKind::Select: return wrap(select_geometry(*g, a[1].i, a[2].i));
+    case OpKind::Unsqueeze: {
+      auto w = wrap_dim(a[1].i, g->rank() + 1);
+      if (!w) return dim_error(a[1].i, g->rank() + 1);
+      Geometry r = *g;
+      const int64_t st = *w >= g->rank() ? 1 : g->sizes[*w] * g->strides[*w];
+      r.sizes.insert(r.sizes.begin() + *w, 1);
+      r.strides.insert(r.strides.begin() + *w, st);
+      return view_of(r);
+    }
+    case OpKind::Squeeze: {
+      auto w = wrap_dim(a[1].i, g->rank());
+      if (!w) return dim_error(a[1].i, g->rank());
+      Geometry r = *g;
+      if (g->rank() > 0 && g->sizes[*w] == 1) {
+        r.sizes.erase(r.sizes.begin() + *w);
+        r.strides.erase(r.strides.begin() + *w);
+      }
+      return view_of(r);
+    }
+    case OpKind::Expand: return wrap(expand_geometry(*g, a[1].list));
+    case OpKind::Diagonal: return wrap(diagonal_geometry(*g, a[1].i, a[2].i, a[3].i));
+    case OpKind::AsStrided: return wrap(as_strided_geometry(*a[0].t, a[1].list, a[2].list, a[3].i));
+    case OpKind::Alias: return view_of(*g);
+    case OpKind::Chunk: case OpKind::Split: {
+      const bool chunk = op == OpKind::Chunk;
+      if (g->rank() == 0)
+        return err(ErrorKind::Arg, std::string(chunk ? "chunk" : "split") + " expects at least a 1-dimensional tensor");
+      auto w = wrap_dim(a[2].i, g->rank());
+      if (!w) return dim_error(a[2].i, g->rank());
+      const int64_t n = g->sizes[*w];
+      int64_t split = a[1].i;
+      std::vector<std::pair<int64_t, int64_t>> pieces;
+      if (chunk) {
+        if (split <= 0) return err(ErrorKind::Arg, "chunk expects `chunks` to be greater than 0, got: " + std::to_string(split));
+        const int64_t chunks = split;
+        split = (n + chunks - 1) / chunks;
+        if (split == 0 && n == 0) pieces.assign(chunks, {0, 0});
+        else pieces = split_pieces(n, split);
+      } else {
+        if (split < 0) return err(ErrorKind::Arg, "split expects split_size be non-negative, but got split_size=" + std::to_string(split));
+        if (split == 0 && n != 0) return err(ErrorKind::Arg, "split_size can only be 0 if dimension size is 0, but got dimension size of " + std::to_string(n));
+        pieces = split_pieces(n, split);
+      }
+      Outs r;
+      for (auto [s, l] : pieces) r.push_back(OutMeta{*slice_geometry(*g, *w, s, s + l, 1), false, 0});
+      return r;
+    }
+    case OpKind::Unbind: {
+      if (g->rank() == 0) return err(ErrorKind::Arg, "Dimension specified as 0 but tensor has no dimensions");
+      auto w = wrap_dim(a[1].i, g->rank());
+      if (!w) return dim_error(a[1].i, g->rank());
+      Outs r;
+      for (int64_t i = 0; i < g->sizes[*w]; ++i) r.push_back(OutMeta{*select_geometry(*g, *w, i), false, 0});
+      return r;
+    }
+    case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div:
+    case OpKind::Exp: case OpKind::Neg: case OpKind::Abs: case OpKind::Relu:
+    case OpKind::Tanh: case OpKind::Sigmoid:
+      return elementwise(a);
+    case OpKind::Clone: return fresh_contiguous(g->sizes);
+    case OpKind::Sum: case OpKind::Amax: return reduction(op, *g, a[1].i, a[2].i);
+    case OpKind::Softmax: {
+      auto w = wrap_dim(a[1].i, g->rank());
+      if (!w) return dim_error(a[1].i, g->rank());
+      return fresh_contiguous(g->sizes);
+    }
+    case OpKind::Matmul: {
+      const Geometry& b = a[1].t->g;
+      if (g->rank() != 2) return err(ErrorKind::Arg, "self must be a matrix");
+      if (b.rank() != 2) return err(ErrorKind::Arg, "mat2 must be a matrix");
+      if (g->sizes[1] != b.sizes[0])
+        return err(ErrorKind::Shape, "mat1 and mat2 shapes cannot be multiplied (" + std::to_string(g->sizes[0]) + "x" +
+                                         std::to_string(g->sizes[1]) + " and " + std::to_string(b.sizes[0]) + "x" +
+                                         std::to_string(b.sizes[1]) + ")");
+      return fresh_contiguous(Shape{g->sizes[0], b.sizes[1]});
+    }
+    case OpKind::Cat: return cat(a[0].ts, a[1].i);
+    case OpKind::Full:
+      for (int64_t s : a[0].list)
+        if (s < 0) return err(ErrorKind::Arg, "Trying to create tensor with negative dimension " + std::to_string(s));
+      return fresh_contiguous(a[0].list);
+    case OpKind::SliceScatter: case OpKind::SelectScatter:
+    case OpKind::DiagonalScatter: case OpKind::AsStridedScatter:
+      return scatter(op, a);
+    case OpKind::UpdateAliases: {
+      Outs r;
+      for (size_t i = 0; i < a[0].ts.size(); ++i) r.push_back(OutMeta{a[0].ts[i]->g, false, static_cast<int>(i)});
+      return r;
+    }
+    default:
+      return inplace(op, a);
+  }
+}
+
+}  // namespace af::ir

@@ -1,0 +1,127 @@
+#include "ir/program.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace af::ir {
+
+namespace {
+bool same_float(double a, double b) {
+  return (std::isnan(a) && std::isnan(b)) || a == b;
+}
+}  // namespace
+
+bool StorageDecl::operator==(const StorageDecl& o) const {
+  if (name != o.name || numel != o.numel || init != o.init || values.size() != o.values.size()) return false;
+  for (size_t i = 0; i < values.size(); ++i)
+    if (!same_float(values[i], o.values[i])) return false;
+  switch (init) {
+    case InitKind::Iota: return same_float(a, o.a) && same_float(b, o.b);
+    case InitKind::Full: return same_float(a, o.a);
+    case InitKind::Random: return seed == o.seed;
+    case InitKind::List: return true;
+  }
+  return true;
+}
+
+bool InputDecl::operator==(const InputDecl& o) const {
+  if (name != o.name || storage != o.storage || whole != o.whole) return false;
+  return whole || (sizes == o.sizes && strides == o.strides && offset == o.offset);
+}
+
+bool Arg::operator==(const Arg& o) const {
+  if (kind != o.kind) return false;
+  switch (kind) {
+    case Tensor: case Int: return i == o.i;
+    case Float: return same_float(f, o.f);
+    default: return list == o.list;
+  }
+}
+
+bool Program::operator==(const Program& o) const {
+  return storages == o.storages && inputs == o.inputs && value_names == o.value_names &&
+         stmts == o.stmts && returns == o.returns && has_return == o.has_return;
+}
+
+std::vector<float> initial_values(const StorageDecl& s) {
+  std::vector<float> v(s.numel);
+  switch (s.init) {
+    case InitKind::Iota:
+      for (int64_t i = 0; i < s.numel; ++i) v[i] = static_cast<float>(s.a + static_cast<double>(i) * s.b);
+      break;
+    case InitKind::Full:
+      for (auto& x : v) x = static_cast<float>(s.a);
+      break;
+    case InitKind::List:
+      v = s.values;
+      break;
+    case InitKind::Random: {
+      uint64_t state = s.seed;
+      for (int64_t i = 0; i < s.numel; ++i) {
+        state += 0x9E3779B97F4A7C15ULL;
+        uint64_t z = state;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+        z ^= z >> 31;
+        v[i] = static_cast<float>(static_cast<double>(z >> 40) / 4194304.0 - 2.0);
+      }
+      break;
+    }
+  }
+  return v;
+}
+
+namespace {
+// FNV-1a over a stream of 64-bit words.
+struct Hasher {
+  uint64_t h = 1469598103934665603ULL;
+  void word(uint64_t w) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= (w >> (8 * i)) & 0xff;
+      h *= 1099511628211ULL;
+    }
+  }
+  void dbl(double d) {
+    if (std::isnan(d)) d = NAN;
+    uint64_t w;
+    std::memcpy(&w, &d, 8);
+    word(w);
+  }
+};
+}  // namespace
+
+uint64_t structural_hash(const Program& p) {
+  Hasher h;
+  for (const auto& s : p.storages) {
+    h.word(static_cast<uint64_t>(s.numel));
+    h.word(static_cast<uint64_t>(s.init));
+    h.dbl(s.a);
+    h.dbl(s.b);
+    h.word(s.seed);
+    for (float f : s.values) h.dbl(f);
+  }
+  for (const auto& in : p.inputs) {
+    h.word(static_cast<uint64_t>(in.storage));
+    h.word(in.whole);
+    for (auto x : in.sizes) h.word(static_cast<uint64_t>(x));
+    h.word(0xfeed);
+    for (auto x : in.strides) h.word(static_cast<uint64_t>(x));
+    h.word(static_cast<uint64_t>(in.offset));
+  }
+  for (const auto& st : p.stmts) {
+    h.word(static_cast<uint64_t>(st.op));
+    for (int o : st.outs) h.word(static_cast<uint64_t>(o));
+    for (const auto& a : st.args) {
+      h.word(a.kind);
+      h.word(static_cast<uint64_t>(a.i));
+      h.dbl(a.f);
+      for (auto x : a.list) h.word(static_cast<uint64_t>(x));
+      h.word(0xbeef);
+    }
+  }
+  for (int r : p.returns) h.word(static_cast<uint64_t>(r));
+  h.word(p.has_return);
+  return h.h;
+}
+
+}  // namespace af::ir

@@ -1,0 +1,88 @@
+// The program of format v1 (DESIGN.md): storages, inputs, statements and a
+// return. Values are numbered; every name is defined once, so a value id
+// and its name are interchangeable. Programs are plain values: a pass is a
+// function from Program to Program.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/ops.h"
+
+namespace af::ir {
+
+enum class InitKind { Iota, Full, List, Random };
+
+struct StorageDecl {
+  std::string name;
+  int64_t numel = 0;
+  InitKind init = InitKind::Full;
+  double a = 0, b = 0;        // iota(start, step) / full(v)
+  uint64_t seed = 0;          // random(seed)
+  std::vector<float> values;  // list
+  int line = 0;
+  bool operator==(const StorageDecl& o) const;
+};
+
+// The initial contents of a storage, exactly as the format defines them.
+std::vector<float> initial_values(const StorageDecl& s);
+
+struct InputDecl {
+  std::string name;
+  int storage = 0;       // index into Program::storages
+  bool whole = true;     // `input x = s0`: 1-D contiguous over the storage
+  Shape sizes, strides;  // as_strided form
+  int64_t offset = 0;
+  int line = 0;
+  bool operator==(const InputDecl& o) const;
+};
+
+// One argument of a statement.
+struct Arg {
+  enum Kind { Tensor, Int, Float, IntList, TensorList } kind = Int;
+  int64_t i = 0;  // Int; the value id for Tensor
+  double f = 0;   // Float
+  std::vector<int64_t> list;  // IntList; value ids for TensorList
+
+  static Arg tensor(int v) { Arg a; a.kind = Tensor; a.i = v; return a; }
+  static Arg integer(int64_t v) { Arg a; a.kind = Int; a.i = v; return a; }
+  static Arg number(double v) { Arg a; a.kind = Float; a.f = v; return a; }
+  static Arg ints(std::vector<int64_t> v) { Arg a; a.kind = IntList; a.list = std::move(v); return a; }
+  static Arg tensors(std::vector<int64_t> v) { Arg a; a.kind = TensorList; a.list = std::move(v); return a; }
+  bool is_number() const { return kind == Int || kind == Float; }
+  double as_double() const { return kind == Int ? static_cast<double>(i) : f; }
+  bool operator==(const Arg& o) const;
+};
+
+struct Stmt {
+  OpKind op;
+  std::vector<int> outs;  // value ids bound by this statement
+  std::vector<Arg> args;
+  int line = 0;
+  bool operator==(const Stmt& o) const { return op == o.op && outs == o.outs && args == o.args; }
+};
+
+struct Program {
+  std::vector<StorageDecl> storages;
+  std::vector<InputDecl> inputs;        // input k defines value id k
+  std::vector<std::string> value_names; // by value id
+  std::vector<Stmt> stmts;
+  std::vector<int> returns;             // value ids
+  bool has_return = false;
+  int return_line = 0;
+
+  int num_values() const { return static_cast<int>(value_names.size()); }
+  int new_value(std::string name) {
+    value_names.push_back(std::move(name));
+    return num_values() - 1;
+  }
+  // Structural equality (names included, source lines ignored).
+  bool operator==(const Program& o) const;
+  bool operator!=(const Program& o) const { return !(*this == o); }
+};
+
+// A 64-bit hash of the program's structure that ignores names and source
+// lines: programs that differ only by renaming hash the same.
+uint64_t structural_hash(const Program& p);
+
+}  // namespace af::ir

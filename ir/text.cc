@@ -1,0 +1,485 @@
+#include "ir/text.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <map>
+#include <sstream>
+
+namespace af::ir {
+
+namespace {
+
+// A cursor over one line.
+class Lexer {
+ public:
+  Lexer(const std::string& s, int line) : s_(s), line_(line) {}
+  void skip() { while (p_ < s_.size() && (s_[p_] == ' ' || s_[p_] == '\t' || s_[p_] == '\r')) ++p_; }
+  bool at_end() { skip(); return p_ >= s_.size(); }
+  bool accept(char c) { skip(); if (p_ < s_.size() && s_[p_] == c) { ++p_; return true; } return false; }
+  bool peek(char c) { skip(); return p_ < s_.size() && s_[p_] == c; }
+  bool peek_name() { skip(); return p_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[p_])) || s_[p_] == '_'); }
+  std::string name() {
+    skip();
+    size_t b = p_;
+    while (p_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[p_])) || s_[p_] == '_')) ++p_;
+    return s_.substr(b, p_ - b);
+  }
+  // A number token: returns false if none. is_int when it has no '.', 'e', inf or nan.
+  bool number(double* v, int64_t* iv, bool* is_int) {
+    skip();
+    size_t b = p_;
+    if (p_ < s_.size() && (s_[p_] == '-' || s_[p_] == '+')) ++p_;
+    if (s_.compare(p_, 3, "inf") == 0 || s_.compare(p_, 3, "nan") == 0) {
+      p_ += 3;
+      if (p_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[p_])) || s_[p_] == '_')) { p_ = b; return false; }
+      *is_int = false;
+      const bool neg = s_[b] == '-';
+      *v = s_[p_ - 3] == 'i' ? (neg ? -INFINITY : INFINITY) : NAN;
+      return true;
+    }
+    size_t digits = p_;
+    while (p_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[p_]))) ++p_;
+    bool frac = false;
+    if (p_ < s_.size() && s_[p_] == '.') {
+      frac = true;
+      ++p_;
+      while (p_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[p_]))) ++p_;
+    }
+    if (p_ == digits || (frac && p_ == digits + 1 && (digits == 0 || !std::isdigit(static_cast<unsigned char>(s_[digits - 1]))) && false)) { p_ = b; return false; }
+    if (p_ - digits == 1 && frac) { p_ = b; return false; }  // a lone "."
+    if (p_ < s_.size() && (s_[p_] == 'e' || s_[p_] == 'E')) {
+      size_t e = p_++;
+      if (p_ < s_.size() && (s_[p_] == '-' || s_[p_] == '+')) ++p_;
+      size_t ed = p_;
+      while (p_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[p_]))) ++p_;
+      if (p_ == ed) { p_ = e; } else { frac = true; }
+    }
+    if (p_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[p_])) || s_[p_] == '_')) { p_ = b; return false; }
+    std::string tok = s_.substr(b, p_ - b);
+    *is_int = !frac;
+    if (*is_int) {
+      errno = 0;
+      char* end = nullptr;
+      long long x = std::strtoll(tok.c_str(), &end, 10);
+      if (errno == ERANGE) { p_ = b; return false; }
+      *iv = x;
+      *v = static_cast<double>(x);
+    } else {
+      *v = std::strtod(tok.c_str(), nullptr);
+    }
+    return true;
+  }
+  size_t pos() const { return p_; }
+  std::string rest() { skip(); return s_.substr(p_); }
+
+ private:
+  const std::string& s_;
+  size_t p_ = 0;
+  int line_;
+};
+
+struct RawArg {
+  enum Kind { Name, Int, Float, List } kind;
+  std::string name;
+  int64_t i = 0;
+  double f = 0;
+  std::vector<RawArg> items;
+};
+
+class Parser {
+ public:
+  Parser(const Limits& l) : limits_(l) {}
+
+  Result<Program> run(const std::string& text) {
+    std::istringstream in(text);
+    std::string raw;
+    int line = 0;
+    bool header = false;
+    while (std::getline(in, raw)) {
+      ++line;
+      for (char c : raw)
+        if (c == '\0' || (static_cast<unsigned char>(c) < 32 && c != '\t' && c != '\r'))
+          return Error{ErrorKind::Syntax, line, "control character in the text"};
+      std::string s = raw.substr(0, raw.find('#'));
+      Lexer lx(s, line);
+      if (lx.at_end()) continue;
+      if (!header) {
+        std::string w = lx.name();
+        double v; int64_t iv; bool is_int;
+        if (w != "aliasfuzz" || !lx.number(&v, &iv, &is_int) || !is_int || !lx.at_end())
+          return Error{ErrorKind::Syntax, line, "expected the header 'aliasfuzz 1'"};
+        if (iv != 1) return Error{ErrorKind::Syntax, line, "unsupported format version " + std::to_string(iv)};
+        header = true;
+        continue;
+      }
+      if (p_.has_return) return Error{ErrorKind::Syntax, line, "'return' must be the last statement"};
+      if (auto e = statement(lx, line)) return *e;
+    }
+    if (!header) return Error{ErrorKind::Syntax, line == 0 ? 1 : line, "empty program: expected the header 'aliasfuzz 1'"};
+    return std::move(p_);
+  }
+
+ private:
+  Limits limits_;
+  Program p_;
+  std::map<std::string, int> values_, storages_;
+  int ops_ = 0;
+
+  Error syntax(int line, const std::string& m) { return Error{ErrorKind::Syntax, line, m}; }
+
+  std::optional<Error> define(const std::string& n, int line) {
+    if (values_.count(n) || storages_.count(n)) return Error{ErrorKind::Name, line, "name '" + n + "' is already defined"};
+    return std::nullopt;
+  }
+
+  std::optional<Error> statement(Lexer& lx, int line) {
+    // Remember where we are: names followed by '=' form a binding.
+    std::string first = lx.peek_name() ? lx.name() : "";
+    if (first.empty()) return syntax(line, "expected a statement, got '" + lx.rest() + "'");
+    if (first == "storage" && lx.peek_name()) return storage(lx, line);
+    if (first == "input" && lx.peek_name()) return input(lx, line);
+    if (first == "return") return ret(lx, line);
+    std::vector<std::string> outs;
+    std::string opname;
+    if (lx.peek('(')) {
+      opname = first;
+    } else {
+      outs.push_back(first);
+      while (lx.accept(',')) {
+        if (!lx.peek_name()) return syntax(line, "expected a name after ','");
+        outs.push_back(lx.name());
+      }
+      if (!lx.accept('=')) return syntax(line, "expected '=' or '(' after '" + first + "'");
+      if (!lx.peek_name()) return syntax(line, "expected an op name after '='");
+      opname = lx.name();
+    }
+    if (!lx.accept('(')) return syntax(line, "expected '(' after '" + opname + "'");
+    std::vector<RawArg> args;
+    if (!lx.accept(')')) {
+      for (;;) {
+        RawArg a;
+        if (auto e = arg(lx, line, &a)) return e;
+        args.push_back(std::move(a));
+        if (lx.accept(')')) break;
+        if (!lx.accept(',')) return syntax(line, "expected ',' or ')' in the arguments of '" + opname + "'");
+      }
+    }
+    if (!lx.at_end()) return syntax(line, "unexpected text after the statement: '" + lx.rest() + "'");
+    auto op = op_from_name(opname);
+    if (!op) return Error{ErrorKind::Name, line, "unknown op '" + opname + "'"};
+    if (++ops_ > limits_.max_ops) return Error{ErrorKind::Limit, line, "more than " + std::to_string(limits_.max_ops) + " ops"};
+    Stmt st;
+    st.op = *op;
+    st.line = line;
+    if (auto e = typed_args(*op, args, line, &st.args)) return e;
+    for (const auto& o : outs) {
+      if (auto e = define(o, line)) return e;
+      int id = p_.new_value(o);
+      values_[o] = id;
+      st.outs.push_back(id);
+    }
+    p_.stmts.push_back(std::move(st));
+    return std::nullopt;
+  }
+
+  std::optional<Error> arg(Lexer& lx, int line, RawArg* a) {
+    if (lx.accept('[')) {
+      a->kind = RawArg::List;
+      if (lx.accept(']')) return std::nullopt;
+      for (;;) {
+        RawArg item;
+        if (auto e = arg(lx, line, &item)) return e;
+        if (item.kind == RawArg::List) return syntax(line, "nested lists are not allowed");
+        a->items.push_back(std::move(item));
+        if (lx.accept(']')) return std::nullopt;
+        if (!lx.accept(',')) return syntax(line, "expected ',' or ']' in a list");
+      }
+    }
+    if (lx.peek_name()) {
+      size_t before = lx.pos();
+      double v; int64_t iv; bool is_int;
+      if (lx.number(&v, &iv, &is_int)) { a->kind = RawArg::Float; a->f = v; return std::nullopt; }
+      (void)before;
+      a->kind = RawArg::Name;
+      a->name = lx.name();
+      return std::nullopt;
+    }
+    double v; int64_t iv; bool is_int;
+    if (!lx.number(&v, &iv, &is_int)) return syntax(line, "expected an argument, got '" + lx.rest() + "'");
+    if (is_int) { a->kind = RawArg::Int; a->i = iv; }
+    else { a->kind = RawArg::Float; a->f = v; }
+    return std::nullopt;
+  }
+
+  std::optional<Error> tensor_ref(const RawArg& r, int line, int* id) {
+    if (r.kind != RawArg::Name) return Error{ErrorKind::Arg, line, "expected a tensor name"};
+    auto it = values_.find(r.name);
+    if (it == values_.end()) {
+      if (storages_.count(r.name)) return Error{ErrorKind::Name, line, "'" + r.name + "' is a storage, not a tensor"};
+      return Error{ErrorKind::Name, line, "undefined name '" + r.name + "'"};
+    }
+    *id = it->second;
+    return std::nullopt;
+  }
+
+  std::optional<Error> typed_args(OpKind op, const std::vector<RawArg>& raw, int line, std::vector<Arg>* out) {
+    const std::string sig = op_info(op).sig;
+    const std::string nm = op_name(op);
+    // Resolve every name first so that an undefined name is a name error.
+    for (const auto& r : raw) {
+      int id;
+      if (r.kind == RawArg::Name)
+        if (auto e = tensor_ref(r, line, &id)) return e;
+      for (const auto& it : r.items)
+        if (it.kind == RawArg::Name)
+          if (auto e = tensor_ref(it, line, &id)) return e;
+    }
+    if (raw.size() != sig.size())
+      return Error{ErrorKind::Arg, line, nm + " takes " + std::to_string(sig.size()) + " arguments, got " + std::to_string(raw.size())};
+    for (size_t k = 0; k < sig.size(); ++k) {
+      const RawArg& r = raw[k];
+      const std::string where = nm + ": argument " + std::to_string(k + 1);
+      switch (sig[k]) {
+        case 'T': case 'X': {
+          if (r.kind == RawArg::Name) {
+            int id;
+            tensor_ref(r, line, &id);
+            out->push_back(Arg::tensor(id));
+          } else if (sig[k] == 'X' && r.kind == RawArg::Int) {
+            out->push_back(Arg::integer(r.i));
+          } else if (sig[k] == 'X' && r.kind == RawArg::Float) {
+            out->push_back(Arg::number(r.f));
+          } else {
+            return Error{ErrorKind::Arg, line, where + " must be a tensor" + (sig[k] == 'X' ? " or a number" : "")};
+          }
+          break;
+        }
+        case 'N':
+          if (r.kind == RawArg::Int) out->push_back(Arg::integer(r.i));
+          else if (r.kind == RawArg::Float) out->push_back(Arg::number(r.f));
+          else return Error{ErrorKind::Arg, line, where + " must be a number"};
+          break;
+        case 'I':
+          if (r.kind != RawArg::Int) return Error{ErrorKind::Arg, line, where + " must be an integer"};
+          out->push_back(Arg::integer(r.i));
+          break;
+        case 'L': {
+          if (r.kind != RawArg::List) return Error{ErrorKind::Arg, line, where + " must be a list of integers"};
+          std::vector<int64_t> v;
+          for (const auto& it : r.items) {
+            if (it.kind != RawArg::Int) return Error{ErrorKind::Arg, line, where + " must be a list of integers"};
+            v.push_back(it.i);
+          }
+          out->push_back(Arg::ints(std::move(v)));
+          break;
+        }
+        case 'S': {
+          if (r.kind != RawArg::List) return Error{ErrorKind::Arg, line, where + " must be a list of tensors"};
+          std::vector<int64_t> v;
+          for (const auto& it : r.items) {
+            if (it.kind != RawArg::Name) return Error{ErrorKind::Arg, line, where + " must be a list of tensors"};
+            int id;
+            tensor_ref(it, line, &id);
+            v.push_back(id);
+          }
+          out->push_back(Arg::tensors(std::move(v)));
+          break;
+        }
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Error> storage(Lexer& lx, int line) {
+    StorageDecl s;
+    s.line = line;
+    s.name = lx.name();
+    if (lx.name() != "f32" || !lx.accept('[')) return syntax(line, "expected 'f32[N]' after the storage name");
+    double v; int64_t n; bool is_int;
+    if (!lx.number(&v, &n, &is_int) || !is_int || n < 0) return syntax(line, "expected a non-negative element count in f32[N]");
+    if (!lx.accept(']') || !lx.accept('=')) return syntax(line, "expected '] = INIT' in the storage declaration");
+    if (n > limits_.max_numel) return Error{ErrorKind::Limit, line, "storage of " + std::to_string(n) + " elements exceeds the limit of " + std::to_string(limits_.max_numel)};
+    s.numel = n;
+    if (lx.accept('[')) {
+      s.init = InitKind::List;
+      if (!lx.accept(']')) {
+        for (;;) {
+          if (!lx.number(&v, &n, &is_int)) return syntax(line, "expected a number in the initial values");
+          s.values.push_back(static_cast<float>(v));
+          if (lx.accept(']')) break;
+          if (!lx.accept(',')) return syntax(line, "expected ',' or ']' in the initial values");
+        }
+      }
+      if (static_cast<int64_t>(s.values.size()) != s.numel)
+        return Error{ErrorKind::Arg, line, "storage '" + s.name + "' declares " + std::to_string(s.numel) + " elements but lists " + std::to_string(s.values.size())};
+    } else {
+      std::string f = lx.name();
+      if (!lx.accept('(')) return syntax(line, "expected iota(...), full(...), random(...) or [...]");
+      if (f == "iota") {
+        bool i1, i2; int64_t x;
+        if (!lx.number(&s.a, &x, &i1) || !lx.accept(',') || !lx.number(&s.b, &x, &i2)) return syntax(line, "expected iota(START, STEP)");
+        s.init = InitKind::Iota;
+      } else if (f == "full") {
+        bool i1; int64_t x;
+        if (!lx.number(&s.a, &x, &i1)) return syntax(line, "expected full(V)");
+        s.init = InitKind::Full;
+      } else if (f == "random") {
+        lx.skip();
+        std::string rest = lx.rest();
+        size_t k = 0;
+        while (k < rest.size() && std::isdigit(static_cast<unsigned char>(rest[k]))) ++k;
+        if (k == 0 || k > 20) return syntax(line, "expected random(SEED) with a non-negative integer seed");
+        errno = 0;
+        s.seed = std::strtoull(rest.substr(0, k).c_str(), nullptr, 10);
+        if (errno == ERANGE) return syntax(line, "random seed out of range");
+        for (size_t j = 0; j < k; ++j) lx.accept(rest[j]);
+        s.init = InitKind::Random;
+      } else {
+        return syntax(line, "unknown initializer '" + f + "'");
+      }
+      if (!lx.accept(')')) return syntax(line, "expected ')' after the initializer");
+    }
+    if (!lx.at_end()) return syntax(line, "unexpected text after the storage declaration");
+    if (auto e = define(s.name, line)) return e;
+    storages_[s.name] = static_cast<int>(p_.storages.size());
+    p_.storages.push_back(std::move(s));
+    return std::nullopt;
+  }
+
+  std::optional<Error> input(Lexer& lx, int line) {
+    if (!p_.stmts.empty()) return syntax(line, "inputs must be declared before the first statement");
+    InputDecl in;
+    in.line = line;
+    in.name = lx.name();
+    if (!lx.accept('=') || !lx.peek_name()) return syntax(line, "expected 'input NAME = STORAGE' or '= as_strided(STORAGE, ...)'");
+    std::string w = lx.name();
+    std::string sname = w;
+    if (w == "as_strided" && lx.accept('(')) {
+      in.whole = false;
+      if (!lx.peek_name()) return syntax(line, "expected a storage name in as_strided(...)");
+      sname = lx.name();
+      RawArg sz, st;
+      double v; bool is_int;
+      if (!lx.accept(',') || arg(lx, line, &sz) || !lx.accept(',') || arg(lx, line, &st) || !lx.accept(',') ||
+          !lx.number(&v, &in.offset, &is_int) || !is_int || !lx.accept(')'))
+        return syntax(line, "expected as_strided(STORAGE, [sizes], [strides], offset)");
+      for (auto* l : {&sz, &st}) {
+        if (l->kind != RawArg::List) return syntax(line, "expected integer lists in as_strided(...)");
+        for (const auto& it : l->items) {
+          if (it.kind != RawArg::Int) return syntax(line, "expected integer lists in as_strided(...)");
+          (l == &sz ? in.sizes : in.strides).push_back(it.i);
+        }
+      }
+    }
+    if (!lx.at_end()) return syntax(line, "unexpected text after the input declaration");
+    auto it = storages_.find(sname);
+    if (it == storages_.end()) return Error{ErrorKind::Name, line, "undefined storage '" + sname + "'"};
+    in.storage = it->second;
+    if (auto e = define(in.name, line)) return e;
+    values_[in.name] = p_.new_value(in.name);
+    p_.inputs.push_back(std::move(in));
+    return std::nullopt;
+  }
+
+  std::optional<Error> ret(Lexer& lx, int line) {
+    p_.has_return = true;
+    p_.return_line = line;
+    if (lx.at_end()) return std::nullopt;
+    for (;;) {
+      if (!lx.peek_name()) return syntax(line, "expected a tensor name in 'return'");
+      RawArg r{RawArg::Name, lx.name()};
+      int id;
+      if (auto e = tensor_ref(r, line, &id)) return e;
+      p_.returns.push_back(id);
+      if (lx.at_end()) return std::nullopt;
+      if (!lx.accept(',')) return syntax(line, "expected ',' between returned names");
+    }
+  }
+};
+
+std::string join_ints(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+}  // namespace
+
+std::string format_number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  std::string s = fmt::format("{}", v);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string format_float32(float v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  std::string s = fmt::format("{}", v);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
+Result<Program> parse(const std::string& text, const Limits& limits) {
+  Parser p(limits);
+  return p.run(text);
+}
+
+std::string print(const Program& p) {
+  std::string o = "aliasfuzz 1\n";
+  for (const auto& s : p.storages) {
+    o += "storage " + s.name + " f32[" + std::to_string(s.numel) + "] = ";
+    switch (s.init) {
+      case InitKind::Iota: o += "iota(" + format_number(s.a) + ", " + format_number(s.b) + ")"; break;
+      case InitKind::Full: o += "full(" + format_number(s.a) + ")"; break;
+      case InitKind::Random: o += "random(" + std::to_string(s.seed) + ")"; break;
+      case InitKind::List: {
+        o += "[";
+        for (size_t i = 0; i < s.values.size(); ++i) o += (i ? ", " : "") + format_float32(s.values[i]);
+        o += "]";
+        break;
+      }
+    }
+    o += "\n";
+  }
+  for (const auto& in : p.inputs) {
+    o += "input " + in.name + " = ";
+    const std::string& sn = p.storages[in.storage].name;
+    if (in.whole) o += sn;
+    else o += "as_strided(" + sn + ", " + join_ints(in.sizes) + ", " + join_ints(in.strides) + ", " + std::to_string(in.offset) + ")";
+    o += "\n";
+  }
+  for (const auto& st : p.stmts) {
+    for (size_t i = 0; i < st.outs.size(); ++i) o += (i ? ", " : "") + p.value_names[st.outs[i]];
+    if (!st.outs.empty()) o += " = ";
+    o += std::string(op_name(st.op)) + "(";
+    for (size_t k = 0; k < st.args.size(); ++k) {
+      const Arg& a = st.args[k];
+      if (k) o += ", ";
+      switch (a.kind) {
+        case Arg::Tensor: o += p.value_names[a.i]; break;
+        case Arg::Int: o += std::to_string(a.i); break;
+        case Arg::Float: o += format_number(a.f); break;
+        case Arg::IntList: o += join_ints(a.list); break;
+        case Arg::TensorList: {
+          o += "[";
+          for (size_t i = 0; i < a.list.size(); ++i) o += (i ? ", " : "") + p.value_names[a.list[i]];
+          o += "]";
+          break;
+        }
+      }
+    }
+    o += ")\n";
+  }
+  if (p.has_return) {
+    o += "return";
+    for (size_t i = 0; i < p.returns.size(); ++i) o += (i ? ", " : " ") + p.value_names[p.returns[i]];
+    o += "\n";
+  }
+  return o;
+}
+
+}  // namespace af::ir

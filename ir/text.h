@@ -1,0 +1,25 @@
+// Format v1 text: parsing (syntax and names) and canonical printing.
+// parse(print(p)) == p for every program.
+#pragma once
+#include <string>
+
+#include "ir/error.h"
+#include "ir/program.h"
+
+namespace af::ir {
+
+struct Limits {
+  int max_rank = 6;
+  int64_t max_numel = int64_t{1} << 22;
+  int max_ops = 10000;
+};
+
+// Parses the text; checks syntax, names and argument types. Geometry,
+// shapes and overlap are checked by analyze() (analysis.h).
+Result<Program> parse(const std::string& text, const Limits& limits = Limits());
+std::string print(const Program& p);
+// Shortest text that reads back as the same double, always with '.' or 'e'.
+std::string format_number(double v);
+std::string format_float32(float v);
+
+}  // namespace af::ir

@@ -1,0 +1,188 @@
+#include "oracles/eager.h"
+
+#include <cmath>
+
+namespace af::oracles {
+
+using ir::Arg;
+using ir::OpKind;
+
+Memory initial_memory(const ir::Program& p, const ir::Analysis& an) {
+  Memory mem(an.storage_numel.size());
+  for (size_t s = 0; s < p.storages.size(); ++s) mem[s] = ir::initial_values(p.storages[s]);
+  return mem;
+}
+
+namespace {
+
+Dense read(const ir::Analysis& an, const Memory& mem, int v) {
+  const auto& m = an.values[v];
+  return gather(mem[m.storage], m.g);
+}
+
+// A tensor-or-number argument broadcast to `shape`, in logical order.
+std::vector<float> operand(const Arg& a, const ir::Analysis& an, const Memory& mem, const ir::Shape& shape) {
+  if (a.kind != Arg::Tensor) return std::vector<float>(ir::numel_of(shape), static_cast<float>(a.as_double()));
+  const auto& m = an.values[a.i];
+  return gather(mem[m.storage], ir::broadcast_to(m.g, shape)).v;
+}
+
+void write_fresh(const ir::Stmt& st, const ir::Analysis& an, Memory& mem, const Dense& d) {
+  const auto& m = an.values[st.outs[0]];
+  auto& s = mem[m.storage];
+  s.assign(m.storage_numel, 0.f);
+  scatter(s, m.g, d.v);
+}
+
+int64_t wrapped(int64_t dim, int64_t rank) { return *ir::wrap_dim(dim, rank); }
+
+}  // namespace
+
+void execute(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
+  const auto& A = st.args;
+  const auto cls = ir::op_info(st.op).cls;
+  if (cls == ir::OpClass::View || cls == ir::OpClass::Meta) return;  // geometry only
+  if (cls == ir::OpClass::MayAlias) {
+    const auto& out = an.values[st.outs[0]];
+    const auto& in = an.values[A[0].i];
+    if (out.storage != in.storage) write_fresh(st, an, mem, gather(mem[in.storage], in.g));
+    return;
+  }
+  if (cls == ir::OpClass::InPlace) {
+    const auto& x = an.values[A[0].i];
+    auto& s = mem[x.storage];
+    Geometry g = x.g;
+    std::vector<float> v;
+    switch (st.op) {
+      case OpKind::AddI: case OpKind::SubI: case OpKind::MulI: case OpKind::DivI: {
+        v = gather(s, g).v;
+        auto b = operand(A[1], an, mem, g.sizes);
+        for (size_t i = 0; i < v.size(); ++i) v[i] = binary(st.op, v[i], b[i]);
+        break;
+      }
+      case OpKind::ClampI: {
+        v = gather(s, g).v;
+        const float lo = static_cast<float>(A[1].as_double()), hi = static_cast<float>(A[2].as_double());
+        for (auto& e : v) e = clamp(e, lo, hi);
+        break;
+      }
+      case OpKind::FillI: v.assign(g.numel(), static_cast<float>(A[1].as_double())); break;
+      case OpKind::ZeroI: v.assign(g.numel(), 0.f); break;
+      case OpKind::CopyI: v = operand(A[1], an, mem, g.sizes); break;
+      case OpKind::SetitemI: {
+        ir::CheckedArg t;
+        t.t = &x;
+        ir::CheckedArg dim, start, end, step;
+        dim.i = A[1].i; start.i = A[2].i; end.i = A[3].i; step.i = 1;
+        g = ir::infer(OpKind::Slice, {t, dim, start, end, step}).value()[0].g;
+        v = operand(A[4], an, mem, g.sizes);
+        break;
+      }
+      default:  // unary
+        v = gather(s, g).v;
+        for (auto& e : v) e = unary(st.op, e);
+        break;
+    }
+    scatter(s, g, v);
+    return;
+  }
+  // Out-of-place and scatter ops: compute the result in logical order.
+  const auto& out = an.values[st.outs[0]];
+  Dense r{out.g.sizes, {}};
+  switch (st.op) {
+    case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: {
+      auto a = operand(A[0], an, mem, r.sizes), b = operand(A[1], an, mem, r.sizes);
+      r.v.resize(a.size());
+      for (size_t i = 0; i < a.size(); ++i) r.v[i] = binary(st.op, a[i], b[i]);
+      break;
+    }
+    case OpKind::Exp: case OpKind::Neg: case OpKind::Abs: case OpKind::Relu:
+    case OpKind::Tanh: case OpKind::Sigmoid:
+      r.v = read(an, mem, A[0].i).v;
+      for (auto& e : r.v) e = unary(st.op, e);
+      break;
+    case OpKind::Clone: r.v = read(an, mem, A[0].i).v; break;
+    case OpKind::Sum: case OpKind::Amax: {
+      Dense a = read(an, mem, A[0].i);
+      r = reduce(st.op, a, wrapped(A[1].i, a.sizes.size()), A[2].i != 0);
+      break;
+    }
+    case OpKind::Softmax: {
+      Dense a = read(an, mem, A[0].i);
+      r = softmax(a, wrapped(A[1].i, a.sizes.size()));
+      break;
+    }
+    case OpKind::Matmul: r = matmul(read(an, mem, A[0].i), read(an, mem, A[1].i)); break;
+    case OpKind::Cat: {
+      std::vector<Dense> parts;
+      for (auto v : A[0].list) parts.push_back(read(an, mem, static_cast<int>(v)));
+      int64_t rank = 0;
+      for (const auto& p : parts)
+        if (!(p.sizes.size() == 1 && p.sizes[0] == 0)) { rank = p.sizes.size(); break; }
+      r = cat(parts, rank ? wrapped(A[1].i, rank) : 0);
+      break;
+    }
+    case OpKind::Full: r.v.assign(ir::numel_of(r.sizes), static_cast<float>(A[1].as_double())); break;
+    default: {  // scatters: base with src written into the slot
+      const auto& base = an.values[A[0].i];
+      std::vector<float> tmp = gather(mem[base.storage], base.g).v;
+      ir::TensorMeta tb{ir::contiguous_geometry(base.g.sizes), -1, base.g.numel(), -1};
+      std::vector<ir::CheckedArg> ca = ir::checked_args(st, an.values);
+      ca[0].t = &tb;
+      ca.erase(ca.begin() + 1);
+      OpKind view = st.op == OpKind::SliceScatter ? OpKind::Slice
+                    : st.op == OpKind::SelectScatter ? OpKind::Select
+                    : st.op == OpKind::DiagonalScatter ? OpKind::Diagonal : OpKind::AsStrided;
+      Geometry slot = ir::infer(view, ca).value()[0].g;
+      scatter(tmp, slot, read(an, mem, A[1].i).v);
+      r.v = std::move(tmp);
+      break;
+    }
+  }
+  write_fresh(st, an, mem, r);
+}
+
+Observables observe(const ir::Program& p, const ir::Analysis& an, const Memory& mem) {
+  Observables o;
+  for (int v : p.returns) o.returns.push_back(read(an, mem, v));
+  for (size_t s = 0; s < p.storages.size(); ++s) o.storages.push_back(mem[s]);
+  return o;
+}
+
+Observables run_eager(const ir::Program& p, const ir::Analysis& an) {
+  Memory mem = initial_memory(p, an);
+  for (const auto& st : p.stmts) execute(st, an, mem);
+  return observe(p, an, mem);
+}
+
+ir::Result<Observables> run_eager(const ir::Program& p, const ir::Limits& limits) {
+  auto an = ir::analyze(p, limits);
+  if (!an) return an.error();
+  return run_eager(p, *an);
+}
+
+bool values_agree(float a, float b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  if (std::isinf(a) || std::isinf(b)) return a == b;
+  return std::fabs(static_cast<double>(a) - b) <= 1e-5 + 1e-5 * std::fabs(static_cast<double>(b));
+}
+
+std::optional<Mismatch> compare(const ir::Program& p, const Observables& e, const Observables& a) {
+  auto cmp = [](const std::string& name, const std::vector<float>& ev, const std::vector<float>& av) -> std::optional<Mismatch> {
+    if (ev.size() != av.size()) return Mismatch{name, 0, 0, 0, "element count differs"};
+    for (size_t i = 0; i < ev.size(); ++i)
+      if (!values_agree(av[i], ev[i])) return Mismatch{name, static_cast<int64_t>(i), ev[i], av[i], ""};
+    return std::nullopt;
+  };
+  if (e.returns.size() != a.returns.size()) return Mismatch{"returns", 0, 0, 0, "number of returns differs"};
+  for (size_t r = 0; r < e.returns.size(); ++r) {
+    const std::string name = "return " + std::to_string(r);
+    if (e.returns[r].sizes != a.returns[r].sizes) return Mismatch{name, 0, 0, 0, "shape differs"};
+    if (auto m = cmp(name, e.returns[r].v, a.returns[r].v)) return m;
+  }
+  for (size_t s = 0; s < e.storages.size() && s < a.storages.size(); ++s)
+    if (auto m = cmp(p.storages[s].name, e.storages[s], a.storages[s])) return m;
+  return std::nullopt;
+}
+
+}  // namespace af::oracles

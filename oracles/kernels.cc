@@ -1,0 +1,138 @@
+#include "oracles/kernels.h"
+
+#include <cmath>
+#include <limits>
+
+namespace af::oracles {
+
+Dense gather(const std::vector<float>& storage, const Geometry& g) {
+  Dense d{g.sizes, {}};
+  d.v.reserve(g.numel());
+  ir::for_each_offset(g, [&](int64_t o) { d.v.push_back(storage[o]); });
+  return d;
+}
+
+void scatter(std::vector<float>& storage, const Geometry& g, const std::vector<float>& values) {
+  size_t i = 0;
+  ir::for_each_offset(g, [&](int64_t o) { storage[o] = values[i++]; });
+}
+
+float unary(ir::OpKind op, float x) {
+  using K = ir::OpKind;
+  switch (op) {
+    case K::Exp: case K::ExpI: return std::exp(x);
+    case K::Neg: case K::NegI: return -x;
+    case K::Abs: case K::AbsI: return std::fabs(x);
+    case K::Relu: case K::ReluI: return std::isnan(x) ? x : (x > 0.f ? x : 0.f);
+    case K::Tanh: case K::TanhI: return std::tanh(x);
+    case K::Sigmoid: case K::SigmoidI: return static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(x))));
+    default: return x;
+  }
+}
+
+float binary(ir::OpKind op, float a, float b) {
+  using K = ir::OpKind;
+  switch (op) {
+    case K::Add: case K::AddI: return a + b;
+    case K::Sub: case K::SubI: return a - b;
+    case K::Mul: case K::MulI: return a * b;
+    case K::Div: case K::DivI: return a / b;
+    default: return a;
+  }
+}
+
+float clamp(float x, float lo, float hi) {
+  if (std::isnan(x)) return x;
+  return std::min(std::max(x, lo), hi);
+}
+
+namespace {
+// Splits a shape around dim into outer * n * inner.
+void around(const Shape& s, int64_t dim, int64_t* outer, int64_t* n, int64_t* inner) {
+  *outer = 1;
+  *inner = 1;
+  *n = s.empty() ? 1 : s[dim];
+  for (int64_t d = 0; d < static_cast<int64_t>(s.size()); ++d) {
+    if (d < dim) *outer *= s[d];
+    if (d > dim) *inner *= s[d];
+  }
+}
+}  // namespace
+
+Dense reduce(ir::OpKind op, const Dense& a, int64_t dim, bool keepdim) {
+  int64_t outer, n, inner;
+  around(a.sizes, dim, &outer, &n, &inner);
+  Dense r;
+  r.sizes = a.sizes;
+  if (!r.sizes.empty()) {
+    if (keepdim) r.sizes[dim] = 1;
+    else r.sizes.erase(r.sizes.begin() + dim);
+  }
+  r.v.assign(outer * inner, 0.f);
+  const bool is_sum = op == ir::OpKind::Sum;
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      double acc = is_sum ? 0.0 : -std::numeric_limits<double>::infinity();
+      for (int64_t k = 0; k < n; ++k) {
+        const double x = a.v[(o * n + k) * inner + i];
+        if (is_sum) acc += x;
+        else if (std::isnan(x) || x > acc) acc = std::isnan(acc) ? acc : x;
+      }
+      r.v[o * inner + i] = static_cast<float>(acc);
+    }
+  return r;
+}
+
+Dense softmax(const Dense& a, int64_t dim) {
+  int64_t outer, n, inner;
+  around(a.sizes, dim, &outer, &n, &inner);
+  Dense r{a.sizes, std::vector<float>(a.v.size())};
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      double mx = -std::numeric_limits<double>::infinity();
+      for (int64_t k = 0; k < n; ++k) mx = std::max<double>(mx, a.v[(o * n + k) * inner + i]);
+      double s = 0;
+      for (int64_t k = 0; k < n; ++k) s += std::exp(a.v[(o * n + k) * inner + i] - mx);
+      for (int64_t k = 0; k < n; ++k) {
+        const int64_t j = (o * n + k) * inner + i;
+        r.v[j] = static_cast<float>(std::exp(a.v[j] - mx) / s);
+      }
+    }
+  return r;
+}
+
+Dense matmul(const Dense& a, const Dense& b) {
+  const int64_t m = a.sizes[0], k = a.sizes[1], n = b.sizes[1];
+  Dense r{{m, n}, std::vector<float>(m * n)};
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = 0;
+      for (int64_t t = 0; t < k; ++t) acc += static_cast<double>(a.v[i * k + t]) * b.v[t * n + j];
+      r.v[i * n + j] = static_cast<float>(acc);
+    }
+  return r;
+}
+
+Dense cat(const std::vector<Dense>& parts, int64_t dim) {
+  const Dense* ref = nullptr;
+  for (const auto& p : parts)
+    if (!(p.sizes.size() == 1 && p.sizes[0] == 0)) { ref = &p; break; }
+  if (!ref) return Dense{{0}, {}};
+  Dense r;
+  r.sizes = ref->sizes;
+  r.sizes[dim] = 0;
+  for (const auto& p : parts)
+    if (p.sizes.size() == r.sizes.size()) r.sizes[dim] += p.sizes[dim];
+  int64_t outer, n, inner;
+  around(r.sizes, dim, &outer, &n, &inner);
+  r.v.reserve(ir::numel_of(r.sizes));
+  for (int64_t o = 0; o < outer; ++o)
+    for (const auto& p : parts) {
+      if (p.sizes.size() != r.sizes.size()) continue;
+      const int64_t chunk = p.sizes[dim] * inner;
+      r.v.insert(r.v.end(), p.v.begin() + o * chunk, p.v.begin() + (o + 1) * chunk);
+    }
+  return r;
+}
+
+}  // namespace af::oracles

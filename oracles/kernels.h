@@ -1,0 +1,33 @@
+// The reference kernels: elementwise math, reductions, and the movement of
+// values between a storage and a view of it. They exist once, shared by the
+// eager oracle and by the interpreter tier that executes schedules.
+#pragma once
+#include <vector>
+
+#include "ir/geometry.h"
+#include "ir/ops.h"
+
+namespace af::oracles {
+
+using ir::Geometry;
+using ir::Shape;
+
+// A tensor's values in logical (row-major) order.
+struct Dense {
+  Shape sizes;
+  std::vector<float> v;
+};
+
+Dense gather(const std::vector<float>& storage, const Geometry& g);
+void scatter(std::vector<float>& storage, const Geometry& g, const std::vector<float>& values);
+
+float unary(ir::OpKind op, float x);          // exp, neg, abs, relu, tanh, sigmoid (in or out of place)
+float binary(ir::OpKind op, float a, float b);  // add, sub, mul, div (in or out of place)
+float clamp(float x, float lo, float hi);
+
+Dense reduce(ir::OpKind op, const Dense& a, int64_t dim, bool keepdim);  // sum, amax
+Dense softmax(const Dense& a, int64_t dim);
+Dense matmul(const Dense& a, const Dense& b);
+Dense cat(const std::vector<Dense>& parts, int64_t dim);
+
+}  // namespace af::oracles
