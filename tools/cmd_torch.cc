@@ -1,0 +1,17 @@
+// aliasfuzz torch: placeholder until its implementation lands.
+#include <iostream>
+
+#include "tools/commands.h"
+
+namespace af::tools {
+
+void register_torch(CLI::App& app, int* status) {
+  auto* c = app.add_subcommand("torch", "(not implemented yet)");
+  c->allow_extras();
+  c->callback([status] {
+    std::cerr << "aliasfuzz torch: not implemented yet\n";
+    *status = 2;
+  });
+}
+
+}  // namespace af::tools

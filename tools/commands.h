@@ -1,0 +1,18 @@
+// Each subcommand of the `aliasfuzz` program lives in its own cmd_*.cc and
+// registers itself here. A command's callback stores its exit status in
+// *status: 0 success, 1 a disagreement or finding, 2 invalid input or usage.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace af::tools {
+
+void register_run(CLI::App& app, int* status);
+void register_gen(CLI::App& app, int* status);
+void register_torch(CLI::App& app, int* status);
+void register_fuzz(CLI::App& app, int* status);
+
+// Reads a whole file; false (and a message on stderr) when it cannot.
+bool read_file(const std::string& path, std::string* out);
+
+}  // namespace af::tools

@@ -1,0 +1,40 @@
+#include "tools/json_out.h"
+
+#include <cmath>
+
+namespace af::tools {
+
+nlohmann::json error_json(const ir::Error& e) {
+  return {{"kind", ir::kind_name(e.kind)}, {"line", e.line}, {"message", e.message}};
+}
+
+nlohmann::json float_json(float v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return static_cast<double>(v);
+}
+
+namespace {
+nlohmann::json values_json(const std::vector<float>& v) {
+  nlohmann::json a = nlohmann::json::array();
+  for (float x : v) a.push_back(float_json(x));
+  return a;
+}
+}  // namespace
+
+nlohmann::json observables_json(const ir::Program& p, const oracles::Observables& o) {
+  nlohmann::json rets = nlohmann::json::array();
+  for (const auto& r : o.returns) rets.push_back({{"sizes", r.sizes}, {"values", values_json(r.v)}});
+  nlohmann::json st = nlohmann::json::object();
+  for (size_t s = 0; s < o.storages.size(); ++s) st[p.storages[s].name] = values_json(o.storages[s]);
+  return {{"returns", rets}, {"storages", st}};
+}
+
+nlohmann::json mismatch_json(const oracles::Mismatch& m) {
+  nlohmann::json j = {{"observable", m.observable}, {"index", m.index},
+                      {"expected", float_json(m.expected)}, {"actual", float_json(m.actual)}};
+  if (!m.what.empty()) j["what"] = m.what;
+  return j;
+}
+
+}  // namespace af::tools
