@@ -1,0 +1,448 @@
+#include "fuzz/campaign.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <stdexcept>
+
+#include "fuzz/check.h"
+#include "fuzz/files.h"
+#include "ir/analysis.h"
+#include "ir/text.h"
+
+namespace af::fuzz {
+
+using nlohmann::json;
+
+namespace {
+
+volatile sig_atomic_t g_stop = 0;
+void on_signal(int) { g_stop = 1; }
+
+double now_s() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+json spec_json(const RunSpec& s) {
+  return {{"strategy", s.strategy}, {"inject", s.inject.empty() ? json(nullptr) : json(s.inject)},
+          {"reorder", s.reorder}, {"fusion", s.fusion}, {"target", s.target}};
+}
+
+// ---- the worker: checks programs whose indices arrive on stdin -----------
+
+std::string check_one(const CampaignOptions& o, uint64_t k) {
+  json r = {{"k", k}};
+  ir::Program p = generate(o.seed, k, o.gen);
+  auto an = ir::analyze(p);
+  if (!an) {
+    r["valid"] = false;
+    r["error"] = ir::kind_name(an.error().kind);
+    return r.dump();
+  }
+  r["valid"] = true;
+  oracles::Observables expected = oracles::run_eager(p, *an);
+  auto specs = campaign_specs(o.seed, k, o.strategies, o.injects, o.target);
+  json f = json::array();
+  for (const RunRecord& rec : check_program(p, expected, specs)) {
+    if (rec.agree) continue;
+    json m = {{"spec", spec_json(rec.spec)}, {"bucket", bucket_of(rec)}, {"op", rec.op}};
+    if (rec.mismatch) {
+      m["observable"] = rec.mismatch->observable;
+      m["index"] = rec.mismatch->index;
+      m["expected"] = std::to_string(rec.mismatch->expected);
+      m["actual"] = std::to_string(rec.mismatch->actual);
+    }
+    if (!rec.error.empty()) m["error"] = rec.error;
+    f.push_back(m);
+  }
+  r["runs"] = specs.size();
+  r["findings"] = f;
+  return r.dump();
+}
+
+[[noreturn]] void worker_main(const CampaignOptions& o, int in_fd, int out_fd) {
+  signal(SIGINT, SIG_IGN);
+  signal(SIGTERM, SIG_DFL);
+  if (o.memory_limit_mb > 0) {
+    rlimit rl{static_cast<rlim_t>(o.memory_limit_mb) << 20, static_cast<rlim_t>(o.memory_limit_mb) << 20};
+    setrlimit(RLIMIT_AS, &rl);
+  }
+  FILE* in = fdopen(in_fd, "r");
+  char buf[64];
+  std::string out;
+  while (fgets(buf, sizeof buf, in)) {
+    const uint64_t k = std::strtoull(buf, nullptr, 10);
+    out = check_one(o, k) + "\n";
+    size_t done = 0;
+    while (done < out.size()) {
+      ssize_t n = ::write(out_fd, out.data() + done, out.size() - done);
+      if (n <= 0) _exit(0);
+      done += static_cast<size_t>(n);
+    }
+  }
+  _exit(0);
+}
+
+struct Worker {
+  pid_t pid = -1;
+  int to = -1, from = -1;
+  std::deque<uint64_t> queue;  // assigned, not yet answered (front = in progress)
+  double last_progress = 0;
+  std::string partial;         // bytes of an unfinished line
+};
+
+// ---- the parent ---------------------------------------------------------
+
+class Campaign {
+ public:
+  explicit Campaign(const CampaignOptions& o) : o_(o) {}
+
+  CampaignSummary run() {
+    if (o_.shard_n < 1 || o_.shard_i < 0 || o_.shard_i >= o_.shard_n) throw std::runtime_error("bad --shard i/N");
+    if (o_.jobs < 1) throw std::runtime_error("--jobs must be at least 1");
+    make_dirs(o_.out + "/findings");
+    if (o_.resume) load();
+    else if (std::FILE* f = std::fopen((o_.out + "/state.json").c_str(), "r")) {
+      std::fclose(f);
+      throw std::runtime_error(o_.out + " already holds a campaign: use --resume or another --out");
+    }
+    save_settings();
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    signal(SIGPIPE, SIG_IGN);
+    start_ = now_s() - elapsed_before_;
+    for (int i = 0; i < o_.jobs; ++i) workers_.emplace_back(), spawn(workers_.back());
+    double last_status = now_s(), last_save = now_s();
+    while (!g_stop) {
+      const double t = now_s();
+      const bool time_up = o_.programs < 0 && t - start_ >= o_.time_s;
+      if (!time_up) for (auto& w : workers_) feed(w);
+      bool busy = false;
+      for (auto& w : workers_) busy = busy || !w.queue.empty();
+      if (!busy && (time_up || exhausted())) break;
+      poll_workers();
+      check_timeouts();
+      if (now_s() - last_status >= 1.0) {
+        last_status = now_s();
+        timeline_.push_back({{"t", last_status - start_}, {"programs", programs_}, {"buckets", buckets_.size()}});
+        if (!o_.quiet) status_line(stderr);
+      }
+      if (now_s() - last_save >= 1.0) {
+        last_save = now_s();
+        save_state();
+      }
+    }
+    for (auto& w : workers_) stop(w, false);
+    for (auto& w : workers_) requeue(w);
+    timeline_.push_back({{"t", now_s() - start_}, {"programs", programs_}, {"buckets", buckets_.size()}});
+    save_state();
+    if (!o_.quiet) status_line(stderr);
+    CampaignSummary s;
+    s.programs = programs_;
+    s.invalid = invalid_;
+    s.findings = findings_;
+    s.buckets = static_cast<int64_t>(buckets_.size());
+    s.crashes = crashes_;
+    s.timeouts = timeouts_;
+    for (const auto& [name, b] : buckets_) s.must_agree_buckets += b.must_agree;
+    s.elapsed_s = now_s() - start_;
+    return s;
+  }
+
+ private:
+  struct Bucket {
+    int64_t count = 0;
+    uint64_t first_k = 0;
+    bool must_agree = false;
+  };
+
+  const CampaignOptions& o_;
+  std::vector<Worker> workers_;
+  uint64_t next_j_ = 0;                 // next local index to hand out
+  std::deque<uint64_t> retry_;          // global indices to hand out again
+  std::set<uint64_t> done_;             // completed global indices >= done_below_
+  uint64_t done_below_j_ = 0;           // every local index below this is done
+  int64_t programs_ = 0, invalid_ = 0, findings_ = 0, crashes_ = 0, timeouts_ = 0;
+  std::map<std::string, Bucket> buckets_;
+  json timeline_ = json::array();
+  double start_ = 0, elapsed_before_ = 0;
+
+  uint64_t global(uint64_t j) const { return o_.shard_i + j * o_.shard_n; }
+  uint64_t local(uint64_t k) const { return (k - o_.shard_i) / o_.shard_n; }
+  bool exhausted() const {
+    return retry_.empty() && o_.programs >= 0 && global(next_j_) >= static_cast<uint64_t>(o_.programs);
+  }
+
+  void spawn(Worker& w) {
+    int a[2], b[2];
+    if (pipe(a) != 0 || pipe(b) != 0) throw std::runtime_error("pipe failed");
+    std::fflush(nullptr);
+    pid_t pid = fork();
+    if (pid < 0) throw std::runtime_error("fork failed");
+    if (pid == 0) {
+      ::close(a[1]);
+      ::close(b[0]);
+      for (auto& other : workers_)
+        if (other.to >= 0) ::close(other.to), ::close(other.from);
+      worker_main(o_, a[0], b[1]);
+    }
+    ::close(a[0]);
+    ::close(b[1]);
+    w.pid = pid;
+    w.to = a[1];
+    w.from = b[0];
+    w.partial.clear();
+    w.last_progress = now_s();
+    fcntl(w.from, F_SETFL, O_NONBLOCK);
+  }
+
+  void stop(Worker& w, bool kill_it) {
+    if (w.pid < 0) return;
+    if (kill_it) ::kill(w.pid, SIGKILL);
+    ::close(w.to);
+    if (!kill_it) {
+      // Let it finish the case in hand, then read what it wrote.
+      fcntl(w.from, F_SETFL, 0);
+      char buf[65536];
+      ssize_t n;
+      while ((n = ::read(w.from, buf, sizeof buf)) > 0) {
+        w.partial.append(buf, static_cast<size_t>(n));
+        drain_lines(w);
+      }
+    }
+    ::close(w.from);
+    waitpid(w.pid, nullptr, 0);
+    w.pid = -1;
+    w.to = w.from = -1;
+  }
+
+  void requeue(Worker& w) {
+    for (uint64_t k : w.queue) retry_.push_back(k);
+    w.queue.clear();
+  }
+
+  void feed(Worker& w) {
+    // Keep a few cases queued so that a worker never waits for the parent.
+    std::string msg;
+    while (w.queue.size() < 4) {
+      uint64_t k;
+      if (!retry_.empty()) {
+        k = retry_.front();
+        retry_.pop_front();
+      } else {
+        if (o_.programs >= 0 && global(next_j_) >= static_cast<uint64_t>(o_.programs)) break;
+        k = global(next_j_++);
+        if (done_.count(k)) continue;  // done before a resume
+      }
+      if (w.queue.empty()) w.last_progress = now_s();
+      w.queue.push_back(k);
+      msg += std::to_string(k) + "\n";
+    }
+    if (!msg.empty() && ::write(w.to, msg.data(), msg.size()) < 0) {
+      // The worker is gone; poll_workers will notice and restart it.
+    }
+  }
+
+  void poll_workers() {
+    std::vector<pollfd> fds;
+    for (auto& w : workers_) fds.push_back({w.from, POLLIN, 0});
+    if (::poll(fds.data(), fds.size(), 50) <= 0) return;
+    for (size_t i = 0; i < workers_.size(); ++i) {
+      Worker& w = workers_[i];
+      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      char buf[65536];
+      ssize_t n = ::read(w.from, buf, sizeof buf);
+      if (n > 0) {
+        w.partial.append(buf, static_cast<size_t>(n));
+        drain_lines(w);
+      } else if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+        died(w, "crash");
+      }
+    }
+  }
+
+  void check_timeouts() {
+    for (auto& w : workers_)
+      if (!w.queue.empty() && now_s() - w.last_progress > o_.case_timeout_s) {
+        ::kill(w.pid, SIGKILL);
+        died(w, "timeout");
+      }
+  }
+
+  // The case in hand crashed or hung: record it, hand the rest out again.
+  void died(Worker& w, const std::string& kind) {
+    int st = 0;
+    ::close(w.to);
+    ::close(w.from);
+    waitpid(w.pid, &st, 0);
+    w.pid = -1;
+    if (!w.queue.empty()) {
+      const uint64_t k = w.queue.front();
+      w.queue.pop_front();
+      std::string detail = kind;
+      if (kind == "crash" && WIFSIGNALED(st)) detail += " (signal " + std::to_string(WTERMSIG(st)) + ")";
+      json f = {{"spec", nullptr}, {"bucket", kind}, {"op", ""}, {"error", detail}};
+      (kind == "crash" ? crashes_ : timeouts_)++;
+      record(k, json{{"k", k}, {"valid", true}, {"runs", 0}, {"findings", json::array({f})}});
+    }
+    requeue(w);
+    if (!g_stop) spawn(w);
+  }
+
+  void drain_lines(Worker& w) {
+    size_t nl;
+    while ((nl = w.partial.find('\n')) != std::string::npos) {
+      std::string line = w.partial.substr(0, nl);
+      w.partial.erase(0, nl + 1);
+      json r = json::parse(line, nullptr, false);
+      if (r.is_discarded() || w.queue.empty()) continue;
+      const uint64_t k = w.queue.front();
+      w.queue.pop_front();
+      w.last_progress = now_s();
+      record(k, r);
+    }
+  }
+
+  void record(uint64_t k, const json& r) {
+    ++programs_;
+    if (!r.value("valid", true)) ++invalid_;
+    for (const json& f : r.value("findings", json::array())) {
+      json line = f;
+      line["k"] = k;
+      line["t"] = now_s() - start_;
+      append_line(o_.out + "/findings.jsonl", line.dump());
+      add_finding(k, f);
+    }
+    done_.insert(k);
+    while (done_.count(global(done_below_j_))) done_.erase(global(done_below_j_++));
+  }
+
+  void add_finding(uint64_t k, const json& f) {
+    ++findings_;
+    const std::string name = f.value("bucket", "unknown");
+    auto [it, fresh] = buckets_.try_emplace(name);
+    Bucket& b = it->second;
+    ++b.count;
+    if (fresh) {
+      b.first_k = k;
+      b.must_agree = f["spec"].is_object() ? is_must_agree(f["spec"].value("strategy", "")) : true;
+      write_bucket(name, k, f);
+    }
+  }
+
+  void write_bucket(const std::string& name, uint64_t k, const json& f) {
+    const std::string dir = o_.out + "/findings/" + name;
+    make_dirs(dir);
+    ir::Program p = generate(o_.seed, k, o_.gen);
+    write_atomic(dir + "/case.af", "# aliasfuzz campaign seed " + std::to_string(o_.seed) + ", program " +
+                                       std::to_string(k) + "\n" + ir::print(p));
+    json settings = {{"seed", o_.seed}, {"program", k}, {"finding", f}, {"gen_size", o_.gen.size}};
+    write_atomic(dir + "/settings.json", settings.dump(2) + "\n");
+    const bool must = f["spec"].is_object() ? is_must_agree(f["spec"].value("strategy", "")) : true;
+    std::string note = "# " + name + "\n\n";
+    note += must ? "**A bug in aliasfuzz itself**: a strategy that must agree with the oracle diverged (or a case crashed or hung).\n\n"
+                 : "A finding against a strategy under study.\n\n";
+    note += "First seen on program " + std::to_string(k) + " of seed " + std::to_string(o_.seed) + ".\n\n";
+    if (f["spec"].is_object()) {
+      const json& s = f["spec"];
+      note += "Reproduce: `./aliasfuzz run case.af --strategy " + s.value("strategy", "") +
+              (s["inject"].is_string() ? " --inject " + s["inject"].get<std::string>() : "") + " --reorder " +
+              s.value("reorder", "") + " --fusion " + s.value("fusion", "") + " --target " + s.value("target", "") + "`\n";
+    }
+    if (f.contains("observable"))
+      note += "\nFirst mismatch: " + f.value("observable", "") + "[" + std::to_string(f.value("index", 0)) +
+              "] expected " + f.value("expected", "") + ", got " + f.value("actual", "") + "\n";
+    if (f.contains("error")) note += "\nError: " + f.value("error", "") + "\n";
+    write_atomic(dir + "/note.md", note);
+  }
+
+  void status_line(FILE* out) {
+    const double el = now_s() - start_;
+    std::fprintf(out, "[%6.1fs] programs %lld  %.0f/s  invalid %lld  findings %lld  buckets %zu\n", el,
+                 static_cast<long long>(programs_), el > 0 ? programs_ / el : 0.0, static_cast<long long>(invalid_),
+                 static_cast<long long>(findings_), buckets_.size());
+    std::fflush(out);
+  }
+
+  void save_settings() {
+    json s = {{"seed", o_.seed}, {"shard", std::to_string(o_.shard_i) + "/" + std::to_string(o_.shard_n)},
+              {"programs", o_.programs}, {"time_s", o_.time_s}, {"strategies", o_.strategies},
+              {"injects", o_.injects}, {"target", o_.target}, {"gen_size", o_.gen.size},
+              {"gen_max_rank", o_.gen.max_rank}, {"gen_max_numel", o_.gen.max_numel}};
+    write_atomic(o_.out + "/campaign.json", s.dump(2) + "\n");
+  }
+
+  void save_state() {
+    json buckets = json::object();
+    for (const auto& [name, b] : buckets_)
+      buckets[name] = {{"count", b.count}, {"first_program", b.first_k}, {"must_agree", b.must_agree}};
+    json s = {{"seed", o_.seed}, {"done_below", done_below_j_}, {"done_extra", done_}, {"programs", programs_},
+              {"invalid", invalid_}, {"findings", findings_}, {"crashes", crashes_}, {"timeouts", timeouts_},
+              {"elapsed_s", now_s() - start_}, {"buckets", buckets}, {"timeline", timeline_}};
+    write_atomic(o_.out + "/state.json", s.dump() + "\n");
+  }
+
+  // Resume: the state says which programs are done; findings of programs
+  // that are not (they ran after the last save) are dropped, because those
+  // programs run again.
+  void load() {
+    std::string text;
+    if (!read_text(o_.out + "/state.json", &text)) return;  // nothing saved yet: start over
+    json s = json::parse(text, nullptr, false);
+    if (s.is_discarded()) throw std::runtime_error(o_.out + "/state.json is unreadable");
+    if (s.value("seed", o_.seed) != o_.seed) throw std::runtime_error("--resume with a different --seed");
+    done_below_j_ = next_j_ = s.value("done_below", uint64_t{0});
+    for (uint64_t k : s.value("done_extra", std::vector<uint64_t>{})) done_.insert(k);
+    programs_ = s.value("programs", int64_t{0});
+    invalid_ = s.value("invalid", int64_t{0});
+    crashes_ = s.value("crashes", int64_t{0});
+    timeouts_ = s.value("timeouts", int64_t{0});
+    elapsed_before_ = s.value("elapsed_s", 0.0);
+    timeline_ = s.value("timeline", json::array());
+    std::string lines, kept;
+    read_text(o_.out + "/findings.jsonl", &lines);
+    size_t pos = 0;
+    while (pos < lines.size()) {
+      size_t nl = lines.find('\n', pos);
+      if (nl == std::string::npos) break;  // a torn last line: dropped
+      std::string line = lines.substr(pos, nl - pos);
+      pos = nl + 1;
+      json f = json::parse(line, nullptr, false);
+      if (f.is_discarded()) continue;
+      const uint64_t k = f.value("k", uint64_t{0});
+      if (!(local(k) < done_below_j_ || done_.count(k))) continue;
+      kept += line + "\n";
+      ++findings_;
+      auto [it, fresh] = buckets_.try_emplace(f.value("bucket", "unknown"));
+      ++it->second.count;
+      if (fresh) {
+        it->second.first_k = k;
+        it->second.must_agree = f["spec"].is_object() ? is_must_agree(f["spec"].value("strategy", "")) : true;
+        std::string probe;
+        if (!read_text(o_.out + "/findings/" + it->first + "/note.md", &probe)) write_bucket(it->first, k, f);
+      }
+    }
+    write_atomic(o_.out + "/findings.jsonl", kept);
+  }
+};
+
+}  // namespace
+
+CampaignSummary run_campaign(const CampaignOptions& o) {
+  g_stop = 0;
+  Campaign c(o);
+  return c.run();
+}
+
+}  // namespace af::fuzz

@@ -1,0 +1,41 @@
+// A fuzz campaign: worker processes check generated programs; the parent
+// buckets findings, keeps a resumable state, prints a status line every
+// second and writes the reports. A crash, hang or out-of-memory in one case
+// becomes a finding of kind crash or timeout and the campaign goes on.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fuzz/generator.h"
+
+namespace af::fuzz {
+
+struct CampaignOptions {
+  double time_s = 60;        // stop after this many seconds (when programs < 0)
+  int64_t programs = -1;     // global program indices [0, programs); -1: until time_s
+  uint64_t seed = 1;
+  int jobs = 1;
+  std::vector<std::string> strategies;  // empty: must-agree + under study
+  std::vector<std::string> injects;     // mutants (each run with its strategy)
+  std::string target = "interp";
+  std::string out;           // output folder
+  bool resume = false;
+  int shard_i = 0, shard_n = 1;
+  double case_timeout_s = 20;
+  int64_t memory_limit_mb = 4096;
+  double minimize_s = 20;    // budget per bucket for the minimizer; 0: off
+  bool quiet = false;        // no status lines
+  GenOptions gen;
+};
+
+struct CampaignSummary {
+  int64_t programs = 0, invalid = 0, findings = 0, buckets = 0, crashes = 0, timeouts = 0;
+  int64_t must_agree_buckets = 0;  // bugs in aliasfuzz itself
+  double elapsed_s = 0;
+};
+
+// Runs (or resumes) a campaign; returns its summary. Throws std::runtime_error on unusable options.
+CampaignSummary run_campaign(const CampaignOptions& o);
+
+}  // namespace af::fuzz

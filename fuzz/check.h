@@ -1,0 +1,49 @@
+// One differential check: a program, the run settings to try on it, and
+// what each run gave. The campaign, the minimizer and the libFuzzer target
+// all go through check_program, so a finding means the same everywhere.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/program.h"
+#include "oracles/eager.h"
+
+namespace af::fuzz {
+
+struct RunSpec {
+  std::string strategy, inject, reorder = "program", fusion = "none", target = "interp";
+  bool operator==(const RunSpec& o) const {
+    return strategy == o.strategy && inject == o.inject && reorder == o.reorder && fusion == o.fusion && target == o.target;
+  }
+};
+
+struct RunRecord {
+  RunSpec spec;
+  bool agree = true;
+  int regions = 0;
+  std::optional<oracles::Mismatch> mismatch;
+  std::string op;     // kind of the op behind the first mismatching observable
+  std::string error;  // the strategy itself failed (an exception): a finding too
+};
+
+// The strategies that must always agree with the oracle, and those under study.
+const std::vector<std::string>& must_agree_strategies();
+const std::vector<std::string>& under_study_strategies();
+bool is_must_agree(const std::string& strategy);
+
+// The run settings of program `index` of a campaign: every strategy with a
+// reorder seed and fusion policy derived from (seed, index, strategy), so
+// the same campaign makes the same choices on every machine.
+std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::vector<std::string>& strategies,
+                                    const std::vector<std::string>& injects, const std::string& target);
+
+// Runs every spec on a valid program (already analyzed) against the oracle's observables.
+std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observables& expected,
+                                     const std::vector<RunSpec>& specs);
+
+// The bucket of a diverging run: strategy, mutant, reorder and fusion
+// policy class, which observable diverged and the op kind behind it.
+std::string bucket_of(const RunRecord& r);
+
+}  // namespace af::fuzz

@@ -1,0 +1,57 @@
+#include "fuzz/files.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace af::fuzz {
+
+namespace {
+void write_all(int fd, const std::string& s, const std::string& path) {
+  size_t done = 0;
+  while (done < s.size()) {
+    ssize_t n = ::write(fd, s.data() + done, s.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error("cannot write " + path);
+    }
+    done += static_cast<size_t>(n);
+  }
+}
+}  // namespace
+
+void write_atomic(const std::string& path, const std::string& contents) {
+  const std::string tmp = path + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error("cannot create " + tmp);
+  write_all(fd, contents, tmp);
+  ::fsync(fd);
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot rename " + tmp + " to " + path);
+}
+
+void append_line(const std::string& path, const std::string& line) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error("cannot open " + path);
+  // No fsync: a killed process loses nothing the kernel has accepted, and
+  // the campaign's state (fsynced every second) decides what is replayed.
+  write_all(fd, line + "\n", path);
+  ::close(fd);
+}
+
+bool read_text(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream s;
+  s << in.rdbuf();
+  *out = s.str();
+  return true;
+}
+
+void make_dirs(const std::string& path) { std::filesystem::create_directories(path); }
+
+}  // namespace af::fuzz
