@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <deque>
@@ -42,6 +43,9 @@ json spec_json(const RunSpec& s) {
 // ---- the worker: checks programs whose indices arrive on stdin -----------
 
 std::string check_one(const CampaignOptions& o, uint64_t k) {
+  auto has = [k](const std::vector<uint64_t>& v) { return std::find(v.begin(), v.end(), k) != v.end(); };
+  if (has(o.test_crash_on)) std::abort();
+  if (has(o.test_hang_on)) for (;;) pause();
   json r = {{"k", k}};
   ir::Program p = generate(o.seed, k, o.gen);
   auto an = ir::analyze(p);

@@ -27,6 +27,9 @@ struct CampaignOptions {
   double minimize_s = 20;    // budget per bucket for the minimizer; 0: off
   bool quiet = false;        // no status lines
   GenOptions gen;
+  // Fault injection for the campaign's own tests: these programs abort or
+  // hang inside the worker.
+  std::vector<uint64_t> test_crash_on, test_hang_on;
 };
 
 struct CampaignSummary {

@@ -1,0 +1,116 @@
+// Campaigns: crashes and hangs become findings, a SIGKILLed campaign
+// resumes with every finding kept, and the same seed gives the same findings.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "fuzz/campaign.h"
+#include "fuzz/files.h"
+
+namespace af::fuzz {
+namespace {
+
+std::string fresh_dir(const std::string& name) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  std::string d = std::string(tmp ? tmp : "/tmp") + "/" + name;
+  std::filesystem::remove_all(d);
+  return d;
+}
+
+// (program, bucket) of every finding line.
+std::multiset<std::pair<uint64_t, std::string>> findings(const std::string& dir) {
+  std::string text;
+  read_text(dir + "/findings.jsonl", &text);
+  std::multiset<std::pair<uint64_t, std::string>> r;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto j = nlohmann::json::parse(line);
+    r.insert({j["k"].get<uint64_t>(), j["bucket"].get<std::string>()});
+  }
+  return r;
+}
+
+CampaignOptions base(const std::string& out) {
+  CampaignOptions o;
+  o.out = out;
+  o.seed = 11;
+  o.programs = 1500;
+  o.jobs = 2;
+  o.quiet = true;
+  o.minimize_s = 0;
+  return o;
+}
+
+TEST(Campaign, CrashAndHangBecomeFindingsAndTheCampaignGoesOn) {
+  CampaignOptions o = base(fresh_dir("crash"));
+  o.programs = 300;
+  o.test_crash_on = {17, 200};
+  o.test_hang_on = {42};
+  o.case_timeout_s = 1;
+  CampaignSummary s = run_campaign(o);
+  EXPECT_EQ(s.programs, 300);
+  EXPECT_EQ(s.crashes, 2);
+  EXPECT_EQ(s.timeouts, 1);
+  auto f = findings(o.out);
+  EXPECT_EQ(f.count({17, "crash"}), 1u);
+  EXPECT_EQ(f.count({200, "crash"}), 1u);
+  EXPECT_EQ(f.count({42, "timeout"}), 1u);
+  EXPECT_TRUE(std::filesystem::exists(o.out + "/findings/crash/case.af"));
+  EXPECT_TRUE(std::filesystem::exists(o.out + "/findings/timeout/note.md"));
+}
+
+TEST(Campaign, SameSeedSameFindings) {
+  CampaignOptions a = base(fresh_dir("same-a"));
+  CampaignOptions b = base(fresh_dir("same-b"));
+  a.test_crash_on = b.test_crash_on = {5, 700};
+  b.jobs = 1;
+  run_campaign(a);
+  run_campaign(b);
+  EXPECT_EQ(findings(a.out), findings(b.out));
+  EXPECT_FALSE(findings(a.out).empty());
+}
+
+TEST(Campaign, ResumeAfterSigkillLosesNoFinding) {
+  CampaignOptions ref = base(fresh_dir("resume-ref"));
+  ref.programs = 6000;
+  ref.test_crash_on = {3, 2000, 4000, 5999};
+  // A hang keeps the campaign alive for case_timeout_s, so the kill below
+  // always lands while it runs, whatever the machine's speed.
+  ref.test_hang_on = {4500};
+  ref.case_timeout_s = 2;
+  run_campaign(ref);
+
+  CampaignOptions o = ref;
+  o.out = fresh_dir("resume");
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    run_campaign(o);
+    _exit(0);
+  }
+  setpgid(pid, pid);
+  // Kill the whole campaign (parent and workers) while it runs.
+  for (int i = 0; i < 400; ++i) {
+    usleep(5000);
+    std::string st;
+    if (read_text(o.out + "/state.json", &st) && st.find("\"done_below\":0,") == std::string::npos) break;
+  }
+  kill(-pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the campaign finished before it could be killed";
+  o.resume = true;
+  CampaignSummary s = run_campaign(o);
+  EXPECT_EQ(findings(o.out), findings(ref.out));
+  EXPECT_GE(s.programs, 6000);
+}
+
+}  // namespace
+}  // namespace af::fuzz
