@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "fuzz/campaign.h"
+#include "reports/report.h"
 #include "tools/commands.h"
 
 namespace af::tools {
@@ -32,6 +33,11 @@ int run(FuzzArgs& a) {
   } catch (const std::exception& e) {
     std::cerr << "aliasfuzz fuzz: " << e.what() << "\n";
     return 2;
+  }
+  try {
+    reports::write_reports(o.out);
+  } catch (const std::exception& e) {
+    std::cerr << "aliasfuzz fuzz: reports: " << e.what() << "\n";
   }
   std::cout << "seed " << o.seed << ": " << s.programs << " programs in " << s.elapsed_s << " s ("
             << (s.elapsed_s > 0 ? s.programs / s.elapsed_s : 0) << "/s), " << s.invalid << " invalid, " << s.findings

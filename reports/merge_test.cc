@@ -1,0 +1,190 @@
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "fuzz/check.h"
+#include "fuzz/files.h"
+#include "reports/report.h"
+#include "reports/test_util.h"
+
+namespace af::reports {
+namespace {
+
+using nlohmann::json;
+using testing::fresh_dir;
+using testing::read_json;
+using testing::slurp;
+
+json spec(const std::string& strategy, const std::string& reorder = "random:1") {
+  return {{"strategy", strategy}, {"inject", nullptr}, {"reorder", reorder}, {"fusion", "greedy"}, {"target", "interp"}};
+}
+
+const std::string A = "update_aliases__random__greedy__storage__add_";
+const std::string B = "none__program__none__return__mul";
+const std::string C = "functionalize__random__greedy__storage__copy_";
+
+// Every finding of programs [0, 12) of seed 7, in program order.
+std::vector<json> all_findings() {
+  return {
+      {{"k", 1}, {"t", 0.2}, {"bucket", A}, {"spec", spec("update_aliases")}, {"op", "add_"}},
+      {{"k", 2}, {"t", 0.3}, {"bucket", A}, {"spec", spec("update_aliases")}, {"op", "add_"}},
+      {{"k", 3}, {"t", 0.4}, {"bucket", A}, {"spec", spec("update_aliases")}, {"op", "add_"}},
+      {{"k", 3}, {"t", 0.4}, {"bucket", A}, {"spec", spec("update_aliases", "random:9")}, {"op", "add_"}},
+      {{"k", 4}, {"t", 0.5}, {"bucket", A}, {"spec", spec("update_aliases")}, {"op", "add_"}},
+      {{"k", 4}, {"t", 0.5}, {"bucket", B}, {"spec", spec("none", "program")}, {"op", "mul"}},
+      {{"k", 5}, {"t", 0.7}, {"bucket", B}, {"spec", spec("none", "program")}, {"op", "mul"}},
+      {{"k", 6}, {"t", 1.1}, {"bucket", A}, {"spec", spec("update_aliases")}, {"op", "add_"}},
+      {{"k", 8}, {"t", 1.4}, {"bucket", C}, {"spec", spec("functionalize")}, {"op", "copy_"}},
+      {{"k", 9}, {"t", 1.6}, {"bucket", B}, {"spec", spec("none", "program")}, {"op", "mul"}},
+      {{"k", 10}, {"t", 1.9}, {"bucket", "crash"}, {"spec", nullptr}, {"op", ""}, {"error", "crash (signal 11)"}},
+  };
+}
+
+// Writes a campaign folder as fuzz/campaign.cc would have left it after
+// checking the given programs (buckets from its own findings).
+void write_campaign(const std::string& d, const std::string& shard, const std::vector<json>& findings, int64_t programs,
+                    int64_t invalid, uint64_t done_below, const std::vector<uint64_t>& done_extra,
+                    const std::string& tag, const std::vector<std::string>& extra_lines = {}) {
+  fuzz::make_dirs(d + "/findings");
+  std::string lines;
+  json buckets = json::object();
+  int64_t crashes = 0;
+  for (const json& f : findings) {
+    lines += f.dump() + "\n";
+    const std::string b = f["bucket"];
+    if (!buckets.contains(b)) {
+      const bool must = f["spec"].is_object() ? fuzz::is_must_agree(f["spec"]["strategy"]) : true;
+      buckets[b] = {{"count", 0}, {"first_program", f["k"]}, {"must_agree", must}};
+      fuzz::make_dirs(d + "/findings/" + b);
+      fuzz::write_atomic(d + "/findings/" + b + "/case.af", "# " + tag + " program " + f["k"].dump() + "\n");
+      fuzz::write_atomic(d + "/findings/" + b + "/note.md", "# " + b + "\n");
+    }
+    buckets[b]["count"] = buckets[b]["count"].get<int64_t>() + 1;
+    crashes += f["bucket"] == "crash";
+  }
+  for (const std::string& l : extra_lines) lines += l + "\n";
+  fuzz::write_atomic(d + "/findings.jsonl", lines);
+  fuzz::write_atomic(d + "/campaign.json",
+                     json{{"seed", 7}, {"shard", shard}, {"programs", 12}, {"target", "interp"}}.dump(2));
+  json timeline = json::array();
+  for (int t = 1; t <= 2; ++t) timeline.push_back({{"t", t}, {"programs", programs * t / 2}, {"buckets", buckets.size()}});
+  json state = {{"seed", 7},          {"done_below", done_below}, {"done_extra", done_extra},
+                {"programs", programs}, {"invalid", invalid},     {"findings", findings.size()},
+                {"crashes", crashes}, {"timeouts", 0},           {"elapsed_s", 2.0},
+                {"buckets", buckets}, {"timeline", timeline}};
+  fuzz::write_atomic(d + "/state.json", state.dump());
+}
+
+std::vector<json> of_shard(int i, int n) {
+  std::vector<json> v;
+  for (const json& f : all_findings())
+    if (f["k"].get<int>() % n == i) v.push_back(f);
+  return v;
+}
+
+std::multiset<std::string> finding_set(const std::string& dir) {
+  std::multiset<std::string> s;
+  for (json f : read_findings(dir)) {
+    f.erase("t");
+    s.insert(f.dump());
+  }
+  return s;
+}
+
+TEST(Merge, TwoShardsEqualOneUnshardedCampaign) {
+  const std::string root = fresh_dir("merge");
+  const std::string s0 = root + "/s0", s1 = root + "/s1", single = root + "/single", out = root + "/merged";
+  write_campaign(single, "0/1", all_findings(), 12, 2, 12, {}, "single");
+  write_campaign(s0, "0/2", of_shard(0, 2), 6, 1, 6, {}, "shard0");
+  // Shard 1 holds a duplicated line (e.g. copied twice): merged once.
+  write_campaign(s1, "1/2", of_shard(1, 2), 6, 1, 6, {}, "shard1", {of_shard(1, 2)[2].dump()});
+  merge_campaigns({s0, s1}, out);
+
+  const json want = read_json(single + "/state.json"), got = read_json(out + "/state.json");
+  EXPECT_EQ(got["buckets"], want["buckets"]);
+  EXPECT_EQ(got["programs"], want["programs"]);
+  EXPECT_EQ(got["invalid"], want["invalid"]);
+  EXPECT_EQ(got["findings"], want["findings"]);
+  EXPECT_EQ(got["crashes"], want["crashes"]);
+  EXPECT_EQ(got["seed"], 7);
+  EXPECT_EQ(got["done_below"], 12);
+  EXPECT_EQ(got["done_extra"], json::array());
+  EXPECT_EQ(finding_set(out), finding_set(single));
+
+  // Each bucket folder comes from the shard that holds its first program.
+  EXPECT_EQ(slurp(out + "/findings/" + A + "/case.af"), "# shard1 program 1\n");
+  EXPECT_EQ(slurp(out + "/findings/" + B + "/case.af"), "# shard0 program 4\n");
+  EXPECT_EQ(slurp(out + "/findings/" + C + "/case.af"), "# shard0 program 8\n");
+  EXPECT_EQ(slurp(out + "/findings/crash/case.af"), "# shard0 program 10\n");
+
+  const json campaign = read_json(out + "/campaign.json");
+  EXPECT_EQ(campaign["shard"], "merged");
+  EXPECT_EQ(campaign["sources"], json::array({s0, s1}));
+
+  // Timeline: the shards' programs add up at each time.
+  const json tl = got["timeline"];
+  ASSERT_FALSE(tl.empty());
+  EXPECT_EQ(tl.back()["programs"], 12);
+  EXPECT_EQ(tl.back()["buckets"], 4);
+  for (size_t i = 1; i < tl.size(); ++i) EXPECT_LE(tl[i - 1]["programs"], tl[i]["programs"]);
+
+  // The reports agree with those of the single campaign on the buckets.
+  write_reports(single);
+  const json rs = read_json(single + "/report.json"), rm = read_json(out + "/report.json");
+  EXPECT_EQ(rm["buckets"], rs["buckets"]);
+  EXPECT_EQ(rm["findings_per_strategy"], rs["findings_per_strategy"]);
+  EXPECT_EQ(rm["programs"], 12);
+  EXPECT_EQ(rm["shard"], "merged");
+  EXPECT_NE(slurp(out + "/report.html").find("<svg"), std::string::npos);
+  EXPECT_FALSE(slurp(out + "/report.md").empty());
+
+  // Merging in the other order gives the same result.
+  const std::string out2 = root + "/merged2";
+  merge_campaigns({s1, s0}, out2);
+  EXPECT_EQ(read_json(out2 + "/state.json")["buckets"], want["buckets"]);
+  EXPECT_EQ(slurp(out2 + "/findings.jsonl"), slurp(out + "/findings.jsonl"));
+}
+
+TEST(Merge, PartialShardKeepsDoneProgramsGlobal) {
+  const std::string root = fresh_dir("partial");
+  // Shard 1/2 finished local programs 0..3 (global 1, 3, 5, 7) and local 5 (global 11).
+  std::vector<json> f1;
+  for (const json& f : of_shard(1, 2))
+    if (f["k"] != 9) f1.push_back(f);
+  write_campaign(root + "/s0", "0/2", of_shard(0, 2), 6, 1, 6, {}, "shard0");
+  write_campaign(root + "/s1", "1/2", f1, 5, 0, 4, {11}, "shard1");
+  merge_campaigns({root + "/s0", root + "/s1"}, root + "/out");
+  const json st = read_json(root + "/out/state.json");
+  EXPECT_EQ(st["done_below"], 9);
+  EXPECT_EQ(st["done_extra"], json::array({10, 11}));
+  EXPECT_EQ(st["programs"], 11);
+  EXPECT_EQ(st["buckets"][B]["count"], 2);
+  EXPECT_EQ(st["buckets"][B]["first_program"], 4);
+}
+
+TEST(Merge, RejectsDifferentSeedsAndNoSources) {
+  const std::string root = fresh_dir("seeds");
+  write_campaign(root + "/a", "0/2", of_shard(0, 2), 6, 0, 6, {}, "a");
+  write_campaign(root + "/b", "1/2", of_shard(1, 2), 6, 0, 6, {}, "b");
+  json st = read_json(root + "/b/state.json");
+  st["seed"] = 8;
+  fuzz::write_atomic(root + "/b/state.json", st.dump());
+  EXPECT_THROW(merge_campaigns({root + "/a", root + "/b"}, root + "/out"), std::runtime_error);
+  EXPECT_THROW(merge_campaigns({}, root + "/out"), std::runtime_error);
+  EXPECT_THROW(merge_campaigns({root + "/missing"}, root + "/out"), std::runtime_error);
+}
+
+TEST(Merge, SameShardTwiceCountsOnce) {
+  const std::string root = fresh_dir("twice");
+  write_campaign(root + "/a", "0/2", of_shard(0, 2), 6, 1, 6, {}, "a");
+  write_campaign(root + "/b", "0/2", of_shard(0, 2), 6, 1, 6, {}, "b");
+  merge_campaigns({root + "/a", root + "/b"}, root + "/out");
+  const json st = read_json(root + "/out/state.json");
+  EXPECT_EQ(st["programs"], 6);
+  EXPECT_EQ(st["findings"], of_shard(0, 2).size());
+}
+
+}  // namespace
+}  // namespace af::reports

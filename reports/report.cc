@@ -1,0 +1,229 @@
+#include "reports/report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <stdexcept>
+
+#include "fuzz/check.h"
+#include "fuzz/files.h"
+
+namespace af::reports {
+
+using nlohmann::json;
+
+namespace {
+
+json read_json(const std::string& path, bool required) {
+  std::string text;
+  if (!fuzz::read_text(path, &text)) {
+    if (required) throw std::runtime_error("cannot read " + path);
+    return json::object();
+  }
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    if (required) throw std::runtime_error(path + " is not a JSON object");
+    return json::object();
+  }
+  return j;
+}
+
+bool exists(const std::string& path) {
+  std::string probe;
+  return fuzz::read_text(path, &probe);
+}
+
+std::string fmt(double v, const char* f = "%.1f") {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+std::string md_cell(const std::string& s) {
+  std::string r;
+  for (char c : s) {
+    if (c == '|') r += "\\|";
+    else if (c == '\n') r += ' ';
+    else r += c;
+  }
+  return r;
+}
+
+}  // namespace
+
+std::string html_escape(const std::string& s) {
+  std::string r;
+  r.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': r += "&amp;"; break;
+      case '<': r += "&lt;"; break;
+      case '>': r += "&gt;"; break;
+      case '"': r += "&quot;"; break;
+      case '\'': r += "&#39;"; break;
+      default: r += c;
+    }
+  }
+  return r;
+}
+
+std::vector<json> read_findings(const std::string& dir) {
+  std::vector<json> out;
+  std::string text;
+  if (!fuzz::read_text(dir + "/findings.jsonl", &text)) return out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) break;  // a torn last line
+    json f = json::parse(text.substr(pos, nl - pos), nullptr, false);
+    pos = nl + 1;
+    if (!f.is_discarded() && f.is_object()) out.push_back(std::move(f));
+  }
+  return out;
+}
+
+std::string strategy_label(const json& f) {
+  const json spec = f.value("spec", json(nullptr));
+  if (spec.is_object()) {
+    std::string s = spec.value("strategy", std::string());
+    if (s.empty()) s = "mutant";
+    if (spec.contains("inject") && spec["inject"].is_string() && !spec["inject"].get<std::string>().empty())
+      s += "+" + spec["inject"].get<std::string>();
+    return s;
+  }
+  // crash / timeout (no spec): the bucket name up to its first "__".
+  const std::string b = f.value("bucket", std::string("unknown"));
+  return b.substr(0, b.find("__"));
+}
+
+json summarize(const std::string& dir) {
+  const json campaign = read_json(dir + "/campaign.json", false);
+  const json state = read_json(dir + "/state.json", true);
+  const std::vector<json> findings = read_findings(dir);
+
+  json r;
+  r["seed"] = state.value("seed", campaign.value("seed", json(nullptr)));
+  r["shard"] = campaign.value("shard", std::string("0/1"));
+  if (campaign.contains("sources")) r["sources"] = campaign["sources"];
+  r["target"] = campaign.value("target", std::string());
+  const int64_t programs = state.value("programs", int64_t{0});
+  const double elapsed = state.value("elapsed_s", 0.0);
+  r["programs"] = programs;
+  r["elapsed_s"] = elapsed;
+  r["programs_per_s"] = elapsed > 0 ? programs / elapsed : 0.0;
+  r["invalid"] = state.value("invalid", int64_t{0});
+  r["findings"] = state.value("findings", static_cast<int64_t>(findings.size()));
+  r["crashes"] = state.value("crashes", int64_t{0});
+  r["timeouts"] = state.value("timeouts", int64_t{0});
+
+  // Per bucket: a strategy label from its first finding; per strategy: counts.
+  std::map<std::string, std::string> bucket_strategy;
+  std::map<std::string, int64_t> per_strategy;
+  for (const json& f : findings) {
+    const std::string label = strategy_label(f);
+    ++per_strategy[label];
+    bucket_strategy.try_emplace(f.value("bucket", std::string("unknown")), label);
+  }
+  json buckets = json::array();
+  int64_t must = 0;
+  const json sb = state.value("buckets", json::object());
+  for (auto it = sb.begin(); it != sb.end(); ++it) {
+    const std::string name = it.key();
+    const json& b = it.value();
+    json e = {{"name", name},
+              {"count", b.value("count", int64_t{0})},
+              {"first_program", b.value("first_program", int64_t{0})},
+              {"must_agree", b.value("must_agree", false)}};
+    auto bs = bucket_strategy.find(name);
+    e["strategy"] = bs != bucket_strategy.end() ? bs->second : name.substr(0, name.find("__"));
+    json files = json::object();
+    for (const auto& [key, file] : std::vector<std::pair<std::string, std::string>>{
+             {"case", "case.af"}, {"min", "min.af"}, {"repro", "repro.py"}, {"note", "note.md"}, {"settings", "settings.json"}}) {
+      const std::string rel = "findings/" + name + "/" + file;
+      if (exists(dir + "/" + rel)) files[key] = rel;
+    }
+    e["files"] = files;
+    must += e["must_agree"].get<bool>();
+    buckets.push_back(e);
+  }
+  // Must-agree bugs first, then the biggest buckets, then by name.
+  std::sort(buckets.begin(), buckets.end(), [](const json& a, const json& b) {
+    if (a["must_agree"] != b["must_agree"]) return a["must_agree"].get<bool>();
+    if (a["count"] != b["count"]) return a["count"].get<int64_t>() > b["count"].get<int64_t>();
+    return a["name"].get<std::string>() < b["name"].get<std::string>();
+  });
+  r["buckets"] = buckets;
+  r["bucket_count"] = buckets.size();
+  r["must_agree_buckets"] = must;
+  r["findings_per_strategy"] = per_strategy;
+  if (state.contains("regions_histogram") && state["regions_histogram"].is_object())
+    r["regions_histogram"] = state["regions_histogram"];
+  return r;
+}
+
+std::string render_markdown(const json& s) {
+  std::string m = "# aliasfuzz campaign report\n\n";
+  m += "- seed: " + s.value("seed", json(nullptr)).dump() + ", shard " + s.value("shard", std::string()) +
+       (s.value("target", std::string()).empty() ? "" : ", target " + s.value("target", std::string())) + "\n";
+  if (s.contains("sources")) {
+    m += "- merged from:";
+    for (const auto& src : s["sources"]) m += " `" + (src.is_string() ? src.get<std::string>() : src.dump()) + "`";
+    m += "\n";
+  }
+  m += "- programs: " + std::to_string(s.value("programs", int64_t{0})) + " in " + fmt(s.value("elapsed_s", 0.0)) +
+       " s (" + fmt(s.value("programs_per_s", 0.0)) + " programs/s)\n";
+  m += "- invalid: " + std::to_string(s.value("invalid", int64_t{0})) + "\n";
+  m += "- findings: " + std::to_string(s.value("findings", int64_t{0})) + " in " +
+       std::to_string(s.value("bucket_count", int64_t{0})) + " buckets\n";
+  m += "- crashes: " + std::to_string(s.value("crashes", int64_t{0})) + ", timeouts: " +
+       std::to_string(s.value("timeouts", int64_t{0})) + "\n";
+  m += "- **bugs in aliasfuzz itself** (must-agree buckets): " + std::to_string(s.value("must_agree_buckets", int64_t{0})) +
+       "\n\n";
+
+  auto table = [&](bool must) {
+    std::string t = "| bucket | strategy | findings | first program | files |\n|---|---|---:|---:|---|\n";
+    int rows = 0;
+    for (const json& b : s.value("buckets", json::array())) {
+      if (b.value("must_agree", false) != must) continue;
+      ++rows;
+      std::string links;
+      const json files = b.value("files", json::object());
+      for (auto it = files.begin(); it != files.end(); ++it) {
+        const std::string rel = it.value().get<std::string>();
+        links += (links.empty() ? "" : " ") + std::string("[") + rel.substr(rel.rfind('/') + 1) + "](" + rel + ")";
+      }
+      t += "| " + md_cell(b.value("name", std::string())) + " | " + md_cell(b.value("strategy", std::string())) + " | " +
+           std::to_string(b.value("count", int64_t{0})) + " | " + std::to_string(b.value("first_program", int64_t{0})) +
+           " | " + links + " |\n";
+    }
+    return rows ? t + "\n" : std::string("None.\n\n");
+  };
+  m += "## Bugs in aliasfuzz (must-agree strategies, crashes, timeouts)\n\n" + table(true);
+  m += "## Findings against strategies under study\n\n" + table(false);
+  m += "## Findings per strategy\n\n";
+  const json per = s.value("findings_per_strategy", json::object());
+  if (per.empty()) m += "None.\n";
+  else {
+    m += "| strategy | findings |\n|---|---:|\n";
+    for (auto it = per.begin(); it != per.end(); ++it) m += "| " + md_cell(it.key()) + " | " + it.value().dump() + " |\n";
+  }
+  if (s.contains("regions_histogram")) {
+    m += "\n## Regions per schedule\n\n| regions | count |\n|---:|---:|\n";
+    for (auto it = s["regions_histogram"].begin(); it != s["regions_histogram"].end(); ++it)
+      m += "| " + md_cell(it.key()) + " | " + it.value().dump() + " |\n";
+  }
+  m += "\nSee also [report.html](report.html) and [report.json](report.json).\n";
+  return m;
+}
+
+void write_reports(const std::string& dir) {
+  const json summary = summarize(dir);
+  std::string text;
+  fuzz::read_text(dir + "/state.json", &text);
+  const json state = json::parse(text, nullptr, false);
+  fuzz::write_atomic(dir + "/report.json", summary.dump(2) + "\n");
+  fuzz::write_atomic(dir + "/report.md", render_markdown(summary));
+  fuzz::write_atomic(dir + "/report.html", render_html(summary, state.is_discarded() ? json::object() : state));
+}
+
+}  // namespace af::reports

@@ -1,0 +1,41 @@
+// Campaign reports and shard merging.
+//
+// A campaign folder (see fuzz/campaign.h) holds campaign.json, state.json,
+// findings.jsonl and findings/BUCKET/. write_reports turns it into
+// report.json (machine-readable summary), report.md (readable summary) and
+// report.html (self-contained page with inline SVG plots). merge_campaigns
+// combines shard folders of one seed into one folder, as if one unsharded
+// campaign had checked the union of their programs.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace af::reports {
+
+// The summary that report.json holds, computed from the folder's files.
+// Throws std::runtime_error when DIR/state.json is missing or unreadable.
+nlohmann::json summarize(const std::string& dir);
+
+// Renderings of a summary (and, for the plots, the folder's state.json).
+std::string render_markdown(const nlohmann::json& summary);
+std::string render_html(const nlohmann::json& summary, const nlohmann::json& state);
+
+// Writes DIR/report.json, DIR/report.md and DIR/report.html atomically.
+void write_reports(const std::string& dir);
+
+// Merges campaign folders (shards of one seed, or earlier merges) into OUT:
+// findings.jsonl is the union of the sources' lines, deduplicated on
+// (k, bucket, spec); buckets are recomputed (count, first_program = smallest
+// k); each findings/BUCKET/ is copied from the source holding its first
+// program; state.json sums the counters; campaign.json says shard "merged"
+// and lists the sources. Then writes the reports. Throws std::runtime_error
+// on unusable input (no sources, a missing state.json, different seeds).
+void merge_campaigns(const std::vector<std::string>& sources, const std::string& out);
+
+// Helpers shared by the report and merge code.
+std::vector<nlohmann::json> read_findings(const std::string& dir);  // findings.jsonl, torn lines dropped
+std::string strategy_label(const nlohmann::json& finding);          // "update_aliases", "mutant+M", "crash"
+std::string html_escape(const std::string& s);
+
+}  // namespace af::reports

@@ -1,0 +1,166 @@
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "fuzz/files.h"
+#include "reports/report.h"
+#include "reports/test_util.h"
+
+namespace af::reports {
+namespace {
+
+using nlohmann::json;
+using testing::fresh_dir;
+using testing::read_json;
+using testing::slurp;
+
+json spec(const std::string& strategy, const json& inject = nullptr) {
+  return {{"strategy", strategy}, {"inject", inject}, {"reorder", "random:3"}, {"fusion", "greedy"}, {"target", "interp"}};
+}
+
+// A small campaign folder written by hand, as fuzz/campaign.cc writes one.
+std::string make_campaign(bool with_regions) {
+  const std::string d = fresh_dir("report");
+  fuzz::make_dirs(d + "/findings");
+  const std::string b1 = "update_aliases__random__greedy__storage__add_";
+  const std::string b2 = "functionalize__random__greedy__return__mul";
+  const std::string b3 = "mutant+drop_writeback__random__greedy__storage";
+  json findings = json::array({
+      {{"k", 3}, {"t", 0.5}, {"bucket", b1}, {"spec", spec("update_aliases")}, {"op", "add_"}},
+      {{"k", 7}, {"t", 1.5}, {"bucket", b1}, {"spec", spec("update_aliases")}, {"op", "add_"}},
+      {{"k", 9}, {"t", 2.5}, {"bucket", b2}, {"spec", spec("functionalize")}, {"op", "mul"}},
+      {{"k", 11}, {"t", 2.7}, {"bucket", b3}, {"spec", spec("", "drop_writeback")}, {"op", ""}},
+      {{"k", 12}, {"t", 2.9}, {"bucket", "crash"}, {"spec", nullptr}, {"op", ""}, {"error", "crash (signal 11)"}},
+  });
+  std::string lines;
+  for (const json& f : findings) lines += f.dump() + "\n";
+  lines += "{\"k\": 13, \"bucke";  // a torn last line
+  fuzz::write_atomic(d + "/findings.jsonl", lines);
+  for (const std::string& b : {b1, b2, b3, std::string("crash")}) {
+    fuzz::make_dirs(d + "/findings/" + b);
+    fuzz::write_atomic(d + "/findings/" + b + "/case.af", "# case\n");
+    fuzz::write_atomic(d + "/findings/" + b + "/note.md", "# note\n");
+  }
+  fuzz::write_atomic(d + "/findings/" + b1 + "/min.af", "# min\n");
+  fuzz::write_atomic(d + "/findings/" + b1 + "/repro.py", "print(1)\n");
+  fuzz::write_atomic(d + "/campaign.json", json{{"seed", 42}, {"shard", "0/1"}, {"target", "interp"}}.dump());
+  json state = {{"seed", 42},
+                {"done_below", 20},
+                {"done_extra", json::array()},
+                {"programs", 20},
+                {"invalid", 2},
+                {"findings", 5},
+                {"crashes", 1},
+                {"timeouts", 0},
+                {"elapsed_s", 4.0},
+                {"buckets",
+                 {{b1, {{"count", 2}, {"first_program", 3}, {"must_agree", false}}},
+                  {b2, {{"count", 1}, {"first_program", 9}, {"must_agree", true}}},
+                  {b3, {{"count", 1}, {"first_program", 11}, {"must_agree", false}}},
+                  {"crash", {{"count", 1}, {"first_program", 12}, {"must_agree", true}}}}},
+                {"timeline", json::array({{{"t", 1.0}, {"programs", 5}, {"buckets", 1}},
+                                          {{"t", 2.0}, {"programs", 10}, {"buckets", 1}},
+                                          {{"t", 3.0}, {"programs", 16}, {"buckets", 4}},
+                                          {{"t", 4.0}, {"programs", 20}, {"buckets", 4}}})}};
+  if (with_regions) state["regions_histogram"] = {{"1", 4}, {"2", 7}, {"10", 1}};
+  fuzz::write_atomic(d + "/state.json", state.dump());
+  return d;
+}
+
+TEST(Report, SummaryHasNumbersBucketsLinksAndStrategies) {
+  const std::string d = make_campaign(false);
+  write_reports(d);
+  const json r = read_json(d + "/report.json");
+  EXPECT_EQ(r["seed"], 42);
+  EXPECT_EQ(r["shard"], "0/1");
+  EXPECT_EQ(r["programs"], 20);
+  EXPECT_DOUBLE_EQ(r["programs_per_s"].get<double>(), 5.0);
+  EXPECT_EQ(r["invalid"], 2);
+  EXPECT_EQ(r["findings"], 5);
+  EXPECT_EQ(r["must_agree_buckets"], 2);
+  ASSERT_EQ(r["buckets"].size(), 4u);
+  // Must-agree buckets come first.
+  EXPECT_TRUE(r["buckets"][0]["must_agree"].get<bool>());
+  EXPECT_TRUE(r["buckets"][1]["must_agree"].get<bool>());
+  for (const json& b : r["buckets"]) {
+    if (b["name"] == "update_aliases__random__greedy__storage__add_") {
+      EXPECT_EQ(b["count"], 2);
+      EXPECT_EQ(b["first_program"], 3);
+      EXPECT_EQ(b["strategy"], "update_aliases");
+      EXPECT_EQ(b["files"]["case"], "findings/update_aliases__random__greedy__storage__add_/case.af");
+      EXPECT_EQ(b["files"]["min"], "findings/update_aliases__random__greedy__storage__add_/min.af");
+      EXPECT_EQ(b["files"]["repro"], "findings/update_aliases__random__greedy__storage__add_/repro.py");
+    } else {
+      EXPECT_TRUE(b["files"].contains("case"));
+      EXPECT_FALSE(b["files"].contains("min"));
+      EXPECT_FALSE(b["files"].contains("repro"));
+    }
+  }
+  const json per = r["findings_per_strategy"];
+  EXPECT_EQ(per["update_aliases"], 2);
+  EXPECT_EQ(per["functionalize"], 1);
+  EXPECT_EQ(per["mutant+drop_writeback"], 1);
+  EXPECT_EQ(per["crash"], 1);
+  EXPECT_FALSE(r.contains("regions_histogram"));
+
+  const std::string md = slurp(d + "/report.md");
+  EXPECT_NE(md.find("## Bugs in aliasfuzz"), std::string::npos);
+  EXPECT_NE(md.find("## Findings against strategies under study"), std::string::npos);
+  EXPECT_NE(md.find("(findings/update_aliases__random__greedy__storage__add_/min.af)"), std::string::npos);
+  // The must-agree bucket is listed before the under-study section.
+  EXPECT_LT(md.find("functionalize__random__greedy__return__mul"), md.find("## Findings against strategies under study"));
+  EXPECT_GT(md.find("update_aliases__random__greedy__storage__add_"), md.find("## Findings against strategies under study"));
+}
+
+TEST(Report, HtmlIsSelfContainedWithSvgPlots) {
+  const std::string d = make_campaign(false);
+  write_reports(d);
+  const std::string h = slurp(d + "/report.html");
+  EXPECT_NE(h.find("<svg"), std::string::npos);
+  EXPECT_NE(h.find("programs/s over time"), std::string::npos);
+  EXPECT_NE(h.find("buckets over time"), std::string::npos);
+  EXPECT_NE(h.find("findings per strategy"), std::string::npos);
+  EXPECT_EQ(h.find("regions histogram"), std::string::npos);  // no data for it: no plot
+  // No network: no absolute URLs in src/href, no external scripts or stylesheets.
+  EXPECT_FALSE(std::regex_search(h, std::regex(R"((src|href)\s*=\s*["']?\s*(https?:)?//)", std::regex::icase)));
+  EXPECT_EQ(h.find("http://"), std::string::npos);
+  EXPECT_EQ(h.find("https://"), std::string::npos);
+  EXPECT_EQ(h.find("<script"), std::string::npos);
+  EXPECT_EQ(h.find("<link"), std::string::npos);
+  // Relative links to the bucket files.
+  EXPECT_NE(h.find("href=\"findings/update_aliases__random__greedy__storage__add_/case.af\""), std::string::npos);
+  EXPECT_NE(h.find("href=\"findings/update_aliases__random__greedy__storage__add_/repro.py\""), std::string::npos);
+}
+
+TEST(Report, RegionsHistogramWhenPresent) {
+  const std::string d = make_campaign(true);
+  write_reports(d);
+  const json r = read_json(d + "/report.json");
+  ASSERT_TRUE(r.contains("regions_histogram"));
+  EXPECT_EQ(r["regions_histogram"]["2"], 7);
+  const std::string h = slurp(d + "/report.html");
+  const size_t at = h.find("regions histogram");
+  ASSERT_NE(at, std::string::npos);
+  // Numeric order: "2" before "10".
+  const std::string plot = h.substr(at, h.find("</svg>", at) - at);
+  ASSERT_NE(plot.find("<title>10: 1</title>"), std::string::npos);
+  EXPECT_LT(plot.find("<title>2: 7</title>"), plot.find("<title>10: 1</title>"));
+  EXPECT_NE(slurp(d + "/report.md").find("## Regions per schedule"), std::string::npos);
+}
+
+TEST(Report, EmptyCampaignAndMissingState) {
+  const std::string d = fresh_dir("empty");
+  EXPECT_THROW(write_reports(d), std::runtime_error);
+  fuzz::write_atomic(d + "/state.json", json{{"seed", 1}, {"programs", 0}}.dump());
+  write_reports(d);  // no campaign.json, no findings, no timeline
+  const json r = read_json(d + "/report.json");
+  EXPECT_EQ(r["programs"], 0);
+  EXPECT_EQ(r["buckets"].size(), 0u);
+  EXPECT_NE(slurp(d + "/report.html").find("<svg"), std::string::npos);
+}
+
+TEST(Report, EscapesHtml) { EXPECT_EQ(html_escape("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"); }
+
+}  // namespace
+}  // namespace af::reports
