@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ir/analysis.h"
+#include "schedulers/schedulers.h"
 
 namespace af::fuzz {
 
@@ -59,6 +60,7 @@ std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::ve
     if (pick < 6) r.reorder = "random:" + std::to_string((h >> 8) % 1000000);
     else r.reorder = std::vector<std::string>{"fusion", "asap", "alap", "program"}[pick - 6];
     r.fusion = kFusion[(h >> 40) % 3];
+    if (m == "fusion-stale-copy" && r.fusion == std::string("none")) r.fusion = "greedy";  // needs fused regions
     specs.push_back(r);
   }
   return specs;
@@ -73,10 +75,66 @@ std::string bucket_of(const RunRecord& r) {
   std::string b = (r.spec.strategy.empty() ? std::string("mutant") : r.spec.strategy);
   if (!r.spec.inject.empty()) b += "+" + r.spec.inject;
   b += "__" + reorder + "__" + r.spec.fusion + "__" + what;
-  if (!r.op.empty()) b += "__" + r.op;
+  b += "__" + (r.op.empty() ? std::string("returns") : r.op);
   for (char& c : b)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '+' || c == '.')) c = '_';
   return b;
+}
+
+namespace {
+
+schedulers::Options options_of(const RunSpec& s) {
+  schedulers::Options o;
+  o.strategy = s.strategy.empty() ? strategy_for_mutant(s.inject) : s.strategy;
+  o.inject = s.inject;
+  o.reorder = s.reorder;
+  o.fusion = s.fusion;
+  return o;
+}
+
+// The program cut after its first n statements, returning every value
+// those statements define: its divergence shows whether the bug has
+// happened by then.
+ir::Program prefix(const ir::Program& p, size_t n) {
+  ir::Program q = p;
+  q.stmts.resize(n);
+  q.returns.clear();
+  for (const auto& st : q.stmts)
+    for (int o : st.outs) q.returns.push_back(o);
+  q.has_return = true;
+  return q;
+}
+
+bool prefix_diverges(const ir::Program& p, size_t n, const schedulers::Options& o) {
+  ir::Program q = prefix(p, n);
+  auto an = ir::analyze(q);
+  if (!an) return false;
+  oracles::Observables expected = oracles::run_eager(q, *an);
+  return !schedulers::run_and_compare(q, *an, expected, o).agree;
+}
+
+// The kind of the first statement after which the run diverges (binary
+// search over prefixes; a prefix is a valid program), or "" when no
+// prefix diverges on its own (the divergence needs the full program's
+// returns, e.g. a returned view read after a later write).
+std::string first_diverging_op(const ir::Program& p, const schedulers::Options& o) {
+  size_t lo = 0, hi = p.stmts.size();  // prefix(lo) agrees (empty prefix), prefix(hi) is checked
+  if (hi == 0 || !prefix_diverges(p, hi, o)) return "";
+  while (hi - lo > 1) {
+    const size_t mid = (lo + hi) / 2;
+    if (prefix_diverges(p, mid, o)) hi = mid;
+    else lo = mid;
+  }
+  return ir::op_name(p.stmts[hi - 1].op);
+}
+
+}  // namespace
+
+std::string strategy_for_mutant(const std::string& m) {
+  if (m.rfind("fn-", 0) == 0) return "functionalize";
+  if (m == "fusion-stale-copy") return "update_aliases-min";
+  if (m == "lower-halide-alias") return "eager";
+  return "update_aliases-ordered";  // ua-*, dce-drops-outputless
 }
 
 std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observables& expected,
@@ -86,14 +144,13 @@ std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observ
   for (const RunSpec& s : specs) {
     RunRecord r;
     r.spec = s;
-    if (s.strategy == "eager" && s.inject.empty()) {
-      oracles::Observables actual = oracles::run_eager(p, *an);
-      r.mismatch = oracles::compare(p, expected, actual);
-      r.agree = !r.mismatch;
-      r.regions = static_cast<int>(p.stmts.size());
-    } else {
-      continue;  // strategies arrive with schedulers/
-    }
+    const schedulers::Options o = options_of(s);
+    schedulers::RunOutcome res = schedulers::run_and_compare(p, *an, expected, o);
+    r.agree = res.agree;
+    r.regions = res.regions;
+    r.mismatch = res.mismatch;
+    r.error = res.error;
+    if (!r.agree && r.mismatch) r.op = first_diverging_op(p, o);
     out.push_back(r);
   }
   return out;

@@ -42,6 +42,9 @@ std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::ve
 std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observables& expected,
                                      const std::vector<RunSpec>& specs);
 
+// The strategy a mutant is run with when the spec names none.
+std::string strategy_for_mutant(const std::string& mutant);
+
 // The bucket of a diverging run: strategy, mutant, reorder and fusion
 // policy class, which observable diverged and the op kind behind it.
 std::string bucket_of(const RunRecord& r);
