@@ -39,6 +39,9 @@ bool is_contiguous(const Geometry& g) {
 }
 
 bool is_non_overlapping_and_dense(const Geometry& g) {
+  // TensorImpl: is_contiguous_ || compute_non_overlapping_and_dense() (so
+  // every empty tensor counts as non-overlapping and dense).
+  if (is_contiguous(g)) return true;
   const int r = g.rank();
   if (r == 1) return g.sizes[0] < 2 || g.strides[0] == 1;
   std::vector<int> perm(r);
@@ -153,7 +156,14 @@ bool broadcast_shapes(const Shape& a, const Shape& b, Shape* out) {
   return true;
 }
 
-Geometry broadcast_to(const Geometry& g, const Shape& to) {
+Geometry broadcast_to(const Geometry& g0, const Shape& to) {
+  // Leading size-1 dims beyond `to`'s rank are dropped (copy_to's
+  // slicePrefix1sSize, as setitem_ does with its value).
+  Geometry g = g0;
+  while (g.sizes.size() > to.size() && g.sizes[0] == 1) {
+    g.sizes.erase(g.sizes.begin());
+    g.strides.erase(g.strides.begin());
+  }
   Geometry r{to, Shape(to.size(), 0), g.offset};
   const size_t lead = to.size() - g.sizes.size();
   for (size_t i = 0; i < g.sizes.size(); ++i)
@@ -220,6 +230,36 @@ Shape elementwise_output_strides(const Shape& shape, const std::vector<Geometry>
   for (int j = 0; j < nd; ++j) {
     out[perm[j]] = s;
     s *= shape[perm[j]];
+  }
+  return out;
+}
+
+Shape preserve_format_strides(const Geometry& g) {
+  if (is_non_overlapping_and_dense(g)) return g.strides;
+  const int nd = g.rank();
+  std::vector<int> perm(nd);
+  for (int i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
+  auto should_swap = [&](int d0, int d1) {
+    const int64_t s0 = g.strides[d0], s1 = g.strides[d1];
+    if (s0 == 0 || s1 == 0) return 0;
+    if (s0 < s1) return -1;
+    if (s0 > s1) return 1;
+    if (g.sizes[d0] > g.sizes[d1]) return 1;
+    return 0;
+  };
+  for (int i = 1; i < nd; ++i) {
+    int d1 = i;
+    for (int d0 = i - 1; d0 >= 0; --d0) {
+      const int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) { std::swap(perm[d0], perm[d1]); d1 = d0; }
+      else if (c < 0) break;
+    }
+  }
+  Shape out(nd);
+  int64_t cur = 1;
+  for (int i = 0; i < nd; ++i) {
+    out[perm[i]] = cur;
+    if (g.sizes[perm[i]] > 1) cur *= g.sizes[perm[i]];
   }
   return out;
 }

@@ -81,4 +81,9 @@ Geometry broadcast_to(const Geometry& g, const Shape& to);
 // not passed. Mirrors PyTorch's fast set-up and dimension reordering.
 Shape elementwise_output_strides(const Shape& shape, const std::vector<Geometry>& operands);
 
+// The strides of x.clone() (memory_format=preserve, also empty_like): x's
+// own strides when x is non-overlapping and dense, else PyTorch's
+// infer_dense_strides (the layout permutation of x, made dense).
+Shape preserve_format_strides(const Geometry& g);
+
 }  // namespace af::ir

@@ -213,15 +213,22 @@ Result<Outs> reshape_like(const Geometry& g, const Shape& req, bool must_view) {
 }
 
 // PyTorch's memory-overlap checks for a write into `out` that also reads
-// `reads`, then the cases PyTorch cannot see (kind `undefined`).
-std::optional<Error> check_write(const TensorMeta& out, const std::vector<const TensorMeta*>& reads,
-                                 bool exempt) {
-  if (exempt) return std::nullopt;
+// `reads` (TensorIterator's compute_mem_overlaps: the output's internal
+// overlap, then partial overlap with every input that is not the output
+// tensor itself). They run before the shape checks.
+std::optional<Error> torch_overlap(const TensorMeta& out, const std::vector<const TensorMeta*>& reads) {
   if (internal_overlap_status(out.g) == Overlap::Yes)
     return err(ErrorKind::Overlap, "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.");
   for (const TensorMeta* r : reads)
-    if (r->storage == out.storage && overlap_status(out.g, r->g) == MemOverlap::Partial)
+    if (r->storage == out.storage && !(r->impl >= 0 && r->impl == out.impl) &&
+        overlap_status(out.g, r->g) == MemOverlap::Partial)
       return err(ErrorKind::Overlap, "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.");
+  return std::nullopt;
+}
+
+// The cases PyTorch's checks cannot see (kind `undefined`): the result
+// depends on the kernel's iteration order. `reads` are broadcast to `out`.
+std::optional<Error> undefined_write(const TensorMeta& out, const std::vector<const TensorMeta*>& reads) {
   if (has_exact_internal_overlap(out.g))
     return err(ErrorKind::Undefined, "in-place write through a view whose elements overlap: the result depends on iteration order");
   for (const TensorMeta* r : reads) {
@@ -231,6 +238,12 @@ std::optional<Error> check_write(const TensorMeta& out, const std::vector<const 
       return err(ErrorKind::Undefined, "in-place write reads memory it also writes at other positions: the result depends on iteration order");
   }
   return std::nullopt;
+}
+
+std::optional<Error> check_write(const TensorMeta& out, const std::vector<const TensorMeta*>& reads, bool exempt) {
+  if (exempt) return std::nullopt;
+  if (auto e = torch_overlap(out, reads)) return e;
+  return undefined_write(out, reads);
 }
 
 Result<Outs> check_broadcast_into(const TensorMeta& out, const TensorMeta& src) {
@@ -257,39 +270,41 @@ Result<Outs> inplace(OpKind op, const std::vector<CheckedArg>& a) {
       [[fallthrough]];
     case OpKind::AddI: case OpKind::SubI: case OpKind::MulI: case OpKind::DivI:
       if (a[1].is_tensor()) {
-        auto r = check_broadcast_into(x, *a[1].t);
-        if (!r) return r.error();
         if (op == OpKind::CopyI) reads = {a[1].t};
         else reads.push_back(a[1].t);
+        // TensorIterator checks memory overlap before shapes.
+        if (auto e = torch_overlap(x, reads)) return *e;
+        auto r = check_broadcast_into(x, *a[1].t);
+        if (!r) return r.error();
+        if (auto e = undefined_write(x, reads)) return *e;
+        return view_of(x.g);
       }
       break;
     case OpKind::SetitemI: {
-      auto slice = slice_geometry(x.g, a[1].i, a[2].i, a[3].i, 1);
-      if (!slice) return slice.error();
-      TensorMeta dst{*slice, x.storage, x.storage_numel};
-      if (!a[4].is_tensor()) {
-        exempt = true;  // a number: fill_
+      auto tgt = setitem_target(x.g, a[1].i, a[2].i, a[3].i);
+      if (!tgt) return tgt.error();
+      TensorMeta dst{tgt->g, x.storage, x.storage_numel, tgt->self ? x.impl : -1};
+      if (!a[4].is_tensor()) return Outs{};  // a number: fill_, no overlap check
+      const TensorMeta& v = *a[4].t;
+      TensorMeta src = v;
+      if (v.g.sizes == dst.g.sizes) {
+        // copy_to: dst.copy_(v), a no-op when dst is v itself.
+        if (tgt->self && v.impl == x.impl) return Outs{};
+      } else if (v.g.rank() == 0) {
+        return Outs{};  // a 0-d tensor value: fill_
       } else {
-        const TensorMeta& v = *a[4].t;
-        TensorMeta src = v;
-        if (v.g.sizes != dst.g.sizes && v.g.rank() != 0) {
-          // copy_to: strip leading 1s of the value, then expand_inplace.
-          Geometry s = v.g;
-          while (s.rank() > 0 && s.sizes[0] == 1) {
-            s.sizes.erase(s.sizes.begin());
-            s.strides.erase(s.strides.begin());
-          }
-          auto e = expand_geometry(s, dst.g.sizes);
-          if (!e) return err(ErrorKind::Shape, "shape mismatch: value tensor of shape " + fmt_shape(v.g.sizes) + " cannot be broadcast to indexing result of shape " + fmt_shape(dst.g.sizes));
-          src.g = *e;
-        } else if (v.g.rank() == 0 && v.g.sizes != dst.g.sizes) {
-          exempt = true;  // a 0-d tensor value: fill_
+        // copy_to: strip leading 1s of the value, then expand_inplace.
+        Geometry s = v.g;
+        while (s.rank() > 0 && s.sizes[0] == 1) {
+          s.sizes.erase(s.sizes.begin());
+          s.strides.erase(s.strides.begin());
         }
-        if (!exempt) {
-          auto chk = check_write(dst, {&src}, false);
-          if (chk) return *chk;
-        }
+        auto e = expand_geometry(s, dst.g.sizes);
+        if (!e) return err(ErrorKind::Shape, "shape mismatch: value tensor of shape " + fmt_shape(v.g.sizes) + " cannot be broadcast to indexing result of shape " + fmt_shape(dst.g.sizes));
+        src.g = *e;
+        src.impl = -2;  // a new (expanded) tensor object
       }
+      if (auto chk = check_write(dst, {&src}, false)) return *chk;
       return Outs{};
     }
     default:
@@ -362,21 +377,21 @@ Result<Outs> cat(const std::vector<const TensorMeta*>& ts, int64_t dim) {
   return fresh_contiguous(out);
 }
 
+// slice_scatter(self, src, ...) and friends are, in PyTorch 1.13:
+// output = self.clone() (preserve format); output.VIEW(...).copy_(src).
 Result<Outs> scatter(OpKind op, const std::vector<CheckedArg>& a) {
   const TensorMeta& base = *a[0].t;
   const TensorMeta& src = *a[1].t;
-  Result<Geometry> slot = Geometry{};
-  switch (op) {
-    case OpKind::SliceScatter: slot = slice_geometry(base.g, a[2].i, a[3].i, a[4].i, a[5].i); break;
-    case OpKind::SelectScatter: slot = select_geometry(base.g, a[2].i, a[3].i); break;
-    case OpKind::DiagonalScatter: slot = diagonal_geometry(base.g, a[2].i, a[3].i, a[4].i); break;
-    default: slot = as_strided_geometry(TensorMeta{base.g, -1, base.g.numel()}, a[2].list, a[3].list, a[4].i); break;
-  }
+  const Geometry outg{base.g.sizes, preserve_format_strides(base.g), 0};
+  const TensorMeta out{outg, -1, outg.numel(), -1};
+  Result<Geometry> slot = scatter_slot(op, outg, a);
   if (!slot) return slot.error();
   if (slot->sizes != src.g.sizes)
     return err(ErrorKind::Shape, std::string(op_name(op)) + ": expected src to have a size equal to the slice of self. src size = " +
                                      fmt_shape(src.g.sizes) + ", slice size = " + fmt_shape(slot->sizes));
-  return fresh_contiguous(base.g.sizes);
+  TensorMeta dst{*slot, -1, out.storage_numel, -1};
+  if (auto e = check_write(dst, {&src}, false)) return *e;
+  return fresh(outg.sizes, outg.strides);
 }
 
 }  // namespace
@@ -474,6 +489,30 @@ std::optional<Shape> view_strides(const Geometry& g, const Shape& newshape) {
   }
   if (view_d != -1) return std::nullopt;
   return ns;
+}
+
+Result<SetitemTarget> setitem_target(const Geometry& g, int64_t dim, int64_t start, int64_t end) {
+  auto d = wrap_dim(dim, g.rank());
+  if (g.rank() == 0) {
+    // Python indexing reads size(0) of a 0-d tensor as 0: x[0:0] is x itself.
+    if (d && *d == 0 && start == 0 && end == 0) return SetitemTarget{g, true};
+    if (!d) return dim_error(dim, g.rank());
+    return err(ErrorKind::Arg, "slice() cannot be applied to a 0-dim tensor.");
+  }
+  auto s = slice_geometry(g, dim, start, end, 1);
+  if (!s) return s.error();
+  // PyTorch's slice optimization: a leading slice with start 0 and end
+  // exactly size(0) returns the tensor itself.
+  return SetitemTarget{*s, *d == 0 && start == 0 && end == g.sizes[0]};
+}
+
+Result<Geometry> scatter_slot(OpKind op, const Geometry& out, const std::vector<CheckedArg>& a) {
+  switch (op) {
+    case OpKind::SliceScatter: return slice_geometry(out, a[2].i, a[3].i, a[4].i, a[5].i);
+    case OpKind::SelectScatter: return select_geometry(out, a[2].i, a[3].i);
+    case OpKind::DiagonalScatter: return diagonal_geometry(out, a[2].i, a[3].i, a[4].i);
+    default: return as_strided_geometry(TensorMeta{out, -1, out.numel()}, a[2].list, a[3].list, a[4].i);
+  }
 }
 
 Result<std::vector<OutMeta>> infer(OpKind op, const std::vector<CheckedArg>& a) {

@@ -121,6 +121,21 @@ struct CheckedArg {
 // `undefined` cases.
 Result<std::vector<OutMeta>> infer(OpKind op, const std::vector<CheckedArg>& args);
 
+// The destination of setitem_(x, dim, start, end, v) as Python indexing
+// makes it (x[..., start:end]): `self` when the indexing returns x itself
+// (PyTorch's slice optimization: dim 0, start == 0 and end == size(0)
+// exactly; a 0-d x with start == end == 0), else a new slice view.
+struct SetitemTarget {
+  Geometry g;
+  bool self = false;
+};
+Result<SetitemTarget> setitem_target(const Geometry& x, int64_t dim, int64_t start, int64_t end);
+
+// The slot a scatter op (slice/select/diagonal/as_strided_scatter, args as
+// in the statement) writes in its output, whose geometry is `out` (offset
+// 0; the output is a clone of the base with preserved strides).
+Result<Geometry> scatter_slot(OpKind op, const Geometry& out, const std::vector<CheckedArg>& args);
+
 // PyTorch's maybe_wrap_dim (a 0-d tensor accepts -1 and 0).
 std::optional<int64_t> wrap_dim(int64_t dim, int64_t rank);
 

@@ -69,15 +69,10 @@ void execute(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
       case OpKind::FillI: v.assign(g.numel(), static_cast<float>(A[1].as_double())); break;
       case OpKind::ZeroI: v.assign(g.numel(), 0.f); break;
       case OpKind::CopyI: v = operand(A[1], an, mem, g.sizes); break;
-      case OpKind::SetitemI: {
-        ir::CheckedArg t;
-        t.t = &x;
-        ir::CheckedArg dim, start, end, step;
-        dim.i = A[1].i; start.i = A[2].i; end.i = A[3].i; step.i = 1;
-        g = ir::infer(OpKind::Slice, {t, dim, start, end, step}).value()[0].g;
+      case OpKind::SetitemI:
+        g = ir::setitem_target(x.g, A[1].i, A[2].i, A[3].i).value().g;
         v = operand(A[4], an, mem, g.sizes);
         break;
-      }
       default:  // unary
         v = gather(s, g).v;
         for (auto& e : v) e = unary(st.op, e);
@@ -123,20 +118,13 @@ void execute(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
       break;
     }
     case OpKind::Full: r.v.assign(ir::numel_of(r.sizes), static_cast<float>(A[1].as_double())); break;
-    default: {  // scatters: base with src written into the slot
-      const auto& base = an.values[A[0].i];
-      std::vector<float> tmp = gather(mem[base.storage], base.g).v;
-      ir::TensorMeta tb{ir::contiguous_geometry(base.g.sizes), -1, base.g.numel(), -1};
-      std::vector<ir::CheckedArg> ca = ir::checked_args(st, an.values);
-      ca[0].t = &tb;
-      ca.erase(ca.begin() + 1);
-      OpKind view = st.op == OpKind::SliceScatter ? OpKind::Slice
-                    : st.op == OpKind::SelectScatter ? OpKind::Select
-                    : st.op == OpKind::DiagonalScatter ? OpKind::Diagonal : OpKind::AsStrided;
-      Geometry slot = ir::infer(view, ca).value()[0].g;
-      scatter(tmp, slot, read(an, mem, A[1].i).v);
-      r.v = std::move(tmp);
-      break;
+    default: {  // scatters: a clone of the base (preserved strides) with src written into the slot
+      std::vector<float> storage(out.storage_numel, 0.f);
+      scatter(storage, out.g, read(an, mem, A[0].i).v);
+      Geometry slot = ir::scatter_slot(st.op, out.g, ir::checked_args(st, an.values)).value();
+      scatter(storage, slot, read(an, mem, A[1].i).v);
+      mem[out.storage] = std::move(storage);
+      return;
     }
   }
   write_fresh(st, an, mem, r);

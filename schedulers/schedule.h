@@ -2,21 +2,43 @@
 // transformed) program, printable as .af text; a linear order of its
 // statements; and a partition of that order into regions (one region = one
 // Halide pipeline = one kernel-launch group).
+//
+// The schedulers package is organised like an LLVM pass pipeline, one file
+// per pass (see schedulers/passes.h):
+//   strategy (eager | none | functionalize | update_aliases[-ordered|-min])
+//     -> mutant passes of the bug zoo (dce-drops-outputless)
+//     -> dependence DAG (dataflow edges + the strategy's added edges)
+//     -> reorder policy (a topological order of THAT DAG)
+//     -> fusion policy (regions over the order)
+//     -> counters.
+// The interpreter tier (schedulers/interpreter.h) executes a Schedule with
+// the reference kernels of oracles/.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "ir/analysis.h"
 #include "ir/program.h"
 
 namespace af::schedulers {
 
 struct Counters {
   int regions = 0;
-  int fusion_breaks = 0;      // region boundaries forced by the strategy (update_aliases, write-back edges...)
+  int fusion_breaks = 0;      // region boundaries forced by the strategy (update_aliases nodes; every boundary of eager)
   int nodes_added = 0;        // statements the strategy inserted
   int extra_storages = 0;     // storages the strategy allocated beyond the source program's
   int64_t bytes_moved = 0;    // estimate: 4 * elements read and written by every statement
+};
+
+// One edge of the dependence DAG the reorder policy had to respect:
+// statement `from` must run before statement `to` (indices into
+// Schedule::program.stmts). `added` edges are the strategy's own (ordering
+// through aliases); the others are dataflow (a use of a value).
+struct Edge {
+  int from = 0, to = 0;
+  bool added = false;
 };
 
 struct Schedule {
@@ -29,6 +51,18 @@ struct Schedule {
   // program.stmts in execution order. Concatenated, they are the order.
   std::vector<std::vector<int>> regions;
   Counters counters;
+
+  // Filled by make_schedule (may be empty for hand-built schedules).
+  std::vector<Edge> edges;               // the dependence DAG
+  std::vector<bool> added_node;          // by statement: inserted by the strategy
+  std::shared_ptr<const ir::Analysis> analysis;  // of `program`, when known
+
+  // The order: the regions concatenated.
+  std::vector<int> order() const {
+    std::vector<int> o;
+    for (const auto& r : regions) o.insert(o.end(), r.begin(), r.end());
+    return o;
+  }
 };
 
 }  // namespace af::schedulers

@@ -27,9 +27,14 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int status = 0;
   af::tools::register_run(app, &status);
+  af::tools::register_dot(app, &status);
   af::tools::register_gen(app, &status);
   af::tools::register_torch(app, &status);
   af::tools::register_fuzz(app, &status);
+  af::tools::register_minimize(app, &status);
+  af::tools::register_slurm(app, &status);
+  af::tools::register_report(app, &status);
+  af::tools::register_merge(app, &status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -8,9 +8,14 @@
 namespace af::tools {
 
 void register_run(CLI::App& app, int* status);
+void register_dot(CLI::App& app, int* status);
 void register_gen(CLI::App& app, int* status);
 void register_torch(CLI::App& app, int* status);
 void register_fuzz(CLI::App& app, int* status);
+void register_minimize(CLI::App& app, int* status);
+void register_slurm(CLI::App& app, int* status);
+void register_report(CLI::App& app, int* status);
+void register_merge(CLI::App& app, int* status);
 
 // Reads a whole file; false (and a message on stderr) when it cannot.
 bool read_file(const std::string& path, std::string* out);

@@ -1,0 +1,532 @@
+#include "fuzz/minimize.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <unordered_set>
+
+#include "ir/analysis.h"
+#include "ir/geometry.h"
+#include "ir/text.h"
+
+namespace af::fuzz {
+
+using ir::Arg;
+using ir::InitKind;
+using ir::OpClass;
+using ir::OpKind;
+using ir::Program;
+using ir::Stmt;
+
+namespace {
+
+double now_s() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+// ---- structural edits (they may produce invalid programs: the caller checks)
+
+// Removes the marked statements, inputs, storages and returns, and with them
+// every statement that uses (transitively) a value they defined, then
+// renumbers values (inputs first, then statement results, in order).
+Program remove(const Program& p, const std::vector<bool>& drop_stmt, const std::vector<bool>& drop_input,
+               const std::vector<bool>& drop_storage, const std::vector<bool>& drop_return) {
+  const int nv = p.num_values();
+  std::vector<bool> dead(nv, false);
+  std::vector<int> storage_map(p.storages.size(), -1);
+  Program q;
+  for (size_t s = 0; s < p.storages.size(); ++s)
+    if (drop_storage.empty() || !drop_storage[s]) {
+      storage_map[s] = static_cast<int>(q.storages.size());
+      q.storages.push_back(p.storages[s]);
+    }
+  std::vector<int> vmap(nv, -1);
+  for (size_t k = 0; k < p.inputs.size(); ++k) {
+    const auto& in = p.inputs[k];
+    if ((!drop_input.empty() && drop_input[k]) || storage_map[in.storage] < 0) {
+      dead[k] = true;
+      continue;
+    }
+    ir::InputDecl d = in;
+    d.storage = storage_map[in.storage];
+    vmap[k] = q.new_value(p.value_names[k]);
+    q.inputs.push_back(d);
+  }
+  for (size_t i = 0; i < p.stmts.size(); ++i) {
+    const Stmt& st = p.stmts[i];
+    bool drop = !drop_stmt.empty() && drop_stmt[i];
+    for (const Arg& a : st.args) {
+      if (a.kind == Arg::Tensor && dead[a.i]) drop = true;
+      if (a.kind == Arg::TensorList)
+        for (auto v : a.list) drop = drop || dead[v];
+    }
+    if (drop) {
+      for (int o : st.outs) dead[o] = true;
+      continue;
+    }
+    Stmt n = st;
+    for (int& o : n.outs) {
+      const int id = q.new_value(p.value_names[o]);
+      vmap[o] = id;
+      o = id;
+    }
+    for (Arg& a : n.args) {
+      if (a.kind == Arg::Tensor) a.i = vmap[a.i];
+      if (a.kind == Arg::TensorList)
+        for (auto& v : a.list) v = vmap[v];
+    }
+    q.stmts.push_back(std::move(n));
+  }
+  for (size_t j = 0; j < p.returns.size(); ++j) {
+    const int v = p.returns[j];
+    if (dead[v] || (!drop_return.empty() && drop_return[j])) continue;
+    q.returns.push_back(vmap[v]);
+  }
+  q.has_return = p.has_return && !q.returns.empty();
+  return q;
+}
+
+Program drop_stmts(const Program& p, size_t begin, size_t end) {
+  std::vector<bool> d(p.stmts.size(), false);
+  for (size_t i = begin; i < end && i < d.size(); ++i) d[i] = true;
+  return remove(p, d, {}, {}, {});
+}
+
+// Later uses of value `from` (after statement `after`) read `to` instead.
+void substitute(Program& p, int from, int to, size_t after) {
+  for (size_t i = after + 1; i < p.stmts.size(); ++i)
+    for (Arg& a : p.stmts[i].args) {
+      if (a.kind == Arg::Tensor && a.i == from) a.i = to;
+      if (a.kind == Arg::TensorList)
+        for (auto& v : a.list)
+          if (v == from) v = to;
+    }
+  for (int& r : p.returns)
+    if (r == from) r = to;
+}
+
+// How simple a number is: 0 < 1 < 2 < -1 < anything else.
+int number_rank(double v) {
+  if (v == 0) return 0;
+  if (v == 1) return 1;
+  if (v == 2) return 2;
+  if (v == -1) return 3;
+  return 4;
+}
+const double kSimple[] = {0, 1, 2, -1};
+
+int init_rank(const ir::StorageDecl& s) {
+  switch (s.init) {
+    case InitKind::Full: return number_rank(s.a);
+    case InitKind::Iota: return s.a == 0 && s.b == 1 ? 5 : 6;
+    case InitKind::List: return 7;
+    case InitKind::Random: return 8;
+  }
+  return 9;
+}
+
+// Storage elements the inputs need (as_strided inputs only; a whole input
+// follows its storage).
+int64_t needed_numel(const Program& p, int s) {
+  int64_t need = 1;
+  for (const auto& in : p.inputs)
+    if (in.storage == s && !in.whole)
+      need = std::max(need, ir::required_storage(ir::Geometry{in.sizes, in.strides, in.offset}));
+  return need;
+}
+
+void set_numel(ir::StorageDecl& s, int64_t n) {
+  s.numel = n;
+  if (s.init == InitKind::List) s.values.resize(static_cast<size_t>(n), 0.0f);
+}
+
+// ---- the loop
+
+class Minimizer {
+ public:
+  Minimizer(const Interesting& pred, const MinimizeOptions& o, MinimizeStats& st)
+      : pred_(pred), o_(o), st_(st), start_(now_s()) {}
+
+  Program run(const Program& p) {
+    cur_ = p;
+    seen_.insert(ir::print(p));
+    for (;;) {
+      const int64_t before = st_.accepted;
+      ++st_.rounds;
+      pass_delete_stmts();
+      pass_delete_decls();
+      pass_bypass();
+      pass_simpler_ops();
+      pass_shrink();
+      pass_constants();
+      pass_inits();
+      if (out_of_budget() || st_.accepted == before) break;
+    }
+    if (o_.rename && !out_of_budget()) {
+      Program c = canonical_names(cur_);
+      // Renaming cannot change a verdict, but the predicate is the judge.
+      if (c != cur_) try_candidate(c);
+    }
+    return cur_;
+  }
+
+ private:
+  bool out_of_budget() {
+    if (st_.budget_hit) return true;
+    if ((o_.time_s > 0 && now_s() - start_ > o_.time_s) || (o_.max_tests >= 0 && st_.tests >= o_.max_tests))
+      st_.budget_hit = true;
+    return st_.budget_hit;
+  }
+
+  // Keeps c when it is new, valid and interesting.
+  bool try_candidate(const Program& c) {
+    if (out_of_budget()) return false;
+    std::string text = ir::print(c);
+    if (!seen_.insert(text).second) {
+      ++st_.duplicates;
+      return false;
+    }
+    auto q = ir::parse_and_validate(text);
+    if (!q) {
+      ++st_.invalid;
+      return false;
+    }
+    ++st_.tests;
+    if (!pred_(*q)) return false;
+    cur_ = std::move(*q);
+    ++st_.accepted;
+    return true;
+  }
+
+  void pass_delete_stmts() {
+    size_t n = cur_.stmts.size();
+    for (size_t chunk = std::max<size_t>(1, n / 2);; chunk /= 2) {
+      // From the end: later statements have fewer dependents.
+      for (size_t end = cur_.stmts.size(); end > 0 && !out_of_budget();) {
+        const size_t begin = end >= chunk ? end - chunk : 0;
+        if (try_candidate(drop_stmts(cur_, begin, end))) end = std::min(begin, cur_.stmts.size());
+        else end = begin;
+      }
+      if (chunk <= 1 || out_of_budget()) break;
+    }
+  }
+
+  void pass_delete_decls() {
+    for (size_t j = cur_.returns.size(); j-- > 0 && !out_of_budget();) {
+      std::vector<bool> d(cur_.returns.size(), false);
+      d[j] = true;
+      try_candidate(remove(cur_, {}, {}, {}, d));
+      j = std::min(j, cur_.returns.size());
+    }
+    for (size_t k = cur_.inputs.size(); k-- > 0 && !out_of_budget();) {
+      std::vector<bool> d(cur_.inputs.size(), false);
+      d[k] = true;
+      try_candidate(remove(cur_, {}, d, {}, {}));
+      k = std::min(k, cur_.inputs.size());
+    }
+    for (size_t s = cur_.storages.size(); s-- > 0 && !out_of_budget();) {
+      std::vector<bool> d(cur_.storages.size(), false);
+      d[s] = true;
+      try_candidate(remove(cur_, {}, {}, d, {}));
+      s = std::min(s, cur_.storages.size());
+    }
+  }
+
+  void pass_bypass() {
+    for (size_t i = cur_.stmts.size(); i-- > 0 && !out_of_budget();) {
+      if (i >= cur_.stmts.size()) continue;
+      const Stmt st = cur_.stmts[i];
+      if (st.outs.empty()) continue;
+      if (st.outs.size() > 1) {
+        // Multi-output views: every piece becomes the argument itself.
+        Program c = cur_;
+        for (int o : st.outs) substitute(c, o, static_cast<int>(st.args[0].i), i);
+        std::vector<bool> d(c.stmts.size(), false);
+        d[i] = true;
+        try_candidate(remove(c, d, {}, {}, {}));
+        continue;
+      }
+      const int out = st.outs[0];
+      if (ir::is_inplace(st.op)) {
+        // `u = add_(x, 1.0)` -> `add_(x, 1.0)`, later uses of u read x.
+        Program c = cur_;
+        substitute(c, out, static_cast<int>(st.args[0].i), i);
+        c.stmts[i].outs.clear();
+        try_candidate(remove(c, {}, {}, {}, {}));
+        continue;
+      }
+      for (const Arg& a : st.args) {
+        if (a.kind != Arg::Tensor) continue;
+        Program c = cur_;
+        substitute(c, out, static_cast<int>(a.i), i);
+        std::vector<bool> d(c.stmts.size(), false);
+        d[i] = true;
+        if (try_candidate(remove(c, d, {}, {}, {}))) break;
+      }
+    }
+  }
+
+  void pass_simpler_ops() {
+    for (size_t i = 0; i < cur_.stmts.size() && !out_of_budget(); ++i) {
+      const Stmt st = cur_.stmts[i];
+      const auto& info = ir::op_info(st.op);
+      std::vector<Stmt> cands;
+      auto with = [&](OpKind op, std::vector<Arg> args) {
+        Stmt n = st;
+        n.op = op;
+        n.args = std::move(args);
+        cands.push_back(n);
+      };
+      const bool view_like = info.cls == OpClass::View || info.cls == OpClass::MayAlias;
+      if (view_like && st.outs.size() == 1 && st.op != OpKind::Alias) {
+        if (st.op == OpKind::Reshape) with(OpKind::View, st.args);
+        if (st.op == OpKind::Flatten) with(OpKind::View, {st.args[0], Arg::ints({-1})});
+        with(OpKind::Alias, {st.args[0]});
+      }
+      if (st.op == OpKind::CopyI) with(OpKind::FillI, {st.args[0], Arg::number(1.0)});
+      // A tensor operand where a number is allowed becomes 1.0.
+      for (size_t k = 0; k < st.args.size() && info.sig[k]; ++k)
+        if (info.sig[k] == 'X' && st.args[k].kind == Arg::Tensor) {
+          std::vector<Arg> args = st.args;
+          args[k] = Arg::number(1.0);
+          with(st.op, args);
+        }
+      // A multi-input cat loses one part.
+      if (st.op == OpKind::Cat && st.args[0].list.size() > 1)
+        for (size_t k = 0; k < st.args[0].list.size(); ++k) {
+          std::vector<Arg> args = st.args;
+          args[0].list.erase(args[0].list.begin() + k);
+          with(st.op, args);
+        }
+      for (const Stmt& n : cands) {
+        Program c = cur_;
+        c.stmts[i] = n;
+        if (try_candidate(c)) break;
+      }
+    }
+  }
+
+  // Smaller versions of a size list (one entry at a time).
+  static std::vector<std::vector<int64_t>> smaller_sizes(const std::vector<int64_t>& v) {
+    std::vector<std::vector<int64_t>> r;
+    for (size_t d = 0; d < v.size(); ++d)
+      for (int64_t x : {int64_t{1}, v[d] / 2, v[d] - 1})
+        if (x >= 1 && x < v[d]) {
+          auto w = v;
+          w[d] = x;
+          r.push_back(w);
+        }
+    return r;
+  }
+
+  void pass_shrink() {
+    // Storage numel.
+    for (size_t s = 0; s < cur_.storages.size() && !out_of_budget(); ++s) {
+      const int64_t n = cur_.storages[s].numel;
+      for (int64_t m : {needed_numel(cur_, static_cast<int>(s)), n / 2, n - 1}) {
+        if (m < 1 || m >= cur_.storages[s].numel) continue;
+        Program c = cur_;
+        set_numel(c.storages[s], m);
+        try_candidate(c);
+      }
+    }
+    // Inputs: rank, sizes, strides, offset, whole form.
+    for (size_t k = 0; k < cur_.inputs.size() && !out_of_budget(); ++k) {
+      if (cur_.inputs[k].whole) continue;
+      auto edit = [&](auto f) {
+        Program c = cur_;
+        f(c.inputs[k]);
+        return try_candidate(c);
+      };
+      const auto in = cur_.inputs[k];
+      const int64_t sn = cur_.storages[in.storage].numel;
+      if (in.offset == 0 && in.sizes == ir::Shape{sn} && in.strides == ir::Shape{1} &&
+          edit([](ir::InputDecl& d) { d.whole = true, d.sizes.clear(), d.strides.clear(); }))
+        continue;
+      for (size_t d = 0; d < in.sizes.size(); ++d)
+        if (edit([d](ir::InputDecl& x) {
+              x.sizes.erase(x.sizes.begin() + d);
+              x.strides.erase(x.strides.begin() + d);
+            }))
+          break;
+      for (const auto& sz : smaller_sizes(cur_.inputs[k].sizes))
+        if (edit([&sz](ir::InputDecl& x) { x.sizes = sz; })) break;
+      if (cur_.inputs[k].offset != 0) edit([](ir::InputDecl& x) { x.offset = 0; });
+      const auto cs = ir::contiguous_strides(cur_.inputs[k].sizes);
+      if (cur_.inputs[k].strides != cs) edit([&cs](ir::InputDecl& x) { x.strides = cs; });
+    }
+    // Statements: size lists and integers.
+    for (size_t i = 0; i < cur_.stmts.size() && !out_of_budget(); ++i) {
+      const Stmt st = cur_.stmts[i];
+      auto edit = [&](std::vector<Arg> args) {
+        Program c = cur_;
+        c.stmts[i].args = std::move(args);
+        return try_candidate(c);
+      };
+      if (st.op == OpKind::AsStrided) {
+        bool done = false;
+        for (size_t d = 0; d < st.args[1].list.size() && !done; ++d) {
+          auto args = st.args;
+          args[1].list.erase(args[1].list.begin() + d);
+          args[2].list.erase(args[2].list.begin() + d);
+          done = edit(args);
+        }
+        if (done) continue;
+      }
+      for (size_t k = 0; k < st.args.size(); ++k) {
+        const Arg& a = cur_.stmts[i].args[k];
+        if (a.kind == Arg::IntList && st.op != OpKind::Permute) {
+          for (const auto& sz : smaller_sizes(a.list)) {
+            auto args = cur_.stmts[i].args;
+            args[k].list = sz;
+            if (edit(args)) break;
+          }
+        } else if (a.kind == Arg::Int) {
+          for (double v : kSimple)
+            if (number_rank(v) < number_rank(static_cast<double>(a.i))) {
+              auto args = cur_.stmts[i].args;
+              args[k] = Arg::integer(static_cast<int64_t>(v));
+              if (edit(args)) break;
+            }
+        }
+      }
+    }
+  }
+
+  void pass_constants() {
+    for (size_t i = 0; i < cur_.stmts.size() && !out_of_budget(); ++i)
+      for (size_t k = 0; k < cur_.stmts[i].args.size(); ++k) {
+        const Arg a = cur_.stmts[i].args[k];
+        if (a.kind != Arg::Float) continue;
+        for (double v : kSimple)
+          if (number_rank(v) < number_rank(a.f)) {
+            Program c = cur_;
+            c.stmts[i].args[k] = Arg::number(v);
+            if (try_candidate(c)) break;
+          }
+      }
+  }
+
+  void pass_inits() {
+    for (size_t s = 0; s < cur_.storages.size() && !out_of_budget(); ++s) {
+      std::vector<ir::StorageDecl> cands;
+      for (double v : kSimple) {
+        ir::StorageDecl d = cur_.storages[s];
+        d.init = InitKind::Full;
+        d.a = v;
+        d.b = 0;
+        d.seed = 0;
+        d.values.clear();
+        cands.push_back(d);
+      }
+      ir::StorageDecl io = cur_.storages[s];
+      io.init = InitKind::Iota;
+      io.a = 0;
+      io.b = 1;
+      io.seed = 0;
+      io.values.clear();
+      cands.push_back(io);
+      const int r = init_rank(cur_.storages[s]);
+      for (const auto& d : cands) {
+        if (init_rank(d) >= r) continue;
+        Program c = cur_;
+        c.storages[s] = d;
+        if (try_candidate(c)) break;
+      }
+    }
+  }
+
+  const Interesting& pred_;
+  const MinimizeOptions& o_;
+  MinimizeStats& st_;
+  double start_;
+  Program cur_;
+  std::unordered_set<std::string> seen_;
+};
+
+}  // namespace
+
+Program canonical_names(const Program& p) {
+  Program q = p;
+  for (size_t s = 0; s < q.storages.size(); ++s) q.storages[s].name = "s" + std::to_string(s);
+  for (size_t k = 0; k < q.inputs.size(); ++k) {
+    q.inputs[k].name = "x" + std::to_string(k);
+    q.value_names[k] = q.inputs[k].name;
+  }
+  int t = 0;
+  for (const Stmt& st : q.stmts)
+    for (int o : st.outs) q.value_names[o] = "t" + std::to_string(t++);
+  return q;
+}
+
+Program minimize(const Program& p, const Interesting& interesting, const MinimizeOptions& o, MinimizeStats* stats) {
+  MinimizeStats local;
+  MinimizeStats& st = stats ? *stats : local;
+  st = MinimizeStats();
+  const double t0 = now_s();
+  st.stmts_before = static_cast<int>(p.stmts.size());
+  st.bytes_before = static_cast<int64_t>(ir::print(p).size());
+  Program out = p;
+  if (ir::analyze(p).ok()) {
+    ++st.tests;
+    st.initially_interesting = interesting(p);
+    if (st.initially_interesting) out = Minimizer(interesting, o, st).run(p);
+  }
+  st.stmts_after = static_cast<int>(out.stmts.size());
+  st.bytes_after = static_cast<int64_t>(ir::print(out).size());
+  st.elapsed_s = now_s() - t0;
+  return out;
+}
+
+std::optional<RunRecord> run_spec(const Program& p, const RunSpec& spec) {
+  auto an = ir::analyze(p);
+  if (!an) return std::nullopt;
+  oracles::Observables expected = oracles::run_eager(p, *an);
+  for (RunRecord& r : check_program(p, expected, {spec}))
+    if (r.spec == spec) return r;
+  return std::nullopt;
+}
+
+Interesting same_bucket(const RunSpec& spec, const std::string& bucket) {
+  return [spec, bucket](const Program& p) {
+    auto r = run_spec(p, spec);
+    return r && !r->agree && bucket_of(*r) == bucket;
+  };
+}
+
+MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const MinimizeOptions& o) {
+  MinimizedFinding m;
+  m.spec = spec;
+  m.original = p;
+  m.minimized = p;
+  auto an = ir::analyze(p);
+  if (!an) {
+    m.error = "invalid program: " + an.error().to_string();
+    return m;
+  }
+  auto r = run_spec(p, spec);
+  if (!r) {
+    m.error = "no run for this spec (strategy '" + spec.strategy + "'" +
+              (spec.inject.empty() ? std::string() : ", mutant '" + spec.inject + "'") + " not available)";
+    return m;
+  }
+  if (r->agree) {
+    m.error = "the program does not diverge under this spec: nothing to minimize";
+    return m;
+  }
+  m.bucket = bucket_of(*r);
+  m.minimized = minimize(p, same_bucket(spec, m.bucket), o, &m.stats);
+  auto r2 = run_spec(m.minimized, spec);
+  if (!r2 || r2->agree || bucket_of(*r2) != m.bucket) {
+    // Cannot happen for a deterministic strategy; keep the original then.
+    m.minimized = p;
+    r2 = r;
+  }
+  m.record = *r2;
+  m.expected = oracles::run_eager(m.minimized, *ir::analyze(m.minimized));
+  m.ok = true;
+  return m;
+}
+
+}  // namespace af::fuzz

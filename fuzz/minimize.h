@@ -1,0 +1,92 @@
+// The minimizer (DESIGN.md, "Campaigns, findings, minimization"): a greedy
+// delta-debugging loop over program-shrinking passes, run to a fixed point.
+//
+// The core, minimize(), is generic over an interestingness predicate: it
+// only ever hands the predicate valid programs (every candidate is printed,
+// re-parsed and passed through ir::analyze; invalid candidates are counted
+// and dropped, never emitted), keeps a candidate when the predicate holds,
+// and returns the smallest program it reached. Passes, in the order one
+// round runs them:
+//   1. delete statements (ddmin chunks, each with its whole dependent chain)
+//   2. delete returns, inputs and storages (with their dependent chains)
+//   3. bypass a statement (later uses read one of its tensor arguments)
+//      and unbind bound in-place results
+//   4. replace views and ops by simpler ones (alias, view; tensor operands
+//      of binary/in-place ops by 1.0; copy_ by fill_)
+//   5. shrink sizes and ranks (storage numel, input as_strided sizes,
+//      strides and offset, size lists and integers of statements)
+//   6. simplify constants (to 0, 1, 2, -1) and initial values
+//      (random/list/iota -> full(0|1|2|-1) or iota(0, 1))
+// and at the end renames everything to short canonical names (s0.., x0..,
+// t0..). Deterministic: the same input, predicate and options give the
+// same output, unless the wall-clock budget cuts the loop short (use
+// max_tests for a budget that is deterministic too).
+//
+// minimize_finding() is the finding-level call: the predicate is "the run
+// of this RunSpec disagrees with the oracle and bucket_of() is unchanged",
+// through check_program, exactly as a campaign defines a finding.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "fuzz/check.h"
+#include "ir/program.h"
+#include "oracles/eager.h"
+
+namespace af::fuzz {
+
+using Interesting = std::function<bool(const ir::Program&)>;
+
+struct MinimizeOptions {
+  double time_s = 60;      // wall-clock budget; <= 0: none
+  int64_t max_tests = -1;  // budget in predicate calls; < 0: none
+  bool rename = true;      // canonical short names at the end
+};
+
+struct MinimizeStats {
+  bool initially_interesting = false;
+  int64_t tests = 0;       // predicate calls
+  int64_t invalid = 0;     // candidates rejected by the validity check (never shown to the predicate)
+  int64_t duplicates = 0;  // candidates already tried
+  int64_t accepted = 0;    // candidates kept
+  int rounds = 0;          // rounds of all passes
+  bool budget_hit = false; // stopped by time_s or max_tests before the fixed point
+  double elapsed_s = 0;
+  int stmts_before = 0, stmts_after = 0;
+  int64_t bytes_before = 0, bytes_after = 0;  // size of the printed program
+};
+
+// Minimizes p while interesting() holds. p must be valid; when p itself is
+// not interesting it is returned unchanged (stats->initially_interesting false).
+ir::Program minimize(const ir::Program& p, const Interesting& interesting, const MinimizeOptions& o = MinimizeOptions(),
+                     MinimizeStats* stats = nullptr);
+
+// Short canonical names: storages s0, s1, ..., inputs x0, x1, ..., statement
+// results t0, t1, ... in definition order.
+ir::Program canonical_names(const ir::Program& p);
+
+// The run of `spec` on a valid program against the eager oracle, through
+// check_program. Empty when p is invalid or check_program made no record
+// for the spec (a strategy that does not exist yet).
+std::optional<RunRecord> run_spec(const ir::Program& p, const RunSpec& spec);
+
+// The predicate minimize_finding uses: spec disagrees and its bucket is `bucket`.
+Interesting same_bucket(const RunSpec& spec, const std::string& bucket);
+
+struct MinimizedFinding {
+  bool ok = false;
+  std::string error;              // why not (invalid program, no divergence for this spec)
+  RunSpec spec;
+  std::string bucket;             // bucket_of the diverging run (kept)
+  ir::Program original, minimized;
+  RunRecord record;               // the diverging run of the minimized program
+  oracles::Observables expected;  // the oracle's observables of the minimized program
+  MinimizeStats stats;
+};
+
+// Minimizes one finding: p diverges under spec; the result keeps its bucket.
+MinimizedFinding minimize_finding(const ir::Program& p, const RunSpec& spec, const MinimizeOptions& o = MinimizeOptions());
+
+}  // namespace af::fuzz

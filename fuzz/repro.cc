@@ -1,0 +1,442 @@
+#include "fuzz/repro.h"
+
+#include <cmath>
+#include <cstdio>
+#include <iomanip>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "fuzz/files.h"
+#include "ir/analysis.h"
+#include "ir/text.h"
+#include "oracles/torch_bridge.h"
+#include "schedulers/schedulers.h"
+
+namespace af::fuzz {
+
+namespace {
+
+std::string py_str(const std::string& s) { return nlohmann::json(s).dump(); }  // ASCII-safe Python literal
+
+std::string py_float(float v) {
+  if (std::isnan(v)) return "float('nan')";
+  if (std::isinf(v)) return v < 0 ? "-float('inf')" : "float('inf')";
+  return ir::format_float32(v);
+}
+
+std::string py_floats(const std::vector<float>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + py_float(v[i]);
+  return s + "]";
+}
+
+std::string py_ints(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+// Observables as a Python literal keyed like the script's _observe():
+// {"returns": [{"sizes": [...], "values": [...]}], "storages": {name: [...]}}.
+std::string py_observables(const ir::Program& p, const oracles::Observables& o) {
+  std::string s = "{\"returns\": [";
+  for (size_t i = 0; i < o.returns.size(); ++i)
+    s += std::string(i ? ",\n                 " : "") + "{\"sizes\": " + py_ints(o.returns[i].sizes) +
+         ", \"values\": " + py_floats(o.returns[i].v) + "}";
+  s += "],\n    \"storages\": {";
+  for (size_t k = 0; k < p.storages.size() && k < o.storages.size(); ++k)
+    s += std::string(k ? ",\n                 " : "") + py_str(p.storages[k].name) + ": " + py_floats(o.storages[k]);
+  return s + "}}";
+}
+
+std::string comment_block(const std::string& text) {
+  std::string out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) out += "#   " + line + "\n";
+  return out;
+}
+
+// Splits torch_script's `_program()` into `_setup()` (storages and inputs)
+// and `_fn(inputs...)` (the statements, returning the returned tensors) so
+// that functionalize can be applied to the program function. Empty when
+// the script does not have the expected shape.
+std::string functional_form(const ir::Program& p, const std::string& script) {
+  const std::string def = "\ndef _program():\n";
+  const size_t d = script.find(def);
+  if (d == std::string::npos) return "";
+  const size_t body = d + def.size();
+  const size_t tail = script.find("\n\n# script line -> program line", body);
+  const size_t ret = script.rfind("\n    return [", tail == std::string::npos ? std::string::npos : tail);
+  if (ret == std::string::npos || ret < body) return "";
+  std::vector<std::string> lines;
+  {
+    std::istringstream in(script.substr(body, ret + 1 - body));
+    std::string l;
+    while (std::getline(in, l)) lines.push_back(l);
+  }
+  const size_t ret_end = script.find('\n', ret + 1);
+  const std::string ret_line = script.substr(ret + 1, ret_end - ret - 1);  // "    return [a, b], {...}"
+  const size_t close = ret_line.find("], ");
+  if (close == std::string::npos) return "";
+  const std::string rets = ret_line.substr(std::string("    return ").size(), close + 1 - std::string("    return ").size());
+  const std::string stores = ret_line.substr(close + 3);
+  const size_t nsetup = p.storages.size() + p.inputs.size();
+  if (lines.size() < nsetup) return "";
+  std::vector<std::string> inputs;
+  for (size_t k = p.storages.size(); k < nsetup; ++k) {
+    const size_t eq = lines[k].find(" = ");
+    if (eq == std::string::npos) return "";
+    size_t b = lines[k].find_first_not_of(' ');
+    inputs.push_back(lines[k].substr(b, eq - b));
+  }
+  std::string args;
+  for (size_t i = 0; i < inputs.size(); ++i) args += (i ? ", " : "") + inputs[i];
+  std::string out = "def _setup():\n    # storages with their exact initial values, inputs by torch.as_strided\n";
+  for (size_t k = 0; k < nsetup; ++k) out += lines[k] + "\n";
+  out += "    return [" + args + "], " + stores + "\n\n\n";
+  out += "def _fn(" + args + "):\n    # the program as a function of its inputs\n";
+  for (size_t k = nsetup; k < lines.size(); ++k) out += lines[k] + "\n";
+  out += "    return " + rets + "\n";
+  return out;
+}
+
+const char* kReproMain = R"PY(
+
+def _agree(a, e):
+    if isinstance(a, str) or isinstance(e, str):
+        a, e = float(a), float(e)
+    if e != e:
+        return a != a
+    if math.isinf(e):
+        return a == e
+    return abs(a - e) <= 1e-5 + 1e-5 * abs(e)
+
+
+def _names(obs):
+    return ["return %d" % i for i in range(len(obs["returns"]))] + list(obs["storages"].keys())
+
+
+def _get(obs, name):
+    if obs is None:
+        return None
+    if name.startswith("return "):
+        i = int(name.split()[1])
+        return obs["returns"][i]["values"] if i < len(obs["returns"]) else None
+    return obs["storages"].get(name)
+
+
+def _first_diff(a, e):
+    if a is None or e is None:
+        return None
+    if len(a) != len(e):
+        return ("count", len(a), len(e))
+    for i, (x, y) in enumerate(zip(a, e)):
+        if not _agree(x, y):
+            return (i, x, y)
+    return None
+
+
+def _fmt(v, limit=24):
+    if v is None:
+        return "(unknown)"
+    s = ", ".join("%.8g" % float(x) for x in v[:limit])
+    return "[" + s + (", ... (%d values)" % len(v) if len(v) > limit else "") + "]"
+
+
+def main():
+    strategy = FINDING["strategy"] or "mutant"
+    label = strategy + ("+" + FINDING["inject"] if FINDING["inject"] else "")
+    print("aliasfuzz repro of bucket %s" % FINDING["bucket"])
+    print("spec: %s" % FINDING["flags"])
+    try:
+        eager = _observe(*_program())
+    except Exception as e:  # PyTorch refused the program
+        print("PyTorch eager raised: %s" % (_error(e),))
+        return 2
+    actual = STRATEGY_OBSERVABLES
+    functional = None
+    if FINDING["strategy"] == "torch-functionalize" or FUNCTIONALIZE:
+        try:
+            from functorch.experimental import functionalize
+            inputs, storages = _setup()
+            rets = functionalize(_fn)(*inputs)
+            functional = _observe(list(rets), storages)
+        except Exception as e:
+            print("functorch.experimental.functionalize raised: %s: %s" % (type(e).__name__, e))
+        if FINDING["strategy"] == "torch-functionalize" and functional is not None:
+            actual = functional
+    mm = FINDING["mismatch"]
+    print()
+    for name in _names(EXPECTED):
+        exp, eag = _get(EXPECTED, name), _get(eager, name)
+        act = _get(actual, name)
+        diverges = (act is not None and _first_diff(act, exp) is not None) or (
+            act is None and mm is not None and mm["observable"] == name)
+        print("%s%s" % (name, "   <-- DIVERGES" if diverges else ""))
+        print("  expected (aliasfuzz oracle): %s" % _fmt(exp))
+        print("  PyTorch eager (this run)   : %s" % _fmt(eag))
+        if act is not None:
+            print("  %-27s: %s" % (label, _fmt(act)))
+        elif mm is not None and mm["observable"] == name:
+            print("  %-27s: [%d] = %s (first mismatch; other values not recorded)" % (label, mm["index"], mm["actual"]))
+        d = _first_diff(eag, exp)
+        if d is not None:
+            print("  NOTE: PyTorch eager differs from the oracle at %s" % (d,))
+        if functional is not None and FINDING["strategy"] != "torch-functionalize":
+            print("  functionalize              : %s" % _fmt(_get(functional, name)))
+    print()
+    if functional is not None:
+        diffs = [(n, _first_diff(_get(functional, n), _get(eager, n))) for n in _names(eager)]
+        diffs = [(n, d) for n, d in diffs if d is not None]
+        if diffs:
+            for n, d in diffs:
+                print("functionalize DIFFERS from eager: %s[%s]: functionalized %s, eager %s" % (n, d[0], d[1], d[2]))
+        else:
+            print("functionalize agrees with eager on every observable")
+    if mm is not None:
+        if mm.get("what"):
+            print("DIVERGENCE: %s under %s: %s" % (mm["observable"], label, mm["what"]))
+        else:
+            print("DIVERGENCE: %s[%d] expected %s, %s produced %s" % (
+                mm["observable"], mm["index"], mm["expected"], label, mm["actual"]))
+    elif FINDING["error"]:
+        print("DIVERGENCE: %s failed: %s" % (label, FINDING["error"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+)PY";
+
+}  // namespace
+
+std::optional<oracles::Observables> strategy_observables(const ir::Program& p, const RunRecord& rec) {
+  const RunSpec& s = rec.spec;
+  if (s.target != "interp" || s.strategy.empty() || !rec.mismatch || !rec.error.empty()) return std::nullopt;
+  schedulers::Options o;
+  o.strategy = s.strategy;
+  o.inject = s.inject;
+  o.reorder = s.reorder;
+  o.fusion = s.fusion;
+  if (schedulers::check_options(o)) return std::nullopt;
+  auto an = ir::analyze(p);
+  if (!an) return std::nullopt;
+  auto sc = schedulers::make_schedule(p, *an, o);
+  if (!sc) return std::nullopt;
+  oracles::Observables obs = schedulers::interpret(*sc);
+  if (obs.storages.size() > p.storages.size()) obs.storages.resize(p.storages.size());
+  const auto mm = oracles::compare(p, oracles::run_eager(p, *an), obs);
+  if (!mm || mm->observable != rec.mismatch->observable || mm->index != rec.mismatch->index) return std::nullopt;
+  const bool same = (std::isnan(mm->actual) && std::isnan(rec.mismatch->actual)) || mm->actual == rec.mismatch->actual;
+  if (!same) return std::nullopt;
+  return obs;
+}
+
+std::string spec_flags(const RunSpec& s) {
+  std::string f;
+  if (!s.strategy.empty()) f += "--strategy " + s.strategy + " ";
+  if (!s.inject.empty()) f += "--inject " + s.inject + " ";
+  return f + "--reorder " + s.reorder + " --fusion " + s.fusion + " --target " + s.target;
+}
+
+std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRecord& rec,
+                         const oracles::Observables& expected, const oracles::Observables* actual) {
+  std::string script = oracles::torch_script(p);
+  // Drop the script's own entry point; ours follows.
+  const size_t m = script.rfind("\nif __name__ == \"__main__\":");
+  if (m != std::string::npos) script.erase(m + 1);
+  // The header replaces the script's first comment lines.
+  std::string head = "#!/usr/bin/python3\n# aliasfuzz repro (written by `aliasfuzz minimize`). Run: /usr/bin/python3 repro.py\n";
+  head += "# bucket: " + bucket_of(rec) + "\n# spec: " + spec_flags(spec) + "\n";
+  if (rec.mismatch)
+    head += "# first mismatch: " + rec.mismatch->observable + "[" + std::to_string(rec.mismatch->index) +
+            "] expected " + py_float(rec.mismatch->expected) + ", got " + py_float(rec.mismatch->actual) + "\n";
+  head += "# the program (min.af):\n" + comment_block(ir::print(p));
+  // (and the script's own leading comment lines: they describe `aliasfuzz torch`).
+  while (!script.empty() && script[0] == '#') script.erase(0, script.find('\n') + 1);
+  std::string out = head + script;
+  out += "import sys\n\n";
+  const std::string fn = functional_form(p, oracles::torch_script(p));
+  if (!fn.empty()) out += "\n" + fn;
+  else out += "\n_setup = _fn = None  # (the program could not be split into setup and function)\n";
+  out += "\n\n# ---- the finding, as aliasfuzz computed it\n";
+  std::string mm_py = "None";
+  if (rec.mismatch) {
+    const auto& x = *rec.mismatch;
+    mm_py = "{\"observable\": " + py_str(x.observable) + ", \"index\": " + std::to_string(x.index) +
+            ", \"expected\": " + py_str(py_float(x.expected)) + ", \"actual\": " + py_str(py_float(x.actual)) +
+            ", \"what\": " + py_str(x.what) + "}";
+  }
+  out += "FINDING = {\"bucket\": " + py_str(bucket_of(rec)) + ", \"strategy\": " + py_str(spec.strategy) +
+         ", \"inject\": " + py_str(spec.inject) + ",\n           \"reorder\": " + py_str(spec.reorder) +
+         ", \"fusion\": " + py_str(spec.fusion) + ", \"target\": " + py_str(spec.target) +
+         ",\n           \"flags\": " + py_str(spec_flags(spec)) + ", \"op\": " + py_str(rec.op) +
+         ", \"error\": " + py_str(rec.error) + ",\n           \"mismatch\": " + mm_py + "}\n";
+  out += "# The oracle's expected observables (PyTorch semantics, computed by aliasfuzz).\n";
+  out += "EXPECTED = " + py_observables(p, expected) + "\n";
+  out += "# What the diverging strategy produced (None: only FINDING's first mismatch is known).\n";
+  out += "STRATEGY_OBSERVABLES = " + (actual ? py_observables(p, *actual) : std::string("None")) + "\n";
+  out += "# Also run functorch.experimental.functionalize on _fn and print where it differs from eager.\n";
+  out += std::string("FUNCTIONALIZE = ") + (fn.empty() ? "False" : "True") + "\n";
+  if (fn.empty()) out += "if FINDING[\"strategy\"] == \"torch-functionalize\":\n    FUNCTIONALIZE = False\n";
+  out += kReproMain;
+  return out;
+}
+
+bool write_minimized(const std::string& dir, const MinimizedFinding& m, std::string* error) {
+  if (!m.ok) {
+    *error = m.error;
+    return false;
+  }
+  try {
+    make_dirs(dir);
+    std::string head = "# minimized by aliasfuzz: bucket " + m.bucket + "\n# reproduce: aliasfuzz run min.af " +
+                       spec_flags(m.spec) + "\n";
+    write_atomic(dir + "/min.af", head + ir::print(m.minimized));
+    const auto actual = strategy_observables(m.minimized, m.record);
+    write_atomic(dir + "/repro.py", repro_script(m.minimized, m.spec, m.record, m.expected, actual ? &*actual : nullptr));
+    const auto& s = m.stats;
+    nlohmann::json j = {
+        {"bucket", m.bucket},
+        {"spec", {{"strategy", m.spec.strategy}, {"inject", m.spec.inject}, {"reorder", m.spec.reorder},
+                  {"fusion", m.spec.fusion}, {"target", m.spec.target}}},
+        {"stmts_before", s.stmts_before}, {"stmts_after", s.stmts_after}, {"bytes_before", s.bytes_before},
+        {"bytes_after", s.bytes_after}, {"tests", s.tests}, {"invalid_candidates", s.invalid},
+        {"duplicates", s.duplicates}, {"accepted", s.accepted}, {"rounds", s.rounds},
+        {"budget_hit", s.budget_hit}, {"elapsed_s", s.elapsed_s}};
+    if (m.record.mismatch)
+      j["first_mismatch"] = {{"observable", m.record.mismatch->observable}, {"index", m.record.mismatch->index},
+                             {"expected", py_float(m.record.mismatch->expected)},
+                             {"actual", py_float(m.record.mismatch->actual)}};
+    write_atomic(dir + "/minimize.json", j.dump(2) + "\n");
+  } catch (const std::exception& e) {
+    *error = e.what();
+    return false;
+  }
+  return true;
+}
+
+// ---- regression cases
+
+std::string regression_text(const RegressionCase& c) {
+  std::string t = "# aliasfuzz regression case (written by `aliasfuzz minimize --add-to-corpus`)\n";
+  t += "# bucket: " + c.bucket + "\n";
+  t += "# spec: strategy=" + c.spec.strategy + " inject=" + c.spec.inject + " reorder=" + c.spec.reorder +
+       " fusion=" + c.spec.fusion + " target=" + c.spec.target + "\n";
+  t += std::string("# expect: ") + (c.expect_agree ? "agree" : "disagree") + "\n";
+  t += c.expect_agree ? "# (a must-agree strategy: this case replays a fixed bug and must agree with the oracle)\n"
+                      : "# (a strategy or mutant under study: this case must keep diverging in this bucket)\n";
+  return t + ir::print(c.program);
+}
+
+std::optional<RegressionCase> parse_regression(const std::string& text, std::string* error) {
+  RegressionCase c;
+  bool spec = false, expect = false;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto field = [&](const std::string& key, std::string* v) {
+      const std::string k = "# " + key + ":";
+      if (line.rfind(k, 0) != 0) return false;
+      *v = line.substr(k.size());
+      while (!v->empty() && (v->front() == ' ')) v->erase(0, 1);
+      while (!v->empty() && (v->back() == ' ' || v->back() == '\r')) v->pop_back();
+      return true;
+    };
+    std::string v;
+    if (field("bucket", &v)) c.bucket = v;
+    else if (field("expect", &v)) {
+      if (v != "agree" && v != "disagree") {
+        *error = "bad '# expect:' (agree or disagree): " + v;
+        return std::nullopt;
+      }
+      c.expect_agree = v == "agree";
+      expect = true;
+    } else if (field("spec", &v)) {
+      std::istringstream ws(v);
+      std::string kv;
+      while (ws >> kv) {
+        const size_t eq = kv.find('=');
+        if (eq == std::string::npos) continue;
+        const std::string k = kv.substr(0, eq), x = kv.substr(eq + 1);
+        if (k == "strategy") c.spec.strategy = x;
+        else if (k == "inject") c.spec.inject = x;
+        else if (k == "reorder") c.spec.reorder = x;
+        else if (k == "fusion") c.spec.fusion = x;
+        else if (k == "target") c.spec.target = x;
+      }
+      spec = true;
+    }
+  }
+  if (!spec || !expect) {
+    *error = "missing '# spec:' or '# expect:' header";
+    return std::nullopt;
+  }
+  if (!c.expect_agree && c.bucket.empty()) {
+    *error = "a 'disagree' case needs '# bucket:'";
+    return std::nullopt;
+  }
+  auto p = ir::parse_and_validate(text);
+  if (!p) {
+    *error = "invalid program: " + p.error().to_string();
+    return std::nullopt;
+  }
+  c.program = std::move(*p);
+  return c;
+}
+
+RegressionCase regression_of(const MinimizedFinding& m) {
+  RegressionCase c;
+  c.spec = m.spec;
+  c.bucket = m.bucket;
+  c.expect_agree = !m.spec.strategy.empty() && is_must_agree(m.spec.strategy) && m.spec.inject.empty();
+  c.program = m.minimized;
+  return c;
+}
+
+std::string add_to_corpus(const std::string& root, const MinimizedFinding& m, std::string* error) {
+  if (!m.ok) {
+    *error = m.error;
+    return "";
+  }
+  char hash[20];
+  std::snprintf(hash, sizeof hash, "%08llx",
+                static_cast<unsigned long long>(ir::structural_hash(m.minimized) & 0xffffffffULL));
+  std::string name = m.bucket;
+  if (name.size() > 120) name.resize(120);
+  const std::string dir = (root.empty() ? std::string(".") : root) + "/corpus/regressions";
+  const std::string path = dir + "/" + name + "_" + hash + ".af";
+  try {
+    make_dirs(dir);
+    write_atomic(path, regression_text(regression_of(m)));
+  } catch (const std::exception& e) {
+    *error = e.what();
+    return "";
+  }
+  return path;
+}
+
+Replay replay(const RegressionCase& c, std::string* detail) {
+  auto r = run_spec(c.program, c.spec);
+  if (!r) {
+    *detail = "no run for spec " + spec_flags(c.spec) + " (not available yet)";
+    return Replay::Skipped;
+  }
+  if (c.expect_agree) {
+    if (r->agree) return Replay::Pass;
+    *detail = "expected agreement, got bucket " + bucket_of(*r);
+    return Replay::Fail;
+  }
+  if (r->agree) {
+    *detail = "expected a divergence in bucket " + c.bucket + ", the run agrees";
+    return Replay::Fail;
+  }
+  if (bucket_of(*r) != c.bucket) {
+    *detail = "expected bucket " + c.bucket + ", got " + bucket_of(*r);
+    return Replay::Fail;
+  }
+  return Replay::Pass;
+}
+
+}  // namespace af::fuzz

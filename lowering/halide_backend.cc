@@ -1,0 +1,534 @@
+// Region specs to Halide pipelines: the only file that includes Halide.h.
+#include <Halide.h>
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <unordered_map>
+
+#include "lowering/backend.h"
+
+namespace af::lowering {
+
+namespace H = Halide;
+using detail::NK;
+using detail::RegionSpec;
+using ir::OpKind;
+
+namespace {
+
+constexpr int kBig = INT_MAX;
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+const std::vector<H::Var>& vars() {
+  static const std::vector<H::Var> v = [] {
+    std::vector<H::Var> r;
+    for (int i = 0; i < 8; ++i) r.push_back(H::Var("v" + std::to_string(i)));
+    return r;
+  }();
+  return v;
+}
+
+std::vector<H::Expr> args_of(int rank) {
+  std::vector<H::Expr> a;
+  for (int i = 0; i < rank; ++i) a.push_back(vars()[i]);
+  return a;
+}
+std::vector<H::Var> pure_vars(int rank) {
+  return std::vector<H::Var>(vars().begin(), vars().begin() + rank);
+}
+
+// Float classification by bits, immune to fast-math assumptions.
+H::Expr u32(uint32_t v) { return H::cast<uint32_t>(H::Expr(static_cast<int>(v))); }
+H::Expr bits(H::Expr f) { return H::reinterpret(H::UInt(32), f); }
+H::Expr nonfinite(H::Expr f) { return (bits(f) & u32(0x7f800000u)) == u32(0x7f800000u); }
+H::Expr isnan_(H::Expr f) { return nonfinite(f) && (bits(f) & u32(0x007fffffu)) != u32(0); }
+
+H::Expr unary(OpKind op, H::Expr x) {
+  switch (op) {
+    case OpKind::Exp: case OpKind::ExpI: return H::exp(x);
+    case OpKind::Neg: case OpKind::NegI: return -x;
+    case OpKind::Abs: case OpKind::AbsI: return H::abs(x);
+    case OpKind::Relu: case OpKind::ReluI: return H::select(isnan_(x) || x > 0.f, x, 0.f);
+    case OpKind::Tanh: case OpKind::TanhI: return H::tanh(x);
+    case OpKind::Sigmoid: case OpKind::SigmoidI:
+      return H::cast<float>(H::Expr(1.0) / (H::Expr(1.0) + H::exp(-H::cast<double>(x))));
+    default: return x;
+  }
+}
+
+H::Expr binary(OpKind op, H::Expr a, H::Expr b) {
+  switch (op) {
+    case OpKind::Add: case OpKind::AddI: return a + b;
+    case OpKind::Sub: case OpKind::SubI: return a - b;
+    case OpKind::Mul: case OpKind::MulI: return a * b;
+    case OpKind::Div: case OpKind::DivI: return a / b;
+    default: return a;
+  }
+}
+
+// GPU schedules. Pure (and update) stages over pure vars: split the
+// innermost var into threads, blocks over the rest (at most 3 block dims;
+// outer dims stay host loops).
+void gpu_pure_stage(H::Stage s, int rank) {
+  H::Var xo("xo"), xi("xi");
+  const auto& v = vars();
+  s.split(v[0], xo, xi, 32, H::TailStrategy::GuardWithIf).gpu_threads(xi);
+  if (rank == 1) s.gpu_blocks(xo);
+  else if (rank == 2) s.gpu_blocks(xo, v[1]);
+  else s.gpu_blocks(xo, v[1], v[2]);
+}
+void gpu_pure(H::Func f, int rank) {
+  gpu_pure_stage(f, rank);
+  for (int u = 0; u < f.num_update_definitions(); ++u) gpu_pure_stage(f.update(u), rank);
+}
+// Update stages whose domain is an RDom (scatters, checks); see
+// toolchain-notes: split the innermost RVar, blocks over the rest.
+void gpu_rdom(H::Stage s, const H::RDom& r, int rank) {
+  H::RVar ro("ro"), ri("ri");
+  s.split(r[0], ro, ri, 32, H::TailStrategy::GuardWithIf).gpu_threads(ri);
+  if (rank == 1) s.gpu_blocks(ro);
+  else if (rank == 2) s.gpu_blocks(ro, r[1]);
+  else s.gpu_blocks(ro, r[1], r[2]);
+}
+
+struct Built {
+  std::vector<H::ImageParam> inputs;
+  std::vector<H::Param<int>> ip;
+  std::vector<H::Param<float>> fp;
+  H::ImageParam expected;
+  bool has_status = false;
+  std::vector<H::Func> outputs;  // flat outputs, then the status
+};
+
+Built build(const RegionSpec& s, bool gpu) {
+  Built b;
+  for (size_t i = 0; i < s.input_storages.size(); ++i)
+    b.inputs.emplace_back(H::Float(32), 1, "in" + std::to_string(i));
+  for (size_t i = 0; i < s.iparams.size(); ++i) b.ip.emplace_back("i" + std::to_string(i));
+  for (size_t i = 0; i < s.fparams.size(); ++i) b.fp.emplace_back("f" + std::to_string(i));
+  auto I = [&](int k) -> H::Expr { return b.ip[k]; };
+  const auto& v = vars();
+  std::vector<H::Func> F(s.nodes.size());
+  for (size_t ni = 0; ni < s.nodes.size(); ++ni) {
+    const auto& n = s.nodes[ni];
+    H::Func f("n" + std::to_string(ni));
+    const auto a = args_of(n.rank);
+    const auto pv = pure_vars(n.rank);
+    auto in = [&](int k) -> H::Func& { return F[n.in[k]]; };
+    switch (n.k) {
+      case NK::Input: f(v[0]) = b.inputs[n.slot](v[0]); break;
+      case NK::Zeros: f(v[0]) = 0.f; break;
+      case NK::Scatter: {
+        f(v[0]) = in(0)(v[0]);
+        H::Region dom;
+        for (int k = 0; k < n.rank; ++k) dom.push_back(H::Range(0, I(n.ip + 1 + k)));
+        H::RDom r(dom);
+        H::Expr idx = I(n.ip);
+        std::vector<H::Expr> ra;
+        for (int k = 0; k < n.rank; ++k) {
+          idx = idx + r[k] * I(n.ip + 1 + n.rank + k);
+          ra.push_back(r[k]);
+        }
+        f(idx) = in(1)(ra);
+        f.compute_root();
+        if (gpu) {
+          gpu_pure_stage(f, 1);
+          H::Stage u = f.update(0);
+          u.allow_race_conditions();
+          gpu_rdom(u, r, n.rank);
+        }
+        break;
+      }
+      case NK::Read: {
+        H::Expr idx = I(n.ip);
+        for (int k = 0; k < n.rank; ++k) idx = idx + v[k] * I(n.ip + 1 + k);
+        f(pv) = in(0)(idx);
+        break;
+      }
+      case NK::Const: f(pv) = H::Expr(b.fp[n.fp]); break;
+      case NK::Bcast: {
+        std::vector<H::Expr> idx;
+        for (int k = 0; k < n.dim; ++k) idx.push_back(v[k + n.rank - n.dim] * I(n.ip + k));
+        f(pv) = in(0)(idx);
+        break;
+      }
+      case NK::Unary: f(pv) = unary(static_cast<OpKind>(n.op), in(0)(a)); break;
+      case NK::Binary: f(pv) = binary(static_cast<OpKind>(n.op), in(0)(a), in(1)(a)); break;
+      case NK::Clamp: {
+        H::Expr x = in(0)(a);
+        f(pv) = H::select(isnan_(x), x, H::min(H::max(x, b.fp[n.fp]), b.fp[n.fp + 1]));
+        break;
+      }
+      case NK::Reduce: {
+        const int ra = s.nodes[n.in[0]].rank;
+        H::RDom r(0, I(n.ip));
+        std::vector<H::Expr> idx;
+        if (n.keep) {
+          idx = a;
+          idx[n.dim] = r.x;
+        } else if (ra == 1) {
+          idx = {r.x};
+        } else {
+          idx = a;
+          idx.insert(idx.begin() + n.dim, r.x);
+        }
+        H::Func acc("acc" + std::to_string(ni));
+        if (static_cast<OpKind>(n.op) == OpKind::Sum) {
+          acc(pv) = H::cast<double>(0);
+          acc(pv) += H::cast<double>(in(0)(idx));
+          f(pv) = H::cast<float>(acc(pv));
+        } else {
+          acc(pv) = H::cast<float>(-INFINITY);
+          H::Expr x = in(0)(idx), c = acc(pv);
+          acc(pv) = H::select(isnan_(c), c, H::select(isnan_(x) || x > c, x, c));
+          f(pv) = acc(pv);
+        }
+        acc.compute_root();
+        if (gpu) gpu_pure(acc, n.rank);
+        break;
+      }
+      case NK::Softmax: {
+        H::RDom r(0, I(n.ip));
+        std::vector<H::Expr> idx = a, at0 = a;
+        idx[n.dim] = r.x;
+        at0[n.dim] = 0;
+        H::Func mx("mx" + std::to_string(ni)), se("se" + std::to_string(ni));
+        mx(pv) = H::cast<float>(-INFINITY);
+        mx(pv) = H::max(mx(pv), in(0)(idx));
+        se(pv) = H::cast<double>(0);
+        se(pv) += H::exp(H::cast<double>(in(0)(idx)) - H::cast<double>(mx(at0)));
+        f(pv) = H::cast<float>(H::exp(H::cast<double>(in(0)(a)) - H::cast<double>(mx(at0))) / se(at0));
+        mx.compute_root();
+        se.compute_root();
+        if (gpu) {
+          gpu_pure(mx, n.rank);
+          gpu_pure(se, n.rank);
+        }
+        break;
+      }
+      case NK::Matmul: {
+        H::RDom r(0, I(n.ip));
+        H::Func m("mm" + std::to_string(ni));
+        m(v[0], v[1]) = H::cast<double>(0);
+        m(v[0], v[1]) += H::cast<double>(in(0)(v[0], r.x)) * H::cast<double>(in(1)(r.x, v[1]));
+        f(v[0], v[1]) = H::cast<float>(m(v[0], v[1]));
+        m.compute_root();
+        if (gpu) gpu_pure(m, 2);
+        break;
+      }
+      case NK::Cat: {
+        const int np = static_cast<int>(n.in.size());
+        H::Expr e;
+        for (int p = np - 1; p >= 0; --p) {
+          std::vector<H::Expr> idx = a;
+          idx[n.dim] = H::clamp(a[n.dim] - I(n.ip + p), 0, I(n.ip + np + p) - 1);
+          H::Expr val = in(p)(idx);
+          e = p == np - 1 ? val : H::select(a[n.dim] < I(n.ip + p + 1), val, e);
+        }
+        f(pv) = e;
+        break;
+      }
+    }
+    if (n.root && n.k != NK::Scatter) {
+      f.compute_root();
+      if (gpu) gpu_pure(f, n.rank);
+    }
+    F[ni] = f;
+  }
+  for (int o : s.output_nodes) b.outputs.push_back(F[o]);
+  if (!s.checks.empty()) {
+    b.has_status = true;
+    b.expected = H::ImageParam(H::Float(32), 1, "expected");
+    H::Func chk("chk");
+    chk(v[0]) = H::select(v[0] % 2 == 0, 0, kBig);
+    std::vector<H::RDom> doms;
+    for (size_t c = 0; c < s.checks.size(); ++c) {
+      const auto& ck = s.checks[c];
+      H::Region dom;
+      for (int k = 0; k < ck.rank; ++k) dom.push_back(H::Range(0, I(ck.ip + k)));
+      H::RDom r(dom);
+      std::vector<H::Expr> ra;
+      for (int k = 0; k < ck.rank; ++k) ra.push_back(r[k]);
+      H::Expr flat = 0, cst = 1;
+      for (int k = ck.rank - 1; k >= 0; --k) {
+        flat = flat + r[k] * cst;
+        cst = cst * I(ck.ip + k);
+      }
+      H::Expr act = F[ck.node](ra);
+      H::Expr exp = b.expected(I(ck.ip + ck.rank) + flat);
+      H::Expr anan = isnan_(act), enan = isnan_(exp);
+      H::Expr close = H::abs(H::cast<double>(act) - H::cast<double>(exp)) <= H::Expr(1e-5) + H::Expr(1e-5) * H::abs(H::cast<double>(exp));
+      H::Expr ok = H::select(anan || enan, anan && enan,
+                             nonfinite(act) || nonfinite(exp), bits(act) == bits(exp), close);
+      H::Expr bad = !ok;
+      const int c2 = static_cast<int>(2 * c);
+      chk(c2) = chk(c2) + H::select(bad, 1, 0);
+      chk(c2 + 1) = H::min(chk(c2 + 1), H::select(bad, flat, kBig));
+      doms.push_back(r);
+    }
+    chk.compute_root();
+    if (gpu) {
+      gpu_pure_stage(chk, 1);
+      for (size_t c = 0; c < s.checks.size(); ++c)
+        for (int u = 0; u < 2; ++u) {
+          H::Stage st = chk.update(static_cast<int>(2 * c + u));
+          st.atomic();
+          gpu_rdom(st, doms[c], s.checks[c].rank);
+        }
+    }
+    H::Expr minop = kBig, cnt = 0, first = -1;
+    for (size_t c = 0; c < s.checks.size(); ++c) {
+      const auto& ck = s.checks[c];
+      H::Expr id = I(ck.ip + ck.rank + 1);
+      H::Expr n = chk(static_cast<int>(2 * c));
+      H::Expr better = n > 0 && id < minop;
+      first = H::select(better, chk(static_cast<int>(2 * c + 1)), first);
+      minop = H::select(better, id, minop);
+      cnt = cnt + n;
+    }
+    H::Func status("status");
+    status(v[0]) = H::select(v[0] == 0, minop, v[0] == 1, cnt, first);
+    if (gpu) gpu_pure_stage(status, 1);
+    b.outputs.push_back(status);
+  }
+  return b;
+}
+
+struct Entry {
+  Built b;
+  H::Pipeline pipe;
+};
+
+struct PtxVerdict {
+  std::string error, finding;
+};
+
+}  // namespace
+
+struct CompileCache::Impl {
+  std::unordered_map<std::string, std::unique_ptr<Entry>> jit;
+  std::unordered_map<std::string, PtxVerdict> ptx;
+  int64_t hits = 0, misses = 0;
+  double compile_ms = 0;
+  std::vector<double> each;
+};
+
+CompileCache::CompileCache() : impl_(new Impl) {}
+CompileCache::~CompileCache() = default;
+int64_t CompileCache::hits() const { return impl_->hits; }
+int64_t CompileCache::misses() const { return impl_->misses; }
+double CompileCache::compile_ms() const { return impl_->compile_ms; }
+const std::vector<double>& CompileCache::compile_ms_each() const { return impl_->each; }
+size_t CompileCache::size() const { return impl_->jit.size(); }
+void CompileCache::clear() {
+  impl_->jit.clear();
+  impl_->ptx.clear();
+  impl_->hits = impl_->misses = 0;
+  impl_->compile_ms = 0;
+  impl_->each.clear();
+}
+
+bool cuda_available(std::string* why) {
+  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) lib = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    if (why) *why = "no CUDA driver (libcuda.so.1 not found)";
+    return false;
+  }
+  using InitFn = int (*)(unsigned);
+  using CountFn = int (*)(int*);
+  auto init = reinterpret_cast<InitFn>(dlsym(lib, "cuInit"));
+  auto count = reinterpret_cast<CountFn>(dlsym(lib, "cuDeviceGetCount"));
+  int n = 0;
+  if (!init || !count || init(0) != 0 || count(&n) != 0 || n == 0) {
+    if (why) *why = "no CUDA device (cuInit/cuDeviceGetCount found none)";
+    return false;
+  }
+  return true;  // the driver stays loaded: Halide's CUDA runtime uses it
+}
+
+namespace detail {
+
+struct Session::Impl {
+  CompileCache::Impl& cache;
+  Target target;
+  bool alias_mutant;
+  H::Target jit_target;
+  std::vector<std::pair<int, H::Buffer<int>>> statuses;
+};
+
+Session::Session(CompileCache& cache, Target target, bool alias_mutant)
+    : impl_(new Impl{*cache.impl(), target, alias_mutant, H::get_jit_target_from_environment(), {}}) {
+  if (target == Target::Cuda)
+    impl_->jit_target = impl_->jit_target.with_feature(H::Target::CUDA).with_feature(H::Target::CUDACapability86);
+}
+Session::~Session() = default;
+
+std::string Session::run(int region, const RegionSpec& spec, oracles::Memory& mem, const std::vector<float>* expected,
+                         LowerStats& stats) {
+  auto& c = impl_->cache;
+  const bool gpu = impl_->target == Target::Cuda;
+  const std::string key = (gpu ? "cuda:" : "host:") + spec.key;
+  try {
+    Entry* e;
+    auto it = c.jit.find(key);
+    if (it != c.jit.end()) {
+      ++c.hits;
+      ++stats.cache_hits;
+      e = it->second.get();
+    } else {
+      const auto t0 = std::chrono::steady_clock::now();
+      auto ne = std::make_unique<Entry>();
+      ne->b = build(spec, gpu);
+      ne->pipe = H::Pipeline(ne->b.outputs);
+      ne->pipe.compile_jit(impl_->jit_target);
+      const double ms = ms_since(t0);
+      ++c.misses;
+      ++stats.cache_misses;
+      c.compile_ms += ms;
+      c.each.push_back(ms);
+      stats.compile_ms += ms;
+      e = ne.get();
+      c.jit.emplace(key, std::move(ne));
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    Built& b = e->b;
+    for (size_t i = 0; i < spec.iparams.size(); ++i) b.ip[i].set(spec.iparams[i]);
+    for (size_t i = 0; i < spec.fparams.size(); ++i) b.fp[i].set(spec.fparams[i]);
+    static float dummy[1] = {0.f};
+    std::vector<H::Buffer<float>> ins;
+    for (size_t i = 0; i < spec.input_storages.size(); ++i) {
+      auto& st = mem[spec.input_storages[i]];
+      ins.emplace_back(st.empty() ? dummy : st.data(), std::max<int>(1, static_cast<int>(st.size())));
+      b.inputs[i].set(ins.back());
+    }
+    H::Buffer<float> exp_buf;
+    if (b.has_status) {
+      exp_buf = H::Buffer<float>(const_cast<float*>(expected->empty() ? dummy : expected->data()),
+                                 std::max<int>(1, static_cast<int>(expected->size())));
+      b.expected.set(exp_buf);
+    }
+    std::vector<std::vector<float>> fresh(spec.output_nodes.size());
+    std::vector<H::Buffer<>> outs;
+    std::vector<bool> in_place(spec.output_nodes.size(), false);
+    for (size_t o = 0; o < spec.output_nodes.size(); ++o) {
+      const int s = spec.output_storages[o];
+      const int n = static_cast<int>(spec.output_numel[o]);
+      bool is_input = false;
+      for (int is : spec.input_storages) is_input = is_input || is == s;
+      if (impl_->alias_mutant && is_input) {
+        // The mutant: the storage's buffer is bound as input and output.
+        in_place[o] = true;
+        outs.push_back(H::Buffer<float>(mem[s].data(), n));
+      } else {
+        fresh[o].assign(n, 0.f);
+        outs.push_back(H::Buffer<float>(fresh[o].data(), n));
+      }
+    }
+    H::Buffer<int> status;
+    if (b.has_status) {
+      status = H::Buffer<int>(3);
+      outs.push_back(status);
+    }
+    H::Realization real(outs);
+    e->pipe.realize(real, impl_->jit_target);
+    for (size_t o = 0; o < spec.output_nodes.size(); ++o) {
+      if (gpu) outs[o].copy_to_host();
+      if (!in_place[o]) mem[spec.output_storages[o]].swap(fresh[o]);
+    }
+    for (auto& ib : b.inputs) ib.reset();
+    if (b.has_status) {
+      b.expected.reset();
+      impl_->statuses.emplace_back(region, status);
+    }
+    stats.run_ms += ms_since(t0);
+    ++stats.pipelines_run;
+  } catch (const H::Error& err) {
+    return std::string("Halide: ") + err.what();
+  } catch (const std::exception& err) {
+    return std::string("lowering: ") + err.what();
+  }
+  return "";
+}
+
+std::string Session::ptx(const RegionSpec& spec, const LowerOptions& o, LowerStats& stats, std::string* finding) {
+  auto& c = impl_->cache;
+  auto it = c.ptx.find(spec.key);
+  if (it == c.ptx.end()) {
+    PtxVerdict v;
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+      Built b = build(spec, true);
+      H::Pipeline p(b.outputs);
+      H::Target t = H::Target("x86-64-linux").with_feature(H::Target::CUDA).with_feature(H::Target::CUDACapability86);
+      H::Module m = p.compile_to_module(p.infer_arguments(), "region", t);
+      std::string text;
+      for (const auto& buf : m.buffers())
+        if (buf.name().find("gpu_source_kernels") != std::string::npos) {
+          text.assign(reinterpret_cast<const char*>(buf.data()), buf.size_in_bytes());
+          while (!text.empty() && text.back() == '\0') text.pop_back();
+        }
+      if (text.empty()) {
+        v.error = "Halide produced no CUDA kernels for the region";
+      } else {
+        stats.ptx_bytes += static_cast<int64_t>(text.size());
+        char tmpl[] = "/tmp/aflowerXXXXXX";
+        const int fd = mkstemp(tmpl);
+        if (fd < 0) throw std::runtime_error("mkstemp failed");
+        close(fd);
+        const std::string path = std::string(tmpl) + ".ptx";
+        std::rename(tmpl, path.c_str());
+        { std::ofstream(path) << text; }
+        if (!o.ptx_dump_dir.empty()) {
+          std::ofstream(o.ptx_dump_dir + "/region_" + std::to_string(std::hash<std::string>()(spec.key)) + ".ptx")
+              << text;
+        }
+        const std::string cmd = o.ptxas + " -arch=" + o.ptx_arch + " " + path + " -o /dev/null 2>&1";
+        FILE* pipe = popen(cmd.c_str(), "r");
+        std::string out;
+        char line[512];
+        while (pipe && fgets(line, sizeof line, pipe)) out += line;
+        const int rc = pipe ? pclose(pipe) : -1;
+        std::remove(path.c_str());
+        if (rc != 0) v.finding = "ptxas rejected the PTX (rc " + std::to_string(rc) + "): " + out;
+      }
+    } catch (const H::Error& err) {
+      v.error = std::string("Halide CUDA codegen: ") + err.what();
+    } catch (const std::exception& err) {
+      v.error = std::string("ptx: ") + err.what();
+    }
+    stats.ptx_ms += ms_since(t0);
+    ++stats.ptx_compiled;
+    it = c.ptx.emplace(spec.key, v).first;
+  }
+  if (!it->second.finding.empty()) {
+    ++stats.ptx_rejected;
+    *finding = it->second.finding;
+  }
+  return it->second.error;
+}
+
+std::vector<RegionStatus> Session::finish() {
+  std::vector<RegionStatus> r;
+  for (auto& [region, buf] : impl_->statuses) {
+    buf.copy_to_host();
+    RegionStatus s;
+    s.region = region;
+    s.status = {buf(0), buf(1), buf(2)};
+    r.push_back(s);
+  }
+  impl_->statuses.clear();
+  return r;
+}
+
+}  // namespace detail
+}  // namespace af::lowering

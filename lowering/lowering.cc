@@ -1,0 +1,151 @@
+#include "lowering/lowering.h"
+
+#include <climits>
+
+#include "lowering/backend.h"
+#include "lowering/spec.h"
+
+namespace af::lowering {
+
+const char* target_name(Target t) {
+  switch (t) {
+    case Target::Host: return "host";
+    case Target::Ptx: return "ptx";
+    case Target::Cuda: return "cuda";
+  }
+  return "?";
+}
+
+std::optional<Target> target_from_name(const std::string& s) {
+  if (s == "host") return Target::Host;
+  if (s == "ptx") return Target::Ptx;
+  if (s == "cuda") return Target::Cuda;
+  return std::nullopt;
+}
+
+Expected expected_values(const ir::Program& p, const ir::Analysis& an) {
+  Expected e;
+  e.by_stmt.resize(p.stmts.size());
+  oracles::Memory mem = oracles::initial_memory(p, an);
+  for (size_t i = 0; i < p.stmts.size(); ++i) {
+    const auto& st = p.stmts[i];
+    oracles::execute(st, an, mem);
+    if (!detail::produces_code(st, an)) continue;
+    if (ir::is_inplace(st.op)) {
+      const auto& x = an.values[st.args[0].i];
+      e.by_stmt[i] = oracles::gather(mem[x.storage], detail::written_geometry(st, an));
+    } else {
+      const auto& o = an.values[st.outs[0]];
+      e.by_stmt[i] = oracles::gather(mem[o.storage], o.g);
+    }
+  }
+  return e;
+}
+
+schedulers::Schedule program_order_schedule(const ir::Program& p, int per_region) {
+  schedulers::Schedule s;
+  s.strategy = per_region == 1 ? "eager" : "program-order";
+  s.reorder = "program";
+  s.fusion = per_region == 1 ? "none" : (per_region == 0 ? "whole" : "chunks:" + std::to_string(per_region));
+  s.program = p;
+  const int n = static_cast<int>(p.stmts.size());
+  const int k = per_region <= 0 ? std::max(1, n) : per_region;
+  for (int i = 0; i < n; i += k) {
+    std::vector<int> r;
+    for (int j = i; j < std::min(n, i + k); ++j) r.push_back(j);
+    s.regions.push_back(r);
+  }
+  s.counters.regions = static_cast<int>(s.regions.size());
+  return s;
+}
+
+std::vector<std::string> region_keys(const schedulers::Schedule& schedule, bool checked) {
+  std::vector<std::string> keys;
+  auto an = ir::analyze(schedule.program);
+  if (!an) return keys;
+  auto needed = detail::needed_after(schedule.program, *an, schedule.regions);
+  for (size_t r = 0; r < schedule.regions.size(); ++r)
+    keys.push_back(detail::build_spec(schedule.program, *an, schedule.regions[r], needed[r], checked,
+                                      schedule.inject == "fusion-stale-copy")
+                       .key);
+  return keys;
+}
+
+LowerResult run_schedule(const schedulers::Schedule& schedule, const LowerOptions& options, const Expected* expected,
+                         CompileCache& cache) {
+  LowerResult res;
+  const ir::Program& p = schedule.program;
+  std::shared_ptr<const ir::Analysis> an = schedule.analysis;
+  if (!an) {
+    auto a = ir::analyze(p);
+    if (!a) {
+      res.error = "invalid program: " + a.error().to_string();
+      return res;
+    }
+    an = std::make_shared<const ir::Analysis>(std::move(*a));
+  }
+  if (options.target == Target::Cuda) {
+    std::string why;
+    if (!cuda_available(&why)) {
+      res.error = "target cuda: " + why;
+      return res;
+    }
+  }
+  Expected own;
+  if (options.checked && !expected) {
+    own = expected_values(p, *an);
+    expected = &own;
+  }
+  res.stats.regions = static_cast<int>(schedule.regions.size());
+  const auto needed = detail::needed_after(p, *an, schedule.regions);
+  oracles::Memory mem = oracles::initial_memory(p, *an);
+  for (size_t s = 0; s < mem.size(); ++s) mem[s].resize(an->storage_numel[s], 0.f);
+  const Target exec = options.target == Target::Cuda ? Target::Cuda : Target::Host;
+  const bool stale = options.inject == "fusion-stale-copy" || schedule.inject == "fusion-stale-copy";
+  const bool alias_mutant = options.inject == "lower-halide-alias" || schedule.inject == "lower-halide-alias";
+  detail::Session session(cache, exec, alias_mutant);
+  for (size_t r = 0; r < schedule.regions.size(); ++r) {
+    detail::RegionSpec spec = detail::build_spec(p, *an, schedule.regions[r], needed[r], options.checked, stale);
+    if (!spec.has_code()) continue;
+    std::vector<float> exp_buf;
+    if (!spec.checks.empty()) {
+      // Concatenate the expected values of the region's checks; set each base.
+      for (const auto& c : spec.checks) {
+        spec.iparams[c.ip + c.rank] = static_cast<int>(exp_buf.size());
+        const auto& d = expected->by_stmt.at(c.stmt);
+        if (d) exp_buf.insert(exp_buf.end(), d->v.begin(), d->v.end());
+      }
+    }
+    if (options.target == Target::Ptx) {
+      std::string finding;
+      std::string err = session.ptx(spec, options, res.stats, &finding);
+      if (!err.empty()) {
+        res.error = "region " + std::to_string(r) + ": " + err;
+        return res;
+      }
+      if (!finding.empty()) res.ptx_findings.push_back({static_cast<int>(r), finding});
+    }
+    std::string err = session.run(static_cast<int>(r), spec, mem, &exp_buf, res.stats);
+    if (!err.empty()) {
+      res.error = "region " + std::to_string(r) + ": " + err;
+      return res;
+    }
+  }
+  for (const auto& st : session.finish()) {
+    if (st.status[1] == 0 || st.status[0] == INT_MAX) continue;
+    if (res.first_failure) continue;  // keep the earliest region in execution order
+    CheckFailure f;
+    f.stmt = st.status[0];
+    f.op = ir::op_name(p.stmts[f.stmt].op);
+    f.line = p.stmts[f.stmt].line;
+    f.region = st.region;
+    f.count = st.status[1];
+    f.first_index = st.status[2];
+    res.first_failure = f;
+  }
+  res.obs = oracles::observe(p, *an, mem);
+  res.ok = true;
+  return res;
+}
+
+}  // namespace af::lowering

@@ -1,0 +1,153 @@
+// Lowering a Schedule through Halide (DESIGN.md, "Lowering through Halide").
+//
+// Every region of a Schedule becomes one Halide pipeline:
+//   - each storage is a flat Halide buffer of f32; a view is the affine map
+//     offset + sum(i_k * stride_k) with sizes, strides and offset bound as
+//     scalar Param<int>s (number constants as Param<float>s), so one compiled
+//     pipeline serves every region of the same structure;
+//   - view ops emit no code; out-of-place ops are Funcs over logical indices;
+//   - an in-place op inside a region is a new version of its storage (a pure
+//     copy of the previous version plus a scatter update over the view's
+//     domain with an RDom); later reads in the region read the newest version;
+//   - storages written by a region are realized into separate buffers and
+//     committed after the region (never one buffer bound as input and output,
+//     except under the `lower-halide-alias` mutant, which does exactly that);
+//     fresh tensors that later regions or the returns need are handed on.
+//
+// Targets: host (JIT on the CPU), ptx (every region is also compiled for CUDA
+// with compile_to_module, its PTX assembled by `ptxas -arch=sm_90`; a rejected
+// PTX is reported in LowerResult::ptx_findings; execution falls back to host),
+// cuda (JIT on an NVIDIA GPU; a clear error when there is none).
+//
+// Checked mode (async asserts): each region also compares every value it
+// produces (out-of-place results, the written view of in-place ops) with the
+// expected value (from the eager oracle, one extra input buffer per region)
+// and checks finiteness; violations reduce on the device (atomics on the GPU,
+// never require()) into a 3-int status buffer per region: minimum failing op
+// (statement index in schedule.program), count, first failing flat (logical,
+// row-major) index of that op. The host reads all status buffers once, after
+// the last region.
+//
+// Nothing here includes Halide.h; the compile cache is opaque.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/analysis.h"
+#include "ir/program.h"
+#include "oracles/eager.h"
+#include "schedulers/schedule.h"
+
+namespace af::lowering {
+
+enum class Target { Host, Ptx, Cuda };
+const char* target_name(Target t);
+std::optional<Target> target_from_name(const std::string& s);  // "host" | "ptx" | "cuda"
+
+struct LowerOptions {
+  Target target = Target::Host;
+  bool checked = false;
+  // Mutants the lowering itself honors (also when named by schedule.inject):
+  // "lower-halide-alias" (a written storage's buffer bound as input and
+  // output) and "fusion-stale-copy" (inside a region of more than one
+  // statement, reads of a storage see it as it was before the region's first
+  // in-place write to it, exactly as the interpreter tier does). Other
+  // mutants live in the schedule itself and need nothing here.
+  std::string inject;
+  std::string ptxas = "/usr/local/cuda/bin/ptxas";
+  std::string ptx_arch = "sm_90";
+  std::string ptx_dump_dir;  // when set, the PTX of every region compiled for ptx is written there
+};
+
+// Per-statement expected values for checked mode: for statement k of the
+// program, the logical (row-major) values it produces, as the eager oracle
+// computes them running the program in program order (an in-place op: the
+// written view after the write). Empty for statements that produce nothing
+// (views, update_aliases).
+struct Expected {
+  std::vector<std::optional<oracles::Dense>> by_stmt;
+};
+Expected expected_values(const ir::Program& p, const ir::Analysis& an);
+
+struct CheckFailure {
+  int stmt = -1;          // statement index in schedule.program (the first diverging op)
+  std::string op;         // its op name, e.g. "add_"
+  int line = 0;           // its source line (0 when not parsed from text)
+  int region = -1;        // index of the region that reported it
+  int64_t count = 0;      // failing elements in that region
+  int64_t first_index = -1;  // first failing flat logical index of that op
+};
+
+struct PtxFinding {
+  int region = -1;
+  std::string message;  // ptxas (or Halide CUDA codegen) output
+};
+
+struct LowerStats {
+  int regions = 0;            // regions of the schedule
+  int pipelines_run = 0;      // regions that ran a pipeline (regions of only views run nothing)
+  int cache_hits = 0, cache_misses = 0;
+  double compile_ms = 0;      // JIT compile time spent in this run
+  double run_ms = 0;          // realize time
+  int ptx_compiled = 0;       // regions compiled to PTX (ptx target; one per distinct structure)
+  int ptx_rejected = 0;
+  double ptx_ms = 0;          // Halide CUDA codegen + ptxas
+  int64_t ptx_bytes = 0;
+};
+
+struct LowerResult {
+  bool ok = false;                    // ran to the end (observables valid)
+  std::string error;                  // why not (invalid program, Halide error, no GPU...)
+  oracles::Observables obs;
+  std::optional<CheckFailure> first_failure;  // checked mode only
+  std::vector<PtxFinding> ptx_findings;       // ptx target only
+  LowerStats stats;
+};
+
+// Compiled pipelines keyed by the canonical structure of a region (op kinds,
+// ranks, dims, which argument reads which storage version, which storages are
+// outputs, checked or not): regions that differ only in sizes, strides,
+// offsets and number constants share one JIT-compiled pipeline. Not
+// thread-safe: one cache per thread.
+class CompileCache {
+ public:
+  CompileCache();
+  ~CompileCache();
+  CompileCache(const CompileCache&) = delete;
+  CompileCache& operator=(const CompileCache&) = delete;
+
+  int64_t hits() const;
+  int64_t misses() const;
+  double compile_ms() const;                    // total JIT compile time
+  const std::vector<double>& compile_ms_each() const;  // one entry per miss
+  size_t size() const;
+  void clear();
+
+  struct Impl;
+  Impl* impl() { return impl_.get(); }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Runs the schedule region by region. `expected` is used in checked mode
+// (computed here from schedule.program when null).
+LowerResult run_schedule(const schedulers::Schedule& schedule, const LowerOptions& options,
+                         const Expected* expected, CompileCache& cache);
+
+// The canonical structure key of every region (what the cache keys on);
+// exposed for tests and reports.
+std::vector<std::string> region_keys(const schedulers::Schedule& schedule, bool checked);
+
+// True when a CUDA device is usable (libcuda loads and reports a device).
+bool cuda_available(std::string* why = nullptr);
+
+// Schedules for tests and benchmarks while real strategies are elsewhere:
+// program order, regions of `per_region` consecutive statements (1 = one
+// region per statement, like `eager`; 0 = the whole program as one region).
+schedulers::Schedule program_order_schedule(const ir::Program& p, int per_region);
+
+}  // namespace af::lowering

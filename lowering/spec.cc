@@ -1,0 +1,428 @@
+#include "lowering/spec.h"
+
+#include <map>
+#include <sstream>
+
+namespace af::lowering::detail {
+
+using ir::Arg;
+using ir::Geometry;
+using ir::OpKind;
+
+bool is_flat(NK k) { return k == NK::Input || k == NK::Zeros || k == NK::Scatter; }
+
+Geometry written_geometry(const ir::Stmt& st, const ir::Analysis& an) {
+  const auto& x = an.values[st.args[0].i];
+  if (st.op != OpKind::SetitemI) return x.g;
+  ir::CheckedArg t, dim, start, end, step;
+  t.t = &x;
+  dim.i = st.args[1].i;
+  start.i = st.args[2].i;
+  end.i = st.args[3].i;
+  step.i = 1;
+  return ir::infer(OpKind::Slice, {t, dim, start, end, step}).value()[0].g;
+}
+
+bool produces_code(const ir::Stmt& st, const ir::Analysis& an) {
+  const auto cls = ir::op_info(st.op).cls;
+  if (cls == ir::OpClass::View || cls == ir::OpClass::Meta) return false;
+  if (cls == ir::OpClass::MayAlias) return an.values[st.outs[0]].storage != an.values[st.args[0].i].storage;
+  return true;
+}
+
+namespace {
+
+// Padded geometry: 0-d becomes [1] with stride 0.
+Geometry padded(const Geometry& g) {
+  if (g.rank() > 0) return g;
+  Geometry p;
+  p.sizes = {1};
+  p.strides = {0};
+  p.offset = g.offset;
+  return p;
+}
+
+class Builder {
+ public:
+  Builder(const ir::Program& p, const ir::Analysis& an, const std::vector<bool>& needed, bool checked, bool stale)
+      : p_(p), an_(an), needed_(needed), checked_(checked), stale_(stale), cur_(an.storage_numel.size(), -1),
+        before_(an.storage_numel.size(), -1), fresh_(an.storage_numel.size()) {}
+
+  RegionSpec build(const std::vector<int>& region) {
+    stale_ = stale_ && region.size() > 1;
+    for (int si : region) stmt(si, p_.stmts[si]);
+    // Outputs: every storage whose version changed and that is observed later.
+    for (size_t s = 0; s < cur_.size(); ++s) {
+      if (cur_[s] < 0 || spec_.nodes[cur_[s]].k == NK::Input) continue;
+      const bool declared = static_cast<int>(s) < an_.num_declared;
+      if (!declared && !(s < needed_.size() && needed_[s])) continue;
+      if (an_.storage_numel[s] == 0) continue;
+      spec_.output_nodes.push_back(cur_[s]);
+      spec_.output_storages.push_back(static_cast<int>(s));
+      spec_.output_numel.push_back(an_.storage_numel[s]);
+    }
+    // Materialize logical nodes used more than once (keeps inlined expressions small).
+    // Uses are counted among nodes reachable from the outputs and checks;
+    // the checks themselves do not count (they re-evaluate inlined values).
+    std::vector<bool> live(spec_.nodes.size(), false);
+    for (int o : spec_.output_nodes) live[o] = true;
+    for (const auto& c : spec_.checks) live[c.node] = true;
+    for (size_t i = spec_.nodes.size(); i-- > 0;)
+      if (live[i])
+        for (int j : spec_.nodes[i].in) live[j] = true;
+    std::vector<int> uses(spec_.nodes.size(), 0);
+    for (size_t i = 0; i < spec_.nodes.size(); ++i)
+      if (live[i])
+        for (int j : spec_.nodes[i].in) ++uses[j];
+    for (size_t i = 0; i < spec_.nodes.size(); ++i) {
+      auto& n = spec_.nodes[i];
+      if (n.k == NK::Scatter || n.k == NK::Reduce || n.k == NK::Softmax || n.k == NK::Matmul) n.root = true;
+      else if (!is_flat(n.k) && n.k != NK::Const && n.k != NK::Read && uses[i] > 1) n.root = true;
+    }
+    // Canonical key.
+    std::ostringstream k;
+    k << (checked_ ? "C" : "U") << (stale_ ? "S" : "") << spec_.input_storages.size() << "|";
+    for (const auto& n : spec_.nodes) {
+      k << static_cast<int>(n.k) << "." << n.op << "." << n.rank << "." << n.dim << "." << n.keep << "." << n.slot
+        << "." << n.root << "(";
+      for (int i : n.in) k << i << ",";
+      k << ")";
+    }
+    k << "|o";
+    for (int o : spec_.output_nodes) k << o << ",";
+    k << "|c";
+    for (const auto& c : spec_.checks) k << c.node << ":" << c.rank << ",";
+    spec_.key = k.str();
+    return std::move(spec_);
+  }
+
+ private:
+  int add(Node n) {
+    spec_.nodes.push_back(std::move(n));
+    return static_cast<int>(spec_.nodes.size()) - 1;
+  }
+  int iparam(int64_t v) {
+    spec_.iparams.push_back(static_cast<int>(v));
+    return static_cast<int>(spec_.iparams.size()) - 1;
+  }
+  int fparam(double v) {
+    spec_.fparams.push_back(static_cast<float>(v));
+    return static_cast<int>(spec_.fparams.size()) - 1;
+  }
+
+  int flat(int s) {
+    if (cur_[s] < 0) {
+      Node n{NK::Input};
+      n.slot = static_cast<int>(spec_.input_storages.size());
+      spec_.input_storages.push_back(s);
+      cur_[s] = add(n);
+    }
+    return cur_[s];
+  }
+
+  int read(int flat_node, const Geometry& g0) {
+    Geometry g = padded(g0);
+    Node n{NK::Read};
+    n.rank = g.rank();
+    n.in = {flat_node};
+    n.ip = iparam(g.offset);
+    for (auto st : g.strides) iparam(st);
+    return add(n);
+  }
+
+  // The version of storage s that a statement reads: the newest, or under
+  // the fusion-stale-copy mutant the one from before the region's first
+  // in-place write to s.
+  int read_version(int s) {
+    if (stale_ && before_[s] >= 0) return before_[s];
+    return flat(s);
+  }
+
+  // The logical value of tensor value v.
+  int logical(int v) {
+    const auto& m = an_.values[v];
+    const auto& f = fresh_[m.storage];
+    const int ver = read_version(m.storage);
+    if (f.node >= 0 && f.value == v && ver == f.flat) return f.node;
+    return read(ver, m.g);
+  }
+
+  int rank_of(const Geometry& g) const { return std::max(1, g.rank()); }
+
+  int constant(double v, int rank) {
+    Node n{NK::Const};
+    n.rank = rank;
+    n.fp = fparam(v);
+    return add(n);
+  }
+
+  // Argument a (tensor or number) broadcast to shape.
+  int operand(const Arg& a, const ir::Shape& shape) {
+    const int r = std::max<int>(1, shape.size());
+    if (a.kind != Arg::Tensor) return constant(a.as_double(), r);
+    const auto& m = an_.values[a.i];
+    const int in = logical(static_cast<int>(a.i));
+    Node n{NK::Bcast};
+    n.rank = r;
+    n.dim = std::max(1, m.g.rank());
+    n.in = {in};
+    n.ip = -1;
+    if (m.g.rank() == 0) {
+      n.ip = iparam(0);
+    } else {
+      const size_t lead = shape.size() - m.g.sizes.size();
+      for (size_t k = 0; k < m.g.sizes.size(); ++k) {
+        const int mult = (m.g.sizes[k] == shape[lead + k] && m.g.sizes[k] != 1) ? 1 : 0;
+        const int id = iparam(mult);
+        if (n.ip < 0) n.ip = id;
+      }
+    }
+    return add(n);
+  }
+
+  int scatter(int prev, int src, const Geometry& g0) {
+    Geometry g = padded(g0);
+    Node n{NK::Scatter};
+    n.rank = g.rank();
+    n.in = {prev, src};
+    n.ip = iparam(g.offset);
+    for (auto s : g.sizes) iparam(s);
+    for (auto s : g.strides) iparam(s);
+    return add(n);
+  }
+
+  void check(int node, const Geometry& g0, int stmt) {
+    if (!checked_) return;
+    Geometry g = padded(g0);
+    Check c;
+    c.node = node;
+    c.rank = g.rank();
+    c.ip = iparam(g.sizes[0]);
+    for (size_t k = 1; k < g.sizes.size(); ++k) iparam(g.sizes[k]);
+    iparam(0);     // expected base: set at bind time
+    iparam(stmt);  // check id
+    c.stmt = stmt;
+    spec_.checks.push_back(c);
+    spec_.check_stmts.push_back(stmt);
+  }
+
+  // A fresh result: logical node `v_node` becomes the value of `out`.
+  void fresh_result(int out, int v_node, int stmt) {
+    const auto& m = an_.values[out];
+    const int s = m.storage;
+    const int z = add(Node{NK::Zeros});
+    const int fl = scatter(z, v_node, m.g);
+    cur_[s] = fl;
+    fresh_[s] = Fresh{out, v_node, fl};
+    check(v_node, m.g, stmt);
+  }
+
+  void stmt(int si, const ir::Stmt& st) {
+    if (!produces_code(st, an_)) return;
+    const auto& A = st.args;
+    const auto cls = ir::op_info(st.op).cls;
+    if (cls == ir::OpClass::InPlace) {
+      const auto& x = an_.values[A[0].i];
+      const Geometry g = written_geometry(st, an_);
+      if (g.numel() == 0) return;
+      const int wv = flat(x.storage);  // the version the write lands on
+      if (before_[x.storage] < 0) before_[x.storage] = wv;
+      const int r = rank_of(g);
+      int v = -1;
+      switch (st.op) {
+        case OpKind::AddI: case OpKind::SubI: case OpKind::MulI: case OpKind::DivI: {
+          const int a = read(read_version(x.storage), x.g);
+          const int b = operand(A[1], g.sizes);
+          Node n{NK::Binary};
+          n.op = static_cast<int>(st.op);
+          n.rank = r;
+          n.in = {a, b};
+          v = add(n);
+          break;
+        }
+        case OpKind::ClampI: {
+          Node n{NK::Clamp};
+          n.rank = r;
+          n.in = {read(read_version(x.storage), x.g)};
+          n.fp = fparam(A[1].as_double());
+          fparam(A[2].as_double());
+          v = add(n);
+          break;
+        }
+        case OpKind::FillI: v = constant(A[1].as_double(), r); break;
+        case OpKind::ZeroI: v = constant(0.0, r); break;
+        case OpKind::CopyI: v = operand(A[1], g.sizes); break;
+        case OpKind::SetitemI: v = operand(A[4], g.sizes); break;
+        default: {
+          Node n{NK::Unary};
+          n.op = static_cast<int>(st.op);
+          n.rank = r;
+          n.in = {read(read_version(x.storage), x.g)};
+          v = add(n);
+          break;
+        }
+      }
+      const int nv = scatter(wv, v, g);
+      cur_[x.storage] = nv;
+      if (checked_) check(read(nv, g), g, si);
+      return;
+    }
+    const auto& out = an_.values[st.outs[0]];
+    if (out.g.numel() == 0) return;
+    const int r = rank_of(out.g);
+    int v = -1;
+    switch (st.op) {
+      case OpKind::Contiguous: case OpKind::Clone:
+        v = logical(static_cast<int>(A[0].i));
+        break;
+      case OpKind::Reshape: case OpKind::Flatten: {
+        // Copy in row-major order: through a contiguous temporary.
+        const auto& a = an_.values[A[0].i];
+        const int t = scatter(add(Node{NK::Zeros}), logical(static_cast<int>(A[0].i)),
+                              ir::contiguous_geometry(a.g.sizes));
+        v = read(t, ir::contiguous_geometry(out.g.sizes));
+        break;
+      }
+      case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: {
+        Node n{NK::Binary};
+        n.op = static_cast<int>(st.op);
+        n.rank = r;
+        const int a = operand(A[0], out.g.sizes);
+        const int b = operand(A[1], out.g.sizes);
+        n.in = {a, b};
+        v = add(n);
+        break;
+      }
+      case OpKind::Exp: case OpKind::Neg: case OpKind::Abs: case OpKind::Relu: case OpKind::Tanh:
+      case OpKind::Sigmoid: {
+        Node n{NK::Unary};
+        n.op = static_cast<int>(st.op);
+        n.rank = r;
+        n.in = {logical(static_cast<int>(A[0].i))};
+        v = add(n);
+        break;
+      }
+      case OpKind::Sum: case OpKind::Amax: {
+        const auto& a = an_.values[A[0].i];
+        const int64_t d = *ir::wrap_dim(A[1].i, a.g.rank());
+        Node n{NK::Reduce};
+        n.op = static_cast<int>(st.op);
+        n.rank = r;
+        n.in = {logical(static_cast<int>(A[0].i))};
+        n.dim = static_cast<int>(d);
+        n.keep = (A[2].i != 0 || a.g.rank() == 0) ? 1 : 0;
+        n.ip = iparam(a.g.rank() == 0 ? 1 : a.g.sizes[d]);
+        v = add(n);
+        break;
+      }
+      case OpKind::Softmax: {
+        const auto& a = an_.values[A[0].i];
+        const int64_t d = *ir::wrap_dim(A[1].i, a.g.rank());
+        Node n{NK::Softmax};
+        n.rank = r;
+        n.in = {logical(static_cast<int>(A[0].i))};
+        n.dim = static_cast<int>(d);
+        n.ip = iparam(a.g.rank() == 0 ? 1 : a.g.sizes[d]);
+        v = add(n);
+        break;
+      }
+      case OpKind::Matmul: {
+        Node n{NK::Matmul};
+        n.rank = 2;
+        const int a = logical(static_cast<int>(A[0].i));
+        const int b = logical(static_cast<int>(A[1].i));
+        n.in = {a, b};
+        n.ip = iparam(an_.values[A[0].i].g.sizes[1]);
+        v = add(n);
+        break;
+      }
+      case OpKind::Cat: {
+        int64_t rank = 0;
+        for (auto pv : A[0].list) {
+          const auto& g = an_.values[pv].g;
+          if (!(g.rank() == 1 && g.sizes[0] == 0)) { rank = g.rank(); break; }
+        }
+        const int64_t d = *ir::wrap_dim(A[1].i, rank);
+        Node n{NK::Cat};
+        n.rank = r;
+        n.dim = static_cast<int>(d);
+        std::vector<std::pair<int64_t, int64_t>> parts;  // start, size
+        int64_t start = 0;
+        for (auto pv : A[0].list) {
+          const auto& g = an_.values[pv].g;
+          if (g.rank() != rank || g.sizes[d] == 0) continue;
+          n.in.push_back(logical(static_cast<int>(pv)));
+          parts.push_back({start, g.sizes[d]});
+          start += g.sizes[d];
+        }
+        n.ip = static_cast<int>(spec_.iparams.size());
+        for (auto& pr : parts) iparam(pr.first);
+        for (auto& pr : parts) iparam(pr.second);
+        v = add(n);
+        break;
+      }
+      case OpKind::Full: v = constant(A[1].as_double(), r); break;
+      case OpKind::SliceScatter: case OpKind::SelectScatter: case OpKind::DiagonalScatter:
+      case OpKind::AsStridedScatter: {
+        const auto& base = an_.values[A[0].i];
+        const Geometry cg = ir::contiguous_geometry(base.g.sizes);
+        ir::TensorMeta tb{cg, -1, base.g.numel(), -1};
+        std::vector<ir::CheckedArg> ca = ir::checked_args(st, an_.values);
+        ca[0].t = &tb;
+        ca.erase(ca.begin() + 1);
+        const OpKind view = st.op == OpKind::SliceScatter ? OpKind::Slice
+                            : st.op == OpKind::SelectScatter ? OpKind::Select
+                            : st.op == OpKind::DiagonalScatter ? OpKind::Diagonal : OpKind::AsStrided;
+        const Geometry slot = ir::infer(view, ca).value()[0].g;
+        const int t0 = scatter(add(Node{NK::Zeros}), logical(static_cast<int>(A[0].i)), cg);
+        int t1 = t0;
+        if (slot.numel() > 0) t1 = scatter(t0, logical(static_cast<int>(A[1].i)), slot);
+        v = read(t1, cg);
+        break;
+      }
+      default:
+        return;  // unreachable for valid programs
+    }
+    fresh_result(st.outs[0], v, si);
+  }
+
+  struct Fresh {
+    int value = -1, node = -1, flat = -1;
+  };
+  const ir::Program& p_;
+  const ir::Analysis& an_;
+  const std::vector<bool>& needed_;
+  bool checked_, stale_;
+  std::vector<int> cur_, before_;
+  std::vector<Fresh> fresh_;
+  RegionSpec spec_;
+};
+
+}  // namespace
+
+RegionSpec build_spec(const ir::Program& p, const ir::Analysis& an, const std::vector<int>& region,
+                      const std::vector<bool>& needed_later, bool checked, bool stale_reads) {
+  return Builder(p, an, needed_later, checked, stale_reads).build(region);
+}
+
+std::vector<std::vector<bool>> needed_after(const ir::Program& p, const ir::Analysis& an,
+                                            const std::vector<std::vector<int>>& regions) {
+  const size_t ns = an.storage_numel.size();
+  std::vector<std::vector<bool>> out(regions.size(), std::vector<bool>(ns, false));
+  std::vector<bool> live(ns, false);
+  for (int v : p.returns) live[an.values[v].storage] = true;
+  for (size_t ri = regions.size(); ri-- > 0;) {
+    out[ri] = live;
+    for (int si : regions[ri]) {
+      const auto& st = p.stmts[si];
+      for (const auto& a : st.args) {
+        if (a.kind == Arg::Tensor) live[an.values[a.i].storage] = true;
+        if (a.kind == Arg::TensorList)
+          for (auto v : a.list) live[an.values[v].storage] = true;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace af::lowering::detail

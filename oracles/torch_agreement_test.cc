@@ -1,0 +1,105 @@
+// The eager oracle agrees with PyTorch 1.13 eager (through the bridge) on
+// every corpus program, on the hand-written error programs (corpus/errors/,
+// `# expect: KIND LINE`) and on generated programs from a fixed seed:
+// values within DESIGN.md's tolerance and error kinds alike.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "fuzz/generator.h"
+#include "ir/analysis.h"
+#include "ir/text.h"
+#include "oracles/eager.h"
+#include "oracles/torch_bridge.h"
+#include "oracles/torch_test_util.h"
+
+namespace af::oracles {
+namespace {
+
+TEST(TorchAgreement, RunnerStarts) {
+  std::string err;
+  ASSERT_TRUE(test_runner().start(&err)) << err;
+  EXPECT_EQ(test_runner().torch_version().substr(0, 4), "1.13");
+}
+
+TEST(TorchAgreement, Corpus) {
+  auto files = af_files("corpus");
+  ASSERT_GE(files.size(), 6u);
+  int valid = 0, invalid = 0;
+  for (const auto& f : files) {
+    auto p = ir::parse(slurp(f));
+    if (!p) continue;  // syntax and name errors: see ErrorPrograms
+    TorchResult t = test_runner().run(*p);
+    std::string d = disagreement(*p, t);
+    EXPECT_EQ(d, "") << f << "\n" << ir::print(*p);
+    (ir::analyze(*p) ? valid : invalid)++;
+  }
+  EXPECT_GT(valid, 0);
+  std::cout << "corpus: " << valid << " valid, " << invalid << " invalid programs compared\n";
+}
+
+// corpus/errors/KIND_*.af: `# expect: KIND LINE`. syntax/name/limit are
+// checked against the expectation only, arg/shape/view/overlap also against
+// PyTorch raising the same kind, undefined against PyTorch running it.
+TEST(TorchAgreement, ErrorPrograms) {
+  auto files = af_files("corpus/errors");
+  std::set<std::string> kinds;
+  const std::regex expect_re(R"(#\s*expect:\s*([a-z]+)\s+(\d+))");
+  for (const auto& f : files) {
+    const std::string text = slurp(f);
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(text, m, expect_re)) << f << ": no '# expect: KIND LINE' comment";
+    const std::string kind = m[1];
+    const int line = std::stoi(m[2]);
+    kinds.insert(kind);
+    const std::string base = std::filesystem::path(f).filename().string();
+    EXPECT_EQ(base.substr(0, kind.size()), kind) << f << ": name the file by its kind";
+    auto p = ir::parse(text);
+    ir::Result<ir::Analysis> an = p ? ir::analyze(*p) : ir::Result<ir::Analysis>(p.error());
+    ASSERT_FALSE(an.ok()) << f << ": the oracle accepts it";
+    EXPECT_EQ(ir::kind_name(an.error().kind), kind) << f << ": " << an.error().to_string();
+    EXPECT_EQ(an.error().line, line) << f << ": " << an.error().to_string();
+    if (!p || kind == "syntax" || kind == "name" || kind == "limit") continue;
+    TorchResult t = test_runner().run(*p);
+    if (kind == "undefined") {
+      EXPECT_TRUE(t.ok) << f << ": " << describe(t);
+    } else {
+      EXPECT_FALSE(t.ok) << f << ": PyTorch ran it";
+      EXPECT_EQ(t.kind, kind) << f << ": " << describe(t);
+      EXPECT_EQ(t.line, line) << f << ": " << describe(t);
+    }
+  }
+  for (const char* k : {"syntax", "name", "arg", "shape", "view", "overlap", "undefined", "limit"})
+    EXPECT_TRUE(kinds.count(k)) << "no error program of kind " << k << " in corpus/errors";
+}
+
+int generated_count() {
+  if (const char* e = std::getenv("AF_TORCH_AGREEMENT_N")) return std::atoi(e);
+  return 300;
+}
+
+TEST(TorchAgreement, GeneratedPrograms) {
+  const int n = generated_count();
+  const uint64_t seed = 20261129;
+  int failures = 0, compared = 0;
+  for (int k = 0; k < n; ++k) {
+    ir::Program p = fuzz::generate(seed, k);
+    ASSERT_TRUE(ir::analyze(p).ok()) << "generator emitted an invalid program " << k;
+    TorchResult t = test_runner().run(p);
+    std::string d = disagreement(p, t);
+    ++compared;
+    if (!d.empty()) {
+      ++failures;
+      if (failures <= 10) ADD_FAILURE() << "program " << k << " of seed " << seed << ": " << d << "\n" << ir::print(p);
+    }
+  }
+  EXPECT_EQ(failures, 0) << failures << " of " << compared << " generated programs disagree";
+  std::cout << "generated: " << compared << " programs compared, " << failures << " disagree\n";
+}
+
+}  // namespace
+}  // namespace af::oracles

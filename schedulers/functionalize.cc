@@ -1,0 +1,512 @@
+// Strategy `functionalize` (PyTorch's FunctionalTensorWrapper /
+// FunctionalStorageImpl, done as a program rewrite).
+//
+// Each storage has a base: a 1-D tensor over the whole storage in storage
+// order, and a generation counter. Every value records its view chain from
+// that base (slice, select, diagonal, transpose, permute, unsqueeze,
+// squeeze, view/reshape, alias; expand and as_strided become one
+// as_strided step from the base, absolute in the storage). Then:
+//   - an in-place op on view v becomes an out-of-place op computing the new
+//     value N of v, followed by the inverse of every step of v's chain,
+//     innermost first (slice_scatter, select_scatter, diagonal_scatter,
+//     as_strided_scatter, inverse transpose/permute, squeeze <-> unsqueeze,
+//     reshape back), producing the new base; the generation increments;
+//   - a read of a value whose generation is stale first regenerates it by
+//     replaying its chain on the current base;
+//   - at the end each mutated declared storage gets one write-back
+//     `copy_(base0, base)`; the pipeline orders every read of that storage
+//     before it (writeback_edges).
+// Inputs that share a storage are views of one base, so aliased inputs are
+// handled. Ops without an out-of-place form (clamp_) run in place on a
+// private clone, which is still pure dataflow.
+//
+// Mutants: fn-per-input-base (each input gets its own base, as if inputs
+// never aliased); fn-no-regenerate (stale views are read as they were).
+#include <algorithm>
+
+#include "schedulers/passes.h"
+
+namespace af::schedulers {
+
+using ir::Arg;
+using ir::OpKind;
+using ir::Shape;
+
+namespace {
+
+struct Step {
+  OpKind op;               // View, Transpose, Permute, Slice, Select, Unsqueeze, Squeeze, Diagonal, AsStrided, Alias
+  std::vector<Arg> args;   // the non-tensor arguments of the view op
+  Shape in_sizes;          // sizes of the tensor the step applies to
+};
+
+struct Val {
+  int key = -1;            // base (storage) this value lives in
+  std::vector<Step> chain; // from the base
+  int cur = -1;            // new-program value holding its current value
+  int gen = 0;             // generation cur corresponds to
+  bool overlap = false;    // this value or a view it derives from has internal overlap
+};
+
+struct Base {
+  int64_t numel = 0;
+  int storage = -1;        // storage id (analysis numbering)
+  bool declared = false;
+  int origin = -1;         // new-program value on the storage at generation 0
+  bool origin_whole = false;  // origin is the whole storage, 1-D contiguous
+  int root0 = -1;          // generation-0 base (a view of the storage)
+  int root = -1;           // current base
+  int gen = 0;
+};
+
+class Functionalize {
+ public:
+  Functionalize(const ir::Program& p, const ir::Analysis& an, const std::string& inject)
+      : p_(p), an_(an), b_(p), per_input_(inject == "fn-per-input-base"), no_regen_(inject == "fn-no-regenerate") {}
+
+  Transformed run() {
+    vals_.resize(p_.num_values());
+    std::vector<int> base_of_storage(an_.storage_numel.size(), -1);
+    for (size_t k = 0; k < p_.inputs.size(); ++k) {
+      const auto& in = p_.inputs[k];
+      int key = per_input_ ? -1 : base_of_storage[in.storage];
+      if (key < 0) {
+        key = new_base(in.storage, true, static_cast<int>(k), in.whole);
+        if (!per_input_) base_of_storage[in.storage] = key;
+      } else if (in.whole && !bases_[key].origin_whole) {
+        bases_[key].origin = static_cast<int>(k);
+        bases_[key].origin_whole = true;
+      }
+      Val& v = vals_[k];
+      v.key = key;
+      v.cur = static_cast<int>(k);
+      v.overlap = ir::has_exact_internal_overlap(an_.values[k].g);
+      if (!in.whole) v.chain.push_back(Step{OpKind::AsStrided, {Arg::ints(in.sizes), Arg::ints(in.strides), Arg::integer(in.offset)}, {bases_[key].numel}});
+    }
+    for (const auto& st : p_.stmts) stmt(st);
+    // Returns read the current values.
+    for (int r : p_.returns) b_.program().returns.push_back(current(r, p_.return_line));
+    b_.program().has_return = p_.has_return;
+    b_.program().return_line = p_.return_line;
+    // One write-back per mutated declared storage (per base).
+    Transformed t;
+    for (size_t k = 0; k < bases_.size(); ++k) {
+      Base& bs = bases_[k];
+      if (!bs.declared || bs.gen == 0) continue;
+      int j = b_.emit(OpKind::CopyI, {}, {Arg::tensor(bs.root0), Arg::tensor(bs.root)}, p_.return_line, true);
+      t.writebacks.push_back({j, bs.storage});
+    }
+    t.program = std::move(b_.program());
+    t.added_node = std::move(b_.added());
+    if (b_.failed()) error_ = b_.error();
+    return t;
+  }
+
+  const std::string& error() const { return error_; }
+
+ private:
+  int new_base(int storage, bool declared, int origin, bool whole) {
+    Base bs;
+    bs.numel = an_.storage_numel[storage];
+    bs.storage = storage;
+    bs.declared = declared;
+    bs.origin = origin;
+    bs.origin_whole = whole;
+    bases_.push_back(bs);
+    return static_cast<int>(bases_.size()) - 1;
+  }
+
+  std::string name_of(int v) const { return p_.value_names[v]; }
+
+  // The current base of a key (creating the generation-0 base lazily).
+  int root(int key, int line) {
+    Base& bs = bases_[key];
+    if (bs.root >= 0) return bs.root;
+    if (bs.origin_whole) {
+      bs.root0 = bs.origin;
+    } else {
+      bs.root0 = b_.emit1(OpKind::AsStrided, p_.storages.size() > 0 && bs.declared ? p_.storages[bs.storage].name : "base",
+                          {Arg::tensor(bs.origin), Arg::ints({bs.numel}), Arg::ints({1}), Arg::integer(0)}, line, true);
+    }
+    bs.root = bs.root0;
+    return bs.root;
+  }
+
+  // Applies one chain step to new-program value x.
+  int apply(const Step& s, int x, const std::string& base, int line) {
+    std::vector<Arg> args{Arg::tensor(x)};
+    args.insert(args.end(), s.args.begin(), s.args.end());
+    if (s.op == OpKind::Alias) return x;
+    return b_.emit1(s.op, base, std::move(args), line, true);
+  }
+
+  // Replays v's chain on the current base.
+  int regenerate(int v, int line) {
+    Val& val = vals_[v];
+    int x = root(val.key, line);
+    for (const auto& s : val.chain) x = apply(s, x, name_of(v), line);
+    return x;
+  }
+
+  // The new-program value holding v's current value (regenerating it when stale).
+  int current(int v, int line) {
+    Val& val = vals_[v];
+    if (val.gen == bases_[val.key].gen || no_regen_) return val.cur;
+    val.cur = regenerate(v, line);
+    val.gen = bases_[val.key].gen;
+    return val.cur;
+  }
+
+  bool canonical_base(int x, int64_t numel) {
+    const auto& m = b_.meta(x);
+    return m.g.rank() == 1 && m.g.sizes[0] == numel && m.g.offset == 0 && (numel <= 1 || m.g.strides[0] == 1) &&
+           m.storage_numel == numel;
+  }
+
+  // Writes new value n of v (source value) back into v's base.
+  void write(int v, int n, int line) {
+    Val& val = vals_[v];
+    Base& bs = bases_[val.key];
+    const int k = static_cast<int>(val.chain.size());
+    // Levels of the current base: lv[i] is the value after i steps.
+    std::vector<int> lv(k, -1);
+    int x = root(val.key, line);
+    int deepest = -1;
+    for (int i = 0; i < k; ++i) {
+      OpKind op = val.chain[i].op;
+      if (op == OpKind::Slice || op == OpKind::Select || op == OpKind::Diagonal || op == OpKind::AsStrided) deepest = i;
+    }
+    for (int i = 0; i <= deepest; ++i) {
+      lv[i] = x;
+      if (i < deepest) x = apply(val.chain[i], x, "lvl", line);
+    }
+    int m = n;
+    const std::string bname = bs.declared ? p_.storages[bs.storage].name : "base";
+    for (int i = k - 1; i >= 0; --i) {
+      const Step& s = val.chain[i];
+      std::vector<Arg> a;
+      switch (s.op) {
+        case OpKind::View:
+          m = b_.emit1(OpKind::Reshape, name_of(v) + "_inv", {Arg::tensor(m), Arg::ints(s.in_sizes)}, line, true);
+          break;
+        case OpKind::Transpose:
+          m = b_.emit1(OpKind::Transpose, name_of(v) + "_inv", {Arg::tensor(m), s.args[0], s.args[1]}, line, true);
+          break;
+        case OpKind::Permute: {
+          const auto& d = s.args[0].list;
+          std::vector<int64_t> inv(d.size());
+          for (size_t q = 0; q < d.size(); ++q) inv[*ir::wrap_dim(d[q], d.size())] = static_cast<int64_t>(q);
+          m = b_.emit1(OpKind::Permute, name_of(v) + "_inv", {Arg::tensor(m), Arg::ints(inv)}, line, true);
+          break;
+        }
+        case OpKind::Unsqueeze:
+          m = b_.emit1(OpKind::Squeeze, name_of(v) + "_inv", {Arg::tensor(m), s.args[0]}, line, true);
+          break;
+        case OpKind::Squeeze:
+          m = b_.emit1(OpKind::Unsqueeze, name_of(v) + "_inv", {Arg::tensor(m), s.args[0]}, line, true);
+          break;
+        case OpKind::Slice: case OpKind::Select: case OpKind::Diagonal: case OpKind::AsStrided: {
+          OpKind sc = s.op == OpKind::Slice ? OpKind::SliceScatter
+                      : s.op == OpKind::Select ? OpKind::SelectScatter
+                      : s.op == OpKind::Diagonal ? OpKind::DiagonalScatter : OpKind::AsStridedScatter;
+          a = {Arg::tensor(lv[i]), Arg::tensor(m)};
+          a.insert(a.end(), s.args.begin(), s.args.end());
+          m = b_.emit1(sc, i == 0 ? bname : name_of(v) + "_inv", std::move(a), line, true);
+          break;
+        }
+        default:  // Alias
+          break;
+      }
+    }
+    if (!canonical_base(m, bs.numel)) m = b_.emit1(OpKind::Clone, bname, {Arg::tensor(m)}, line, true);
+    bs.root = m;
+    bs.gen++;
+  }
+
+  // A write through a view whose elements overlap (PyTorch allows only
+  // fill_, zero_ and setitem_ of a number there): a scatter cannot express
+  // it (PyTorch rejects scatters into an overlapping slot), so the new base
+  // is a private clone of the base, written in place through the same
+  // absolute view, and re-viewed as the whole storage. Still pure dataflow:
+  // nothing else sees the clone.
+  void write_overlapping(const ir::Stmt& st) {
+    const int v = static_cast<int>(st.args[0].i);
+    const int line = st.line;
+    Val& val = vals_[v];
+    Base& bs = bases_[val.key];
+    const auto& g = an_.values[v].g;
+    const std::string bname = bs.declared ? p_.storages[bs.storage].name : "base";
+    int c = b_.emit1(OpKind::Clone, bname, {Arg::tensor(root(val.key, line))}, line, true);
+    int w = b_.emit1(OpKind::AsStrided, name_of(v), {Arg::tensor(c), Arg::ints(g.sizes), Arg::ints(g.strides), Arg::integer(g.offset)}, line, true);
+    std::vector<Arg> a = st.args;
+    a[0] = Arg::tensor(w);
+    OpKind op = st.op;
+    if (op == OpKind::SetitemI) {
+      w = b_.emit1(OpKind::Slice, name_of(v), {Arg::tensor(w), st.args[1], st.args[2], st.args[3], Arg::integer(1)}, line, true);
+      if (st.args[4].kind == Arg::Tensor) {
+        int src = current(static_cast<int>(st.args[4].i), line);
+        while (b_.meta(src).g.rank() > b_.meta(w).g.rank() && b_.meta(src).g.sizes[0] == 1)
+          src = b_.emit1(OpKind::Squeeze, name_of(v), {Arg::tensor(src), Arg::integer(0)}, line, true);
+        if (b_.meta(src).g.rank() == 0) {
+          op = OpKind::CopyI;
+          src = b_.emit1(OpKind::Expand, name_of(v), {Arg::tensor(src), Arg::ints(b_.meta(w).g.sizes)}, line, true);
+        }
+        op = OpKind::CopyI;
+        a = {Arg::tensor(w), Arg::tensor(src)};
+      } else {
+        op = OpKind::FillI;
+        a = {Arg::tensor(w), st.args[4]};
+      }
+    } else {
+      for (size_t k = 1; k < a.size(); ++k)
+        if (a[k].kind == Arg::Tensor) a[k].i = current(static_cast<int>(a[k].i), line);
+    }
+    int w2 = b_.value(name_of(v), false);
+    b_.emit(op, {w2}, std::move(a), line, false);
+    int m = b_.emit1(OpKind::AsStrided, bname, {Arg::tensor(w2), Arg::ints({bs.numel}), Arg::ints({1}), Arg::integer(0)}, line, true);
+    bs.root = m;
+    bs.gen++;
+    val.gen = -1;  // stale: regenerated from the new base when read
+    if (!st.outs.empty()) vals_[st.outs[0]] = val;
+  }
+
+  // The chain step of a view op producing output k of st from value x.
+  // Returns false when the op is replaced by an absolute as_strided step.
+  bool step_of(const ir::Stmt& st, size_t k, Step* s) {
+    const auto& x = an_.values[st.args[0].i];
+    const Shape& xs = x.g.sizes;
+    const int64_t rank = static_cast<int64_t>(xs.size());
+    const auto& out = an_.values[st.outs[k]];
+    s->in_sizes = xs;
+    s->args.clear();
+    switch (st.op) {
+      case OpKind::View: case OpKind::Reshape: case OpKind::Flatten:
+        if (out.g.sizes == xs) { s->op = OpKind::Alias; return true; }
+        s->op = OpKind::View;
+        s->args = {Arg::ints(out.g.sizes)};
+        return true;
+      case OpKind::Contiguous: case OpKind::Alias:
+        s->op = OpKind::Alias;
+        return true;
+      case OpKind::T:
+        if (rank < 2) { s->op = OpKind::Alias; return true; }
+        s->op = OpKind::Transpose;
+        s->args = {Arg::integer(0), Arg::integer(1)};
+        return true;
+      case OpKind::Transpose: s->op = OpKind::Transpose; s->args = {st.args[1], st.args[2]}; return true;
+      case OpKind::Permute: s->op = OpKind::Permute; s->args = {st.args[1]}; return true;
+      case OpKind::Slice: s->op = OpKind::Slice; s->args = {st.args[1], st.args[2], st.args[3], st.args[4]}; return true;
+      case OpKind::Narrow: {
+        const int64_t d = *ir::wrap_dim(st.args[1].i, rank);
+        int64_t start = st.args[2].i;
+        if (start < 0) start += xs[d];
+        s->op = OpKind::Slice;
+        s->args = {Arg::integer(d), Arg::integer(start), Arg::integer(start + st.args[3].i), Arg::integer(1)};
+        return true;
+      }
+      case OpKind::Select: s->op = OpKind::Select; s->args = {st.args[1], st.args[2]}; return true;
+      case OpKind::Unsqueeze:
+        s->op = OpKind::Unsqueeze;
+        s->args = {Arg::integer(*ir::wrap_dim(st.args[1].i, rank + 1))};
+        return true;
+      case OpKind::Squeeze: {
+        const int64_t d = *ir::wrap_dim(st.args[1].i, rank);
+        if (rank == 0 || xs[d] != 1) { s->op = OpKind::Alias; return true; }
+        s->op = OpKind::Squeeze;
+        s->args = {Arg::integer(d)};
+        return true;
+      }
+      case OpKind::Diagonal: s->op = OpKind::Diagonal; s->args = {st.args[1], st.args[2], st.args[3]}; return true;
+      case OpKind::Chunk: case OpKind::Split: {
+        const int64_t d = *ir::wrap_dim(st.args[2].i, rank);
+        const int64_t n = xs[d];
+        int64_t split = st.args[1].i;
+        if (st.op == OpKind::Chunk) split = (n + split - 1) / split;
+        int64_t start = 0;
+        if (split > 0) start = static_cast<int64_t>(k) * split;
+        s->op = OpKind::Slice;
+        s->args = {Arg::integer(d), Arg::integer(start), Arg::integer(start + out.g.sizes[d]), Arg::integer(1)};
+        return true;
+      }
+      case OpKind::Unbind:
+        s->op = OpKind::Select;
+        s->args = {Arg::integer(*ir::wrap_dim(st.args[1].i, rank)), Arg::integer(static_cast<int64_t>(k))};
+        return true;
+      default:  // Expand, AsStrided
+        return false;
+    }
+  }
+
+  std::vector<Arg> map_args(const ir::Stmt& st) {
+    std::vector<Arg> a = st.args;
+    for (auto& x : a) {
+      if (x.kind == Arg::Tensor) x.i = current(static_cast<int>(x.i), st.line);
+      else if (x.kind == Arg::TensorList)
+        for (auto& v : x.list) v = current(static_cast<int>(v), st.line);
+    }
+    return a;
+  }
+
+  // A fresh result (out-of-place op, or may-alias op that copied).
+  void fresh_result(const ir::Stmt& st, int out, int nv) {
+    const auto& m = an_.values[out];
+    Val& v = vals_[out];
+    v.key = new_base(m.storage, false, nv, false);
+    v.cur = nv;
+    v.gen = 0;
+    v.overlap = false;
+    if (ir::is_contiguous(m.g) && m.g.offset == 0) {
+      if (m.g.rank() == 1) {
+        bases_[v.key].origin_whole = true;
+      } else {
+        v.chain.push_back(Step{OpKind::View, {Arg::ints(m.g.sizes)}, {m.storage_numel}});
+      }
+    } else {
+      v.chain.push_back(Step{OpKind::AsStrided, {Arg::ints(m.g.sizes), Arg::ints(m.g.strides), Arg::integer(m.g.offset)}, {m.storage_numel}});
+    }
+    (void)st;
+  }
+
+  void view_op(const ir::Stmt& st) {
+    const int x = static_cast<int>(st.args[0].i);
+    Val& xv = vals_[x];
+    const bool current_x = xv.gen == bases_[xv.key].gen || no_regen_;
+    std::vector<Step> steps(st.outs.size());
+    bool relative = true;
+    for (size_t k = 0; k < st.outs.size(); ++k) relative = step_of(st, k, &steps[k]) && relative;
+    relative = relative && !xv.overlap;
+    // Emit the op itself on x's current value when that is legal (x has the
+    // source geometry); else rebuild every output from the base.
+    const bool direct = current_x && (bases_[xv.key].gen == 0 || (relative && b_.meta(xv.cur).g == an_.values[x].g));
+    if (direct) {
+      std::vector<Arg> a = st.args;
+      a[0] = Arg::tensor(current(x, st.line));
+      std::vector<int> outs;
+      for (int o : st.outs) outs.push_back(b_.value(name_of(o)));
+      b_.emit(st.op, outs, std::move(a), st.line, false);
+      for (size_t k = 0; k < st.outs.size(); ++k) vals_[st.outs[k]].cur = outs[k];
+    }
+    for (size_t k = 0; k < st.outs.size(); ++k) {
+      Val& o = vals_[st.outs[k]];
+      o.key = xv.key;
+      o.gen = bases_[xv.key].gen;
+      o.overlap = xv.overlap || ir::has_exact_internal_overlap(an_.values[st.outs[k]].g);
+      // Below a view whose elements overlap, steps cannot be inverted one by
+      // one (a scatter into the overlapping view would let stale duplicates
+      // win): such views are one absolute as_strided step from the base.
+      if (relative && !xv.overlap) {
+        o.chain = xv.chain;
+        o.chain.push_back(steps[k]);
+      } else {
+        const auto& g = an_.values[st.outs[k]].g;
+        o.chain = {Step{OpKind::AsStrided, {Arg::ints(g.sizes), Arg::ints(g.strides), Arg::integer(g.offset)}, {bases_[xv.key].numel}}};
+      }
+    }
+    if (!direct)
+      for (int out : st.outs) vals_[out].cur = regenerate(out, st.line);
+  }
+
+  void inplace(const ir::Stmt& st) {
+    const int v = static_cast<int>(st.args[0].i);
+    const auto& vm = an_.values[v];
+    const int line = st.line;
+    // copy_(x, x): PyTorch's no-op.
+    if (st.op == OpKind::CopyI && st.args[1].kind == Arg::Tensor && an_.values[st.args[1].i].impl == vm.impl) {
+      if (!st.outs.empty()) vals_[st.outs[0]] = vals_[v];
+      return;
+    }
+    if (vals_[v].overlap) return write_overlapping(st);
+    const int cv = current(v, line);
+    const std::string nm = st.outs.empty() ? name_of(v) : name_of(st.outs[0]);
+    int n = -1;
+    auto other = [&](int k) {
+      Arg a = st.args[k];
+      if (a.kind == Arg::Tensor) a.i = current(static_cast<int>(a.i), line);
+      return a;
+    };
+    auto expand_to = [&](int src, const Shape& sizes) {
+      int s = src;
+      while (b_.meta(s).g.rank() > static_cast<int>(sizes.size()) && b_.meta(s).g.sizes[0] == 1)
+        s = b_.emit1(OpKind::Squeeze, nm, {Arg::tensor(s), Arg::integer(0)}, line, true);
+      if (b_.meta(s).g.sizes != sizes) s = b_.emit1(OpKind::Expand, nm, {Arg::tensor(s), Arg::ints(sizes)}, line, true);
+      return s;
+    };
+    switch (st.op) {
+      case OpKind::AddI: case OpKind::SubI: case OpKind::MulI: case OpKind::DivI: {
+        OpKind op = st.op == OpKind::AddI ? OpKind::Add : st.op == OpKind::SubI ? OpKind::Sub
+                    : st.op == OpKind::MulI ? OpKind::Mul : OpKind::Div;
+        n = b_.emit1(op, nm, {Arg::tensor(cv), other(1)}, line, false);
+        break;
+      }
+      case OpKind::ExpI: n = b_.emit1(OpKind::Exp, nm, {Arg::tensor(cv)}, line, false); break;
+      case OpKind::NegI: n = b_.emit1(OpKind::Neg, nm, {Arg::tensor(cv)}, line, false); break;
+      case OpKind::AbsI: n = b_.emit1(OpKind::Abs, nm, {Arg::tensor(cv)}, line, false); break;
+      case OpKind::ReluI: n = b_.emit1(OpKind::Relu, nm, {Arg::tensor(cv)}, line, false); break;
+      case OpKind::TanhI: n = b_.emit1(OpKind::Tanh, nm, {Arg::tensor(cv)}, line, false); break;
+      case OpKind::SigmoidI: n = b_.emit1(OpKind::Sigmoid, nm, {Arg::tensor(cv)}, line, false); break;
+      case OpKind::ClampI: {
+        int c = b_.emit1(OpKind::Clone, nm, {Arg::tensor(cv)}, line, true);
+        n = b_.value(nm, false);
+        b_.emit(OpKind::ClampI, {n}, {Arg::tensor(c), st.args[1], st.args[2]}, line, false);
+        break;
+      }
+      case OpKind::FillI:
+        n = b_.emit1(OpKind::Full, nm, {Arg::ints(vm.g.sizes), st.args[1]}, line, false);
+        break;
+      case OpKind::ZeroI:
+        n = b_.emit1(OpKind::Full, nm, {Arg::ints(vm.g.sizes), Arg::number(0.0)}, line, false);
+        break;
+      case OpKind::CopyI:
+        n = expand_to(other(1).i, vm.g.sizes);
+        break;
+      case OpKind::SetitemI: {
+        ir::CheckedArg t, d, s0, e, stp;
+        t.t = &vm;
+        d.i = st.args[1].i; s0.i = st.args[2].i; e.i = st.args[3].i; stp.i = 1;
+        Shape slot = ir::infer(OpKind::Slice, {t, d, s0, e, stp}).value()[0].g.sizes;
+        int val;
+        if (st.args[4].kind == Arg::Tensor) val = expand_to(current(static_cast<int>(st.args[4].i), line), slot);
+        else val = b_.emit1(OpKind::Full, nm, {Arg::ints(slot), Arg::number(st.args[4].as_double())}, line, true);
+        n = b_.emit1(OpKind::SliceScatter, nm, {Arg::tensor(cv), Arg::tensor(val), st.args[1], st.args[2], st.args[3], Arg::integer(1)}, line, false);
+        break;
+      }
+      default:
+        break;
+    }
+    write(v, n, line);
+    Val& val = vals_[v];
+    val.cur = n;
+    val.gen = bases_[val.key].gen;
+    if (!st.outs.empty()) vals_[st.outs[0]] = val;
+  }
+
+  void stmt(const ir::Stmt& st) {
+    const auto cls = ir::op_info(st.op).cls;
+    if (cls == ir::OpClass::InPlace) return inplace(st);
+    if (cls == ir::OpClass::View || (cls == ir::OpClass::MayAlias && an_.values[st.outs[0]].storage == an_.values[st.args[0].i].storage))
+      return view_op(st);
+    // Out-of-place (or a may-alias op that copies): same op on current values.
+    std::vector<Arg> a = map_args(st);
+    std::vector<int> outs;
+    for (int o : st.outs) outs.push_back(b_.value(name_of(o)));
+    b_.emit(st.op, outs, std::move(a), st.line, false);
+    for (size_t k = 0; k < st.outs.size(); ++k) fresh_result(st, st.outs[k], outs[k]);
+  }
+
+  const ir::Program& p_;
+  const ir::Analysis& an_;
+  Builder b_;
+  bool per_input_, no_regen_;
+  std::vector<Val> vals_;
+  std::vector<Base> bases_;
+  std::string error_;
+};
+
+}  // namespace
+
+Transformed functionalize_strategy(const ir::Program& p, const ir::Analysis& an, const std::string& inject) {
+  Functionalize f(p, an, inject);
+  return f.run();
+}
+
+}  // namespace af::schedulers

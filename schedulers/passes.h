@@ -1,0 +1,103 @@
+// The passes of the schedulers package, one file each (LLVM style):
+//
+//   eager.cc            strategy `eager`: program order, one region per op
+//   none.cc             strategy `none`: dataflow edges only (known unsafe)
+//   functionalize.cc    strategy `functionalize` (+ fn-per-input-base, fn-no-regenerate)
+//   update_aliases.cc   strategies `update_aliases`, `-ordered`, `-min`
+//                       (+ ua-no-maybe-views, ua-no-multi-output, ua-writes-only)
+//   dce.cc              mutant pass dce-drops-outputless
+//   dag.cc              the dependence DAG (dataflow + the strategy's edges)
+//   reorder.cc          reorder policies program, random:SEED, fusion, asap, alap
+//   fusion.cc           fusion policies none, greedy, dataflow
+//   pipeline.cc         make_schedule: strategy -> mutants -> DAG -> order -> regions -> counters
+//   interpreter.cc      the interpreter tier (schedules run by the reference kernels)
+//   dot.cc              Graphviz text of a schedule
+//
+// Everything a caller needs is in schedulers/schedulers.h; this header is
+// the passes' shared vocabulary.
+#pragma once
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/analysis.h"
+#include "ir/program.h"
+#include "schedulers/schedule.h"
+
+namespace af::schedulers {
+
+// What a strategy pass returns.
+struct Transformed {
+  ir::Program program;
+  std::vector<Edge> added_edges;    // the strategy's ordering edges (indices into program.stmts)
+  std::vector<bool> added_node;     // by statement
+  // functionalize: write-back statements and the storage (by name index
+  // into program.storages) each overwrites; the DAG orders every read of
+  // that storage before it.
+  std::vector<std::pair<int, int>> writebacks;
+  bool chain = false;               // eager: a total order and one op per region
+};
+
+// Builds a program statement by statement, keeping names unique and the
+// geometry of every value (the same inference ir::analyze runs).
+class Builder {
+ public:
+  // Copies storages and inputs of `src` (value ids of inputs are kept) and
+  // reserves every name of `src`.
+  explicit Builder(const ir::Program& src);
+  // A new value: named `name` when keep and the name is not yet defined
+  // here (source names), else name_1, name_2, ... (never a source name).
+  int value(const std::string& name, bool keep = true);
+  // Appends a statement; returns its index. Infers the outputs' metas.
+  int emit(ir::OpKind op, const std::vector<int>& outs, std::vector<ir::Arg> args, int line, bool added);
+  // One-output convenience: a fresh value named after `base` (suffixed), returned.
+  int emit1(ir::OpKind op, const std::string& base, std::vector<ir::Arg> args, int line, bool added);
+  const ir::TensorMeta& meta(int v) const { return metas_[v]; }
+  ir::Program& program() { return p_; }
+  std::vector<bool>& added() { return added_; }
+  bool failed() const { return !error_.empty(); }
+  const std::string& error() const { return error_; }
+
+ private:
+  ir::Program p_;
+  std::vector<bool> added_;
+  std::set<std::string> used_, taken_;
+  std::map<std::string, int> counter_;
+  std::vector<ir::TensorMeta> metas_;
+  std::vector<int64_t> storage_numel_;
+  int next_impl_ = 0;
+  std::string error_;
+};
+
+// Strategy passes.
+Transformed eager_strategy(const ir::Program& p);
+Transformed none_strategy(const ir::Program& p);
+Transformed functionalize_strategy(const ir::Program& p, const ir::Analysis& an, const std::string& inject);
+enum class UaVariant { Plain, Ordered, Min };
+Transformed update_aliases_strategy(const ir::Program& p, const ir::Analysis& an, UaVariant v, const std::string& inject);
+
+// Mutant pass dce-drops-outputless: removes setitem_ and unbound copy_.
+void dce_drops_outputless(Transformed& t);
+
+// The DAG: dataflow edges (a use after the statement defining the value).
+std::vector<Edge> dataflow_edges(const ir::Program& p);
+// Every read of a storage before the write-backs that overwrite it.
+std::vector<Edge> writeback_edges(const ir::Program& p, const ir::Analysis& an,
+                                  const std::vector<std::pair<int, int>>& writebacks);
+std::vector<std::vector<int>> predecessors(int n, const std::vector<Edge>& edges);
+
+// Fusibility under a fusion policy: update_aliases, reductions, softmax,
+// matmul and cat are fusion breaks; everything else (views, elementwise,
+// in-place, scatters) fuses. `eager` fuses nothing.
+using Fusible = std::function<bool(int stmt)>;
+Fusible fusible_for(const ir::Program& p, const std::string& fusion, bool chain);
+
+// Reorder policies: a topological order of the DAG given by `preds`.
+std::vector<int> reorder(const std::vector<std::vector<int>>& preds, const std::string& policy, const Fusible& fusible);
+// Fusion policies: regions over `order` (dataflow may reorder within the DAG).
+std::vector<std::vector<int>> fuse(const std::vector<int>& order, const std::vector<std::vector<int>>& preds,
+                                   const std::string& policy, const Fusible& fusible);
+
+}  // namespace af::schedulers

@@ -1,0 +1,66 @@
+// The public face of the schedulers package: names of strategies, mutants
+// and policies, make_schedule, and the interpreter tier.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/analysis.h"
+#include "ir/error.h"
+#include "ir/program.h"
+#include "oracles/eager.h"
+#include "schedulers/schedule.h"
+
+namespace af::schedulers {
+
+// Every strategy this package implements, and the ones that must agree.
+const std::vector<std::string>& strategy_names();
+const std::vector<std::string>& must_agree_strategy_names();  // eager, functionalize, update_aliases-ordered, update_aliases-min
+// The bug zoo (lower-halide-alias is accepted and only matters to Halide targets).
+const std::vector<std::string>& mutant_names();
+const std::vector<std::string>& fusion_policy_names();         // none, greedy, dataflow
+const std::vector<std::string>& reorder_policy_names();        // program, random:SEED, fusion, asap, alap
+bool valid_reorder_policy(const std::string& policy);
+
+struct Options {
+  std::string strategy = "eager";
+  std::string inject;              // "" or a mutant name
+  std::string reorder = "program";
+  std::string fusion = "none";
+};
+
+// A usage error (unknown strategy, mutant or policy), naming the valid
+// choices; nothing when the options are valid.
+std::optional<std::string> check_options(const Options& o);
+
+// Runs the pipeline. `an` is the analysis of `p` (which must be valid).
+// An error here means a strategy produced an invalid program: a bug in
+// the strategy (reported, never a crash).
+ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an, const Options& o);
+
+// The interpreter tier: executes the schedule region by region in its
+// order against real shared storage with the reference kernels. Inside a
+// region a read sees the newest version of a storage written earlier in
+// the region, except under the fusion-stale-copy mutant (it sees the value
+// from before the region's first in-place write to that storage).
+oracles::Observables interpret(const Schedule& s);
+
+// Schedule + interpret + compare with the oracle's observables.
+struct RunOutcome {
+  bool agree = false;
+  int regions = 0;
+  std::optional<oracles::Mismatch> mismatch;  // set when !agree
+  std::string error;                          // the strategy failed (invalid transformed program)
+  Counters counters;
+};
+RunOutcome run_and_compare(const ir::Program& p, const ir::Analysis& an, const oracles::Observables& expected,
+                           const Options& o);
+
+// Graphviz text of a schedule: nodes in order, dataflow vs added edges,
+// regions as clusters.
+std::string to_dot(const Schedule& s);
+// The transformed program followed by comment lines giving the order and
+// regions (still a valid .af text).
+std::string schedule_text(const Schedule& s);
+
+}  // namespace af::schedulers

@@ -1,0 +1,94 @@
+// aliasfuzz minimize CASE.af --strategy S [--inject M] [--reorder P]
+//   [--fusion F] [--target T] --out DIR [--time SECONDS] [--add-to-corpus]
+// Shrinks a finding while its bucket stays the same; writes DIR/min.af,
+// DIR/repro.py and DIR/minimize.json.
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+
+#include "fuzz/minimize.h"
+#include "fuzz/repro.h"
+#include "ir/analysis.h"
+#include "ir/text.h"
+#include "tools/commands.h"
+
+namespace af::tools {
+
+namespace {
+
+struct MinimizeCmd {
+  std::string path, out;
+  fuzz::RunSpec spec;
+  double time_s = 60;
+  int64_t max_tests = -1;
+  bool add_to_corpus = false;
+};
+
+std::string source_root() {
+  for (const char* v : {"AF_ROOT", "BUILD_WORKSPACE_DIRECTORY"})
+    if (const char* e = std::getenv(v); e && *e) return e;
+  return ".";
+}
+
+int minimize_main(const MinimizeCmd& o) {
+  std::string text;
+  if (!read_file(o.path, &text)) return 2;
+  auto prog = ir::parse_and_validate(text);
+  if (!prog) {
+    std::cerr << o.path << ":" << prog.error().line << ": " << ir::kind_name(prog.error().kind)
+              << " error: " << prog.error().message << "\n";
+    return 2;
+  }
+  if (o.spec.strategy.empty() && o.spec.inject.empty()) {
+    std::cerr << "aliasfuzz minimize: give --strategy (and/or --inject)\n";
+    return 2;
+  }
+  fuzz::MinimizeOptions mo;
+  mo.time_s = o.time_s;
+  mo.max_tests = o.max_tests;
+  fuzz::MinimizedFinding m = fuzz::minimize_finding(*prog, o.spec, mo);
+  if (!m.ok) {
+    std::cerr << "aliasfuzz minimize: " << m.error << "\n";
+    return 2;
+  }
+  std::string err;
+  if (!fuzz::write_minimized(o.out, m, &err)) {
+    std::cerr << "aliasfuzz minimize: " << err << "\n";
+    return 2;
+  }
+  const auto& s = m.stats;
+  std::cout << "bucket " << m.bucket << "\n"
+            << "statements " << s.stmts_before << " -> " << s.stmts_after << ", bytes " << s.bytes_before << " -> "
+            << s.bytes_after << ", " << s.tests << " tests (" << s.invalid << " invalid candidates dropped), "
+            << s.rounds << " rounds, " << s.elapsed_s << " s" << (s.budget_hit ? " (budget hit)" : "") << "\n"
+            << "wrote " << o.out << "/min.af, " << o.out << "/repro.py, " << o.out << "/minimize.json\n";
+  if (o.add_to_corpus) {
+    const std::string path = fuzz::add_to_corpus(source_root(), m, &err);
+    if (path.empty()) {
+      std::cerr << "aliasfuzz minimize: " << err << "\n";
+      return 2;
+    }
+    std::cout << "added " << path << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+void register_minimize(CLI::App& app, int* status) {
+  auto o = std::make_shared<MinimizeCmd>();
+  auto* c = app.add_subcommand("minimize", "shrink a finding, keeping its bucket; write min.af and repro.py");
+  c->add_option("case", o->path, "the .af case (e.g. findings/BUCKET/case.af)")->required();
+  c->add_option("--strategy", o->spec.strategy, "the strategy of the finding");
+  c->add_option("--inject", o->spec.inject, "the bug-zoo mutant of the finding");
+  c->add_option("--reorder", o->spec.reorder, "reorder policy of the finding (default program)");
+  c->add_option("--fusion", o->spec.fusion, "fusion policy of the finding (default none)");
+  c->add_option("--target", o->spec.target, "target of the finding (default interp)");
+  c->add_option("--out", o->out, "output folder")->required();
+  c->add_option("--time", o->time_s, "time budget in seconds (default 60; 0: none)");
+  c->add_option("--max-tests", o->max_tests, "budget in candidate runs (deterministic; default none)");
+  c->add_flag("--add-to-corpus", o->add_to_corpus, "also write corpus/regressions/NAME.af");
+  c->callback([o, status] { *status = minimize_main(*o); });
+}
+
+}  // namespace af::tools
