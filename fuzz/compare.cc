@@ -1,0 +1,63 @@
+#include "fuzz/compare.h"
+
+#include <chrono>
+
+#include "ir/analysis.h"
+#include "oracles/eager.h"
+#include "schedulers/schedulers.h"
+
+namespace af::fuzz {
+
+namespace {
+double now_us() {
+  using namespace std::chrono;
+  return duration<double, std::micro>(steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+std::vector<CompareRow> compare_strategies(const CompareOptions& o) {
+  const std::vector<std::string> strategies = o.strategies.empty() ? schedulers::strategy_names() : o.strategies;
+  std::vector<CompareRow> rows;
+  for (const auto& s : strategies)
+    for (const auto& r : o.reorders)
+      for (const auto& f : o.fusions) rows.push_back(CompareRow{s, r, f});
+  for (int64_t k = 0; k < o.programs; ++k) {
+    ir::Program p = generate(o.seed, static_cast<uint64_t>(k), o.gen);
+    auto an = ir::analyze(p);
+    if (!an) continue;
+    const oracles::Observables expected = oracles::run_eager(p, *an);
+    for (CompareRow& row : rows) {
+      schedulers::Options opt;
+      opt.strategy = row.strategy;
+      opt.reorder = row.reorder == "random" ? "random:" + std::to_string(o.seed * 1000003 + k) : row.reorder;
+      opt.fusion = row.fusion;
+      ++row.programs;
+      const double t0 = now_us();
+      auto sched = schedulers::make_schedule(p, *an, opt);
+      const double t1 = now_us();
+      row.schedule_us += t1 - t0;
+      if (!sched) {
+        ++row.errors;
+        continue;
+      }
+      const oracles::Observables actual = schedulers::interpret(*sched);
+      row.run_us += now_us() - t1;
+      if (!oracles::compare(p, expected, actual)) ++row.agree;
+      const schedulers::Counters& c = sched->counters;
+      row.regions += c.regions;
+      row.fusion_breaks += c.fusion_breaks;
+      row.nodes_added += c.nodes_added;
+      row.extra_storages += c.extra_storages;
+      row.bytes_moved += static_cast<double>(c.bytes_moved);
+    }
+  }
+  for (CompareRow& row : rows) {
+    const double n = row.programs > 0 ? static_cast<double>(row.programs) : 1.0;
+    for (double* v : {&row.regions, &row.fusion_breaks, &row.nodes_added, &row.extra_storages, &row.bytes_moved,
+                      &row.schedule_us, &row.run_us})
+      *v /= n;
+  }
+  return rows;
+}
+
+}  // namespace af::fuzz

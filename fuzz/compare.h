@@ -1,0 +1,33 @@
+// Strategy comparison: every strategy under every reorder and fusion
+// policy over the same generated programs, with agreement and the
+// schedule's cost counters (regions, fusion breaks, added nodes, extra
+// storages, bytes moved) and times.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fuzz/generator.h"
+
+namespace af::fuzz {
+
+struct CompareRow {
+  std::string strategy, reorder, fusion;
+  int64_t programs = 0, agree = 0, errors = 0;
+  // Means per program.
+  double regions = 0, fusion_breaks = 0, nodes_added = 0, extra_storages = 0, bytes_moved = 0;
+  double schedule_us = 0, run_us = 0;
+};
+
+struct CompareOptions {
+  uint64_t seed = 1;
+  int64_t programs = 200;
+  std::vector<std::string> strategies;  // default: every strategy
+  std::vector<std::string> reorders{"program", "random", "fusion", "asap", "alap"};  // random: seeded per program
+  std::vector<std::string> fusions{"none", "greedy", "dataflow"};
+  GenOptions gen;
+};
+
+std::vector<CompareRow> compare_strategies(const CompareOptions& o);
+
+}  // namespace af::fuzz
