@@ -9,15 +9,24 @@ import sys
 import xml.etree.ElementTree as ET
 
 
-def main(testlogs, bazel_rc):
+def xml_files(testlogs, extra):
+    """(target name, path) of Bazel's test.xml files and of extra *.xml files."""
+    for dirpath, _, files in os.walk(testlogs):
+        if "test.xml" in files:
+            yield os.path.relpath(dirpath, testlogs), os.path.join(dirpath, "test.xml")
+    if extra:
+        for dirpath, _, files in os.walk(extra):
+            for f in sorted(files):
+                if f.endswith(".xml"):
+                    yield os.path.relpath(os.path.join(dirpath, f), extra), os.path.join(dirpath, f)
+
+
+def main(testlogs, bazel_rc, extra=None):
     passed = failed = skipped = 0
     skipped_names = []
-    for dirpath, _, files in os.walk(testlogs):
-        if "test.xml" not in files:
-            continue
-        target = os.path.relpath(dirpath, testlogs)
+    for target, path in xml_files(testlogs, extra):
         try:
-            root = ET.parse(os.path.join(dirpath, "test.xml")).getroot()
+            root = ET.parse(path).getroot()
         except ET.ParseError:
             failed += 1
             print(f"FAILED (unreadable XML): {target}")
@@ -58,4 +67,5 @@ def main(testlogs, bazel_rc):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "0"))
+    sys.exit(main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "0",
+                  sys.argv[3] if len(sys.argv) > 3 else None))

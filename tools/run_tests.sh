@@ -1,11 +1,30 @@
 #!/usr/bin/env bash
-# The test command: builds everything, runs every test, and prints the
-# counts of test cases (from the gtest XML of each test target), last line:
+# The test command: builds everything, runs every test, runs the libFuzzer
+# targets for a bounded number of inputs, and prints the counts of test
+# cases (gtest XML of each test target, JUnit XML of the fuzz runs), last line:
 #   N passed, N failed[, N skipped]
+# Options: --thunder  also install .venv-thunder (torch 2.x + lightning-thunder)
+#                     first, so the Thunder tests run instead of being skipped.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
-bazel build --noshow_progress //... || { echo "0 passed, 1 failed"; exit 1; }
-bazel test --noshow_progress //... "$@"
+args=()
+for a in "$@"; do
+  if [[ "$a" == --thunder ]]; then tools/thunder/setup.sh || exit 1; else args+=("$a"); fi
+done
+test_env=()
+if [[ -x "$root/.venv-thunder/bin/python" ]]; then
+  test_env+=(--test_env=AF_THUNDER_PYTHON="$root/.venv-thunder/bin/python")
+fi
+if ! bazel build --noshow_progress //...; then
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+bazel test --noshow_progress "${test_env[@]}" //... "${args[@]}"
 rc=$?
-/usr/bin/python3 tools/count_tests.py "$(bazel info bazel-testlogs 2>/dev/null)" "$rc"
+extra=$(mktemp -d)
+tools/run_libfuzzer.sh "$extra/libfuzzer" 2000
+/usr/bin/python3 tools/count_tests.py "$(bazel info bazel-testlogs 2>/dev/null)" "$rc" "$extra"
+status=$?
+rm -rf "$extra"
+exit $status
