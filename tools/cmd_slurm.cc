@@ -2,7 +2,7 @@
 // dependent job that merges the shards.
 //
 //   aliasfuzz slurm --array N [fuzz options] --out DIR [--partition P]
-//                   [--sbatch-option OPT]... [--binary PATH] [--resume]
+//                   [--sbatch-option OPT]... [--fuzz-option ARG]... [--binary PATH] [--resume]
 //                   [--submit | --print]
 //
 // Writes DIR/slurm/fuzz.sbatch (task i of the array runs `aliasfuzz fuzz
@@ -46,6 +46,7 @@ struct SlurmArgs {
   int jobs = 1;
   bool seed_given = false, quiet = false;
   std::vector<std::string> strategies, injects;
+  std::vector<std::string> fuzz_options;  // passed on verbatim
 };
 
 // A word for bash: single-quoted unless it is plainly safe.
@@ -136,17 +137,17 @@ int run(SlurmArgs& a) {
     std::cerr << "aliasfuzz slurm: --out DIR is required (a folder on a filesystem every node shares)\n";
     return 2;
   }
-  for (char ch : a.out)
-    if (std::isspace(static_cast<unsigned char>(ch)) || ch == '"' || ch == '\'' || ch == '\\') {
-      std::cerr << "aliasfuzz slurm: --out must not contain spaces or quotes (#SBATCH lines cannot hold them)\n";
-      return 2;
-    }
   // Every shard must use the same seed: pick it now.
   if (!a.seed_given) a.seed = std::to_string(static_cast<uint64_t>(std::time(nullptr)));
   std::error_code ec;
-  const fs::path dir = fs::absolute(a.out, ec).lexically_normal();
-  const std::string d = dir.string().size() > 1 && dir.string().back() == '/' ? dir.string().substr(0, dir.string().size() - 1)
-                                                                             : dir.string();
+  std::string d = fs::absolute(a.out, ec).lexically_normal().string();
+  while (d.size() > 1 && d.back() == '/') d.pop_back();
+  for (char ch : d)
+    if (std::isspace(static_cast<unsigned char>(ch)) || ch == '"' || ch == '\'' || ch == '\\') {
+      std::cerr << "aliasfuzz slurm: the output folder " << d
+                << " must not contain spaces or quotes (#SBATCH lines cannot hold them)\n";
+      return 2;
+    }
   if (!a.resume) {
     for (int i = 0; i < a.array; ++i)
       if (fs::exists(d + "/shard-" + std::to_string(i) + "/state.json")) {
@@ -194,6 +195,7 @@ int run(SlurmArgs& a) {
   if (!a.case_timeout.empty()) fuzz_args.insert(fuzz_args.end(), {"--case-timeout", a.case_timeout});
   if (!a.size.empty()) fuzz_args.insert(fuzz_args.end(), {"--size", a.size});
   if (a.quiet) fuzz_args.push_back("--quiet");
+  for (const auto& o : a.fuzz_options) fuzz_args.push_back(o);
   std::string fuzz_line;
   for (const auto& s : fuzz_args) fuzz_line += " " + q(s);
 
@@ -304,6 +306,8 @@ void register_slurm(CLI::App& app, int* status) {
   c->add_option("--case-timeout", a->case_timeout, "seconds before a case counts as a hang");
   c->add_option("--size", a->size, "statements per generated program");
   c->add_flag("--quiet", a->quiet, "no status lines in the task logs");
+  c->add_option("--fuzz-option", a->fuzz_options,
+                "one more argument for every `aliasfuzz fuzz`, verbatim, e.g. --fuzz-option=--size=20 (repeatable)");
   c->callback([a, status] { *status = run(*a); });
 }
 
