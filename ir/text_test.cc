@@ -96,7 +96,8 @@ TEST(Text, EveryErrorKindWithItsLine) {
       {"y = add(x, t(x))\n", ErrorKind::Syntax, 4},
       {"y = t(x)\nz = add(x, y)\n", ErrorKind::Shape, 5},
       {"y = matmul(x, x)\n", ErrorKind::Shape, 4},
-      {"y = t(x)\nadd_(x, y)\n", ErrorKind::Shape, 5},
+      {"y = t(x)\nadd_(x, y)\n", ErrorKind::Overlap, 5},  // PyTorch checks overlap before shapes
+      {"y = t(x)\nz = clone(y)\nadd_(x, z)\n", ErrorKind::Shape, 6},
       {"y = expand(select(x, 0, 0), [2, 4])\n", ErrorKind::Syntax, 4},
       {"r = select(x, 0, 0)\ne = expand(r, [2, 4])\nadd_(e, 1.0)\n", ErrorKind::Overlap, 6},
       {"a = slice(x, 1, 0, 3, 1)\nb = slice(x, 1, 1, 4, 1)\ncopy_(a, b)\n", ErrorKind::Undefined, 6},
