@@ -7,10 +7,22 @@
 // guaranteed: the generator runs the eager oracle alongside (the programs are
 // tiny), so it knows every value exactly; a candidate whose result leaves
 // [-value_bound, value_bound] (or is not finite) is rolled back, divisors are
-// checked to be bounded away from 0 and exp arguments to be small.
+// checked to be bounded away from 0 and exp arguments to be small. Each
+// element also carries a bound on its rounding noise (see "rounding noise"
+// below) so that compiled tiers cannot diverge from the oracle by rounding.
+//
+// Scenario mix: ops are drawn by weight; in-place ops prefer recently made
+// aliases ("hot" values), inputs and views of inputs; a fresh alias, piece or
+// clone is often written right away; reads prefer siblings of the last
+// written tensor; the return favours the last result, the last written view
+// and a view made before a later write to its storage (a stale-view check).
 //
 // Determinism: a private xoshiro256** seeded by splitmix64 from (seed,
 // index); no std:: distributions, no unordered containers, no addresses.
+// Decisions that look at computed values (bounds, divisors, noise) use the
+// oracle's float results, which come from the C library's exp/tanh: a
+// different libm could in principle flip a decision sitting exactly on a
+// threshold. The golden test in generator_test.cc pins a few programs.
 #include "fuzz/generator.h"
 
 #include <algorithm>
@@ -127,6 +139,9 @@ struct Gen {
   int last_written_storage = -1;
   int last_written_value = -1;
   int bound_exceeded = 0;
+  oracles::Memory noise;                // by storage: a bound on each element's rounding noise
+  int noise_rejected = 0;
+  int invalid_rejected = 0;
   int pending_target = -1;              // a value the next in-place op should write
   int inplace_weight = 0;               // total weight of the in-place ops
   std::vector<int> def_stmt;            // by value id: defining statement, -1 for inputs
@@ -144,6 +159,11 @@ struct Gen {
     }
   }
 
+  bool enabled(OpKind k) const {
+    for (size_t i = 0; i < weights.size(); ++i)
+      if (kGenerated[i] == k) return weights[i] > 0;
+    return false;
+  }
   int64_t cap() const { return std::max<int64_t>(o.max_numel, 1); }
   int max_rank() const { return std::max(1, std::min(o.max_rank, 6)); }
   const ir::TensorMeta& meta(int v) const { return an.values[v]; }
@@ -289,6 +309,212 @@ struct Gen {
     });
   }
 
+  // ---- rounding noise ---------------------------------------------------------
+  //
+  // The oracle computes reductions in double and uses the C library's exp;
+  // compiled code (Halide on a CPU or GPU) may accumulate in float, fuse a
+  // multiply into an add, or use its own exp. Each element of each storage
+  // carries a bound on how far an implementation of the same program may
+  // drift from the oracle (first-order error analysis, worst case over
+  // roundings of eps relative each, a few ulp for transcendental functions).
+  // A candidate whose result could drift past a quarter of the comparison
+  // tolerance (1e-5 + 1e-5 * |value|) is dropped: no catastrophic
+  // cancellation, no division amplifying noise, no ill-conditioned sums.
+
+  struct Operand {
+    std::vector<float> v, n;  // values and noise bounds, in logical order
+  };
+  struct Pre {
+    int storage = -1;  // where the statement writes values (-1: nowhere)
+    Geometry og;       // the written elements
+    std::vector<Operand> ops;
+  };
+
+  Operand operand(const Arg& a, const Shape& shape) const {
+    const int64_t n = ir::numel_of(shape);
+    if (a.kind != Arg::Tensor) return {std::vector<float>(n, static_cast<float>(a.as_double())), std::vector<float>(n, 0.f)};
+    const ir::TensorMeta& m = an.values[a.i];
+    const Geometry g = m.g.sizes == shape ? m.g : ir::broadcast_to(m.g, shape);
+    return {oracles::gather(mem[m.storage], g).v, oracles::gather(noise[m.storage], g).v};
+  }
+  Operand dense(int64_t v) const {
+    const ir::TensorMeta& m = an.values[v];
+    return {oracles::gather(mem[m.storage], m.g).v, oracles::gather(noise[m.storage], m.g).v};
+  }
+
+  // Before execution: where values go, and the operands the noise rule needs.
+  Pre capture(const ir::Stmt& st, int fresh_storage) const {
+    Pre pre;
+    const auto& A = st.args;
+    if (ir::is_inplace(st.op)) {
+      const ir::TensorMeta& x = an.values[A[0].i];
+      pre.storage = x.storage;
+      pre.og = x.g;
+      if (st.op == OpKind::SetitemI) {
+        ir::CheckedArg t, d, b, e, step;
+        t.t = &x;
+        d.i = A[1].i;
+        b.i = A[2].i;
+        e.i = A[3].i;
+        step.i = 1;
+        pre.og = ir::infer(OpKind::Slice, {t, d, b, e, step}).value()[0].g;
+      }
+    } else if (fresh_storage >= 0) {
+      pre.storage = fresh_storage;
+      pre.og = an.values[st.outs[0]].g;
+    } else {
+      return pre;  // a view: no values written
+    }
+    const Shape& shape = pre.og.sizes;
+    switch (st.op) {
+      case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div:
+      case OpKind::AddI: case OpKind::SubI: case OpKind::MulI: case OpKind::DivI:
+        pre.ops = {operand(A[0], shape), operand(A[1], shape)};
+        break;
+      case OpKind::Exp: case OpKind::Neg: case OpKind::Abs: case OpKind::Relu: case OpKind::Tanh:
+      case OpKind::Sigmoid: case OpKind::ExpI: case OpKind::NegI: case OpKind::AbsI: case OpKind::ReluI:
+      case OpKind::TanhI: case OpKind::SigmoidI: case OpKind::ClampI:
+        pre.ops = {operand(A[0], shape)};
+        break;
+      case OpKind::CopyI: pre.ops = {operand(A[1], shape)}; break;
+      case OpKind::SetitemI: pre.ops = {operand(A[4], shape)}; break;
+      case OpKind::Clone: case OpKind::Reshape: case OpKind::Flatten: case OpKind::Contiguous:
+      case OpKind::Sum: case OpKind::Amax: case OpKind::Softmax:
+        pre.ops = {dense(A[0].i)};
+        break;
+      case OpKind::Matmul: pre.ops = {dense(A[0].i), dense(A[1].i)}; break;
+      case OpKind::Cat:
+        for (auto v : A[0].list) pre.ops.push_back(dense(v));
+        break;
+      default:  // fill_, zero_, full: exact
+        break;
+    }
+    return pre;
+  }
+
+  static void around(const Shape& s, int64_t dim, int64_t* outer, int64_t* n, int64_t* inner) {
+    *outer = 1;
+    *inner = 1;
+    *n = s.empty() ? 1 : s[dim];
+    for (int64_t d = 0; d < static_cast<int64_t>(s.size()); ++d) {
+      if (d < dim) *outer *= s[d];
+      if (d > dim) *inner *= s[d];
+    }
+  }
+
+  // After execution: the noise of every written element, or false when some
+  // element could drift too far.
+  bool noise_of(const ir::Stmt& st, const Pre& pre, std::vector<float>* out) const {
+    constexpr double eps = 1.2e-7, teps = 4 * eps;  // float rounding; transcendental functions
+    const std::vector<float> o = oracles::gather(mem[pre.storage], pre.og).v;
+    std::vector<double> n(o.size(), 0.0);
+    const auto& A = st.args;
+    auto wrapped = [&](int64_t d, size_t rank) { return *ir::wrap_dim(d, static_cast<int64_t>(rank)); };
+    switch (st.op) {
+      case OpKind::Add: case OpKind::Sub: case OpKind::AddI: case OpKind::SubI:
+        for (size_t i = 0; i < o.size(); ++i) n[i] = pre.ops[0].n[i] + pre.ops[1].n[i] + eps * std::fabs(o[i]);
+        break;
+      case OpKind::Mul: case OpKind::MulI:
+        for (size_t i = 0; i < o.size(); ++i) {
+          const double a = std::fabs(pre.ops[0].v[i]), b = std::fabs(pre.ops[1].v[i]);
+          const double na = pre.ops[0].n[i], nb = pre.ops[1].n[i];
+          n[i] = a * nb + b * na + na * nb + eps * std::fabs(o[i]);
+        }
+        break;
+      case OpKind::Div: case OpKind::DivI:
+        for (size_t i = 0; i < o.size(); ++i) {
+          const double d = std::fabs(pre.ops[1].v[i]) - pre.ops[1].n[i];
+          if (!(d > 0.25)) return false;
+          n[i] = (pre.ops[0].n[i] + std::fabs(o[i]) * pre.ops[1].n[i]) / d + eps * std::fabs(o[i]);
+        }
+        break;
+      case OpKind::Exp: case OpKind::ExpI:
+        for (size_t i = 0; i < o.size(); ++i)
+          n[i] = std::fabs(o[i]) * (std::expm1(static_cast<double>(pre.ops[0].n[i])) + teps);
+        break;
+      case OpKind::Tanh: case OpKind::TanhI:
+        for (size_t i = 0; i < o.size(); ++i) n[i] = pre.ops[0].n[i] + teps * std::fabs(o[i]);
+        break;
+      case OpKind::Sigmoid: case OpKind::SigmoidI:
+        for (size_t i = 0; i < o.size(); ++i) n[i] = 0.25 * pre.ops[0].n[i] + teps * std::fabs(o[i]);
+        break;
+      case OpKind::Relu: case OpKind::ReluI:
+        for (size_t i = 0; i < o.size(); ++i)
+          n[i] = pre.ops[0].v[i] < -pre.ops[0].n[i] ? 0.0 : pre.ops[0].n[i];  // robustly clamped to 0
+        break;
+      case OpKind::ClampI: {
+        const double lo = A[1].as_double(), hi = A[2].as_double();
+        for (size_t i = 0; i < o.size(); ++i) {
+          const double a = pre.ops[0].v[i], na = pre.ops[0].n[i];
+          n[i] = (a < lo - na || a > hi + na) ? 0.0 : na;
+        }
+        break;
+      }
+      case OpKind::Neg: case OpKind::Abs: case OpKind::NegI: case OpKind::AbsI: case OpKind::CopyI:
+      case OpKind::SetitemI: case OpKind::Clone: case OpKind::Reshape: case OpKind::Flatten:
+      case OpKind::Contiguous:
+        for (size_t i = 0; i < o.size(); ++i) n[i] = pre.ops[0].n[i];
+        break;
+      case OpKind::Sum: case OpKind::Amax: case OpKind::Softmax: {
+        const Operand& a = pre.ops[0];
+        const Shape& in = an.values[A[0].i].g.sizes;
+        int64_t outer, len, inner;
+        around(in, in.empty() ? 0 : wrapped(A[1].i, in.size()), &outer, &len, &inner);
+        for (int64_t q = 0; q < outer; ++q)
+          for (int64_t i = 0; i < inner; ++i) {
+            double sn = 0, sabs = 0, mx = 0;
+            for (int64_t k = 0; k < len; ++k) {
+              const int64_t j = (q * len + k) * inner + i;
+              sn += a.n[j];
+              sabs += std::fabs(a.v[j]);
+              mx = std::max<double>(mx, a.n[j]);
+            }
+            if (st.op == OpKind::Sum) n[q * inner + i] = sn + eps * static_cast<double>(len) * sabs;
+            else if (st.op == OpKind::Amax) n[q * inner + i] = mx;
+            else
+              for (int64_t k = 0; k < len; ++k) {
+                const int64_t j = (q * len + k) * inner + i;
+                n[j] = std::fabs(o[j]) * (std::expm1(2 * mx) + (len + 2) * teps);
+              }
+          }
+        break;
+      }
+      case OpKind::Matmul: {
+        const Operand &a = pre.ops[0], &b = pre.ops[1];
+        const Shape& sa = an.values[A[0].i].g.sizes;
+        const Shape& sb = an.values[A[1].i].g.sizes;
+        const int64_t M = sa[0], K = sa[1], N = sb[1];
+        for (int64_t i = 0; i < M; ++i)
+          for (int64_t j = 0; j < N; ++j) {
+            double acc = 0, sabs = 0;
+            for (int64_t k = 0; k < K; ++k) {
+              const double av = std::fabs(a.v[i * K + k]), bv = std::fabs(b.v[k * N + j]);
+              const double na = a.n[i * K + k], nb = b.n[k * N + j];
+              acc += av * nb + bv * na + na * nb;
+              sabs += av * bv;
+            }
+            n[i * N + j] = acc + eps * static_cast<double>(K) * sabs;
+          }
+        break;
+      }
+      case OpKind::Cat: {
+        std::vector<oracles::Dense> parts;
+        for (size_t k = 0; k < pre.ops.size(); ++k) parts.push_back({an.values[A[0].list[k]].g.sizes, pre.ops[k].n});
+        const oracles::Dense c = oracles::cat(parts, wrapped(A[1].i, pre.og.sizes.size()));
+        for (size_t i = 0; i < o.size(); ++i) n[i] = c.v[i];
+        break;
+      }
+      default:  // fill_, zero_, full, setitem_ of a number: exact
+        break;
+    }
+    out->resize(o.size());
+    for (size_t i = 0; i < o.size(); ++i) {
+      if (!(n[i] <= 0.25 * (1e-5 + 1e-5 * std::fabs(o[i])))) return false;
+      (*out)[i] = static_cast<float>(n[i]);
+    }
+    return true;
+  }
+
   // ---- emitting -------------------------------------------------------------
 
   std::string fresh_name() { return "t" + std::to_string(num_stmt_values++); }
@@ -305,13 +531,20 @@ struct Gen {
   int emit(OpKind op, std::vector<Arg> args, bool bind_inplace = false) {
     ir::Stmt st{op, {}, std::move(args), 0};
     auto res = ir::infer(op, ir::checked_args(st, an.values));
-    if (!res) return -1;
+    if (!res) {
+      ++invalid_rejected;
+      return -1;
+    }
     const auto& outs = *res;
     const bool inplace = ir::is_inplace(op);
     if (!inplace) {
-      if (outs.empty() || outs.size() > 4) return -1;
+      bool fits = !outs.empty() && outs.size() <= 4;
       for (const auto& om : outs)
-        if (om.g.rank() > max_rank() || om.g.numel() > cap() || om.g.numel() == 0) return -1;
+        if (om.g.rank() > max_rank() || om.g.numel() > cap() || om.g.numel() == 0) fits = false;
+      if (!fits) {
+        ++invalid_rejected;
+        return -1;
+      }
     }
     const size_t nout = inplace ? (op == OpKind::SetitemI ? 0 : (bind_inplace ? 1 : 0)) : outs.size();
     const size_t nv = an.values.size(), ns = an.storage_numel.size();
@@ -345,10 +578,20 @@ struct Gen {
       st.outs.push_back(p.new_value(fresh_name()));
     }
     mem.resize(an.storage_numel.size());
+    noise.resize(an.storage_numel.size());
+    if (fresh_storage >= 0) noise[fresh_storage].assign(an.storage_numel[fresh_storage], 0.f);
+    const Pre pre = o.guard_noise ? capture(st, fresh_storage) : Pre();
     oracles::execute(st, an, mem);
-    const bool ok = inplace ? bounded(mem[written]) : (fresh_storage < 0 || bounded(mem[fresh_storage]));
+    bool ok = inplace ? bounded(mem[written]) : (fresh_storage < 0 || bounded(mem[fresh_storage]));
+    if (!ok) ++bound_exceeded;
+    std::vector<float> out_noise;
+    if (ok && pre.storage >= 0 && !noise_of(st, pre, &out_noise)) {
+      ok = false;
+      ++noise_rejected;
+    }
+    if (ok && pre.storage >= 0) oracles::scatter(noise[pre.storage], pre.og, out_noise);
     if (!ok) {
-      ++bound_exceeded;
+      noise.resize(ns);
       an.values.resize(nv);
       an.storage_numel.resize(ns);
       mem.resize(ns);
@@ -417,7 +660,7 @@ struct Gen {
         if (r.chance(300)) s[r.below(rank)] = -1;
         if (emit(op, {T(x), L(s)}) >= 0) return true;
         // a view that is not expressible with strides: reshape copies instead
-        return op == OpKind::View && r.chance(500) && emit(OpKind::Reshape, {T(x), L(s)}) >= 0;
+        return op == OpKind::View && enabled(OpKind::Reshape) && r.chance(500) && emit(OpKind::Reshape, {T(x), L(s)}) >= 0;
       }
       case OpKind::Flatten: case OpKind::Contiguous: case OpKind::Alias: case OpKind::Clone: {
         int x = pick_any();
@@ -581,12 +824,16 @@ struct Gen {
         if (x < 0) return false;
         const double lo = r.pick(kSmall) - 1.0;
         const double hi = lo + r.range(1, 6) * 0.5;
-        return emit(op, {T(x), F(lo), F(hi)}, r.chance(150)) >= 0;
+        // (arguments built before the call: the order of evaluation of a
+        // call's arguments is unspecified, and each draws random numbers)
+        std::vector<Arg> args{T(x), F(lo), F(hi)};
+        return emit(op, std::move(args), r.chance(150)) >= 0;
       }
       case OpKind::FillI: {
         int x = r.chance(300) ? pick_any() : pick_target();  // fill_ may write an expanded tensor
         if (x < 0) return false;
-        return emit(op, {T(x), F(r.pick(kFill))}, r.chance(150)) >= 0;
+        std::vector<Arg> args{T(x), F(r.pick(kFill))};
+        return emit(op, std::move(args), r.chance(150)) >= 0;
       }
       case OpKind::CopyI: {
         int x = pending_target < 0 && r.chance(400)
@@ -653,8 +900,8 @@ struct Gen {
         if (a < 0) return false;
         const int64_t k = geo(a).sizes[1];
         int b = pick_where([&](int v) { return geo(v).rank() == 2 && geo(v).sizes[0] == k && geo(a).sizes[0] * geo(v).sizes[1] <= cap(); });
-        if (b < 0) {
-          if (geo(a).sizes[0] * geo(a).sizes[0] > cap()) return false;
+        if (b < 0) {  // multiply by its own transpose
+          if (!enabled(OpKind::T) || geo(a).sizes[0] * geo(a).sizes[0] > cap()) return false;
           const int nb = emit(OpKind::T, {T(a)});
           if (nb < 1) return false;
           b = p.stmts.back().outs[0];
@@ -789,7 +1036,11 @@ struct Gen {
       }
     }
     mem.resize(ns);
-    for (int s = 0; s < ns; ++s) mem[s] = ir::initial_values(p.storages[s]);
+    noise.resize(ns);
+    for (int s = 0; s < ns; ++s) {
+      mem[s] = ir::initial_values(p.storages[s]);
+      noise[s].assign(mem[s].size(), 0.f);  // declared values are exact
+    }
     def_stmt.assign(an.values.size(), -1);
     storage_last_write.assign(ns, -1);
   }
@@ -835,6 +1086,10 @@ const std::vector<ir::OpKind>& generated_ops() {
 }
 
 ir::Program generate(uint64_t seed, uint64_t index, const GenOptions& opts) {
+  return generate(seed, index, opts, nullptr);
+}
+
+ir::Program generate(uint64_t seed, uint64_t index, const GenOptions& opts, GenStats* stats) {
   // Stay inside the format's default limits (ir::Limits).
   GenOptions options = opts;
   options.size = std::max(0, std::min(options.size, 9000));
@@ -845,8 +1100,20 @@ ir::Program generate(uint64_t seed, uint64_t index, const GenOptions& opts) {
   for (uint64_t attempt = 0;; ++attempt) {
     Gen g(seed + attempt * 0x632BE59BD9B4E019ULL, index, options);
     g.run();
-    if (!options.verify || attempt >= 16) return std::move(g.p);
-    if (ir::analyze(g.p)) return std::move(g.p);
+    if (stats) {
+      stats->rejected_invalid += g.invalid_rejected;
+      stats->rejected_bound += g.bound_exceeded;
+      stats->rejected_noise += g.noise_rejected;
+    }
+    if (options.verify && attempt < 16 && !ir::analyze(g.p)) {
+      if (stats) ++stats->regenerated;
+      continue;
+    }
+    if (stats) {
+      ++stats->programs;
+      stats->statements += static_cast<int64_t>(g.p.stmts.size());
+    }
+    return std::move(g.p);
   }
 }
 

@@ -1,6 +1,16 @@
 // The random program generator: seeded, emitting only valid programs
 // (no error of any kind, every value finite). Program k of seed S is the
 // same on every machine: generate(S, k, options).
+//
+// Programs mix aliased inputs (one storage shared by several inputs:
+// identical, overlapping and disjoint windows, different ranks), views of
+// views, in-place ops through views, multi-output views with a mutated
+// piece, may-alias ops (reshape/flatten/contiguous) followed by mutation,
+// setitem_, copy_ into inputs, dead mutations, reads of siblings after
+// writes, writes after reads and clone-then-mutate, and end with a return
+// of a few tensors (the last result, the last written view, a view made
+// before a later write to its storage). See generator.cc for how validity,
+// finiteness and determinism are guaranteed.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -12,15 +22,20 @@
 namespace af::fuzz {
 
 struct GenOptions {
-  int size = 12;            // number of statements (approximate target)
-  int max_rank = 3;
+  int size = 12;            // statements (target: one more when matmul adds its transpose,
+                            // fewer only when no candidate fits; at most 9000)
+  int max_rank = 3;         // of every tensor (1..6)
   int64_t max_numel = 64;   // per storage (and per generated tensor); at most 65536
-  std::map<std::string, double> op_weights;  // op name -> weight multiplier (default 1)
+  std::map<std::string, double> op_weights;  // op name -> weight multiplier (default 1; 0 disables)
   // Extensions (defaults keep programs small).
   int max_storages = 3;     // declared storages: 1..max_storages
   int max_inputs = 5;       // inputs over all storages
   int max_returns = 4;      // returned tensors: 1..max_returns
   double value_bound = 1000;  // every value of every storage stays within +-value_bound
+  // Drop candidates whose rounding noise (float vs double accumulation, FMA,
+  // other exp implementations) could exceed a quarter of the comparison
+  // tolerance, so compiled tiers never diverge from the oracle by rounding.
+  bool guard_noise = true;
   // Re-validate the finished program with ir::analyze (the generator's
   // incremental checks already guarantee validity; this is a safety net).
   bool verify = true;
@@ -28,6 +43,16 @@ struct GenOptions {
 
 // The k-th program of a campaign seeded with `seed`.
 ir::Program generate(uint64_t seed, uint64_t index, const GenOptions& options = GenOptions());
+
+// What generation cost (for benchmarks and tuning); accumulated.
+struct GenStats {
+  int64_t programs = 0, statements = 0;
+  int64_t rejected_invalid = 0;  // candidates ir::infer refused (or outside rank/numel caps)
+  int64_t rejected_bound = 0;    // candidates whose values left [-value_bound, value_bound]
+  int64_t rejected_noise = 0;    // candidates whose rounding noise could exceed the tolerance
+  int64_t regenerated = 0;       // programs the final ir::analyze refused (expected 0)
+};
+ir::Program generate(uint64_t seed, uint64_t index, const GenOptions& options, GenStats* stats);
 
 // The ops the generator emits (format v1 vocabulary minus the ops that
 // strategies introduce: scatters and update_aliases).

@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <cmath>
+
 #include "fuzz/generator.h"
 #include "ir/analysis.h"
 #include "ir/text.h"
+#include "oracles/eager.h"
 
 namespace af::fuzz {
 namespace {
@@ -17,8 +20,22 @@ RC_GTEST_PROP(GeneratorProperty, PrintParseRoundTrips, ()) {
   o.size = *rc::gen::inRange(0, 60);
   o.max_rank = *rc::gen::inRange(1, 5);
   o.max_numel = *rc::gen::inRange<int64_t>(1, 200);
+  // a few ops re-weighted (0 disables them)
+  const auto reweighted = *rc::gen::container<std::vector<size_t>>(rc::gen::inRange<size_t>(0, generated_ops().size()));
+  for (size_t i : reweighted) o.op_weights[ir::op_name(generated_ops()[i])] = *rc::gen::element(0.0, 0.5, 1.0, 4.0);
+  o.guard_noise = *rc::gen::arbitrary<bool>();
   const ir::Program p = generate(seed, index, o);
-  RC_ASSERT(ir::analyze(p).ok());
+  auto an = ir::analyze(p);
+  RC_ASSERT(an.ok());
+  for (const auto& st : p.stmts) {
+    auto w = o.op_weights.find(ir::op_name(st.op));
+    RC_ASSERT(w == o.op_weights.end() || w->second > 0);  // disabled ops never appear
+  }
+  const oracles::Observables obs = oracles::run_eager(p, *an);
+  for (const auto& r : obs.returns)
+    for (float v : r.v) RC_ASSERT(std::isfinite(v));
+  for (const auto& s : obs.storages)
+    for (float v : s) RC_ASSERT(std::isfinite(v));
   const std::string text = ir::print(p);
   auto q = ir::parse(text);
   RC_ASSERT(q.ok());

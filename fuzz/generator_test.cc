@@ -217,9 +217,9 @@ TEST(Generator, GoldenProgramsAreStable) {
     uint64_t seed, index, structural, text;
   };
   const Golden golden[] = {
-      {1, 0, 0x0ULL, 0x0ULL},
-      {2, 5, 0x0ULL, 0x0ULL},
-      {20261129, 9999, 0x0ULL, 0x0ULL},
+      {1, 0, 0x55b0a21a11290cc3ULL, 0xb63ae81223a92b23ULL},
+      {2, 5, 0x2a3962723160662dULL, 0x79520d6698391a04ULL},
+      {20261129, 9999, 0xc04cc6730ee0aa28ULL, 0xe7c2d1cc51f0352eULL},
   };
   for (const Golden& g : golden) {
     const ir::Program p = generate(g.seed, g.index);
