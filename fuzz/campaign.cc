@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <tuple>
 #include <chrono>
 #include <cstdio>
 #include <deque>
@@ -18,6 +19,8 @@
 
 #include "fuzz/check.h"
 #include "fuzz/files.h"
+#include "fuzz/minimize.h"
+#include "fuzz/repro.h"
 #include "ir/analysis.h"
 #include "ir/text.h"
 
@@ -60,7 +63,7 @@ std::string check_one(const CampaignOptions& o, uint64_t k) {
   json f = json::array();
   for (const RunRecord& rec : check_program(p, expected, specs)) {
     if (rec.agree) continue;
-    json m = {{"spec", spec_json(rec.spec)}, {"bucket", bucket_of(rec)}, {"op", rec.op}};
+    json m = {{"spec", spec_json(rec.spec)}, {"bucket", bucket_of(rec)}, {"op", rec.op}, {"regions", rec.regions}};
     if (rec.mismatch) {
       m["observable"] = rec.mismatch->observable;
       m["index"] = rec.mismatch->index;
@@ -152,6 +155,7 @@ class Campaign {
     timeline_.push_back({{"t", now_s() - start_}, {"programs", programs_}, {"buckets", buckets_.size()}});
     save_state();
     if (!o_.quiet) status_line(stderr);
+    if (!g_stop) minimize_buckets();
     CampaignSummary s;
     s.programs = programs_;
     s.invalid = invalid_;
@@ -369,6 +373,63 @@ class Campaign {
               "] expected " + f.value("expected", "") + ", got " + f.value("actual", "") + "\n";
     if (f.contains("error")) note += "\nError: " + f.value("error", "") + "\n";
     write_atomic(dir + "/note.md", note);
+  }
+
+  // Minimizes the first finding of each bucket that has no min.af yet, in
+  // priority order, each in a child process (a crash or hang of the
+  // minimizer costs that bucket only).
+  void minimize_buckets() {
+    if (o_.minimize_s <= 0) return;
+    const double total = o_.minimize_total_s >= 0 ? o_.minimize_total_s
+                         : o_.programs >= 0 ? 30.0 : std::max(10.0, o_.time_s / 4);
+    std::vector<std::pair<std::tuple<int, uint64_t, std::string>, std::string>> order;
+    for (const auto& [name, b] : buckets_) {
+      if (name == "crash" || name == "timeout") continue;
+      const int rank = b.must_agree ? 0 : (name.find('+') != std::string::npos ? 1 : 2);
+      order.push_back({{rank, b.first_k, name}, name});
+    }
+    std::sort(order.begin(), order.end());
+    const double t0 = now_s();
+    int done = 0, skipped = 0;
+    for (const auto& [key, name] : order) {
+      const std::string dir = o_.out + "/findings/" + name;
+      std::string probe;
+      if (read_text(dir + "/min.af", &probe)) continue;
+      const double left = total - (now_s() - t0);
+      if (g_stop || left < 0.5) { ++skipped; continue; }
+      std::string settings;
+      if (!read_text(dir + "/settings.json", &settings)) continue;
+      json st = json::parse(settings, nullptr, false);
+      if (st.is_discarded() || !st["finding"]["spec"].is_object()) continue;
+      const json& sp = st["finding"]["spec"];
+      RunSpec spec{sp.value("strategy", ""), sp["inject"].is_string() ? sp["inject"].get<std::string>() : "",
+                   sp.value("reorder", "program"), sp.value("fusion", "none"), sp.value("target", "interp")};
+      const ir::Program p = generate(o_.seed, st.value("program", uint64_t{0}), o_.gen);
+      std::fflush(nullptr);
+      pid_t pid = fork();
+      if (pid == 0) {
+        signal(SIGINT, SIG_IGN);
+        MinimizeOptions mo;
+        mo.time_s = std::min(o_.minimize_s, left);
+        MinimizedFinding m = minimize_finding(p, spec, mo);
+        std::string err;
+        _exit(m.ok && write_minimized(dir, m, &err) ? 0 : 1);
+      }
+      const double deadline = now_s() + std::min(o_.minimize_s, left) + 10;
+      int status = 0;
+      while (waitpid(pid, &status, WNOHANG) == 0) {
+        if (now_s() > deadline) {
+          ::kill(pid, SIGKILL);
+          waitpid(pid, &status, 0);
+          break;
+        }
+        usleep(2000);
+      }
+      ++done;
+    }
+    if (!o_.quiet && (done || skipped))
+      std::fprintf(stderr, "minimized %d buckets in %.1f s%s\n", done, now_s() - t0,
+                   skipped ? (", " + std::to_string(skipped) + " left for `aliasfuzz minimize` (budget)").c_str() : "");
   }
 
   void status_line(FILE* out) {

@@ -24,7 +24,11 @@ struct CampaignOptions {
   int shard_i = 0, shard_n = 1;
   double case_timeout_s = 20;
   int64_t memory_limit_mb = 4096;
-  double minimize_s = 20;    // budget per bucket for the minimizer; 0: off
+  // The first finding of each new bucket is minimized when the campaign
+  // ends (must-agree buckets first, then mutants, then the rest, by first
+  // program), each in a child process with this budget, within a total.
+  double minimize_s = 5;         // per bucket; 0: off
+  double minimize_total_s = -1;  // < 0: a quarter of time_s (30 s with --programs)
   bool quiet = false;        // no status lines
   GenOptions gen;
   // Fault injection for the campaign's own tests: these programs abort or

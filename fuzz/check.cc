@@ -66,16 +66,36 @@ std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::ve
   return specs;
 }
 
+namespace {
+// Coarse classes keep one bug in one bucket: a mutant's bug shows up under
+// many orders and ops, and a user wants one entry for it.
+std::string reorder_class(const std::string& reorder) {
+  return reorder == "program" ? "program-order" : "reordered";
+}
+std::string fusion_class(const std::string& fusion) { return fusion == "none" ? "unfused" : "fused"; }
+std::string op_class(const std::string& op) {
+  if (op.empty()) return "returns";  // no prefix diverges: the full program's returns do
+  auto k = ir::op_from_name(op);
+  if (!k) return op;
+  switch (ir::op_info(*k).cls) {
+    case ir::OpClass::View: return "view";
+    case ir::OpClass::MayAlias: return "may-alias";
+    case ir::OpClass::InPlace: return "inplace";
+    case ir::OpClass::Scatter: return "scatter";
+    case ir::OpClass::Meta: return "meta";
+    default: return ir::is_reduction(*k) ? "reduction" : "compute";
+  }
+}
+}  // namespace
+
 std::string bucket_of(const RunRecord& r) {
-  std::string reorder = r.spec.reorder.rfind("random:", 0) == 0 ? "random" : r.spec.reorder;
   std::string what;
   if (!r.error.empty()) what = "error";
   else if (r.mismatch && r.mismatch->observable.rfind("return", 0) == 0) what = "return";
   else what = "storage";
-  std::string b = (r.spec.strategy.empty() ? std::string("mutant") : r.spec.strategy);
+  std::string b = r.spec.strategy.empty() ? strategy_for_mutant(r.spec.inject) : r.spec.strategy;
   if (!r.spec.inject.empty()) b += "+" + r.spec.inject;
-  b += "__" + reorder + "__" + r.spec.fusion + "__" + what;
-  b += "__" + (r.op.empty() ? std::string("returns") : r.op);
+  b += "__" + reorder_class(r.spec.reorder) + "__" + fusion_class(r.spec.fusion) + "__" + what + "__" + op_class(r.op);
   for (char& c : b)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '+' || c == '.')) c = '_';
   return b;

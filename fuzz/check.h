@@ -45,8 +45,11 @@ std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observ
 // The strategy a mutant is run with when the spec names none.
 std::string strategy_for_mutant(const std::string& mutant);
 
-// The bucket of a diverging run: strategy, mutant, reorder and fusion
-// policy class, which observable diverged and the op kind behind it.
+// The bucket of a diverging run: strategy and mutant, reorder class
+// (program-order or reordered), fusion class (unfused or fused), which
+// observable diverged (return, storage, error) and the class of the first
+// diverging op (inplace, view, may-alias, compute, reduction, ...; "returns"
+// when only the full program diverges). RunRecord::op keeps the exact op.
 std::string bucket_of(const RunRecord& r);
 
 }  // namespace af::fuzz

@@ -67,8 +67,24 @@ class Rng {
     s_[3] = rotl(s_[3], 45);
     return r;
   }
+  // Byte mode (the libFuzzer decoder): choices are read from the bytes,
+  // one or two per choice, so that a mutated byte changes one decision;
+  // when the bytes run out, the seeded stream takes over.
+  void use_bytes(const uint8_t* data, size_t size) {
+    bytes_ = data;
+    left_ = size;
+  }
   // Uniform in [0, n) (n > 0), by multiply-shift.
   int64_t below(int64_t n) {
+    if (left_ > 0) {
+      uint64_t v = *bytes_++;
+      --left_;
+      if (n > 256 && left_ > 0) {
+        v = (v << 8) | *bytes_++;
+        --left_;
+      }
+      return static_cast<int64_t>(v % static_cast<uint64_t>(n));
+    }
     return static_cast<int64_t>((static_cast<unsigned __int128>(next()) * static_cast<uint64_t>(n)) >> 64);
   }
   // Uniform in [lo, hi].
@@ -83,6 +99,8 @@ class Rng {
  private:
   static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   uint64_t s_[4];
+  const uint8_t* bytes_ = nullptr;
+  size_t left_ = 0;
 };
 
 constexpr OpKind kGenerated[] = {
@@ -1089,12 +1107,32 @@ ir::Program generate(uint64_t seed, uint64_t index, const GenOptions& opts) {
   return generate(seed, index, opts, nullptr);
 }
 
-ir::Program generate(uint64_t seed, uint64_t index, const GenOptions& opts, GenStats* stats) {
-  // Stay inside the format's default limits (ir::Limits).
+namespace {
+// Stay inside the format's default limits (ir::Limits).
+GenOptions clamp_options(const GenOptions& opts) {
   GenOptions options = opts;
   options.size = std::max(0, std::min(options.size, 9000));
   options.max_rank = std::max(1, std::min(options.max_rank, 6));
   options.max_numel = std::max<int64_t>(1, std::min<int64_t>(options.max_numel, int64_t{1} << 16));
+  return options;
+}
+}  // namespace
+
+ir::Program generate_from_bytes(const uint8_t* data, size_t size, const GenOptions& opts) {
+  const GenOptions options = clamp_options(opts);
+  // The fallback stream depends on the bytes, so inputs that run out early still differ.
+  uint64_t h = 1469598103934665603ULL;
+  for (size_t i = 0; i < size; ++i) h = (h ^ data[i]) * 1099511628211ULL;
+  for (uint64_t attempt = 0;; ++attempt) {
+    Gen g(h, attempt, options);
+    g.r.use_bytes(data, size);
+    g.run();
+    if (!options.verify || attempt >= 16 || ir::analyze(g.p)) return std::move(g.p);
+  }
+}
+
+ir::Program generate(uint64_t seed, uint64_t index, const GenOptions& opts, GenStats* stats) {
+  const GenOptions options = clamp_options(opts);
   // The sub-seed `attempt` only changes if verification ever fails, which
   // the incremental checks are meant to rule out.
   for (uint64_t attempt = 0;; ++attempt) {

@@ -54,6 +54,12 @@ struct GenStats {
 };
 ir::Program generate(uint64_t seed, uint64_t index, const GenOptions& options, GenStats* stats);
 
+// The structure-aware decoder of the libFuzzer target: the same generator
+// with every choice read from the bytes (one or two bytes per choice; a
+// seeded stream derived from the bytes once they run out). Any bytes give
+// a valid program.
+ir::Program generate_from_bytes(const uint8_t* data, size_t size, const GenOptions& options = GenOptions());
+
 // The ops the generator emits (format v1 vocabulary minus the ops that
 // strategies introduce: scatters and update_aliases).
 const std::vector<ir::OpKind>& generated_ops();

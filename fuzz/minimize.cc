@@ -8,6 +8,7 @@
 #include "ir/analysis.h"
 #include "ir/geometry.h"
 #include "ir/text.h"
+#include "schedulers/schedulers.h"
 
 namespace af::fuzz {
 
@@ -161,7 +162,10 @@ class Minimizer {
       pass_shrink();
       pass_constants();
       pass_inits();
-      if (out_of_budget() || st_.accepted == before) break;
+      if (out_of_budget()) break;
+      // At a fixed point of the single-step passes, pairs of statements
+      // (two deletions that only work together) on small programs.
+      if (st_.accepted == before && !pass_delete_pairs()) break;
     }
     if (o_.rename && !out_of_budget()) {
       Program c = canonical_names(cur_);
@@ -210,6 +214,18 @@ class Minimizer {
       }
       if (chunk <= 1 || out_of_budget()) break;
     }
+  }
+
+  bool pass_delete_pairs() {
+    const size_t n = cur_.stmts.size();
+    if (n < 2 || n > 24) return false;
+    for (size_t j = n; j-- > 1 && !out_of_budget();)
+      for (size_t i = j; i-- > 0 && !out_of_budget();) {
+        std::vector<bool> d(cur_.stmts.size(), false);
+        d[i] = d[j] = true;
+        if (try_candidate(remove(cur_, d, {}, {}, {}))) return true;
+      }
+    return false;
   }
 
   void pass_delete_decls() {
@@ -497,6 +513,7 @@ Interesting same_bucket(const RunSpec& spec, const std::string& bucket) {
 
 MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const MinimizeOptions& o) {
   MinimizedFinding m;
+  m.original_spec = spec;
   m.spec = spec;
   m.original = p;
   m.minimized = p;
@@ -505,6 +522,16 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
     m.error = "invalid program: " + an.error().to_string();
     return m;
   }
+  schedulers::Options so;
+  so.strategy = spec.strategy.empty() ? strategy_for_mutant(spec.inject) : spec.strategy;
+  so.inject = spec.inject;
+  so.reorder = spec.reorder;
+  so.fusion = spec.fusion;
+  if (spec.strategy != "torch-functionalize")
+    if (auto e = schedulers::check_options(so)) {
+      m.error = *e;
+      return m;
+    }
   auto r = run_spec(p, spec);
   if (!r) {
     m.error = "no run for this spec (strategy '" + spec.strategy + "'" +
@@ -516,11 +543,56 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
     return m;
   }
   m.bucket = bucket_of(*r);
-  m.minimized = minimize(p, same_bucket(spec, m.bucket), o, &m.stats);
-  auto r2 = run_spec(m.minimized, spec);
+  // The current spec follows the accepted candidates: the predicate may
+  // switch the random seed, and a candidate is kept exactly when it holds.
+  RunSpec cur = spec;
+  std::vector<std::string> alternatives;
+  if (spec.reorder.rfind("random:", 0) == 0)
+    for (int s = 0; s < o.seeds; ++s) alternatives.push_back("random:" + std::to_string(s));
+  const std::string bucket = m.bucket;
+  bool switch_seeds = false;
+  Interesting pred = [&cur, &alternatives, &bucket, &switch_seeds](const Program& q) {
+    if (same_bucket(cur, bucket)(q)) return true;
+    if (!switch_seeds) return false;
+    for (const auto& a : alternatives) {
+      if (a == cur.reorder) continue;
+      RunSpec s = cur;
+      s.reorder = a;
+      if (same_bucket(s, bucket)(q)) {
+        cur = s;
+        return true;
+      }
+    }
+    return false;
+  };
+  // Phase 1 keeps the seed; phase 2 (random:SEED only) goes on from its
+  // result and may switch seeds. Starting with the seed fixed avoids the
+  // worse local minima that an early switch can lead to.
+  m.minimized = minimize(p, pred, o, &m.stats);
+  if (!alternatives.empty() && !m.stats.budget_hit) {
+    switch_seeds = true;
+    MinimizeOptions o2 = o;
+    if (o.time_s > 0) o2.time_s = std::max(1e-3, o.time_s - m.stats.elapsed_s);
+    if (o.max_tests >= 0) o2.max_tests = std::max<int64_t>(0, o.max_tests - m.stats.tests);
+    MinimizeStats s2;
+    m.minimized = minimize(m.minimized, pred, o2, &s2);
+    MinimizeStats& s = m.stats;
+    s.tests += s2.tests;
+    s.invalid += s2.invalid;
+    s.duplicates += s2.duplicates;
+    s.accepted += s2.accepted;
+    s.rounds += s2.rounds;
+    s.budget_hit = s2.budget_hit;
+    s.elapsed_s += s2.elapsed_s;
+    s.stmts_after = s2.stmts_after;
+    s.bytes_after = s2.bytes_after;
+  }
+  m.spec = cur;
+  auto r2 = run_spec(m.minimized, m.spec);
   if (!r2 || r2->agree || bucket_of(*r2) != m.bucket) {
     // Cannot happen for a deterministic strategy; keep the original then.
     m.minimized = p;
+    m.spec = spec;
     r2 = r;
   }
   m.record = *r2;

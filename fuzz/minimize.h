@@ -7,7 +7,8 @@
 // and dropped, never emitted), keeps a candidate when the predicate holds,
 // and returns the smallest program it reached. Passes, in the order one
 // round runs them:
-//   1. delete statements (ddmin chunks, each with its whole dependent chain)
+//   1. delete statements (ddmin chunks, each with its whole dependent chain;
+//      at a fixed point of every pass, also pairs of statements)
 //   2. delete returns, inputs and storages (with their dependent chains)
 //   3. bypass a statement (later uses read one of its tensor arguments)
 //      and unbind bound in-place results
@@ -43,11 +44,19 @@ struct MinimizeOptions {
   double time_s = 60;      // wall-clock budget; <= 0: none
   int64_t max_tests = -1;  // budget in predicate calls; < 0: none
   bool rename = true;      // canonical short names at the end
+  // minimize_finding only: for a `random:SEED` reorder policy (bucket class
+  // "random"), after a first fixed point with the spec's seed, go on where
+  // a candidate that loses the divergence under the current seed may also
+  // try random:0 .. random:(seeds-1), in that order, keeping the first
+  // that shows the same bucket. A random topological order is a chaotic
+  // function of the program, so a fixed seed stalls the minimizer; the
+  // bucket does not name the seed. 0: keep the spec's seed.
+  int seeds = 16;
 };
 
 struct MinimizeStats {
   bool initially_interesting = false;
-  int64_t tests = 0;       // predicate calls
+  int64_t tests = 0;       // predicate calls (candidates evaluated)
   int64_t invalid = 0;     // candidates rejected by the validity check (never shown to the predicate)
   int64_t duplicates = 0;  // candidates already tried
   int64_t accepted = 0;    // candidates kept
@@ -78,7 +87,8 @@ Interesting same_bucket(const RunSpec& spec, const std::string& bucket);
 struct MinimizedFinding {
   bool ok = false;
   std::string error;              // why not (invalid program, no divergence for this spec)
-  RunSpec spec;
+  RunSpec original_spec;          // the spec of the finding
+  RunSpec spec;                   // the spec that reproduces the minimized program (the seed may differ)
   std::string bucket;             // bucket_of the diverging run (kept)
   ir::Program original, minimized;
   RunRecord record;               // the diverging run of the minimized program

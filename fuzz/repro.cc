@@ -213,9 +213,9 @@ if __name__ == "__main__":
 
 std::optional<oracles::Observables> strategy_observables(const ir::Program& p, const RunRecord& rec) {
   const RunSpec& s = rec.spec;
-  if (s.target != "interp" || s.strategy.empty() || !rec.mismatch || !rec.error.empty()) return std::nullopt;
+  if (s.target != "interp" || !rec.mismatch || !rec.error.empty()) return std::nullopt;
   schedulers::Options o;
-  o.strategy = s.strategy;
+  o.strategy = s.strategy.empty() ? strategy_for_mutant(s.inject) : s.strategy;
   o.inject = s.inject;
   o.reorder = s.reorder;
   o.fusion = s.fusion;
@@ -277,8 +277,9 @@ std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRec
   out += "EXPECTED = " + py_observables(p, expected) + "\n";
   out += "# What the diverging strategy produced (None: only FINDING's first mismatch is known).\n";
   out += "STRATEGY_OBSERVABLES = " + (actual ? py_observables(p, *actual) : std::string("None")) + "\n";
-  out += "# Also run functorch.experimental.functionalize on _fn and print where it differs from eager.\n";
-  out += std::string("FUNCTIONALIZE = ") + (fn.empty() ? "False" : "True") + "\n";
+  out += "# Also run functorch.experimental.functionalize on _fn and print where it differs from eager\n"
+         "# (always done for torch-functionalize findings; set True to see it for any finding).\n";
+  out += "FUNCTIONALIZE = False\n";
   if (fn.empty()) out += "if FINDING[\"strategy\"] == \"torch-functionalize\":\n    FUNCTIONALIZE = False\n";
   out += kReproMain;
   return out;
@@ -301,6 +302,9 @@ bool write_minimized(const std::string& dir, const MinimizedFinding& m, std::str
         {"bucket", m.bucket},
         {"spec", {{"strategy", m.spec.strategy}, {"inject", m.spec.inject}, {"reorder", m.spec.reorder},
                   {"fusion", m.spec.fusion}, {"target", m.spec.target}}},
+        {"original_spec", {{"strategy", m.original_spec.strategy}, {"inject", m.original_spec.inject},
+                           {"reorder", m.original_spec.reorder}, {"fusion", m.original_spec.fusion},
+                           {"target", m.original_spec.target}}},
         {"stmts_before", s.stmts_before}, {"stmts_after", s.stmts_after}, {"bytes_before", s.bytes_before},
         {"bytes_after", s.bytes_after}, {"tests", s.tests}, {"invalid_candidates", s.invalid},
         {"duplicates", s.duplicates}, {"accepted", s.accepted}, {"rounds", s.rounds},

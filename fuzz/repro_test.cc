@@ -148,7 +148,7 @@ TEST(Repro, AddToCorpusWritesAReplayableCase) {
   std::string err;
   const std::string path = add_to_corpus(root, m, &err);
   ASSERT_FALSE(path.empty()) << err;
-  EXPECT_EQ(path.rfind(root + "/corpus/regressions/eager__random__greedy__return__add_", 0), 0u) << path;
+  EXPECT_EQ(path.rfind(root + "/corpus/regressions/eager__reordered__fused__return__compute_", 0), 0u) << path;
   std::string text;
   ASSERT_TRUE(read_text(path, &text));
   auto c = parse_regression(text, &err);

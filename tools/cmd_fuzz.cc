@@ -65,6 +65,8 @@ void register_fuzz(CLI::App& app, int* status) {
   c->add_option("--case-timeout", a->o.case_timeout_s, "seconds before a case counts as a hang");
   c->add_option("--size", a->o.gen.size, "statements per generated program");
   c->add_flag("--quiet", a->o.quiet, "no status lines");
+  c->add_option("--minimize-time", a->o.minimize_s, "seconds to minimize each new bucket's first finding (0: off)");
+  c->add_option("--minimize-total", a->o.minimize_total_s, "seconds for all minimization (default: a quarter of --time)");
   c->callback([a, status] { *status = run(*a); });
 }
 

@@ -21,6 +21,7 @@ struct MinimizeCmd {
   fuzz::RunSpec spec;
   double time_s = 60;
   int64_t max_tests = -1;
+  int seeds = 16;
   bool add_to_corpus = false;
 };
 
@@ -46,6 +47,7 @@ int minimize_main(const MinimizeCmd& o) {
   fuzz::MinimizeOptions mo;
   mo.time_s = o.time_s;
   mo.max_tests = o.max_tests;
+  mo.seeds = o.seeds;
   fuzz::MinimizedFinding m = fuzz::minimize_finding(*prog, o.spec, mo);
   if (!m.ok) {
     std::cerr << "aliasfuzz minimize: " << m.error << "\n";
@@ -61,6 +63,8 @@ int minimize_main(const MinimizeCmd& o) {
             << "statements " << s.stmts_before << " -> " << s.stmts_after << ", bytes " << s.bytes_before << " -> "
             << s.bytes_after << ", " << s.tests << " tests (" << s.invalid << " invalid candidates dropped), "
             << s.rounds << " rounds, " << s.elapsed_s << " s" << (s.budget_hit ? " (budget hit)" : "") << "\n"
+            << "reproduce: aliasfuzz run " << o.out << "/min.af " << fuzz::spec_flags(m.spec)
+            << (m.spec == m.original_spec ? "" : "   (the reorder seed changed while minimizing)") << "\n"
             << "wrote " << o.out << "/min.af, " << o.out << "/repro.py, " << o.out << "/minimize.json\n";
   if (o.add_to_corpus) {
     const std::string path = fuzz::add_to_corpus(source_root(), m, &err);
@@ -87,6 +91,8 @@ void register_minimize(CLI::App& app, int* status) {
   c->add_option("--out", o->out, "output folder")->required();
   c->add_option("--time", o->time_s, "time budget in seconds (default 60; 0: none)");
   c->add_option("--max-tests", o->max_tests, "budget in candidate runs (deterministic; default none)");
+  c->add_option("--seeds", o->seeds,
+                 "random:SEED findings: also try seeds 0..N-1 when a candidate loses the divergence (default 16; 0: keep the seed)");
   c->add_flag("--add-to-corpus", o->add_to_corpus, "also write corpus/regressions/NAME.af");
   c->callback([o, status] { *status = minimize_main(*o); });
 }

@@ -1,0 +1,69 @@
+// libFuzzer target: the differential check on structure-aware inputs.
+// Every input decodes to a valid program (fuzz/bytes.h); every strategy
+// runs under reorder and fusion policies drawn from the input.
+//   - a must-agree strategy that disagrees aborts: a bug in aliasfuzz;
+//   - strategies under study and mutants (AF_FUZZ_STRATEGY=a,b and
+//     AF_FUZZ_INJECT=m,n) are reported on stderr, or abort when
+//     AF_FUZZ_ABORT=1, so that libFuzzer's crash minimization works on them.
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fuzz/bytes.h"
+#include "fuzz/check.h"
+#include "ir/analysis.h"
+#include "ir/text.h"
+#include "oracles/eager.h"
+
+namespace {
+
+std::vector<std::string> env_list(const char* name) {
+  std::vector<std::string> r;
+  const char* v = std::getenv(name);
+  if (!v) return r;
+  std::stringstream s(v);
+  std::string item;
+  while (std::getline(s, item, ','))
+    if (!item.empty()) r.push_back(item);
+  return r;
+}
+
+struct Config {
+  std::vector<std::string> strategies, injects;
+  bool abort_all = false;
+  Config() {
+    strategies = env_list("AF_FUZZ_STRATEGY");
+    if (strategies.empty()) strategies = af::fuzz::must_agree_strategies();
+    injects = env_list("AF_FUZZ_INJECT");
+    const char* a = std::getenv("AF_FUZZ_ABORT");
+    abort_all = a && std::string(a) == "1";
+  }
+};
+
+long g_reported = 0;
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static const Config config;
+  auto p = af::fuzz::decode_input(data, size);
+  if (!p) return 0;  // an invalid text input: nothing to compare
+  auto an = af::ir::analyze(*p);
+  if (!an) return 0;
+  const af::oracles::Observables expected = af::oracles::run_eager(*p, *an);
+  const auto specs = af::fuzz::campaign_specs(af::fuzz::input_seed(data, size), 0, config.strategies, config.injects, "interp");
+  for (const auto& r : af::fuzz::check_program(*p, expected, specs)) {
+    if (r.agree) continue;
+    const bool must = r.spec.inject.empty() && af::fuzz::is_must_agree(r.spec.strategy);
+    if (must || config.abort_all) {
+      std::fprintf(stderr, "aliasfuzz: %s diverges (bucket %s)\n%s", must ? "a must-agree strategy" : "the strategy under study",
+                   af::fuzz::bucket_of(r).c_str(), af::ir::print(*p).c_str());
+      std::abort();
+    }
+    if (++g_reported <= 20 || g_reported % 1000 == 0)
+      std::fprintf(stderr, "aliasfuzz: finding #%ld: %s\n", g_reported, af::fuzz::bucket_of(r).c_str());
+  }
+  return 0;
+}
