@@ -37,7 +37,9 @@ std::vector<Edge> dataflow_edges(const ir::Program& p) {
 std::vector<Edge> writeback_edges(const ir::Program& p, const ir::Analysis& an,
                                   const std::vector<std::pair<int, int>>& writebacks) {
   std::vector<Edge> e;
-  for (auto [wb, storage] : writebacks) {
+  for (const auto& wb_storage : writebacks) {
+    // Not a structured binding: C++17 lambdas cannot capture those (clang).
+    const int wb = wb_storage.first, storage = wb_storage.second;
     for (size_t j = 0; j < p.stmts.size(); ++j) {
       if (static_cast<int>(j) == wb) continue;
       const auto& st = p.stmts[j];
