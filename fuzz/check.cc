@@ -39,7 +39,7 @@ uint64_t hash_str(const std::string& s) {
 std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::vector<std::string>& strategies,
                                     const std::vector<std::string>& injects, const std::string& target) {
   std::vector<std::string> ss = strategies;
-  if (ss.empty()) {
+  if (ss.empty() && injects.empty()) {  // with only mutants asked for, run only them
     ss = must_agree_strategies();
     for (const auto& s : under_study_strategies()) ss.push_back(s);
   }

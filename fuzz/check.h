@@ -34,7 +34,9 @@ bool is_must_agree(const std::string& strategy);
 
 // The run settings of program `index` of a campaign: every strategy with a
 // reorder seed and fusion policy derived from (seed, index, strategy), so
-// the same campaign makes the same choices on every machine.
+// the same campaign makes the same choices on every machine. No strategies
+// and no mutants: the must-agree and under-study strategies; only mutants:
+// just them (each with strategy_for_mutant).
 std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::vector<std::string>& strategies,
                                     const std::vector<std::string>& injects, const std::string& target);
 

@@ -3,7 +3,7 @@
 // runs under reorder and fusion policies drawn from the input.
 //   - a must-agree strategy that disagrees aborts: a bug in aliasfuzz;
 //   - strategies under study and mutants (AF_FUZZ_STRATEGY=a,b and
-//     AF_FUZZ_INJECT=m,n) are reported on stderr, or abort when
+//     AF_FUZZ_INJECT=m,n; AF_FUZZ_STRATEGY=- runs only the mutants) are reported on stderr, or abort when
 //     AF_FUZZ_ABORT=1, so that libFuzzer's crash minimization works on them.
 #include <cstdio>
 #include <cstdlib>
@@ -36,6 +36,7 @@ struct Config {
   Config() {
     strategies = env_list("AF_FUZZ_STRATEGY");
     if (strategies.empty()) strategies = af::fuzz::must_agree_strategies();
+    if (strategies.size() == 1 && strategies[0] == "-") strategies.clear();  // only the mutants
     injects = env_list("AF_FUZZ_INJECT");
     const char* a = std::getenv("AF_FUZZ_ABORT");
     abort_all = a && std::string(a) == "1";

@@ -35,6 +35,8 @@ int main(int argc, char** argv) {
   af::tools::register_slurm(app, &status);
   af::tools::register_report(app, &status);
   af::tools::register_merge(app, &status);
+  af::tools::register_compare(app, &status);
+  af::tools::register_convert(app, &status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
