@@ -1,8 +1,11 @@
 #include "fuzz/check.h"
 
 #include <algorithm>
+#include <iostream>
+#include <set>
 
 #include "ir/analysis.h"
+#include "oracles/external.h"
 #include "schedulers/schedulers.h"
 
 namespace af::fuzz {
@@ -16,6 +19,11 @@ const std::vector<std::string>& under_study_strategies() {
   static const std::vector<std::string> v{"none", "update_aliases"};
   return v;
 }
+
+// Run through a real compiler in Python (oracles/external.h); under study,
+// and only run when named (--strategy), never by default.
+const std::vector<std::string>& external_strategies() { return oracles::external_strategies(); }
+bool is_external(const std::string& s) { return oracles::is_external_strategy(s); }
 
 bool is_must_agree(const std::string& s) {
   const auto& v = must_agree_strategies();
@@ -54,6 +62,10 @@ std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::ve
     r.strategy = s;
     r.inject = m;
     r.target = target;
+    if (oracles::is_external_strategy(s)) {  // no reorder or fusion policy of ours applies
+      specs.push_back(r);
+      continue;
+    }
     // Mostly random topological orders (they find ordering bugs); the
     // named policies now and then.
     const uint64_t pick = h % 10;
@@ -151,17 +163,82 @@ std::string first_diverging_op(const ir::Program& p, const schedulers::Options& 
 }  // namespace
 
 std::string strategy_for_mutant(const std::string& m) {
-  if (m.rfind("fn-", 0) == 0) return "functionalize";
-  if (m == "fusion-stale-copy") return "update_aliases-min";
-  if (m == "lower-halide-alias") return "eager";
-  return "update_aliases-ordered";  // ua-*, dce-drops-outputless
+  // fusion-stale-copy cannot fire under the update_aliases family: every
+  // access after a write sits behind an update_aliases node, which ends a
+  // region. Under functionalize the write-backs are fused with reads.
+  if (m.rfind("fn-", 0) == 0 || m == "fusion-stale-copy") return "functionalize";
+  if (m == "lower-halide-alias" || m == "dce-drops-outputless") return "eager";
+  return "update_aliases-ordered";  // ua-*
 }
+
+namespace {
+
+bool external_prefix_diverges(const ir::Program& p, size_t n, const std::string& strategy) {
+  const auto res = oracles::run_external(prefix(p, n), strategy);
+  return res.status == oracles::ExternalResult::Status::Ok && oracles::compare(prefix(p, n), res.eager, res.actual);
+}
+
+// One run of an external strategy, compared with eager PyTorch of the same
+// Python. nullopt when the strategy is not installed (like a spec with no
+// run: the minimizer and the regression replay skip it).
+std::optional<RunRecord> check_external(const ir::Program& p, const RunSpec& s) {
+  using S = oracles::ExternalResult::Status;
+  RunRecord r;
+  r.spec = s;
+  const auto res = oracles::run_external(p, s.strategy);
+  switch (res.status) {
+    case S::Unavailable: {
+      static std::set<std::string> warned;
+      if (warned.insert(s.strategy).second)
+        std::cerr << "aliasfuzz: strategy " << s.strategy << " skipped: " << res.message << "\n";
+      return std::nullopt;
+    }
+    case S::Ok: {
+      r.mismatch = oracles::compare(p, res.eager, res.actual);
+      r.agree = !r.mismatch;
+      if (!r.agree) {  // the first statement after which a prefix diverges
+        size_t lo = 0, hi = p.stmts.size();
+        if (hi > 0 && external_prefix_diverges(p, hi, s.strategy)) {
+          while (hi - lo > 1) {
+            const size_t mid = (lo + hi) / 2;
+            if (external_prefix_diverges(p, mid, s.strategy)) hi = mid;
+            else lo = mid;
+          }
+          r.op = ir::op_name(p.stmts[hi - 1].op);
+        }
+      }
+      return r;
+    }
+    case S::StrategyError:  // the compiler raised: an error-kind divergence, bucketed by exception type
+      r.agree = false;
+      r.error = res.error_type + ": " + res.message;
+      r.op = res.error_type.empty() ? "exception" : res.error_type;
+      return r;
+    case S::EagerError:  // eager PyTorch of that Python refused a program the oracle accepts
+      r.agree = false;
+      r.error = "eager PyTorch raised " + res.error_type + ": " + res.message;
+      r.op = "eager-raised";
+      return r;
+    case S::Failed:
+      r.agree = false;
+      r.error = "external runner " + res.error_type + ": " + res.message;
+      r.op = "runner-" + res.error_type;
+      return r;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observables& expected,
                                      const std::vector<RunSpec>& specs) {
   std::vector<RunRecord> out;
   auto an = ir::analyze(p);
   for (const RunSpec& s : specs) {
+    if (oracles::is_external_strategy(s.strategy) && s.inject.empty()) {
+      if (auto r = check_external(p, s)) out.push_back(std::move(*r));
+      continue;
+    }
     RunRecord r;
     r.spec = s;
     const schedulers::Options o = options_of(s);

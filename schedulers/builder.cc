@@ -8,16 +8,19 @@ using ir::Arg;
 using ir::OpKind;
 
 Builder::Builder(const ir::Program& src) {
+  names_.reserve(2 * (src.value_names.size() + src.storages.size()) + 16);
   p_.storages = src.storages;
   p_.inputs = src.inputs;
-  for (const auto& n : src.value_names) used_.insert(n);
+  p_.value_names.reserve(2 * src.value_names.size());
+  metas_.reserve(2 * src.value_names.size());
+  for (const auto& n : src.value_names) names_.emplace(n, false);
   for (const auto& s : src.storages) {
-    used_.insert(s.name);
+    names_.emplace(s.name, false);
     storage_numel_.push_back(s.numel);
   }
   for (const auto& in : src.inputs) {
     p_.new_value(in.name);
-    taken_.insert(in.name);
+    names_[in.name] = true;
     const int64_t sn = src.storages[in.storage].numel;
     ir::TensorMeta m{ir::Geometry{{sn}, {1}, 0}, in.storage, sn, next_impl_++};
     if (!in.whole) m.g = ir::Geometry{in.sizes, in.strides, in.offset};
@@ -26,16 +29,20 @@ Builder::Builder(const ir::Program& src) {
 }
 
 int Builder::value(const std::string& name, bool keep) {
-  std::string n = name;
-  if (!keep || taken_.count(n)) {
-    int& k = counter_[name];
-    do n = name + "_" + std::to_string(++k);
-    while (used_.count(n));
+  if (keep) {
+    auto [it, inserted] = names_.emplace(name, true);
+    if (inserted || !it->second) {  // a free name, or a source name not yet defined here
+      it->second = true;
+      metas_.emplace_back();
+      return p_.new_value(name);
+    }
   }
-  used_.insert(n);
-  taken_.insert(n);
+  int& k = counter_[name];
+  std::string n;
+  do n = name + "_" + std::to_string(++k);
+  while (!names_.emplace(n, true).second);
   metas_.emplace_back();
-  return p_.new_value(n);
+  return p_.new_value(std::move(n));
 }
 
 int Builder::emit(OpKind op, const std::vector<int>& outs, std::vector<Arg> args, int line, bool added) {
@@ -49,6 +56,8 @@ int Builder::emit(OpKind op, const std::vector<int>& outs, std::vector<Arg> args
       ir::TensorMeta m;
       m.g = om[k].g;
       if (om[k].fresh) {
+        fresh_storage_.resize(p_.stmts.size() + 1, -1);
+        fresh_storage_[p_.stmts.size()] = static_cast<int>(storage_numel_.size());
         m.storage = static_cast<int>(storage_numel_.size());
         m.storage_numel = m.g.numel();
         storage_numel_.push_back(m.storage_numel);
@@ -58,7 +67,11 @@ int Builder::emit(OpKind op, const std::vector<int>& outs, std::vector<Arg> args
             op == OpKind::UpdateAliases ? metas_[st.args[0].list[om[k].source_arg]] : metas_[st.args[om[k].source_arg].i];
         m.storage = src.storage;
         m.storage_numel = src.storage_numel;
-        m.impl = ir::is_inplace(op) ? src.impl : next_impl_++;
+        // As ir::analyze: in-place results, and may-alias ops that return
+        // their argument, are the argument itself.
+        const bool self = ir::is_inplace(op) || ((op == OpKind::Contiguous || op == OpKind::Flatten) && m.g == src.g &&
+                                                 (op == OpKind::Contiguous || src.g.rank() == 1));
+        m.impl = self ? src.impl : next_impl_++;
       }
       metas_[outs[k]] = m;
     }
@@ -66,6 +79,16 @@ int Builder::emit(OpKind op, const std::vector<int>& outs, std::vector<Arg> args
   p_.stmts.push_back(std::move(st));
   added_.push_back(added);
   return static_cast<int>(p_.stmts.size()) - 1;
+}
+
+ir::Analysis Builder::analysis(int num_declared) const {
+  ir::Analysis an;
+  an.values = metas_;
+  an.storage_numel = storage_numel_;
+  an.num_declared = num_declared;
+  an.fresh_storage = fresh_storage_;
+  an.fresh_storage.resize(p_.stmts.size(), -1);
+  return an;
 }
 
 int Builder::emit1(OpKind op, const std::string& base, std::vector<Arg> args, int line, bool added) {

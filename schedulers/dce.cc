@@ -18,6 +18,7 @@ void dce_drops_outputless(Transformed& t) {
     added.push_back(t.added_node[j]);
   }
   t.program.stmts = std::move(kept);
+  t.analysis = nullptr;  // re-analyzed by the pipeline
   t.added_node = std::move(added);
   std::vector<Edge> edges;
   for (auto e : t.added_edges)

@@ -54,6 +54,10 @@ struct Base {
   bool declared = false;
   int origin = -1;         // new-program value on the storage at generation 0
   bool origin_whole = false;  // origin is the whole storage, 1-D contiguous
+  // Fresh storages: how the origin's value lies in the storage in the source
+  // (0 whole, 1 contiguous: a view of the base, 2 dense strided: geometry g).
+  int layout = 0;
+  ir::Geometry g;
   int root0 = -1;          // generation-0 base (a view of the storage)
   int root = -1;           // current base
   int gen = 0;
@@ -84,8 +88,20 @@ class Functionalize {
       if (!in.whole) v.chain.push_back(Step{OpKind::AsStrided, {Arg::ints(in.sizes), Arg::ints(in.strides), Arg::integer(in.offset)}, {bases_[key].numel}});
     }
     for (const auto& st : p_.stmts) stmt(st);
-    // Returns read the current values.
-    for (int r : p_.returns) b_.program().returns.push_back(current(r, p_.return_line));
+    // Returns read the current values. A returned value that still views the
+    // memory of a storage about to be written back (e.g. the source of a
+    // copy_ taken as the new value) is cloned first: returns are read after
+    // the write-backs.
+    std::vector<bool> written(an_.storage_numel.size(), false);
+    for (const Base& bs : bases_)
+      if (bs.declared && bs.gen > 0) written[bs.storage] = true;
+    for (int r : p_.returns) {
+      int c = current(r, p_.return_line);
+      const int st = b_.meta(c).storage;
+      if (st >= 0 && st < static_cast<int>(written.size()) && written[st])
+        c = b_.emit1(OpKind::Clone, name_of(r), {Arg::tensor(c)}, p_.return_line, true);
+      b_.program().returns.push_back(c);
+    }
     b_.program().has_return = p_.has_return;
     b_.program().return_line = p_.return_line;
     // One write-back per mutated declared storage (per base).
@@ -96,13 +112,12 @@ class Functionalize {
       int j = b_.emit(OpKind::CopyI, {}, {Arg::tensor(bs.root0), Arg::tensor(bs.root)}, p_.return_line, true);
       t.writebacks.push_back({j, bs.storage});
     }
+    if (b_.failed()) t.error = b_.error();
+    else t.analysis = std::make_shared<const ir::Analysis>(b_.analysis(an_.num_declared));
     t.program = std::move(b_.program());
     t.added_node = std::move(b_.added());
-    if (b_.failed()) error_ = b_.error();
     return t;
   }
-
-  const std::string& error() const { return error_; }
 
  private:
   int new_base(int storage, bool declared, int origin, bool whole) {
@@ -119,14 +134,28 @@ class Functionalize {
   std::string name_of(int v) const { return p_.value_names[v]; }
 
   // The current base of a key (creating the generation-0 base lazily).
+  // The base is canonical: 1-D, contiguous, offset 0, over a storage of
+  // exactly its size, so that absolute as_strided steps index it like the
+  // source storage.
   int root(int key, int line) {
     Base& bs = bases_[key];
     if (bs.root >= 0) return bs.root;
-    if (bs.origin_whole) {
-      bs.root0 = bs.origin;
+    const std::string bname = bs.declared ? p_.storages[bs.storage].name : "base";
+    if (bs.declared) {
+      bs.root0 = bs.origin_whole ? bs.origin
+                                 : b_.emit1(OpKind::AsStrided, bname, {Arg::tensor(bs.origin), Arg::ints({bs.numel}), Arg::ints({1}), Arg::integer(0)}, line, true);
+    } else if (bs.layout == 2) {
+      // The source value lay strided in its storage: scatter it into a
+      // fresh base at that geometry (it is dense, so it covers the base).
+      int z = b_.emit1(OpKind::Full, bname, {Arg::ints({bs.numel}), Arg::number(0.0)}, line, true);
+      bs.root0 = b_.emit1(OpKind::AsStridedScatter, bname, {Arg::tensor(z), Arg::tensor(bs.origin), Arg::ints(bs.g.sizes), Arg::ints(bs.g.strides), Arg::integer(bs.g.offset)}, line, true);
     } else {
-      bs.root0 = b_.emit1(OpKind::AsStrided, p_.storages.size() > 0 && bs.declared ? p_.storages[bs.storage].name : "base",
-                          {Arg::tensor(bs.origin), Arg::ints({bs.numel}), Arg::ints({1}), Arg::integer(0)}, line, true);
+      // Logical order is storage order: flatten (the value may lie
+      // differently in the new program than in the source).
+      int r = bs.origin;
+      if (bs.layout == 1) r = b_.emit1(OpKind::Reshape, bname, {Arg::tensor(r), Arg::ints({bs.numel})}, line, true);
+      if (!canonical_base(r, bs.numel)) r = b_.emit1(OpKind::Clone, bname, {Arg::tensor(r)}, line, true);
+      bs.root0 = r;
     }
     bs.root = bs.root0;
     return bs.root;
@@ -159,8 +188,10 @@ class Functionalize {
 
   bool canonical_base(int x, int64_t numel) {
     const auto& m = b_.meta(x);
+    // ... and never a view of a declared storage's memory, which the
+    // write-backs overwrite (a copy_'s source taken as the new value).
     return m.g.rank() == 1 && m.g.sizes[0] == numel && m.g.offset == 0 && (numel <= 1 || m.g.strides[0] == 1) &&
-           m.storage_numel == numel;
+           m.storage_numel == numel && m.storage >= an_.num_declared;
   }
 
   // Writes new value n of v (source value) back into v's base.
@@ -355,13 +386,16 @@ class Functionalize {
     v.cur = nv;
     v.gen = 0;
     v.overlap = false;
+    bases_[v.key].g = m.g;
     if (ir::is_contiguous(m.g) && m.g.offset == 0) {
       if (m.g.rank() == 1) {
-        bases_[v.key].origin_whole = true;
+        bases_[v.key].layout = 0;
       } else {
+        bases_[v.key].layout = 1;
         v.chain.push_back(Step{OpKind::View, {Arg::ints(m.g.sizes)}, {m.storage_numel}});
       }
     } else {
+      bases_[v.key].layout = 2;
       v.chain.push_back(Step{OpKind::AsStrided, {Arg::ints(m.g.sizes), Arg::ints(m.g.strides), Arg::integer(m.g.offset)}, {m.storage_numel}});
     }
     (void)st;
@@ -377,7 +411,12 @@ class Functionalize {
     relative = relative && !xv.overlap;
     // Emit the op itself on x's current value when that is legal (x has the
     // source geometry); else rebuild every output from the base.
-    const bool direct = current_x && (bases_[xv.key].gen == 0 || (relative && b_.meta(xv.cur).g == an_.values[x].g));
+    // as_strided indexes the storage itself: only the declared storages at
+    // generation 0 lie in memory as in the source (a fresh result may lie
+    // differently in the new program, its inputs having other layouts).
+    const bool same_geometry = b_.meta(xv.cur).g == an_.values[x].g;
+    const bool direct = current_x && same_geometry &&
+                        (st.op != OpKind::AsStrided || (bases_[xv.key].declared && bases_[xv.key].gen == 0));
     if (direct) {
       std::vector<Arg> a = st.args;
       a[0] = Arg::tensor(current(x, st.line));
@@ -499,7 +538,6 @@ class Functionalize {
   bool per_input_, no_regen_;
   std::vector<Val> vals_;
   std::vector<Base> bases_;
-  std::string error_;
 };
 
 }  // namespace

@@ -6,9 +6,10 @@
 
 namespace af::schedulers {
 
-Transformed none_strategy(const ir::Program& p) {
+Transformed none_strategy(const ir::Program& p, const ir::Analysis& an) {
   Transformed t;
   t.program = p;
+  t.analysis = std::make_shared<const ir::Analysis>(an);
   t.added_node.assign(p.stmts.size(), false);
   return t;
 }

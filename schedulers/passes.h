@@ -18,7 +18,10 @@
 #pragma once
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 #include <string>
 #include <vector>
 
@@ -38,6 +41,10 @@ struct Transformed {
   // that storage before it.
   std::vector<std::pair<int, int>> writebacks;
   bool chain = false;               // eager: a total order and one op per region
+  // The analysis of `program` when the pass already knows it (saves a
+  // second ir::analyze); null to have the pipeline analyze the program.
+  std::shared_ptr<const ir::Analysis> analysis;
+  std::string error;                // the pass could not build a valid program
 };
 
 // Builds a program statement by statement, keeping names unique and the
@@ -58,22 +65,26 @@ class Builder {
   ir::Program& program() { return p_; }
   std::vector<bool>& added() { return added_; }
   bool failed() const { return !error_.empty(); }
+  // The analysis of the program built (the same ir::analyze would give,
+  // limits aside); valid when !failed().
+  ir::Analysis analysis(int num_declared) const;
   const std::string& error() const { return error_; }
 
  private:
   ir::Program p_;
   std::vector<bool> added_;
-  std::set<std::string> used_, taken_;
-  std::map<std::string, int> counter_;
+  std::unordered_map<std::string, bool> names_;  // every name reserved (source) or defined here (true)
+  std::unordered_map<std::string, int> counter_;
   std::vector<ir::TensorMeta> metas_;
   std::vector<int64_t> storage_numel_;
+  std::vector<int> fresh_storage_;
   int next_impl_ = 0;
   std::string error_;
 };
 
 // Strategy passes.
-Transformed eager_strategy(const ir::Program& p);
-Transformed none_strategy(const ir::Program& p);
+Transformed eager_strategy(const ir::Program& p, const ir::Analysis& an);
+Transformed none_strategy(const ir::Program& p, const ir::Analysis& an);
 Transformed functionalize_strategy(const ir::Program& p, const ir::Analysis& an, const std::string& inject);
 enum class UaVariant { Plain, Ordered, Min };
 Transformed update_aliases_strategy(const ir::Program& p, const ir::Analysis& an, UaVariant v, const std::string& inject);

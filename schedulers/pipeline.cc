@@ -87,8 +87,8 @@ ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an,
   if (auto e = check_options(o)) return ir::Error{ir::ErrorKind::Arg, 0, *e};
   Transformed t;
   const std::string& s = o.strategy;
-  if (s == "eager") t = eager_strategy(p);
-  else if (s == "none") t = none_strategy(p);
+  if (s == "eager") t = eager_strategy(p, an);
+  else if (s == "none") t = none_strategy(p, an);
   else if (s == "functionalize") t = functionalize_strategy(p, an, o.inject);
   else if (s == "update_aliases") t = update_aliases_strategy(p, an, UaVariant::Plain, o.inject);
   else if (s == "update_aliases-ordered") t = update_aliases_strategy(p, an, UaVariant::Ordered, o.inject);
@@ -101,16 +101,21 @@ ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an,
         t.added_edges.push_back(Edge{static_cast<int>(j - 1), static_cast<int>(j), true});
     }
   }
-  auto tan = ir::analyze(t.program);
-  if (!tan)
-    return ir::Error{tan.error().kind, tan.error().line,
-                     "strategy " + s + " produced an invalid program: " + tan.error().message};
+  if (!t.error.empty())
+    return ir::Error{ir::ErrorKind::Arg, 0, "strategy " + s + " produced an invalid program: " + t.error};
+  if (!t.analysis) {
+    auto tan = ir::analyze(t.program);
+    if (!tan)
+      return ir::Error{tan.error().kind, tan.error().line,
+                       "strategy " + s + " produced an invalid program: " + tan.error().message};
+    t.analysis = std::make_shared<const ir::Analysis>(std::move(*tan));
+  }
   Schedule sc;
   sc.strategy = s;
   sc.inject = o.inject;
   sc.reorder = o.reorder;
   sc.fusion = o.fusion;
-  sc.analysis = std::make_shared<const ir::Analysis>(std::move(*tan));
+  sc.analysis = t.analysis;
   const int n = static_cast<int>(t.program.stmts.size());
   std::vector<Edge> edges = dataflow_edges(t.program);
   // Strategy edges that duplicate a dataflow edge are dropped.

@@ -152,6 +152,8 @@ Transformed update_aliases_strategy(const ir::Program& p, const ir::Analysis& an
   for (int r : p.returns) b.program().returns.push_back(cur[r]);
   b.program().has_return = p.has_return;
   b.program().return_line = p.return_line;
+  if (b.failed()) t.error = b.error();
+  else t.analysis = std::make_shared<const ir::Analysis>(b.analysis(an.num_declared));
   t.program = std::move(b.program());
   t.added_node = std::move(b.added());
   return t;

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The command-line contract of `aliasfuzz run` and `aliasfuzz dot` for the
+# schedulers: exit statuses, the JSON `runs` objects, usage errors.
+set -uo pipefail
+A=tools/aliasfuzz
+D=schedulers/testdata
+fail=0
+check() {  # check NAME EXPECTED_STATUS CMD...
+  local name=$1 want=$2; shift 2
+  "$@" > "$TEST_TMPDIR/out" 2> "$TEST_TMPDIR/err"
+  local got=$?
+  if [[ $got -ne $want ]]; then
+    echo "FAIL $name: exit $got, wanted $want"; cat "$TEST_TMPDIR/out" "$TEST_TMPDIR/err"; fail=1
+  else
+    echo "ok   $name"
+  fi
+}
+TEST_TMPDIR=${TEST_TMPDIR:-$(mktemp -d)}
+
+check "must-agree strategies agree" 0 $A run $D/chunk_war.af --reorder random:5 --fusion dataflow
+[[ $(wc -l < "$TEST_TMPDIR/out") -eq 4 ]] || { echo "FAIL expected 4 runs"; fail=1; }
+check "none disagrees (exit 1)" 1 $A run $D/alias_inputs.af --strategy none --reorder random:1 --json
+check "mutant disagrees" 1 $A run $D/alias_inputs.af --strategy functionalize --inject fn-per-input-base --json
+/usr/bin/python3 - "$TEST_TMPDIR/out" <<'PY' || fail=1
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["valid"] is True and j["error"] is None, j
+r = j["runs"]
+assert len(r) == 1, r
+keys = {"strategy", "inject", "reorder", "fusion", "target", "agree", "regions", "first_mismatch"}
+assert set(r[0]) == keys, r[0].keys()
+assert r[0]["strategy"] == "functionalize" and r[0]["inject"] == "fn-per-input-base"
+assert r[0]["agree"] is False and r[0]["first_mismatch"]["observable"]
+assert r[0]["target"] == "interp" and isinstance(r[0]["regions"], int)
+print("ok   JSON runs object")
+PY
+check "repeatable --strategy" 0 $A run $D/tanh_chain.af --strategy eager --strategy update_aliases-min --json
+/usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['runs']; assert [x['strategy'] for x in r]==['eager','update_aliases-min'] and r[0]['inject'] is None" "$TEST_TMPDIR/out" || fail=1
+check "unknown mutant is a usage error" 2 $A run $D/tanh_chain.af --inject no-such-mutant
+grep -q "fn-no-regenerate" "$TEST_TMPDIR/err" || { echo "FAIL usage error does not list the mutants"; fail=1; }
+check "unknown strategy" 2 $A run $D/tanh_chain.af --strategy bogus
+check "unknown reorder" 2 $A run $D/tanh_chain.af --reorder random:
+check "halide targets not built yet" 2 $A run $D/tanh_chain.af --target host
+check "lower-halide-alias accepted on interp" 0 $A run $D/tanh_chain.af --inject lower-halide-alias
+check "dot text" 0 $A dot $D/tanh_chain.af --strategy update_aliases-min --text
+grep -q "update_aliases(\[a\])" "$TEST_TMPDIR/out" || { echo "FAIL dot --text"; fail=1; }
+check "dot graphviz" 0 $A dot $D/chunk_war.af --strategy update_aliases --reorder fusion --fusion greedy
+grep -q "subgraph cluster_r0" "$TEST_TMPDIR/out" || { echo "FAIL dot"; fail=1; }
+if [[ -x /usr/bin/dot ]]; then
+  check "dot svg" 0 $A dot $D/chunk_war.af --strategy functionalize --out "$TEST_TMPDIR/s.svg"
+  grep -q "<svg" "$TEST_TMPDIR/s.svg" || { echo "FAIL svg"; fail=1; }
+fi
+exit $fail
