@@ -84,9 +84,17 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
     const Stmt& st = p.stmts[si];
     if (auto e = check_list_limits(st, limits)) return *e;
     auto r = infer(st.op, checked_args(st, an.values));
-    if (!r) return Error{r.error().kind, st.line, r.error().message};
-    const auto& outs = r.value();
     const bool inplace = is_inplace(st.op);
+    if (!r) {
+      // An `undefined` write still runs in PyTorch; a wrong number of
+      // names then fails when the result is unpacked.
+      const size_t want = st.op == OpKind::SetitemI ? 0 : 1;
+      if (r.error().kind == ErrorKind::Undefined && inplace && st.outs.size() > want)
+        return Error{ErrorKind::Name, st.line, std::string(op_name(st.op)) + " produces " + std::to_string(want) +
+                                                   " result" + (want == 1 ? "" : "s") + ", " + std::to_string(st.outs.size()) + " names given"};
+      return Error{r.error().kind, st.line, r.error().message};
+    }
+    const auto& outs = r.value();
     const size_t want = inplace ? (st.op == OpKind::SetitemI ? 0 : 1) : outs.size();
     const bool count_ok = inplace ? st.outs.size() <= want : st.outs.size() == want;
     if (!count_ok)

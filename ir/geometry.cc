@@ -264,4 +264,47 @@ Shape preserve_format_strides(const Geometry& g) {
   return out;
 }
 
+namespace {
+// c10's is_channels_last_strides_2d_s4 / 3d_s5.
+bool channels_last_like(const Geometry& g, std::initializer_list<int> order) {
+  int64_t min = 0;
+  if (g.strides[1] == 0) return false;
+  for (int d : order) {
+    if (g.sizes[d] == 0) return false;
+    if (g.strides[d] < min) return false;
+    if (d == 0 && min == g.strides[1]) return false;
+    min = g.strides[d];
+    if (g.sizes[d] > 1) min *= g.sizes[d];
+  }
+  return true;
+}
+}  // namespace
+
+MemoryFormat suggest_memory_format(const Geometry& g) {
+  if (g.rank() == 4 && channels_last_like(g, {1, 3, 2, 0})) return MemoryFormat::ChannelsLast;
+  if (g.rank() == 5 && channels_last_like(g, {1, 4, 3, 2, 0})) return MemoryFormat::ChannelsLast3d;
+  return MemoryFormat::Contiguous;
+}
+
+Shape format_strides(const Shape& s, MemoryFormat f) {
+  if (f == MemoryFormat::ChannelsLast && s.size() == 4) {
+    Shape st(4);
+    st[1] = 1;
+    st[3] = s[1];
+    st[2] = st[3] * s[3];
+    st[0] = st[2] * s[2];
+    return st;
+  }
+  if (f == MemoryFormat::ChannelsLast3d && s.size() == 5) {
+    Shape st(5);
+    st[1] = 1;
+    st[4] = s[1];
+    st[3] = st[4] * s[4];
+    st[2] = st[3] * s[3];
+    st[0] = st[2] * s[2];
+    return st;
+  }
+  return contiguous_strides(s);
+}
+
 }  // namespace af::ir

@@ -86,4 +86,11 @@ Shape elementwise_output_strides(const Shape& shape, const std::vector<Geometry>
 // infer_dense_strides (the layout permutation of x, made dense).
 Shape preserve_format_strides(const Geometry& g);
 
+// PyTorch's suggest_memory_format (channels-last for 4-D tensors whose
+// strides are like channels-last, channels-last-3d likewise for 5-D) and
+// the strides an empty tensor of that format gets.
+enum class MemoryFormat { Contiguous, ChannelsLast, ChannelsLast3d };
+MemoryFormat suggest_memory_format(const Geometry& g);
+Shape format_strides(const Shape& sizes, MemoryFormat f);
+
 }  // namespace af::ir

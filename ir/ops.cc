@@ -1,6 +1,8 @@
 #include "ir/ops.h"
 
 #include <algorithm>
+#include <cfloat>
+#include <cmath>
 #include <map>
 #include <sstream>
 
@@ -23,6 +25,16 @@ std::string fmt_shape(const Shape& s) {
 }
 
 Error err(ErrorKind k, std::string m) { return Error{k, 0, std::move(m)}; }
+
+// c10's checked conversion of a Scalar to float (fill_, full, clamp_ and a
+// setitem_ number): a finite value beyond float's range is an error
+// (infinities and NaN convert).
+std::optional<Error> check_f32(const CheckedArg& a) {
+  const double v = a.f;
+  if (std::isfinite(v) && (v > FLT_MAX || v < -FLT_MAX))
+    return err(ErrorKind::Arg, "value cannot be converted to type float without overflow");
+  return std::nullopt;
+}
 
 Error dim_error(int64_t dim, int64_t rank) {
   const int64_t r = rank == 0 ? 1 : rank;
@@ -173,6 +185,12 @@ Result<Geometry> expand_geometry(const Geometry& g, const Shape& sizes) {
  return err(ErrorKind::Shape, "expand: the number of sizes provided (" + std::to_string(nd) +
                                    ") must be greater or equal to the number of dimensions in the tensor (" +
                                    std::to_string(g.rank()) + ")");
+  if (g.rank() == 0) {
+    // inferExpandGeometry: a 0-d tensor takes the sizes as given, all strides 0.
+    for (int64_t s : sizes)
+      if (s < 0) return err(ErrorKind::Arg, "numel: integer multiplication overflow");
+    return Geometry{sizes, Shape(nd, 0), g.offset};
+  }
   Geometry r{Shape(nd), Shape(nd), g.offset};
   for (int i = nd - 1; i >= 0; --i) {
     const int off = nd - 1 - i;
@@ -262,8 +280,21 @@ Result<Outs> inplace(OpKind op, const std::vector<CheckedArg>& a) {
   std::vector<const TensorMeta*> reads{&x};
   bool exempt = false;
   switch (op) {
-    case OpKind::FillI: case OpKind::ZeroI:
+    case OpKind::FillI:
+      if (auto e = check_f32(a[1])) return *e;
       exempt = true;
+      break;
+    case OpKind::ZeroI:
+      exempt = true;
+      break;
+    case OpKind::ClampI:
+      // clamp_out: TensorIterator's overlap checks, then a NaN bound fills
+      // the result with NaN, else the bounds convert to float.
+      if (auto e = torch_overlap(x, reads)) return *e;
+      if (!std::isnan(a[1].f) && !std::isnan(a[2].f)) {
+        if (auto e = check_f32(a[1])) return *e;
+        if (auto e = check_f32(a[2])) return *e;
+      }
       break;
     case OpKind::CopyI:
       if (a[1].t->impl == a[0].t->impl) return view_of(x.g);  // is_same: no-op
@@ -281,6 +312,9 @@ Result<Outs> inplace(OpKind op, const std::vector<CheckedArg>& a) {
       }
       break;
     case OpKind::SetitemI: {
+      // Python converts a number value to a tensor before indexing.
+      if (!a[4].is_tensor())
+        if (auto e = check_f32(a[4])) return *e;
       auto tgt = setitem_target(x.g, a[1].i, a[2].i, a[3].i);
       if (!tgt) return tgt.error();
       TensorMeta dst{tgt->g, x.storage, x.storage_numel, tgt->self ? x.impl : -1};
@@ -374,7 +408,11 @@ Result<Outs> cat(const std::vector<const TensorMeta*>& ts, int64_t dim) {
                                          std::to_string(t->g.sizes[k]) + " for tensor number " + std::to_string(i) + " in the list.");
     out[*d] += t->g.sizes[*d];
   }
-  return fresh_contiguous(out);
+  // cat_compute_output_memory_format: the inputs' common suggested format.
+  MemoryFormat fmt = suggest_memory_format(ts[0]->g);
+  for (auto* t : ts)
+    if (suggest_memory_format(t->g) != fmt) fmt = MemoryFormat::Contiguous;
+  return fresh(out, format_strides(out, fmt));
 }
 
 // slice_scatter(self, src, ...) and friends are, in PyTorch 1.13:
@@ -648,6 +686,7 @@ Result<std::vector<OutMeta>> infer(OpKind op, const std::vector<CheckedArg>& a) 
     case OpKind::Full:
       for (int64_t s : a[0].list)
         if (s < 0) return err(ErrorKind::Arg, "Trying to create tensor with negative dimension " + std::to_string(s));
+      if (auto e = check_f32(a[1])) return *e;
       return fresh_contiguous(a[0].list);
     case OpKind::SliceScatter: case OpKind::SelectScatter:
     case OpKind::DiagonalScatter: case OpKind::AsStridedScatter:

@@ -42,6 +42,8 @@ float binary(ir::OpKind op, float a, float b) {
 }
 
 float clamp(float x, float lo, float hi) {
+  // clamp_out fills the result with NaN when a bound is NaN.
+  if (std::isnan(lo) || std::isnan(hi)) return NAN;
   if (std::isnan(x)) return x;
   return std::min(std::max(x, lo), hi);
 }

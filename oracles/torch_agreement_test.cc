@@ -84,10 +84,14 @@ int generated_count() {
 
 TEST(TorchAgreement, GeneratedPrograms) {
   const int n = generated_count();
-  const uint64_t seed = 20261129;
+  const uint64_t seed = std::getenv("AF_TORCH_GEN_SEED") ? std::stoull(std::getenv("AF_TORCH_GEN_SEED")) : 20261129;
+  fuzz::GenOptions options;  // the defaults; larger programs on request
+  if (const char* e = std::getenv("AF_TORCH_GEN_SIZE")) options.size = std::atoi(e);
+  if (const char* e = std::getenv("AF_TORCH_GEN_RANK")) options.max_rank = std::atoi(e);
+  if (const char* e = std::getenv("AF_TORCH_GEN_NUMEL")) options.max_numel = std::atoll(e);
   int failures = 0, compared = 0;
   for (int k = 0; k < n; ++k) {
-    ir::Program p = fuzz::generate(seed, k);
+    ir::Program p = fuzz::generate(seed, k, options);
     ASSERT_TRUE(ir::analyze(p).ok()) << "generator emitted an invalid program " << k;
     TorchResult t = test_runner().run(p);
     std::string d = disagreement(p, t);

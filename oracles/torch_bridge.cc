@@ -96,7 +96,8 @@ _KINDS = [
             r"|only one dimension can be inferred|must be positive|must be non-negative|exceeds dimension size"
             r"|mismatch in length of strides and shape|Negative strides|negative dimension|overflowed"
             r"|cannot be identical|invalid combination of arguments|no dimensions|non-zero size|can only be 0"
-            r"|does not match the length|greater than 0|be non-negative"),
+            r"|does not match the length|greater than 0|be non-negative|integer multiplication overflow"
+            r"|cannot be converted to type float without overflow"),
 ]
 
 
@@ -133,6 +134,7 @@ def _observe(returns, storages):
             "storages": {k: _values(s) for k, s in storages.items()}}
 
 
+# ---- the program ----
 )PY";
 
 const char* kPostlude = R"PY(

@@ -16,6 +16,8 @@ import sys
 import time
 import warnings
 
+MARKER = "# ---- the program ----\n"
+
 
 def main():
     out = sys.stdout
@@ -25,6 +27,7 @@ def main():
     torch.set_num_threads(int(os.environ.get("AF_TORCH_THREADS", "1")))
     out.write(json.dumps({"ready": True, "torch": torch.__version__}) + "\n")
     out.flush()
+    cache = {}
     for line in sys.stdin:
         if not line.strip():
             continue
@@ -34,7 +37,21 @@ def main():
             req = json.loads(line)
             rid = req.get("id")
             ns = {"__name__": "aliasfuzz_program"}
-            exec(compile(req["code"], "<aliasfuzz>", "exec"), ns)
+            code = req["code"]
+            # The part before the marker is the same in every script:
+            # compile it once (line numbers of the rest stay those of the
+            # whole script, so error lines map back to the program).
+            cut = code.find(MARKER)
+            if cut >= 0:
+                prelude = code[:cut]
+                compiled = cache.get(prelude)
+                if compiled is None:
+                    compiled = cache[prelude] = compile(prelude, "<aliasfuzz>", "exec")
+                exec(compiled, ns)
+                body = "\n" * prelude.count("\n") + code[cut:]
+                exec(compile(body, "<aliasfuzz>", "exec"), ns)
+            else:
+                exec(compile(code, "<aliasfuzz>", "exec"), ns)
             t0 = time.perf_counter()
             try:
                 returns, storages = ns["_program"]()

@@ -25,9 +25,10 @@ class Wild {
   std::string program() {
     text_ = "aliasfuzz 1\n";
     names_.clear();
+    layouts_.clear();
     const int ns = 1 + below(2);
     for (int s = 0; s < ns; ++s) {
-      const int n = 1 + below(24);
+      const int n = 1 + below(48);
       text_ += "storage s" + std::to_string(s) + " f32[" + std::to_string(n) + "] = " +
                (chance(0.7) ? "random(" + std::to_string(below(1000)) + ")" : "iota(" + std::to_string(below(5) - 2) + ", 0.5)") + "\n";
       numel_.push_back(n);
@@ -40,9 +41,9 @@ class Wild {
       if (chance(0.3)) {
         line = "input " + name + " = s" + std::to_string(s);
       } else {
-        const int rank = below(4);
+        const int rank = chance(0.05) ? 5 + below(2) : below(5);
         std::vector<int64_t> sz, st;
-        for (int d = 0; d < rank; ++d) sz.push_back(1 + below(4));
+        for (int d = 0; d < rank; ++d) sz.push_back(chance(0.03) ? 0 : 1 + below(rank > 2 ? 3 : 4));
         int64_t stride = 1;
         for (int d = rank - 1; d >= 0; --d) {
           st.insert(st.begin(), chance(0.1) ? below(3) : stride);
@@ -71,9 +72,20 @@ class Wild {
       text_ += line + "\n";
       auto p = ir::parse(text_);
       if (!p || !ir::analyze(*p)) return text_;  // the program ends at its first error
+      // Reveal the memory layout of a fresh result: its storage in memory order.
+      auto an = ir::analyze(*p);
+      const ir::Stmt& st = p->stmts.back();
+      if (st.outs.size() == 1 && an->fresh_storage.back() >= 0 && chance(0.5)) {
+        const std::string out = p->value_names[st.outs[0]];
+        const std::string lay = "lay" + std::to_string(fresh_++);
+        text_ += lay + " = as_strided(" + out + ", [" + std::to_string(an->storage_numel[an->fresh_storage.back()]) + "], [1], 0)\n";
+        names_.push_back(lay);
+        layouts_.push_back(lay);
+      }
     }
     text_ += "return " + names_[below(names_.size())];
     if (names_.size() > 1 && chance(0.5)) text_ += ", " + names_[below(names_.size())];
+    for (const auto& l : layouts_) text_ += ", " + l;
     return text_ + "\n";
   }
 
@@ -82,6 +94,7 @@ class Wild {
   std::string text_;
   std::vector<std::string> names_;
   std::vector<int64_t> numel_;
+  std::vector<std::string> layouts_;
   int fresh_ = 0;
 
   int below(size_t n) { return static_cast<int>(rng_() % n); }
@@ -113,6 +126,8 @@ class Wild {
     return below(std::max<int64_t>(n, 1)) - (chance(0.2) ? n : 0);
   }
   std::string number() {
+    static const char* odd[] = {"1e39", "-3.5e38", "nan", "inf", "-inf", "1e-50"};
+    if (chance(0.04)) return odd[below(6)];
     static const char* v[] = {"0.5", "-1.5", "2.0", "0.0", "3", "-0.25"};
     return v[below(6)];
   }
@@ -201,7 +216,7 @@ class Wild {
       std::vector<int64_t> sz, st;
       const int rank = below(3);
       for (int d = 0; d < rank; ++d) {
-        sz.push_back(1 + below(3));
+        sz.push_back(chance(0.05) ? 0 : 1 + below(3));
         st.push_back(below(4));
       }
       args = x + ", " + list(sz) + ", " + list(st) + ", " + std::to_string(below(5));
@@ -273,7 +288,9 @@ class Wild {
       names_.push_back(src);
       args = x + ", " + src + ", " + list(sz) + ", " + list(st) + ", " + off;
     } else if (op == "update_aliases") {
-      std::string a = x, b = other();
+      // Distinct tensors, as a strategy threads them.
+      std::string a = x, b = names_[below(names_.size())];
+      if (a == b) return "";
       args = "[" + a + ", " + b + "]";
       nout = 2;
     }
@@ -288,6 +305,13 @@ class Wild {
     std::vector<std::string> outs;
     for (int i = 0; i < nout; ++i) outs.push_back(new_name());
     for (size_t i = 0; i < outs.size(); ++i) lhs += (i ? ", " : "") + outs[i];
+    if (op == "update_aliases" && outs.size() == 2) {
+      // As strategies use it: later statements see only the new names.
+      const std::string a = args.substr(1, args.find(',') - 1);
+      const std::string b = args.substr(args.find(", ") + 2, args.size() - args.find(", ") - 3);
+      names_.erase(std::remove_if(names_.begin(), names_.end(), [&](const std::string& n) { return n == a || n == b; }),
+                   names_.end());
+    }
     for (const auto& o : outs) names_.push_back(o);
     (void)k;
     return (lhs.empty() ? "" : lhs + " = ") + op + "(" + args + ")";
@@ -296,7 +320,7 @@ class Wild {
 
 TEST(TorchWild, OracleAgreesWithPyTorch) {
   const char* e = std::getenv("AF_TORCH_WILD_N");
-  const int n = e ? std::atoi(e) : 400;
+  const int n = e ? std::atoi(e) : 1500;
   const uint64_t seed = e && std::getenv("AF_TORCH_WILD_SEED") ? std::stoull(std::getenv("AF_TORCH_WILD_SEED")) : 7;
   int failures = 0, valid = 0, invalid = 0;
   std::map<std::string, int> kinds;

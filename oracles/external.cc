@@ -1,0 +1,424 @@
+#include "oracles/external.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "oracles/torch_function.h"
+
+namespace af::oracles {
+
+namespace {
+
+double now_s() {
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+bool is_file(const std::string& p) {
+  std::error_code ec;
+  return !p.empty() && std::filesystem::is_regular_file(p, ec);
+}
+
+std::string self_exe() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : p.string();
+}
+
+std::string env(const char* v) {
+  const char* e = std::getenv(v);
+  return e ? e : "";
+}
+
+// Directories that may be the source tree's root, most specific first.
+std::vector<std::string> root_candidates() {
+  std::vector<std::string> out;
+  for (const char* var : {"AF_ROOT", "BUILD_WORKSPACE_DIRECTORY"})
+    if (auto e = env(var); !e.empty()) out.push_back(e);
+  const std::string exe = self_exe();
+  if (!exe.empty())
+    for (auto d = std::filesystem::path(exe).parent_path(); !d.empty() && d != d.root_path(); d = d.parent_path()) {
+      out.push_back(d.string());
+      out.push_back((d / "execroot/aliasfuzz").string());
+    }
+  std::error_code ec;
+  auto cwd = std::filesystem::current_path(ec);
+  if (!ec)
+    for (auto d = cwd; !d.empty() && d != d.root_path(); d = d.parent_path()) out.push_back(d.string());
+  return out;
+}
+
+std::vector<float> json_values(const nlohmann::json& a) {
+  std::vector<float> v;
+  v.reserve(a.size());
+  for (const auto& x : a) {
+    if (x.is_string()) {
+      const std::string s = x.get<std::string>();
+      if (s == "nan") v.push_back(std::numeric_limits<float>::quiet_NaN());
+      else if (s == "inf") v.push_back(std::numeric_limits<float>::infinity());
+      else if (s == "-inf") v.push_back(-std::numeric_limits<float>::infinity());
+      else v.push_back(std::stof(s));
+    } else {
+      v.push_back(static_cast<float>(x.get<double>()));
+    }
+  }
+  return v;
+}
+
+Observables json_observables(const ir::Program& p, const nlohmann::json& j) {
+  Observables o;
+  for (const auto& t : j.at("returns")) {
+    Dense d;
+    d.sizes = t.at("sizes").get<std::vector<int64_t>>();
+    d.v = json_values(t.at("values"));
+    o.returns.push_back(std::move(d));
+  }
+  const auto& st = j.at("storages");
+  for (const auto& s : p.storages)
+    o.storages.push_back(st.contains(s.name) ? json_values(st[s.name]) : std::vector<float>());
+  return o;
+}
+
+}  // namespace
+
+const std::vector<std::string>& external_strategies() {
+  static const std::vector<std::string> v{"torch-functionalize", "thunder", "thunder-dataflow",
+                                          "thunder-no-alias-updates"};
+  return v;
+}
+
+bool is_external_strategy(const std::string& s) {
+  const auto& v = external_strategies();
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+bool is_thunder_strategy(const std::string& s) { return is_external_strategy(s) && s.rfind("thunder", 0) == 0; }
+
+std::string find_thunder_python() {
+  if (auto e = env("AF_THUNDER_PYTHON"); !e.empty()) return access(e.c_str(), X_OK) == 0 ? e : "";
+  for (const auto& d : root_candidates()) {
+    const std::string py = d + "/.venv-thunder/bin/python";
+    if (access(py.c_str(), X_OK) == 0) return py;
+  }
+  return "";
+}
+
+std::string external_python(const std::string& strategy) {
+  if (is_thunder_strategy(strategy)) return find_thunder_python();
+  if (strategy == "torch-functionalize") {
+    std::string py = env("AF_TORCH_PYTHON");
+    if (py.empty()) py = "/usr/bin/python3";
+    return access(py.c_str(), X_OK) == 0 ? py : "";
+  }
+  return "";
+}
+
+std::string find_external_runner() {
+  const char* rel = "oracles/external_runner.py";
+  if (auto e = env("AF_EXTERNAL_RUNNER"); !e.empty()) return e;
+  std::vector<std::string> cands;
+  for (const char* var : {"TEST_SRCDIR", "RUNFILES_DIR"})
+    if (auto e = env(var); !e.empty()) cands.push_back(e + "/aliasfuzz/" + rel);
+  if (const std::string exe = self_exe(); !exe.empty()) cands.push_back(exe + ".runfiles/aliasfuzz/" + rel);
+  for (const auto& d : root_candidates()) cands.push_back(d + "/" + rel);
+  for (const auto& c : cands)
+    if (is_file(c)) return c;
+  return "";
+}
+
+// ---------------------------------------------------------------- runner
+
+ExternalRunner::ExternalRunner(ExternalOptions o) : o_(std::move(o)) {
+  if (o_.runner.empty()) o_.runner = find_external_runner();
+}
+
+ExternalRunner::~ExternalRunner() { stop(); }
+
+void ExternalRunner::abandon() {
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
+  pid_ = -1;
+  buf_.clear();
+}
+
+void ExternalRunner::kill_child() {
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
+  if (pid_ > 0) {
+    kill(pid_, SIGKILL);
+    int st;
+    while (waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
+    }
+  }
+  pid_ = -1;
+  buf_.clear();
+}
+
+void ExternalRunner::stop() {
+  if (pid_ <= 0) return;
+  if (fd_ >= 0) shutdown(fd_, SHUT_WR);  // ends the runner's input loop
+  const double deadline = now_s() + 2;
+  int st;
+  while (now_s() < deadline) {
+    if (waitpid(pid_, &st, WNOHANG) == pid_) {
+      pid_ = -1;
+      break;
+    }
+    usleep(2000);
+  }
+  kill_child();
+}
+
+bool ExternalRunner::start(std::string* error) {
+  if (pid_ > 0) return true;
+  if (access(o_.python.c_str(), X_OK) != 0) {
+    *error = "no Python at '" + o_.python + "'";
+    return false;
+  }
+  if (!is_file(o_.runner)) {
+    *error = "cannot find oracles/external_runner.py (set AF_EXTERNAL_RUNNER)";
+    return false;
+  }
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+    *error = std::string("socketpair: ") + std::strerror(errno);
+    return false;
+  }
+  const bool keep_stderr = !env("AF_EXTERNAL_STDERR").empty();
+  const pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(sv[0]);
+    close(sv[1]);
+    *error = std::string("fork: ") + std::strerror(errno);
+    return false;
+  }
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the process that uses it
+    if (getppid() != parent) _exit(127);
+    // A campaign worker limits its address space (RLIMIT_AS); PyTorch maps
+    // gigabytes of CUDA libraries at import without using them. The Python
+    // process is not the case under test: lift the limit where allowed.
+    rlimit rl{RLIM_INFINITY, RLIM_INFINITY};
+    if (setrlimit(RLIMIT_AS, &rl) != 0 && getrlimit(RLIMIT_AS, &rl) == 0) {
+      rl.rlim_cur = rl.rlim_max;
+      setrlimit(RLIMIT_AS, &rl);
+    }
+    dup2(sv[1], 0);
+    dup2(sv[1], 1);
+    if (!keep_stderr) {
+      int dn = open("/dev/null", O_WRONLY);
+      if (dn >= 0) dup2(dn, 2);
+    }
+    const char* argv[] = {o_.python.c_str(), "-u", o_.runner.c_str(), nullptr};
+    execv(argv[0], const_cast<char* const*>(argv));
+    _exit(127);
+  }
+  close(sv[1]);
+  pid_ = pid;
+  fd_ = sv[0];
+  fcntl(fd_, F_SETFL, fcntl(fd_, F_GETFL) | O_NONBLOCK);
+  std::string hello;
+  if (!read_line(&hello, now_s() + o_.startup_s)) {
+    kill_child();
+    *error = "the external runner did not start (" + o_.python + " " + o_.runner + ")";
+    return false;
+  }
+  try {
+    auto j = nlohmann::json::parse(hello);
+    torch_version_ = j.value("torch", "");
+    thunder_version_ = j["thunder"].is_string() ? j["thunder"].get<std::string>() : "";
+  } catch (...) {
+    kill_child();
+    *error = "the external runner said: " + hello;
+    return false;
+  }
+  return true;
+}
+
+bool ExternalRunner::send_line(const std::string& line, double deadline) {
+  size_t done = 0;
+  while (done < line.size()) {
+    ssize_t n = send(fd_, line.data() + done, line.size() - done, MSG_NOSIGNAL);
+    if (n > 0) {
+      done += n;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      const double left = deadline - now_s();
+      if (left <= 0) return false;
+      pollfd pf{fd_, POLLOUT, 0};
+      poll(&pf, 1, static_cast<int>(std::min(left, 1.0) * 1000) + 1);
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+bool ExternalRunner::read_line(std::string* line, double deadline) {
+  for (;;) {
+    size_t nl = buf_.find('\n');
+    if (nl != std::string::npos) {
+      *line = buf_.substr(0, nl);
+      buf_.erase(0, nl + 1);
+      return true;
+    }
+    const double left = deadline - now_s();
+    if (left <= 0) return false;
+    pollfd pf{fd_, POLLIN, 0};
+    int r = poll(&pf, 1, static_cast<int>(std::min(left, 1.0) * 1000) + 1);
+    if (r < 0 && errno != EINTR) return false;
+    if (r <= 0) continue;
+    char tmp[65536];
+    ssize_t n = read(fd_, tmp, sizeof tmp);
+    if (n > 0) buf_.append(tmp, n);
+    else if (n == 0) return false;  // the process died
+    else if (errno != EAGAIN && errno != EINTR) return false;
+  }
+}
+
+ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& strategy) {
+  using S = ExternalResult::Status;
+  ExternalResult r;
+  std::string err;
+  if (!start(&err)) {
+    r.status = S::Unavailable;
+    r.message = err;
+    return r;
+  }
+  const std::string code = torch_function_module(p);
+  if (code.empty()) {
+    r.status = S::Failed;
+    r.error_type = "internal";
+    r.message = "the program could not be split into _setup and _fn";
+    return r;
+  }
+  const long id = next_id_++;
+  const std::string req =
+      nlohmann::json({{"id", id}, {"strategy", strategy}, {"code", code}}).dump() + "\n";
+  const double deadline = now_s() + o_.timeout_s;
+  std::string line;
+  bool got = send_line(req, deadline);
+  while (got) {
+    got = read_line(&line, deadline);
+    if (!got) break;
+    try {
+      auto j = nlohmann::json::parse(line);
+      if (j.value("id", -1L) != id) continue;  // a stale answer
+      r.exec_s = j.value("exec_s", 0.0);
+      if (j.contains("internal")) {
+        r.status = S::Failed;
+        r.error_type = "internal";
+        r.message = j["internal"].get<std::string>();
+      } else if (j.contains("eager_error")) {
+        r.status = S::EagerError;
+        r.error_type = j["eager_error"].value("type", "");
+        r.message = j["eager_error"].value("message", "");
+      } else {
+        r.eager = json_observables(p, j.at("eager"));
+        if (j.contains("error")) {
+          r.status = S::StrategyError;
+          r.error_type = j["error"].value("type", "");
+          r.message = j["error"].value("message", "");
+        } else {
+          r.actual = json_observables(p, j.at("actual"));
+          r.status = S::Ok;
+        }
+      }
+      return r;
+    } catch (const std::exception& ex) {
+      r.status = S::Failed;
+      r.error_type = "internal";
+      r.message = std::string("bad answer from the external runner: ") + ex.what();
+      return r;
+    }
+  }
+  int st = 0;
+  const bool dead = pid_ > 0 && waitpid(pid_, &st, WNOHANG) == pid_;
+  if (dead) pid_ = -1;
+  r.status = S::Failed;
+  r.error_type = dead || now_s() < deadline ? "crash" : "timeout";
+  r.message = r.error_type == "timeout"
+                  ? "no answer within " + std::to_string(o_.timeout_s) + " s"
+                  : "the Python process died" +
+                        (dead && WIFSIGNALED(st) ? " (signal " + std::to_string(WTERMSIG(st)) + ")" : std::string());
+  kill_child();
+  ++restarts_;
+  return r;
+}
+
+// ---------------------------------------------------------------- per process
+
+namespace {
+struct Registry {
+  pid_t owner = -1;
+  std::map<std::string, std::unique_ptr<ExternalRunner>> by_python;
+  ExternalRunner* get(const std::string& python) {
+    if (owner != getpid()) {  // a forked child: the runners belong to the parent
+      for (auto& [k, r] : by_python) r->abandon();
+      by_python.clear();
+      owner = getpid();
+    }
+    auto& r = by_python[python];
+    if (!r) {
+      ExternalOptions o;
+      o.python = python;
+      r = std::make_unique<ExternalRunner>(o);
+    }
+    return r.get();
+  }
+};
+Registry& registry() {
+  static Registry* r = new Registry();  // never destroyed: children die with PDEATHSIG or EOF
+  return *r;
+}
+}  // namespace
+
+ExternalResult run_external(const ir::Program& p, const std::string& strategy) {
+  ExternalResult r;
+  if (!is_external_strategy(strategy)) {
+    r.status = ExternalResult::Status::Unavailable;
+    r.message = "'" + strategy + "' is not an external strategy";
+    return r;
+  }
+  const std::string py = external_python(strategy);
+  if (py.empty()) {
+    r.status = ExternalResult::Status::Unavailable;
+    r.message = is_thunder_strategy(strategy) ? "thunder not installed (./aliasfuzz setup --thunder)"
+                                              : "no /usr/bin/python3 with PyTorch";
+    return r;
+  }
+  return registry().get(py)->run(p, strategy);
+}
+
+std::string external_versions(const std::string& strategy) {
+  const std::string py = external_python(strategy);
+  if (py.empty()) return "";
+  ExternalRunner* r = registry().get(py);
+  std::string s = r->torch_version().empty() ? "" : "torch " + r->torch_version();
+  if (!r->thunder_version().empty()) s += ", thunder " + r->thunder_version();
+  return s;
+}
+
+}  // namespace af::oracles
