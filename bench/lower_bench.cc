@@ -127,15 +127,27 @@ int main(int argc, char** argv) {
   print(cold);
   Phase warm = run_phase("eager warm", b, eb, 1, false, cache);
   print(warm);
-  Phase rerun = run_phase("eager rerun", a, ea, 1, false, cache);
+  // Reruns are short: the best of 5 (the machine is shared).
+  auto best_of = [&](const std::string& name, bool checked) {
+    Phase best;
+    for (int rep = 0; rep < 5; ++rep) {
+      Phase p = run_phase(name, a, ea, 1, checked, cache);
+      if (rep == 0 || p.secs < best.secs) best = p;
+    }
+    return best;
+  };
+  Phase rerun = best_of("eager rerun", false);
   print(rerun);
   Phase ccold = run_phase("checked cold", a, ea, 1, true, cache);
   print(ccold);
-  Phase crerun = run_phase("checked rerun", a, ea, 1, true, cache);
+  Phase crerun = best_of("checked rerun", true);
   print(crerun);
-  std::printf("checked-mode overhead (cached pipelines): %.1f%% wall, %.1f%% realize time; compile p50 %.1f -> %.1f ms\n",
-              100.0 * (crerun.secs / std::max(rerun.secs, 1e-9) - 1), 100.0 * (crerun.run_ms / std::max(rerun.run_ms, 1e-9) - 1),
-              pct(cold.compile_each, 0.5), pct(ccold.compile_each, 0.5));
+  std::printf(
+      "checked-mode overhead: cached pipelines %+.1f%% wall (%+.1f%% realize time, %d vs %d pipelines); "
+      "cold %+.1f%% wall (compile p50 %.1f -> %.1f ms per region)\n",
+      100.0 * (crerun.secs / std::max(rerun.secs, 1e-9) - 1), 100.0 * (crerun.run_ms / std::max(rerun.run_ms, 1e-9) - 1),
+      crerun.pipelines, rerun.pipelines, 100.0 * (ccold.secs / std::max(cold.secs, 1e-9) - 1),
+      pct(cold.compile_each, 0.5), pct(ccold.compile_each, 0.5));
   if (strat > 0) {
     const size_t m = std::min<size_t>(strat, a.size());
     std::vector<ir::Program> s1(a.begin(), a.begin() + m), s2(b.begin(), b.begin() + m);

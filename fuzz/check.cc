@@ -137,30 +137,68 @@ ir::Program prefix(const ir::Program& p, size_t n) {
   return q;
 }
 
-bool prefix_diverges(const ir::Program& p, size_t n, const schedulers::Options& o) {
+TargetExecutor g_executor = nullptr;
+
+// Schedules and runs one spec: the interpreter tier, or a registered
+// code-generating target.
+schedulers::RunOutcome run_spec_once(const ir::Program& p, const ir::Analysis& an,
+                                     const oracles::Observables& expected, const schedulers::Options& o,
+                                     const RunSpec& spec) {
+  if (spec.target == "interp" || spec.target.empty()) return schedulers::run_and_compare(p, an, expected, o);
+  schedulers::RunOutcome r;
+  if (!g_executor) {
+    r.error = "target '" + spec.target + "' is not linked into this program";
+    return r;
+  }
+  auto s = schedulers::make_schedule(p, an, o);
+  if (!s) {
+    r.error = s.error().message;
+    r.mismatch = oracles::Mismatch{"schedule", 0, 0, 0, r.error};
+    return r;
+  }
+  r.regions = s->counters.regions;
+  r.counters = s->counters;
+  TargetOutcome t = g_executor(*s, spec);
+  if (!t.ok) {
+    r.error = t.error;
+    r.mismatch = oracles::Mismatch{"lowering", 0, 0, 0, t.error};
+    return r;
+  }
+  r.mismatch = oracles::compare(p, expected, t.obs);
+  r.agree = !r.mismatch;
+  return r;
+}
+
+bool prefix_diverges(const ir::Program& p, size_t n, const schedulers::Options& o, const RunSpec& spec) {
   ir::Program q = prefix(p, n);
   auto an = ir::analyze(q);
   if (!an) return false;
   oracles::Observables expected = oracles::run_eager(q, *an);
-  return !schedulers::run_and_compare(q, *an, expected, o).agree;
+  return !run_spec_once(q, *an, expected, o, spec).agree;
 }
 
 // The kind of the first statement after which the run diverges (binary
 // search over prefixes; a prefix is a valid program), or "" when no
 // prefix diverges on its own (the divergence needs the full program's
 // returns, e.g. a returned view read after a later write).
-std::string first_diverging_op(const ir::Program& p, const schedulers::Options& o) {
+std::string first_diverging_op(const ir::Program& p, const schedulers::Options& o, const RunSpec& spec) {
   size_t lo = 0, hi = p.stmts.size();  // prefix(lo) agrees (empty prefix), prefix(hi) is checked
-  if (hi == 0 || !prefix_diverges(p, hi, o)) return "";
+  if (hi == 0 || !prefix_diverges(p, hi, o, spec)) return "";
   while (hi - lo > 1) {
     const size_t mid = (lo + hi) / 2;
-    if (prefix_diverges(p, mid, o)) hi = mid;
+    if (prefix_diverges(p, mid, o, spec)) hi = mid;
     else lo = mid;
   }
   return ir::op_name(p.stmts[hi - 1].op);
 }
 
 }  // namespace
+
+void register_target_executor(TargetExecutor executor) { g_executor = executor; }
+
+bool target_available(const std::string& target) {
+  return target == "interp" || ((target == "host" || target == "ptx" || target == "cuda") && g_executor);
+}
 
 std::string strategy_for_mutant(const std::string& m) {
   // fusion-stale-copy cannot fire under the update_aliases family: every
@@ -242,12 +280,12 @@ std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observ
     RunRecord r;
     r.spec = s;
     const schedulers::Options o = options_of(s);
-    schedulers::RunOutcome res = schedulers::run_and_compare(p, *an, expected, o);
+    schedulers::RunOutcome res = run_spec_once(p, *an, expected, o, s);
     r.agree = res.agree;
     r.regions = res.regions;
     r.mismatch = res.mismatch;
     r.error = res.error;
-    if (!r.agree && r.mismatch) r.op = first_diverging_op(p, o);
+    if (!r.agree && r.mismatch && r.error.empty()) r.op = first_diverging_op(p, o, s);
     out.push_back(r);
   }
   return out;

@@ -31,6 +31,14 @@ struct RunRecord {
 const std::vector<std::string>& must_agree_strategies();
 const std::vector<std::string>& under_study_strategies();
 bool is_must_agree(const std::string& strategy);
+// Strategies run through a real compiler in Python (torch-functionalize,
+// thunder, thunder-dataflow, thunder-no-alias-updates; oracles/external.h):
+// under study, run only when named, compared with eager PyTorch of the
+// same Python (not with the oracle). A compiler exception is an error-kind
+// divergence whose bucket ends in the exception type; a strategy that is
+// not installed gives no record (warned once on stderr).
+const std::vector<std::string>& external_strategies();
+bool is_external(const std::string& strategy);
 
 // The run settings of program `index` of a campaign: every strategy with a
 // reorder seed and fusion policy derived from (seed, index, strategy), so
@@ -43,6 +51,22 @@ std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::ve
 // Runs every spec on a valid program (already analyzed) against the oracle's observables.
 std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observables& expected,
                                      const std::vector<RunSpec>& specs);
+
+// Executes a schedule on a code-generating target ("host", "ptx", "cuda")
+// and returns its observables, or an error message. The binary that links
+// the Halide lowering registers it (tools/target_executor.cc), so that this
+// checking core, the minimizer and the libFuzzer target stay free of Halide.
+struct TargetOutcome {
+  bool ok = false;
+  oracles::Observables obs;
+  std::string error;
+};
+}  // namespace af::fuzz
+namespace af::schedulers { struct Schedule; }
+namespace af::fuzz {
+using TargetExecutor = TargetOutcome (*)(const schedulers::Schedule& s, const RunSpec& spec);
+void register_target_executor(TargetExecutor executor);
+bool target_available(const std::string& target);
 
 // The strategy a mutant is run with when the spec names none.
 std::string strategy_for_mutant(const std::string& mutant);

@@ -63,11 +63,13 @@ TEST(LowerHalideAlias, CheckedModeNamesTheDivergingOp) {
   LowerResult bad = run_schedule(sched, o, nullptr, cache);
   ASSERT_TRUE(bad.ok) << bad.error;
   ASSERT_TRUE(bad.first_failure) << "checked mode must raise the alarm";
-  // The values of w as the fused pipeline computes them come from the
-  // aliased buffer after the in-place update started: w (statement 1) is
-  // the first op whose values diverge, and add_ (statement 2) diverges too.
-  EXPECT_EQ(bad.first_failure->stmt, 1);
-  EXPECT_EQ(bad.first_failure->op, "add");
+  // add_ (statement 2) writes wrong values. w (statement 1) is inlined into
+  // that update and re-read from the aliased buffer; when Halide evaluates
+  // its check after the update, w's values diverge too and, being the lower
+  // statement, it is named (Halide 14 does so here). Either is the op whose
+  // values went wrong; nothing before them may be named.
+  EXPECT_TRUE(bad.first_failure->stmt == 1 || bad.first_failure->stmt == 2) << bad.first_failure->stmt;
+  EXPECT_EQ(bad.first_failure->op, bad.first_failure->stmt == 1 ? "add" : "add_");
   EXPECT_EQ(bad.first_failure->region, 0);
   EXPECT_GT(bad.first_failure->count, 1);
 }

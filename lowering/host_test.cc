@@ -80,5 +80,29 @@ TEST(HostLowering, CacheReusesPipelinesAcrossShapes) {
   EXPECT_EQ(cache.hits(), 1);
 }
 
+TEST(HostLowering, CacheEvictsLeastRecentlyUsed) {
+  CompileCache cache(2);
+  for (int i = 0; i < 6; ++i) expect_agree(fuzz::generate(11, i), 0, cache, "generated " + std::to_string(i));
+  EXPECT_LE(cache.size(), 2u);
+  EXPECT_EQ(cache.evictions(), cache.misses() - static_cast<int64_t>(cache.size()));
+}
+
+}  // namespace
+}  // namespace af::lowering
+
+namespace af::lowering {
+namespace {
+
+// Shapes the generator rarely makes (test_util.h).
+TEST(HostLowering, EdgeCases) {
+  CompileCache cache;
+  int i = 0;
+  ASSERT_EQ(testing::edge_cases().size(), 8u) << "an edge case no longer parses";
+  for (const auto& p : testing::edge_cases()) {
+    for (int k : {1, 0}) expect_agree(p, k, cache, "edge case " + std::to_string(i));
+    ++i;
+  }
+}
+
 }  // namespace
 }  // namespace af::lowering

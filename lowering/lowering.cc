@@ -1,6 +1,7 @@
 #include "lowering/lowering.h"
 
 #include <climits>
+#include <stdexcept>
 
 #include "lowering/backend.h"
 #include "lowering/spec.h"
@@ -97,6 +98,12 @@ LowerResult run_schedule(const schedulers::Schedule& schedule, const LowerOption
     expected = &own;
   }
   res.stats.regions = static_cast<int>(schedule.regions.size());
+  for (const auto& region : schedule.regions)
+    for (int si : region)
+      if (si < 0 || si >= static_cast<int>(p.stmts.size())) {
+        res.error = "malformed schedule: statement index " + std::to_string(si) + " out of range";
+        return res;
+      }
   const auto needed = detail::needed_after(p, *an, schedule.regions);
   oracles::Memory mem = oracles::initial_memory(p, *an);
   for (size_t s = 0; s < mem.size(); ++s) mem[s].resize(an->storage_numel[s], 0.f);
@@ -105,15 +112,29 @@ LowerResult run_schedule(const schedulers::Schedule& schedule, const LowerOption
   const bool alias_mutant = options.inject == "lower-halide-alias" || schedule.inject == "lower-halide-alias";
   detail::Session session(cache, exec, alias_mutant);
   for (size_t r = 0; r < schedule.regions.size(); ++r) {
-    detail::RegionSpec spec = detail::build_spec(p, *an, schedule.regions[r], needed[r], options.checked, stale);
+    detail::RegionSpec spec;
+    try {
+      spec = detail::build_spec(p, *an, schedule.regions[r], needed[r], options.checked, stale);
+    } catch (const std::exception& e) {
+      res.error = "region " + std::to_string(r) + ": malformed schedule: " + e.what();
+      return res;
+    }
     if (!spec.has_code()) continue;
     std::vector<float> exp_buf;
     if (!spec.checks.empty()) {
       // Concatenate the expected values of the region's checks; set each base.
       for (const auto& c : spec.checks) {
         spec.iparams[c.ip + c.rank] = static_cast<int>(exp_buf.size());
-        const auto& d = expected->by_stmt.at(c.stmt);
-        if (d) exp_buf.insert(exp_buf.end(), d->v.begin(), d->v.end());
+        int64_t numel = 1;
+        for (int k = 0; k < c.rank; ++k) numel *= spec.iparams[c.ip + k];
+        const bool have = c.stmt < static_cast<int>(expected->by_stmt.size()) && expected->by_stmt[c.stmt] &&
+                          static_cast<int64_t>(expected->by_stmt[c.stmt]->v.size()) == numel;
+        if (!have) {
+          res.error = "checked mode: no expected value of the right size for statement " + std::to_string(c.stmt);
+          return res;
+        }
+        const auto& d = *expected->by_stmt[c.stmt];
+        exp_buf.insert(exp_buf.end(), d.v.begin(), d.v.end());
       }
     }
     if (options.target == Target::Ptx) {

@@ -29,6 +29,19 @@
 // the last region.
 //
 // Nothing here includes Halide.h; the compile cache is opaque.
+//
+// Use (what `aliasfuzz run --target host|ptx|cuda [--checked] [--stats]` needs):
+//   lowering::CompileCache cache;                    // one per process/thread, reused across programs
+//   lowering::LowerOptions o;
+//   o.target = *lowering::target_from_name("host");
+//   o.checked = checked;
+//   o.inject = inject;                               // the run's --inject (schedule.inject also counts)
+//   lowering::LowerResult r = lowering::run_schedule(schedule, o, nullptr, cache);
+//   if (!r.ok) -> error (r.error: invalid program, Halide error, "target cuda: no CUDA ...")
+//   else compare(program, oracle_observables, r.obs) as for the interpreter tier;
+//        r.first_failure (checked mode) names the first diverging op for "first_mismatch";
+//        r.ptx_findings (target ptx) are findings (ptxas rejected a region's PTX);
+//        r.stats for --stats.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -90,7 +103,7 @@ struct LowerStats {
   int regions = 0;            // regions of the schedule
   int pipelines_run = 0;      // regions that ran a pipeline (regions of only views run nothing)
   int cache_hits = 0, cache_misses = 0;
-  double compile_ms = 0;      // JIT compile time spent in this run
+  double compile_ms = 0;      // JIT compile time spent in this run (CPU ms of the compiling thread)
   double run_ms = 0;          // realize time
   int ptx_compiled = 0;       // regions compiled to PTX (ptx target; one per distinct structure)
   int ptx_rejected = 0;
@@ -111,19 +124,22 @@ struct LowerResult {
 // ranks, dims, which argument reads which storage version, which storages are
 // outputs, checked or not): regions that differ only in sizes, strides,
 // offsets and number constants share one JIT-compiled pipeline. Not
-// thread-safe: one cache per thread.
+// thread-safe: one cache per thread. At most max_entries compiled pipelines
+// are kept (least recently used evicted; each holds JIT code, about 0.5 MB);
+// 0 = unbounded.
 class CompileCache {
  public:
-  CompileCache();
+  explicit CompileCache(size_t max_entries = 2048);
   ~CompileCache();
   CompileCache(const CompileCache&) = delete;
   CompileCache& operator=(const CompileCache&) = delete;
 
   int64_t hits() const;
   int64_t misses() const;
-  double compile_ms() const;                    // total JIT compile time
+  double compile_ms() const;                    // total JIT compile time (CPU ms)
   const std::vector<double>& compile_ms_each() const;  // one entry per miss
   size_t size() const;
+  int64_t evictions() const;
   void clear();
 
   struct Impl;

@@ -9,6 +9,7 @@
 #include "lowering/lowering.h"
 #include "lowering/test_util.h"
 #include "oracles/eager.h"
+#include "schedulers/schedulers.h"
 
 namespace af::lowering {
 namespace {
@@ -38,10 +39,12 @@ TEST(PtxTarget, CorpusAndGeneratedRegionsAssemble) {
   LowerStats total;
   for (const auto& c : testing::corpus_cases())
     for (int k : {1, 0}) run_ptx(c.program, k, k == 0, cache, c.path, &total);
+  int e = 0;
+  for (const auto& p : testing::edge_cases()) run_ptx(p, 0, true, cache, "edge case " + std::to_string(e++), &total);
   // A sample of generated programs (PTX codegen + ptxas cost about 0.1-0.3 s
-  // per distinct region structure): one region per statement for 60
+  // per distinct region structure): one region per statement for 40
   // programs, whole-program regions (checked, with atomics) for 20.
-  for (int i = 0; i < 60; ++i) {
+  for (int i = 0; i < 40; ++i) {
     run_ptx(fuzz::generate(4242, i), 1, false, cache, "generated " + std::to_string(i), &total);
     if (i < 20) run_ptx(fuzz::generate(4242, i), 0, true, cache, "generated " + std::to_string(i), &total);
     if (::testing::Test::HasFailure()) break;
@@ -49,6 +52,37 @@ TEST(PtxTarget, CorpusAndGeneratedRegionsAssemble) {
   std::printf("ptx: %d distinct regions compiled and assembled, %.0f ms, %lld bytes of PTX\n", total.ptx_compiled,
               total.ptx_ms, static_cast<long long>(total.ptx_bytes));
   EXPECT_GT(total.ptx_compiled, 20);
+}
+
+// Fused regions of the real strategies (scatter ops of functionalize, the
+// regions update_aliases-min leaves), checked: PTX with atomics.
+TEST(PtxTarget, StrategyRegionsAssemble) {
+  if (access(kPtxas, X_OK) != 0) GTEST_SKIP() << "skipped: no ptxas at " << kPtxas;
+  CompileCache cache;
+  int compiled = 0;
+  for (int i = 0; i < 6; ++i) {
+    ir::Program p = fuzz::generate(4343, i);
+    auto an = ir::analyze(p);
+    ASSERT_TRUE(an.ok());
+    const auto expected = oracles::run_eager(p, *an);
+    for (const char* strategy : {"functionalize", "update_aliases-min"}) {
+      schedulers::Options so;
+      so.strategy = strategy;
+      so.fusion = "greedy";
+      auto sched = schedulers::make_schedule(p, *an, so);
+      ASSERT_TRUE(sched.ok());
+      LowerOptions o;
+      o.target = Target::Ptx;
+      o.checked = true;
+      LowerResult r = run_schedule(*sched, o, nullptr, cache);
+      ASSERT_TRUE(r.ok) << strategy << ": " << r.error;
+      for (const auto& f : r.ptx_findings) ADD_FAILURE() << strategy << " region " << f.region << ": " << f.message;
+      EXPECT_FALSE(oracles::compare(p, expected, r.obs)) << strategy;
+      EXPECT_FALSE(r.first_failure) << strategy;
+      compiled += r.stats.ptx_compiled;
+    }
+  }
+  std::printf("ptx: %d distinct strategy regions assembled\n", compiled);
 }
 
 }  // namespace

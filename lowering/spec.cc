@@ -79,6 +79,7 @@ class Builder {
       if (n.k == NK::Scatter || n.k == NK::Reduce || n.k == NK::Softmax || n.k == NK::Matmul) n.root = true;
       else if (!is_flat(n.k) && n.k != NK::Const && n.k != NK::Read && uses[i] > 1) n.root = true;
     }
+    compact(live);
     // Canonical key.
     std::ostringstream k;
     k << (checked_ ? "C" : "U") << (stale_ ? "S" : "") << spec_.input_storages.size() << "|";
@@ -97,6 +98,62 @@ class Builder {
   }
 
  private:
+  // Int and float parameter counts of a node (fixed by its structure).
+  static std::pair<int, int> param_counts(const Node& n) {
+    switch (n.k) {
+      case NK::Scatter: return {1 + 2 * n.rank, 0};
+      case NK::Read: return {1 + n.rank, 0};
+      case NK::Const: return {0, 1};
+      case NK::Bcast: return {n.dim, 0};
+      case NK::Clamp: return {0, 2};
+      case NK::Reduce: case NK::Softmax: case NK::Matmul: return {1, 0};
+      case NK::Cat: return {2 * static_cast<int>(n.in.size()), 0};
+      default: return {0, 0};
+    }
+  }
+
+  // Drops dead nodes (and their parameters and input slots), renumbering
+  // the rest, so that regions differing only in dead code share a key.
+  void compact(const std::vector<bool>& live) {
+    RegionSpec out;
+    std::vector<int> remap(spec_.nodes.size(), -1);
+    auto copy_params = [&](int ip, int ni, int fp, int nf, int* nip, int* nfp) {
+      if (ni > 0) {
+        *nip = static_cast<int>(out.iparams.size());
+        out.iparams.insert(out.iparams.end(), spec_.iparams.begin() + ip, spec_.iparams.begin() + ip + ni);
+      }
+      if (nf > 0) {
+        *nfp = static_cast<int>(out.fparams.size());
+        out.fparams.insert(out.fparams.end(), spec_.fparams.begin() + fp, spec_.fparams.begin() + fp + nf);
+      }
+    };
+    for (size_t i = 0; i < spec_.nodes.size(); ++i) {
+      if (!live[i]) continue;
+      Node n = spec_.nodes[i];
+      for (int& j : n.in) j = remap[j];
+      const auto [ni, nf] = param_counts(n);
+      copy_params(n.ip, ni, n.fp, nf, &n.ip, &n.fp);
+      if (n.k == NK::Input) {
+        const int storage = spec_.input_storages[n.slot];
+        n.slot = static_cast<int>(out.input_storages.size());
+        out.input_storages.push_back(storage);
+      }
+      remap[i] = static_cast<int>(out.nodes.size());
+      out.nodes.push_back(std::move(n));
+    }
+    for (int o : spec_.output_nodes) out.output_nodes.push_back(remap[o]);
+    out.output_storages = spec_.output_storages;
+    out.output_numel = spec_.output_numel;
+    for (Check c : spec_.checks) {
+      c.node = remap[c.node];
+      int unused = -1;
+      copy_params(c.ip, c.rank + 2, 0, 0, &c.ip, &unused);
+      out.checks.push_back(c);
+    }
+    out.check_stmts = spec_.check_stmts;
+    spec_ = std::move(out);
+  }
+
   int add(Node n) {
     spec_.nodes.push_back(std::move(n));
     return static_cast<int>(spec_.nodes.size()) - 1;

@@ -38,4 +38,32 @@ inline std::vector<Case> corpus_cases() {
   return out;
 }
 
+// Shapes the generator rarely makes: empty dims, 0-d tensors, broadcasting
+// of size-1 dims, rank 5, expanded fill_, cat with an empty part, matmul
+// with k = 0, reductions over an empty dim.
+inline std::vector<ir::Program> edge_cases() {
+  static const char* const cases[] = {
+      "storage s0 f32[6] = iota(1, 1)\ninput x = as_strided(s0, [0, 3], [3, 1], 0)\ny = sum(x, 0, 0)\nreturn y\n",
+      "storage s0 f32[6] = iota(1, 1)\ninput x = as_strided(s0, [2, 0], [3, 1], 0)\n"
+      "input z = as_strided(s0, [0, 2], [2, 1], 0)\ny = matmul(x, z)\nreturn y\n",
+      "storage s0 f32[6] = iota(1, 1)\ninput x = as_strided(s0, [2, 3], [3, 1], 0)\n"
+      "e = slice(x, 0, 2, 2, 1)\ny = cat([x, e, x], 0)\nreturn y\n",
+      "storage s0 f32[6] = iota(1, 1)\ninput x = as_strided(s0, [2, 3], [3, 1], 0)\n"
+      "a = select(x, 0, 1)\nb = select(a, 0, 2)\nc = add(x, b)\nmul_(b, 3.0)\nd = sum(b, 0, 0)\nreturn c, d, b\n",
+      "storage s0 f32[6] = iota(1, 1)\ninput x = as_strided(s0, [2, 1, 3], [3, 3, 1], 0)\n"
+      "input y = as_strided(s0, [1, 4, 1], [0, 1, 0], 1)\nc = mul(x, y)\nreturn c\n",
+      "storage s0 f32[4] = iota(1, 1)\ninput x = as_strided(s0, [3, 4], [0, 1], 0)\nfill_(x, 2.5)\nreturn x\n",
+      "storage s0 f32[32] = random(5)\ninput x = as_strided(s0, [2, 2, 2, 2, 2], [16, 8, 4, 2, 1], 0)\n"
+      "y = permute(x, [4, 3, 2, 1, 0])\nexp_(y)\nz = softmax(y, 2)\nw = amax(z, -1, 1)\nreturn w, x\n",
+      "storage s0 f32[9] = random(6)\ninput x = as_strided(s0, [3, 3], [3, 1], 0)\nd = diagonal(x, 0, 0, 1)\n"
+      "neg_(d)\nt0 = t(x)\nr = reshape(t0, [9])\nsetitem_(x, 1, 0, 2, 7.0)\nreturn r, x\n",
+  };
+  std::vector<ir::Program> out;
+  for (const char* body : cases) {
+    auto p = ir::parse_and_validate(std::string("aliasfuzz 1\n") + body);
+    if (p) out.push_back(*p);
+  }
+  return out;
+}
+
 }  // namespace af::lowering::testing

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "tools/commands.h"
+#include "tools/target_executor.h"
 
 namespace af::tools {
 
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
   CLI::App app{"aliasfuzz: a differential fuzzer for tensor compilers (views x in-place ops)"};
   app.require_subcommand(1);
   int status = 0;
+  af::tools::register_lowering_target();
   af::tools::register_run(app, &status);
   af::tools::register_dot(app, &status);
   af::tools::register_gen(app, &status);

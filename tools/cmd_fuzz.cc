@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "fuzz/campaign.h"
+#include "fuzz/check.h"
 #include "reports/report.h"
 #include "tools/commands.h"
 
@@ -20,6 +21,10 @@ int run(FuzzArgs& a) {
   fuzz::CampaignOptions& o = a.o;
   if (std::sscanf(a.shard.c_str(), "%d/%d", &o.shard_i, &o.shard_n) != 2) {
     std::cerr << "aliasfuzz fuzz: --shard takes i/N\n";
+    return 2;
+  }
+  if (!fuzz::target_available(o.target)) {
+    std::cerr << "aliasfuzz fuzz: unknown or unavailable target '" << o.target << "' (valid: interp, host, ptx, cuda)\n";
     return 2;
   }
   if (!a.seed_given && !o.resume) o.seed = static_cast<uint64_t>(std::time(nullptr));

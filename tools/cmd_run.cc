@@ -16,6 +16,8 @@
 #include "schedulers/schedulers.h"
 #include "tools/commands.h"
 #include "tools/json_out.h"
+#include "tools/target_executor.h"
+#include <memory>
 
 namespace af::tools {
 
@@ -25,7 +27,7 @@ struct RunOptions {
   std::string path;
   std::vector<std::string> strategies;
   std::string inject, reorder = "program", fusion = "none", target = "interp";
-  bool checked = false, json = false;
+  bool checked = false, json = false, stats = false;
 };
 
 std::string join(const std::vector<std::string>& v) {
@@ -39,40 +41,68 @@ struct TargetRun {
   bool agree = false;
   int regions = 0;
   nlohmann::json first_mismatch;  // null when agreeing
+  std::optional<lowering::CheckFailure> first_failure;  // checked mode
+  nlohmann::json stats;           // lowering counters (Halide targets)
 };
 
-// The target hook. `interp` executes the schedule with the reference
-// kernels (schedulers::interpret). host|cuda|ptx hand the same Schedule to
-// the Halide lowering once //lowering is linked into this binary; until
-// then check_target() rejects them as a usage error ("not built yet").
-// The lowering engineer's change is, in this function:
-//
-//   if (target != "interp") {
-//     lowering::LowerOptions lo;
-//     lo.target = *lowering::target_from_name(target);
-//     lo.checked = checked;
-//     lo.inject = s.inject;                       // lower-halide-alias acts there
-//     auto res = lowering::run_schedule(s, lo, nullptr, cache);
-//     if (!res.ok) -> agree false, first_mismatch {"observable": "lowering", "what": res.error}
-//     else compare(p, expected, res.obs), plus res.first_failure in checked mode
-//   }
-//
-// and, in check_target(), accepting "host", "cuda" and "ptx".
-TargetRun run_on_target(const std::string& target, const schedulers::Schedule& s, const ir::Program& p,
-                        const oracles::Observables& expected) {
+// Runs a schedule on a target: `interp` executes it with the reference
+// kernels (schedulers::interpret); host|cuda|ptx hand it to the Halide
+// lowering (ptx also assembles every region with ptxas, then runs on the
+// host). In checked mode each region also checks every value it produces
+// against the oracle's (async asserts), and a failure names the first
+// diverging op.
+TargetRun run_on_target(const RunOptions& o, const schedulers::Schedule& s, const ir::Program& p,
+                        const oracles::Observables& expected, const lowering::Expected* expected_by_stmt) {
   TargetRun r;
   r.regions = s.counters.regions;
-  (void)target;  // only "interp" reaches here (see check_target)
-  oracles::Observables actual = schedulers::interpret(s);
+  oracles::Observables actual;
+  if (o.target == "interp") {
+    actual = schedulers::interpret(s);
+  } else {
+    lowering::LowerOptions lo;
+    lo.target = *lowering::target_from_name(o.target);
+    lo.checked = o.checked;
+    lo.inject = s.inject;
+    lowering::LowerResult res = lowering::run_schedule(s, lo, expected_by_stmt, compile_cache());
+    r.stats = {{"regions", res.stats.regions}, {"pipelines_run", res.stats.pipelines_run},
+               {"cache_hits", res.stats.cache_hits}, {"cache_misses", res.stats.cache_misses},
+               {"compile_ms", res.stats.compile_ms}, {"run_ms", res.stats.run_ms}};
+    if (o.target == "ptx")
+      r.stats["ptx"] = {{"compiled", res.stats.ptx_compiled}, {"rejected", res.stats.ptx_rejected},
+                        {"ms", res.stats.ptx_ms}, {"bytes", res.stats.ptx_bytes}};
+    if (!res.ok) {
+      r.first_mismatch = {{"observable", "lowering"}, {"index", 0}, {"expected", nullptr}, {"actual", nullptr},
+                          {"what", res.error}};
+      return r;
+    }
+    if (!res.ptx_findings.empty()) {
+      r.first_mismatch = {{"observable", "ptx"}, {"index", res.ptx_findings[0].region}, {"expected", nullptr},
+                          {"actual", nullptr}, {"what", "ptxas rejected the region: " + res.ptx_findings[0].message}};
+      return r;
+    }
+    actual = std::move(res.obs);
+    if (res.first_failure) r.first_failure = *res.first_failure;
+  }
   auto mm = oracles::compare(p, expected, actual);
-  r.agree = !mm;
-  r.first_mismatch = mm ? mismatch_json(*mm) : nlohmann::json(nullptr);
+  r.agree = !mm && !r.first_failure;
+  if (mm) r.first_mismatch = mismatch_json(*mm);
+  else if (r.first_failure) r.first_mismatch = {{"observable", "check"}, {"index", r.first_failure->first_index},
+                                                {"expected", nullptr}, {"actual", nullptr}};
+  if (r.first_failure && r.first_mismatch.is_object()) {
+    const auto& f = *r.first_failure;
+    r.first_mismatch["first_diverging_op"] = {{"stmt", f.stmt}, {"op", f.op}, {"line", f.line},
+                                              {"region", f.region}, {"count", f.count}, {"first_index", f.first_index}};
+  }
   return r;
 }
 
 std::optional<std::string> check_target(const std::string& t) {
-  if (t == "interp") return std::nullopt;
-  if (t == "host" || t == "cuda" || t == "ptx") return "target '" + t + "' not built yet (valid now: interp)";
+  if (t == "interp" || t == "host" || t == "ptx") return std::nullopt;
+  if (t == "cuda") {
+    std::string why;
+    if (lowering::cuda_available(&why)) return std::nullopt;
+    return "target 'cuda' needs an NVIDIA GPU: " + why;
+  }
   return "unknown target '" + t + "' (valid: interp, host, cuda, ptx)";
 }
 
@@ -108,6 +138,7 @@ int run(const RunOptions& o) {
   }
   oracles::Observables expected = oracles::run_eager(*prog, *an);
   nlohmann::json runs = nlohmann::json::array();
+  nlohmann::json all_stats = nlohmann::json::array();
   bool all_agree = true;
   for (const auto& s : strategies) {
     schedulers::Options so{s, o.inject, o.reorder, o.fusion};
@@ -118,15 +149,30 @@ int run(const RunOptions& o) {
       r.first_mismatch = {{"observable", "schedule"}, {"index", 0}, {"expected", nullptr}, {"actual", nullptr},
                           {"what", sc.error().message}};
     } else {
-      r = run_on_target(o.target, *sc, *prog, expected);
+      // Checked mode compares each statement of the scheduled program with
+      // the oracle's value of that statement (the scheduled program run in
+      // its own program order).
+      std::unique_ptr<lowering::Expected> by_stmt;
+      if (o.checked && o.target != "interp") {
+        auto an_s = sc->analysis ? ir::Result<ir::Analysis>(*sc->analysis) : ir::analyze(sc->program);
+        if (an_s) by_stmt = std::make_unique<lowering::Expected>(lowering::expected_values(sc->program, *an_s));
+      }
+      r = run_on_target(o, *sc, *prog, expected, by_stmt.get());
     }
     all_agree = all_agree && r.agree;
+    if (!r.stats.is_null()) all_stats.push_back(r.stats);
     runs.push_back({{"strategy", s}, {"inject", o.inject.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.inject)},
                     {"reorder", o.reorder}, {"fusion", o.fusion}, {"target", o.target}, {"agree", r.agree},
                     {"regions", r.regions}, {"first_mismatch", r.first_mismatch}});
   }
+  const lowering::CompileCache& cache = compile_cache();
+  const nlohmann::json cache_json = {{"hits", cache.hits()}, {"misses", cache.misses()}, {"compile_ms", cache.compile_ms()}};
   if (o.json) {
     out = {{"valid", true}, {"error", nullptr}, {"oracle", observables_json(*prog, expected)}, {"runs", runs}};
+    if (o.target != "interp") {
+      out["compile_cache"] = cache_json;
+      out["lowering_stats"] = all_stats;
+    }
     std::cout << out.dump() << "\n";
   } else {
     for (const auto& r : runs)
@@ -134,6 +180,8 @@ int run(const RunOptions& o) {
                 << r["reorder"].get<std::string>() << ", " << r["fusion"].get<std::string>() << ", "
                 << r["target"].get<std::string>() << ", " << r["regions"].get<int>() << " regions]: "
                 << (r["agree"].get<bool>() ? "agrees" : "DISAGREES " + r["first_mismatch"].dump()) << "\n";
+    if (o.stats && o.target != "interp")
+      std::cout << "compile cache: " << cache_json.dump() << "\nper run: " << all_stats.dump() << "\n";
   }
   return all_agree ? 0 : 1;
 }
@@ -152,6 +200,7 @@ void register_run(CLI::App& app, int* status) {
   c->add_option("--target", o->target, "interp (reference kernels), host, cuda or ptx (Halide)");
   c->add_flag("--checked", o->checked, "device-side checks (async asserts; Halide targets)");
   c->add_flag("--json", o->json, "print one JSON object");
+  c->add_flag("--stats", o->stats, "print compile-cache and lowering counters (Halide targets)");
   c->callback([o, status] { *status = run(*o); });
 }
 

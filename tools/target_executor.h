@@ -1,0 +1,13 @@
+// The Halide lowering as the code-generating target of fuzz/check.h:
+// register it once in main(); campaigns (their forked workers inherit it),
+// the minimizer and `run` then accept --target host|ptx|cuda.
+#pragma once
+#include "lowering/lowering.h"
+
+namespace af::tools {
+
+void register_lowering_target();
+// The process's compile cache (hit rate and compile time are reported).
+lowering::CompileCache& compile_cache();
+
+}  // namespace af::tools
