@@ -82,7 +82,12 @@ std::string check_one(const CampaignOptions& o, uint64_t k) {
   signal(SIGINT, SIG_IGN);
   signal(SIGTERM, SIG_DFL);
   if (o.memory_limit_mb > 0) {
-    rlimit rl{static_cast<rlim_t>(o.memory_limit_mb) << 20, static_cast<rlim_t>(o.memory_limit_mb) << 20};
+    // External strategies (check.h) run a Python child that inherits this
+    // limit: PyTorch 2.x maps ~5 GiB of CUDA libraries at import.
+    rlim_t mb = static_cast<rlim_t>(o.memory_limit_mb);
+    for (const auto& s : o.strategies)
+      if (is_external(s)) mb += 16384;
+    rlimit rl{mb << 20, mb << 20};
     setrlimit(RLIMIT_AS, &rl);
   }
   FILE* in = fdopen(in_fd, "r");
@@ -362,7 +367,10 @@ class Campaign {
     note += must ? "**A bug in aliasfuzz itself**: a strategy that must agree with the oracle diverged (or a case crashed or hung).\n\n"
                  : "A finding against a strategy under study.\n\n";
     note += "First seen on program " + std::to_string(k) + " of seed " + std::to_string(o_.seed) + ".\n\n";
-    if (f["spec"].is_object()) {
+    if (f["spec"].is_object() && is_external(f["spec"].value("strategy", ""))) {
+      note += "Reproduce: `repro.py` (written by the minimizer; its first line names the Python to run it with), or `./aliasfuzz minimize case.af --strategy " +
+              f["spec"].value("strategy", "") + " --out DIR`.\n";
+    } else if (f["spec"].is_object()) {
       const json& s = f["spec"];
       note += "Reproduce: `./aliasfuzz run case.af --strategy " + s.value("strategy", "") +
               (s["inject"].is_string() ? " --inject " + s["inject"].get<std::string>() : "") + " --reorder " +

@@ -114,3 +114,47 @@ TEST(Campaign, ResumeAfterSigkillLosesNoFinding) {
 
 }  // namespace
 }  // namespace af::fuzz
+
+namespace af::fuzz {
+namespace {
+
+// Statements in a minimized program (lines after the header that are not
+// declarations, comments or the return).
+int statements(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#' || line.rfind("aliasfuzz", 0) == 0 || line.rfind("storage", 0) == 0 ||
+        line.rfind("input", 0) == 0 || line.rfind("return", 0) == 0)
+      continue;
+    ++n;
+  }
+  return n;
+}
+
+TEST(Campaign, InjectedMutantIsFoundBucketedAndMinimized) {
+  CampaignOptions o = base(fresh_dir("mutant"));
+  o.programs = 200;
+  o.injects = {"ua-writes-only"};
+  o.minimize_s = 10;
+  o.minimize_total_s = 60;
+  CampaignSummary s = run_campaign(o);
+  ASSERT_GT(s.findings, 0);
+  EXPECT_EQ(s.must_agree_buckets, 0);  // only the mutant ran
+  int minimized = 0;
+  for (const auto& e : std::filesystem::directory_iterator(o.out + "/findings")) {
+    const std::string name = e.path().filename().string();
+    EXPECT_EQ(name.rfind("update_aliases-ordered+ua-writes-only__", 0), 0u) << name;
+    std::string min;
+    if (!read_text(e.path().string() + "/min.af", &min)) continue;
+    ++minimized;
+    // The bound this minimizer meets on this mutant: a handful of statements.
+    EXPECT_LE(statements(min), 4) << name << "\n" << min;
+    EXPECT_TRUE(std::filesystem::exists(e.path().string() + "/repro.py"));
+  }
+  EXPECT_GT(minimized, 0);
+}
+
+}  // namespace
+}  // namespace af::fuzz

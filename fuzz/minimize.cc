@@ -527,7 +527,7 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
   so.inject = spec.inject;
   so.reorder = spec.reorder;
   so.fusion = spec.fusion;
-  if (spec.strategy != "torch-functionalize")
+  if (!is_external(spec.strategy))  // external strategies (check.h) have no schedulers options
     if (auto e = schedulers::check_options(so)) {
       m.error = *e;
       return m;

@@ -9,7 +9,9 @@
 #include "fuzz/files.h"
 #include "ir/analysis.h"
 #include "ir/text.h"
+#include "oracles/external.h"
 #include "oracles/torch_bridge.h"
+#include "oracles/torch_function.h"
 #include "schedulers/schedulers.h"
 
 namespace af::fuzz {
@@ -54,50 +56,6 @@ std::string comment_block(const std::string& text) {
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) out += "#   " + line + "\n";
-  return out;
-}
-
-// Splits torch_script's `_program()` into `_setup()` (storages and inputs)
-// and `_fn(inputs...)` (the statements, returning the returned tensors) so
-// that functionalize can be applied to the program function. Empty when
-// the script does not have the expected shape.
-std::string functional_form(const ir::Program& p, const std::string& script) {
-  const std::string def = "\ndef _program():\n";
-  const size_t d = script.find(def);
-  if (d == std::string::npos) return "";
-  const size_t body = d + def.size();
-  const size_t tail = script.find("\n\n# script line -> program line", body);
-  const size_t ret = script.rfind("\n    return [", tail == std::string::npos ? std::string::npos : tail);
-  if (ret == std::string::npos || ret < body) return "";
-  std::vector<std::string> lines;
-  {
-    std::istringstream in(script.substr(body, ret + 1 - body));
-    std::string l;
-    while (std::getline(in, l)) lines.push_back(l);
-  }
-  const size_t ret_end = script.find('\n', ret + 1);
-  const std::string ret_line = script.substr(ret + 1, ret_end - ret - 1);  // "    return [a, b], {...}"
-  const size_t close = ret_line.find("], ");
-  if (close == std::string::npos) return "";
-  const std::string rets = ret_line.substr(std::string("    return ").size(), close + 1 - std::string("    return ").size());
-  const std::string stores = ret_line.substr(close + 3);
-  const size_t nsetup = p.storages.size() + p.inputs.size();
-  if (lines.size() < nsetup) return "";
-  std::vector<std::string> inputs;
-  for (size_t k = p.storages.size(); k < nsetup; ++k) {
-    const size_t eq = lines[k].find(" = ");
-    if (eq == std::string::npos) return "";
-    size_t b = lines[k].find_first_not_of(' ');
-    inputs.push_back(lines[k].substr(b, eq - b));
-  }
-  std::string args;
-  for (size_t i = 0; i < inputs.size(); ++i) args += (i ? ", " : "") + inputs[i];
-  std::string out = "def _setup():\n    # storages with their exact initial values, inputs by torch.as_strided\n";
-  for (size_t k = 0; k < nsetup; ++k) out += lines[k] + "\n";
-  out += "    return [" + args + "], " + stores + "\n\n\n";
-  out += "def _fn(" + args + "):\n    # the program as a function of its inputs\n";
-  for (size_t k = nsetup; k < lines.size(); ++k) out += lines[k] + "\n";
-  out += "    return " + rets + "\n";
   return out;
 }
 
@@ -166,12 +124,31 @@ def main():
             print("functorch.experimental.functionalize raised: %s: %s" % (type(e).__name__, e))
         if FINDING["strategy"] == "torch-functionalize" and functional is not None:
             actual = functional
+    compiled = None
+    if FINDING["strategy"] in THUNDER_OPTIONS:
+        # The real Lightning Thunder: thunder.jit(_fn) called on fresh
+        # storages with the same aliasing (never on tensors eager mutated).
+        try:
+            import warnings
+            warnings.filterwarnings("ignore")
+            import thunder
+            inputs, storages = _setup()
+            jfn = thunder.jit(_fn, **THUNDER_OPTIONS[FINDING["strategy"]])
+            compiled = _observe(list(jfn(*inputs)), storages)
+            print("thunder %s, torch %s: thunder.jit(_fn, **%r)" % (
+                getattr(thunder, "__version__", "?"), torch.__version__, THUNDER_OPTIONS[FINDING["strategy"]]))
+        except Exception as e:
+            print("thunder.jit raised: %s: %s" % (type(e).__name__, e))
+        if compiled is not None:
+            actual = compiled
     mm = FINDING["mismatch"]
     print()
     for name in _names(EXPECTED):
         exp, eag = _get(EXPECTED, name), _get(eager, name)
         act = _get(actual, name)
-        diverges = (act is not None and _first_diff(act, exp) is not None) or (
+        # External strategies are compared with eager PyTorch of this Python.
+        ref = eag if FINDING["strategy"] in EXTERNAL else exp
+        diverges = (act is not None and _first_diff(act, ref) is not None) or (
             act is None and mm is not None and mm["observable"] == name)
         print("%s%s" % (name, "   <-- DIVERGES" if diverges else ""))
         print("  expected (aliasfuzz oracle): %s" % _fmt(exp))
@@ -194,6 +171,14 @@ def main():
                 print("functionalize DIFFERS from eager: %s[%s]: functionalized %s, eager %s" % (n, d[0], d[1], d[2]))
         else:
             print("functionalize agrees with eager on every observable")
+    if compiled is not None:
+        diffs = [(n, _first_diff(_get(compiled, n), _get(eager, n))) for n in _names(eager)]
+        diffs = [(n, d) for n, d in diffs if d is not None]
+        if diffs:
+            for n, d in diffs:
+                print("thunder DIFFERS from eager: %s[%s]: thunder %s, eager %s" % (n, d[0], d[1], d[2]))
+        else:
+            print("thunder agrees with eager on every observable")
     if mm is not None:
         if mm.get("what"):
             print("DIVERGENCE: %s under %s: %s" % (mm["observable"], label, mm["what"]))
@@ -247,7 +232,18 @@ std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRec
   const size_t m = script.rfind("\nif __name__ == \"__main__\":");
   if (m != std::string::npos) script.erase(m + 1);
   // The header replaces the script's first comment lines.
-  std::string head = "#!/usr/bin/python3\n# aliasfuzz repro (written by `aliasfuzz minimize`). Run: /usr/bin/python3 repro.py\n";
+  // Thunder findings run with the .venv-thunder Python (torch 2.9.1 and
+  // lightning-thunder 0.2.6), every other one with Debian's torch 1.13.
+  const bool thunder = oracles::is_thunder_strategy(spec.strategy);
+  std::string python = "/usr/bin/python3";
+  if (thunder) {
+    python = oracles::find_thunder_python();
+    if (python.empty()) python = ".venv-thunder/bin/python";
+  }
+  std::string head = "#!" + python + "\n# aliasfuzz repro (written by `aliasfuzz minimize`). Run: " + python + " repro.py\n";
+  if (thunder)
+    head += "# (the Python of .venv-thunder, made by `./aliasfuzz setup --thunder`: torch 2.9.1, lightning-thunder 0.2.6;\n"
+            "#  the divergence is thunder.jit against eager PyTorch of the same Python)\n";
   head += "# bucket: " + bucket_of(rec) + "\n# spec: " + spec_flags(spec) + "\n";
   if (rec.mismatch)
     head += "# first mismatch: " + rec.mismatch->observable + "[" + std::to_string(rec.mismatch->index) +
@@ -257,7 +253,7 @@ std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRec
   while (!script.empty() && script[0] == '#') script.erase(0, script.find('\n') + 1);
   std::string out = head + script;
   out += "import sys\n\n";
-  const std::string fn = functional_form(p, oracles::torch_script(p));
+  const std::string fn = oracles::functional_form(p, oracles::torch_script(p));
   if (!fn.empty()) out += "\n" + fn;
   else out += "\n_setup = _fn = None  # (the program could not be split into setup and function)\n";
   out += "\n\n# ---- the finding, as aliasfuzz computed it\n";
@@ -280,6 +276,11 @@ std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRec
   out += "# Also run functorch.experimental.functionalize on _fn and print where it differs from eager\n"
          "# (always done for torch-functionalize findings; set True to see it for any finding).\n";
   out += "FUNCTIONALIZE = False\n";
+  out += "# Strategies run through a real compiler, compared with eager PyTorch of this Python.\n";
+  out += "EXTERNAL = (\"torch-functionalize\", \"thunder\", \"thunder-dataflow\", \"thunder-no-alias-updates\")\n";
+  out += "# thunder.jit options of each Thunder strategy.\n";
+  out += "THUNDER_OPTIONS = {\"thunder\": {}, \"thunder-dataflow\": {\"fusion_type\": \"dataflow\"},\n"
+         "                   \"thunder-no-alias-updates\": {\"skip_inplace_alias_updates\": True}}\n";
   if (fn.empty()) out += "if FINDING[\"strategy\"] == \"torch-functionalize\":\n    FUNCTIONALIZE = False\n";
   out += kReproMain;
   return out;
@@ -294,6 +295,12 @@ bool write_minimized(const std::string& dir, const MinimizedFinding& m, std::str
     make_dirs(dir);
     std::string head = "# minimized by aliasfuzz: bucket " + m.bucket + "\n# reproduce: aliasfuzz run min.af " +
                        spec_flags(m.spec) + "\n";
+    if (oracles::is_external_strategy(m.spec.strategy)) {  // `aliasfuzz run` does not run external strategies
+      std::string py = oracles::is_thunder_strategy(m.spec.strategy) ? oracles::find_thunder_python() : "/usr/bin/python3";
+      if (py.empty()) py = ".venv-thunder/bin/python";
+      head = "# minimized by aliasfuzz: bucket " + m.bucket + "\n# reproduce: " + py +
+             " repro.py   (or: aliasfuzz minimize min.af " + spec_flags(m.spec) + ")\n";
+    }
     write_atomic(dir + "/min.af", head + ir::print(m.minimized));
     const auto actual = strategy_observables(m.minimized, m.record);
     write_atomic(dir + "/repro.py", repro_script(m.minimized, m.spec, m.record, m.expected, actual ? &*actual : nullptr));

@@ -20,8 +20,13 @@ namespace af::fuzz {
 // observables are known, else the first mismatch of `rec`), and names the
 // diverging observable. For spec.strategy == "torch-functionalize" it also
 // runs functorch.experimental.functionalize on the program function and
-// prints where it differs from eager. The program text comes from
-// oracles::torch_script (one emitter for the whole project).
+// prints where it differs from eager. For a Thunder strategy (thunder,
+// thunder-dataflow, thunder-no-alias-updates) the script is for the
+// .venv-thunder Python (its header names it): it imports thunder, runs
+// thunder.jit(_fn, <the strategy's options>) on fresh inputs with the same
+// aliasing and prints where it differs from eager of that Python. The
+// program text comes from oracles::torch_script (one emitter for the whole
+// project), split by oracles::functional_form into _setup() and _fn().
 std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRecord& rec,
                          const oracles::Observables& expected, const oracles::Observables* actual = nullptr);
 

@@ -40,7 +40,8 @@ check "unknown mutant is a usage error" 2 $A run $D/tanh_chain.af --inject no-su
 grep -q "fn-no-regenerate" "$TEST_TMPDIR/err" || { echo "FAIL usage error does not list the mutants"; fail=1; }
 check "unknown strategy" 2 $A run $D/tanh_chain.af --strategy bogus
 check "unknown reorder" 2 $A run $D/tanh_chain.af --reorder random:
-check "halide targets not built yet" 2 $A run $D/tanh_chain.af --target host
+check "halide host target agrees" 0 $A run $D/tanh_chain.af --target host
+check "unknown target" 2 $A run $D/tanh_chain.af --target tpu
 check "lower-halide-alias accepted on interp" 0 $A run $D/tanh_chain.af --inject lower-halide-alias
 check "dot text" 0 $A dot $D/tanh_chain.af --strategy update_aliases-min --text
 grep -q "update_aliases(\[a\])" "$TEST_TMPDIR/out" || { echo "FAIL dot --text"; fail=1; }

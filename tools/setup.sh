@@ -6,7 +6,7 @@ PACKAGES=(
   bazel-bootstrap g++ libhalide14-0-dev librapidcheck-dev libgtest-dev
   libbenchmark-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   clang libclang-rt-14-dev python3-torch graphviz creduce
-  slurm-wlm munge
+  slurm-wlm munge chromium
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -1,0 +1,161 @@
+// The external strategies inside the campaign machinery: check_program,
+// bucket_of, campaign_specs, minimize_finding and repro.py. The Thunder
+// cases need AF_THUNDER_PYTHON (set by tools/run_tests.sh when
+// .venv-thunder exists) and skip otherwise.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "fuzz/check.h"
+#include "fuzz/files.h"
+#include "fuzz/minimize.h"
+#include "fuzz/repro.h"
+#include "ir/analysis.h"
+#include "ir/text.h"
+#include "oracles/eager.h"
+#include "oracles/external.h"
+
+namespace af::fuzz {
+namespace {
+
+bool have_thunder() {
+  const char* e = std::getenv("AF_THUNDER_PYTHON");
+  return e && *e && !oracles::find_thunder_python().empty();
+}
+#define REQUIRE_THUNDER()                                                           \
+  do {                                                                              \
+    if (!have_thunder()) {                                                          \
+      std::printf("skipped: thunder not installed (./aliasfuzz setup --thunder)\n"); \
+      GTEST_SKIP() << "skipped: thunder not installed (./aliasfuzz setup --thunder)"; \
+    }                                                                               \
+  } while (0)
+
+bool have_torch() { return std::system("/usr/bin/python3 -c 'import functorch' >/dev/null 2>&1") == 0; }
+
+std::string tmpdir() {
+  const char* t = std::getenv("TEST_TMPDIR");
+  return t ? t : "/tmp";
+}
+
+std::string run_python(const std::string& python, const std::string& path, int* status) {
+  std::string out;
+  FILE* f = popen((python + " " + path + " 2>&1").c_str(), "r");
+  if (!f) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  const int st = pclose(f);
+  *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return out;
+}
+
+// Two inputs that are overlapping windows of one storage, plus an unaliased one.
+const char* kOverlapping = R"(aliasfuzz 1
+storage s0 f32[6] = random(4)
+storage s1 f32[3] = [0.5, -1, 2.25]
+input a = as_strided(s0, [4], [1], 0)
+input b = as_strided(s0, [4], [1], 2)
+input t = s1
+u = mul(t, 3.0)
+exp_(b)
+r = add(a, 1.0)
+mul_(t, 2.0)
+return r, u
+)";
+
+ir::Program program(const char* text) {
+  auto p = ir::parse_and_validate(text);
+  EXPECT_TRUE(static_cast<bool>(p));
+  return *p;
+}
+
+std::optional<RunRecord> run(const ir::Program& p, const std::string& strategy) {
+  RunSpec s;
+  s.strategy = strategy;
+  return run_spec(p, s);
+}
+
+TEST(ExternalCheck, CampaignSpecsUseProgramOrderAndNoFusion) {
+  for (uint64_t i = 0; i < 20; ++i)
+    for (const RunSpec& s : campaign_specs(1, i, {"thunder", "torch-functionalize", "none"}, {}, "interp")) {
+      if (s.strategy == "none") continue;
+      EXPECT_EQ(s.reorder, "program");
+      EXPECT_EQ(s.fusion, "none");
+    }
+  EXPECT_TRUE(is_external("thunder-dataflow"));
+  EXPECT_FALSE(is_must_agree("thunder"));
+  // Never run by default.
+  for (const RunSpec& s : campaign_specs(1, 0, {}, {}, "interp")) EXPECT_FALSE(is_external(s.strategy)) << s.strategy;
+}
+
+TEST(ExternalCheck, TorchFunctionalizeFindingIsBucketed) {
+  if (!have_torch()) GTEST_SKIP() << "skipped: /usr/bin/python3 has no torch";
+  const ir::Program p = program(kOverlapping);
+  auto r = run(p, "torch-functionalize");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_FALSE(r->agree);
+  EXPECT_TRUE(r->error.empty()) << r->error;
+  ASSERT_TRUE(r->mismatch.has_value());
+  EXPECT_EQ(r->mismatch->observable, "return 0");
+  // The write through b reaches the storage (copied back into b); the
+  // first prefix that diverges ends with the read of a, which missed it.
+  EXPECT_EQ(r->op, "add");
+  EXPECT_EQ(bucket_of(*r), "torch-functionalize__program-order__unfused__return__compute");
+}
+
+TEST(ExternalCheck, UnavailableThunderGivesNoRecord) {
+  const char* old = std::getenv("AF_THUNDER_PYTHON");
+  const std::string keep = old ? old : "";
+  setenv("AF_THUNDER_PYTHON", "/nonexistent/python", 1);
+  EXPECT_FALSE(run(program(kOverlapping), "thunder").has_value());
+  if (old) setenv("AF_THUNDER_PYTHON", keep.c_str(), 1);
+  else unsetenv("AF_THUNDER_PYTHON");
+}
+
+TEST(ExternalCheck, ThunderExceptionIsAnErrorBucket) {
+  REQUIRE_THUNDER();
+  const ir::Program p = program("aliasfuzz 1\nstorage s0 f32[4] = iota(0, 1)\ninput x = s0\nfill_(x, 2.0)\nreturn x\n");
+  auto r = run(p, "thunder");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_FALSE(r->agree);
+  EXPECT_FALSE(r->mismatch.has_value());
+  EXPECT_FALSE(r->error.empty());
+  EXPECT_EQ(bucket_of(*r).rfind("thunder__program-order__unfused__error__", 0), 0u) << bucket_of(*r);
+}
+
+TEST(ExternalCheck, ThunderFindingMinimizesToARepro) {
+  REQUIRE_THUNDER();
+  const ir::Program p = program(kOverlapping);
+  RunSpec spec;
+  spec.strategy = "thunder";
+  auto r = run_spec(p, spec);
+  ASSERT_TRUE(r.has_value());
+  ASSERT_FALSE(r->agree) << "thunder 0.2.6 gets overlapping inputs wrong";
+  EXPECT_EQ(bucket_of(*r), "thunder__program-order__unfused__return__compute");
+  MinimizeOptions mo;
+  mo.time_s = 30;
+  MinimizedFinding m = minimize_finding(p, spec, mo);
+  ASSERT_TRUE(m.ok) << m.error;
+  EXPECT_EQ(m.bucket, bucket_of(*r));
+  EXPECT_LT(m.minimized.stmts.size(), p.stmts.size());
+  const std::string dir = tmpdir() + "/thunder_repro";
+  std::string err;
+  ASSERT_TRUE(write_minimized(dir, m, &err)) << err;
+  std::string text;
+  ASSERT_TRUE(read_text(dir + "/repro.py", &text));
+  const std::string py = oracles::find_thunder_python();
+  EXPECT_NE(text.find("Run: " + py + " repro.py"), std::string::npos);
+  EXPECT_NE(text.find("import thunder"), std::string::npos);
+  int status = -1;
+  const std::string out = run_python(py, dir + "/repro.py", &status);
+  EXPECT_EQ(status, 0) << out;
+  EXPECT_EQ(out.find("raised"), std::string::npos) << out;
+  EXPECT_NE(out.find("thunder DIFFERS from eager: return 0"), std::string::npos) << out;
+  EXPECT_NE(out.find("<-- DIVERGES"), std::string::npos) << out;
+  EXPECT_NE(out.find("DIVERGENCE: return 0["), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace af::fuzz

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# report.html renders in headless Chromium with no console errors, and a
+# screenshot of it holds its plots (a non-trivial PNG). Writes gtest-style
+# XML so the test command counts the cases.
+set -uo pipefail
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+xml=${XML_OUTPUT_FILE:-$work/test.xml}
+fail=0
+cases=""
+record() {  # name, ok(0/1), message
+  if [[ "$2" == 0 ]]; then cases+="<testcase classname=\"ReportRender\" name=\"$1\"/>"
+  else cases+="<testcase classname=\"ReportRender\" name=\"$1\"><failure message=\"$(printf '%s' "$3" | tr -d '<>&"' | tail -c 2000)\"/></testcase>"; fail=1; fi
+}
+finish() {
+  printf '<testsuites><testsuite name="ReportRender">%s</testsuite></testsuites>\n' "$cases" > "$xml"
+  exit $fail
+}
+chrome=$(command -v chromium || command -v chromium-browser || true)
+if [[ -z "$chrome" ]]; then
+  record ChromiumPresent 1 "chromium is not installed (tools/setup.sh installs it)"
+  finish
+fi
+"$bin" fuzz --programs 300 --seed 9 --jobs 2 --quiet --minimize-time 1 --minimize-total 5 --out "$work/run" >/dev/null 2>&1
+if [[ ! -f "$work/run/report.html" ]]; then
+  record CampaignWritesReport 1 "no report.html"
+  finish
+fi
+record CampaignWritesReport 0 ""
+log=$(cd "$work" && timeout 120 "$chrome" --headless=new --no-sandbox --disable-gpu --hide-scrollbars \
+      --window-size=1280,2400 --enable-logging=stderr --v=0 --screenshot="$work/shot.png" \
+      "file://$work/run/report.html" 2>&1)
+if echo "$log" | grep -E "CONSOLE|Uncaught|ERROR:.*(console|javascript)" | grep -v "dbus\|gpu\|GPU\|Fontconfig" | grep -q .; then
+  record NoConsoleErrors 1 "$(echo "$log" | grep -E 'CONSOLE|Uncaught' | head -5)"
+else
+  record NoConsoleErrors 0 ""
+fi
+size=$(stat -c %s "$work/shot.png" 2>/dev/null || echo 0)
+if [[ "$size" -gt 20000 ]]; then record ScreenshotShowsPage 0 ""; else record ScreenshotShowsPage 1 "screenshot of $size bytes: $log"; fi
+if [[ -n "${TEST_UNDECLARED_OUTPUTS_DIR:-}" ]]; then cp "$work/shot.png" "$TEST_UNDECLARED_OUTPUTS_DIR/report.png" 2>/dev/null; fi
+# The plots are inline SVG in the page itself.
+if [[ $(grep -c "<svg" "$work/run/report.html") -ge 2 ]]; then record PageHasPlots 0 ""; else record PageHasPlots 1 "fewer than 2 inline SVG plots"; fi
+finish
