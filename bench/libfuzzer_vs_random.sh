@@ -11,7 +11,7 @@ budget=${1:-30}
 base="$HOME/.cache/bazel-libfuzzer"
 bazel --output_base="$base" build --noshow_progress --config=libfuzzer //fuzz:fuzz_differential >/dev/null 2>&1 || { echo "libFuzzer build failed"; exit 1; }
 fuzzer="$(bazel --output_base="$base" info --config=libfuzzer bazel-bin 2>/dev/null)/fuzz/fuzz_differential"
-bazel build --noshow_progress -c opt //tools:aliasfuzz >/dev/null 2>&1 || { echo "build failed"; exit 1; }
+bazel build --noshow_progress //tools:aliasfuzz >/dev/null 2>&1 || { echo "build failed"; exit 1; }
 af="$root/bazel-bin/tools/aliasfuzz"
 mutants=(ua-no-maybe-views ua-no-multi-output ua-writes-only dce-drops-outputless fusion-stale-copy fn-per-input-base fn-no-regenerate)
 printf '| mutant | libFuzzer s | libFuzzer execs | random s | random programs |\n|---|---|---|---|---|\n'

@@ -347,10 +347,12 @@ class Campaign {
     auto [it, fresh] = buckets_.try_emplace(name);
     Bucket& b = it->second;
     ++b.count;
-    if (fresh) {
+    // A bucket's program is its smallest: workers finish out of order, and
+    // the same seed must give the same bucket folders with any --jobs.
+    if (fresh || k < b.first_k) {
       b.first_k = k;
       b.must_agree = f["spec"].is_object() ? is_must_agree(f["spec"].value("strategy", "")) : true;
-      write_bucket(name, k, f);
+      write_bucket(name, k, f);  // minimization happens after the run, on this program
     }
   }
 
@@ -484,6 +486,7 @@ class Campaign {
     elapsed_before_ = s.value("elapsed_s", 0.0);
     timeline_ = s.value("timeline", json::array());
     std::string lines, kept;
+    std::map<std::string, json> first;  // bucket -> its finding with the smallest program
     read_text(o_.out + "/findings.jsonl", &lines);
     size_t pos = 0;
     while (pos < lines.size()) {
@@ -499,14 +502,23 @@ class Campaign {
       ++findings_;
       auto [it, fresh] = buckets_.try_emplace(f.value("bucket", "unknown"));
       ++it->second.count;
-      if (fresh) {
+      if (fresh || k < it->second.first_k) {
         it->second.first_k = k;
         it->second.must_agree = f["spec"].is_object() ? is_must_agree(f["spec"].value("strategy", "")) : true;
-        std::string probe;
-        if (!read_text(o_.out + "/findings/" + it->first + "/note.md", &probe)) write_bucket(it->first, k, f);
+        first[it->first] = f;
       }
     }
     write_atomic(o_.out + "/findings.jsonl", kept);
+    // Bucket folders must show each bucket's smallest kept program.
+    for (const auto& [name, f] : first) {
+      const std::string dir = o_.out + "/findings/" + name;
+      std::string text;
+      json st = read_text(dir + "/settings.json", &text) ? json::parse(text, nullptr, false) : json();
+      if (st.is_object() && st.value("program", uint64_t{~0ULL}) == buckets_[name].first_k) continue;
+      std::remove((dir + "/min.af").c_str());
+      std::remove((dir + "/repro.py").c_str());
+      write_bucket(name, buckets_[name].first_k, f);
+    }
   }
 };
 

@@ -1,6 +1,7 @@
 #include "fuzz/check.h"
 
 #include <algorithm>
+#include <functional>
 #include <iostream>
 #include <set>
 
@@ -178,15 +179,16 @@ bool prefix_diverges(const ir::Program& p, size_t n, const schedulers::Options& 
 }
 
 // The kind of the first statement after which the run diverges (binary
-// search over prefixes; a prefix is a valid program), or "" when no
-// prefix diverges on its own (the divergence needs the full program's
-// returns, e.g. a returned view read after a later write).
-std::string first_diverging_op(const ir::Program& p, const schedulers::Options& o, const RunSpec& spec) {
+// search over prefixes, given whether prefix(n) diverges; a prefix is a
+// valid program), or "" when no prefix diverges on its own (the divergence
+// needs the full program's returns, e.g. a returned view read after a
+// later write).
+std::string bisect_first_op(const ir::Program& p, const std::function<bool(size_t)>& prefix_diverges) {
   size_t lo = 0, hi = p.stmts.size();  // prefix(lo) agrees (empty prefix), prefix(hi) is checked
-  if (hi == 0 || !prefix_diverges(p, hi, o, spec)) return "";
+  if (hi == 0 || !prefix_diverges(hi)) return "";
   while (hi - lo > 1) {
     const size_t mid = (lo + hi) / 2;
-    if (prefix_diverges(p, mid, o, spec)) hi = mid;
+    if (prefix_diverges(mid)) hi = mid;
     else lo = mid;
   }
   return ir::op_name(p.stmts[hi - 1].op);
@@ -234,17 +236,7 @@ std::optional<RunRecord> check_external(const ir::Program& p, const RunSpec& s) 
     case S::Ok: {
       r.mismatch = oracles::compare(p, res.eager, res.actual);
       r.agree = !r.mismatch;
-      if (!r.agree) {  // the first statement after which a prefix diverges
-        size_t lo = 0, hi = p.stmts.size();
-        if (hi > 0 && external_prefix_diverges(p, hi, s.strategy)) {
-          while (hi - lo > 1) {
-            const size_t mid = (lo + hi) / 2;
-            if (external_prefix_diverges(p, mid, s.strategy)) hi = mid;
-            else lo = mid;
-          }
-          r.op = ir::op_name(p.stmts[hi - 1].op);
-        }
-      }
+      if (!r.agree) r.op = bisect_first_op(p, [&](size_t n) { return external_prefix_diverges(p, n, s.strategy); });
       return r;
     }
     case S::StrategyError:  // the compiler raised: an error-kind divergence, bucketed by exception type
@@ -285,7 +277,8 @@ std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observ
     r.regions = res.regions;
     r.mismatch = res.mismatch;
     r.error = res.error;
-    if (!r.agree && r.mismatch && r.error.empty()) r.op = first_diverging_op(p, o, s);
+    if (!r.agree && r.mismatch && r.error.empty())
+      r.op = bisect_first_op(p, [&](size_t n) { return prefix_diverges(p, n, o, s); });
     out.push_back(r);
   }
   return out;

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "fuzz/check.h"
 #include "ir/analysis.h"
 #include "oracles/eager.h"
 #include "schedulers/schedulers.h"
@@ -111,6 +112,7 @@ int run(const RunOptions& o) {
   std::vector<std::string> strategies =
       o.strategies.empty() ? schedulers::must_agree_strategy_names() : o.strategies;
   for (const auto& s : strategies) {
+    if (fuzz::is_external(s) && o.inject.empty()) continue;  // run through Python, below
     schedulers::Options so{s, o.inject, o.reorder, o.fusion};
     if (auto e = schedulers::check_options(so)) {
       std::cerr << "aliasfuzz run: " << *e << "\n";
@@ -141,9 +143,25 @@ int run(const RunOptions& o) {
   nlohmann::json all_stats = nlohmann::json::array();
   bool all_agree = true;
   for (const auto& s : strategies) {
+    TargetRun r;
+    if (fuzz::is_external(s) && o.inject.empty()) {
+      // A real compiler under study (PyTorch functionalize, Thunder), run
+      // in its own Python and compared with eager PyTorch of that Python.
+      auto recs = fuzz::check_program(*prog, expected, {fuzz::RunSpec{s, "", "program", "none", "interp"}});
+      if (recs.empty()) {
+        std::cerr << "aliasfuzz run: strategy " << s << " is not available here (./aliasfuzz setup --thunder)\n";
+        return 2;
+      }
+      r.agree = recs[0].agree;
+      if (recs[0].mismatch) r.first_mismatch = mismatch_json(*recs[0].mismatch);
+      if (!recs[0].error.empty()) r.first_mismatch = {{"observable", "error"}, {"what", recs[0].error}};
+      all_agree = all_agree && r.agree;
+      runs.push_back({{"strategy", s}, {"inject", nullptr}, {"reorder", "program"}, {"fusion", "none"},
+                      {"target", "python"}, {"agree", r.agree}, {"regions", 0}, {"first_mismatch", r.first_mismatch}});
+      continue;
+    }
     schedulers::Options so{s, o.inject, o.reorder, o.fusion};
     auto sc = schedulers::make_schedule(*prog, *an, so);
-    TargetRun r;
     if (!sc) {
       // The strategy produced an invalid program: a bug, reported as a disagreement.
       r.first_mismatch = {{"observable", "schedule"}, {"index", 0}, {"expected", nullptr}, {"actual", nullptr},
