@@ -27,12 +27,6 @@ namespace af::oracles {
 
 namespace {
 
-double now_s() {
-  timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 bool is_file(const std::string& p) {
   std::error_code ec;
   return !p.empty() && std::filesystem::is_regular_file(p, ec);
@@ -153,43 +147,12 @@ ExternalRunner::ExternalRunner(ExternalOptions o) : o_(std::move(o)) {
 
 ExternalRunner::~ExternalRunner() { stop(); }
 
-void ExternalRunner::abandon() {
-  if (fd_ >= 0) close(fd_);
-  fd_ = -1;
-  pid_ = -1;
-  buf_.clear();
-}
+void ExternalRunner::abandon() { proc_.abandon(); }
 
-void ExternalRunner::kill_child() {
-  if (fd_ >= 0) close(fd_);
-  fd_ = -1;
-  if (pid_ > 0) {
-    kill(pid_, SIGKILL);
-    int st;
-    while (waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
-    }
-  }
-  pid_ = -1;
-  buf_.clear();
-}
-
-void ExternalRunner::stop() {
-  if (pid_ <= 0) return;
-  if (fd_ >= 0) shutdown(fd_, SHUT_WR);  // ends the runner's input loop
-  const double deadline = now_s() + 2;
-  int st;
-  while (now_s() < deadline) {
-    if (waitpid(pid_, &st, WNOHANG) == pid_) {
-      pid_ = -1;
-      break;
-    }
-    usleep(2000);
-  }
-  kill_child();
-}
+void ExternalRunner::stop() { proc_.stop(2); }
 
 bool ExternalRunner::start(std::string* error) {
-  if (pid_ > 0) return true;
+  if (proc_.running()) return true;
   if (access(o_.python.c_str(), X_OK) != 0) {
     *error = "no Python at '" + o_.python + "'";
     return false;
@@ -198,48 +161,17 @@ bool ExternalRunner::start(std::string* error) {
     *error = "cannot find oracles/external_runner.py (set AF_EXTERNAL_RUNNER)";
     return false;
   }
-  int sv[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-    *error = std::string("socketpair: ") + std::strerror(errno);
-    return false;
-  }
-  const bool keep_stderr = !env("AF_EXTERNAL_STDERR").empty();
-  const pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(sv[0]);
-    close(sv[1]);
-    *error = std::string("fork: ") + std::strerror(errno);
-    return false;
-  }
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the process that uses it
-    if (getppid() != parent) _exit(127);
-    // A campaign worker limits its address space (RLIMIT_AS); PyTorch maps
-    // gigabytes of CUDA libraries at import without using them. The Python
-    // process is not the case under test: lift the limit where allowed.
-    rlimit rl{RLIM_INFINITY, RLIM_INFINITY};
-    if (setrlimit(RLIMIT_AS, &rl) != 0 && getrlimit(RLIMIT_AS, &rl) == 0) {
-      rl.rlim_cur = rl.rlim_max;
-      setrlimit(RLIMIT_AS, &rl);
-    }
-    dup2(sv[1], 0);
-    dup2(sv[1], 1);
-    if (!keep_stderr) {
-      int dn = open("/dev/null", O_WRONLY);
-      if (dn >= 0) dup2(dn, 2);
-    }
-    const char* argv[] = {o_.python.c_str(), "-u", o_.runner.c_str(), nullptr};
-    execv(argv[0], const_cast<char* const*>(argv));
-    _exit(127);
-  }
-  close(sv[1]);
-  pid_ = pid;
-  fd_ = sv[0];
-  fcntl(fd_, F_SETFL, fcntl(fd_, F_GETFL) | O_NONBLOCK);
+  // A campaign worker limits its address space (RLIMIT_AS); PyTorch maps
+  // gigabytes of CUDA libraries at import without using them. The Python
+  // process is not the case under test: the limit is lifted where allowed.
+  LineProcess::Options po;
+  po.keep_stderr = !env("AF_EXTERNAL_STDERR").empty();
+  po.lift_memory_limit = true;
+  po.die_with_parent = true;
+  if (!proc_.start({o_.python, "-u", o_.runner}, po, error)) return false;
   std::string hello;
-  if (!read_line(&hello, now_s() + o_.startup_s)) {
-    kill_child();
+  if (!proc_.read_line(&hello, now_s() + o_.startup_s)) {
+    proc_.kill();
     *error = "the external runner did not start (" + o_.python + " " + o_.runner + ")";
     return false;
   }
@@ -248,54 +180,11 @@ bool ExternalRunner::start(std::string* error) {
     torch_version_ = j.value("torch", "");
     thunder_version_ = j["thunder"].is_string() ? j["thunder"].get<std::string>() : "";
   } catch (...) {
-    kill_child();
+    proc_.kill();
     *error = "the external runner said: " + hello;
     return false;
   }
   return true;
-}
-
-bool ExternalRunner::send_line(const std::string& line, double deadline) {
-  size_t done = 0;
-  while (done < line.size()) {
-    ssize_t n = send(fd_, line.data() + done, line.size() - done, MSG_NOSIGNAL);
-    if (n > 0) {
-      done += n;
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      const double left = deadline - now_s();
-      if (left <= 0) return false;
-      pollfd pf{fd_, POLLOUT, 0};
-      poll(&pf, 1, static_cast<int>(std::min(left, 1.0) * 1000) + 1);
-      continue;
-    }
-    return false;
-  }
-  return true;
-}
-
-bool ExternalRunner::read_line(std::string* line, double deadline) {
-  for (;;) {
-    size_t nl = buf_.find('\n');
-    if (nl != std::string::npos) {
-      *line = buf_.substr(0, nl);
-      buf_.erase(0, nl + 1);
-      return true;
-    }
-    const double left = deadline - now_s();
-    if (left <= 0) return false;
-    pollfd pf{fd_, POLLIN, 0};
-    int r = poll(&pf, 1, static_cast<int>(std::min(left, 1.0) * 1000) + 1);
-    if (r < 0 && errno != EINTR) return false;
-    if (r <= 0) continue;
-    char tmp[65536];
-    ssize_t n = read(fd_, tmp, sizeof tmp);
-    if (n > 0) buf_.append(tmp, n);
-    else if (n == 0) return false;  // the process died
-    else if (errno != EAGAIN && errno != EINTR) return false;
-  }
 }
 
 ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& strategy) {
@@ -319,9 +208,9 @@ ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& stra
       nlohmann::json({{"id", id}, {"strategy", strategy}, {"code", code}}).dump() + "\n";
   const double deadline = now_s() + o_.timeout_s;
   std::string line;
-  bool got = send_line(req, deadline);
+  bool got = proc_.send_line(req, deadline);
   while (got) {
-    got = read_line(&line, deadline);
+    got = proc_.read_line(&line, deadline);
     if (!got) break;
     try {
       auto j = nlohmann::json::parse(line);
@@ -355,15 +244,14 @@ ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& stra
     }
   }
   int st = 0;
-  const bool dead = pid_ > 0 && waitpid(pid_, &st, WNOHANG) == pid_;
-  if (dead) pid_ = -1;
+  const bool dead = proc_.exited(&st);
   r.status = S::Failed;
   r.error_type = dead || now_s() < deadline ? "crash" : "timeout";
   r.message = r.error_type == "timeout"
                   ? "no answer within " + std::to_string(o_.timeout_s) + " s"
                   : "the Python process died" +
                         (dead && WIFSIGNALED(st) ? " (signal " + std::to_string(WTERMSIG(st)) + ")" : std::string());
-  kill_child();
+  proc_.kill();
   ++restarts_;
   return r;
 }

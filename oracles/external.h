@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "ir/program.h"
+#include "oracles/line_process.h"
 #include "oracles/eager.h"
 
 namespace af::oracles {
@@ -76,14 +77,8 @@ class ExternalRunner {
   int restarts() const { return restarts_; }
 
  private:
-  bool send_line(const std::string& line, double deadline);
-  bool read_line(std::string* line, double deadline);
-  void kill_child();
-
   ExternalOptions o_;
-  pid_t pid_ = -1;
-  int fd_ = -1;
-  std::string buf_;
+  LineProcess proc_;
   std::string torch_version_, thunder_version_;
   long next_id_ = 0;
   int restarts_ = 0;

@@ -382,12 +382,6 @@ class Emitter {
 
 // ---------------------------------------------------------------- process
 
-double now_s() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 bool is_file(const std::string& p) {
   std::error_code ec;
   return !p.empty() && std::filesystem::is_regular_file(p, ec);
@@ -456,68 +450,18 @@ TorchRunner::TorchRunner(TorchOptions o) : o_(std::move(o)) {
 
 TorchRunner::~TorchRunner() { stop(); }
 
-void TorchRunner::kill_child() {
-  if (fd_ >= 0) close(fd_);
-  fd_ = -1;
-  if (pid_ > 0) {
-    kill(pid_, SIGKILL);
-    int st;
-    while (waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
-    }
-  }
-  pid_ = -1;
-  buf_.clear();
-}
-
-void TorchRunner::stop() {
-  if (pid_ <= 0) return;
-  // Closing the socket ends the runner's input loop; give it a moment.
-  if (fd_ >= 0) shutdown(fd_, SHUT_WR);
-  const double deadline = now_s() + 2;
-  int st;
-  while (now_s() < deadline) {
-    pid_t r = waitpid(pid_, &st, WNOHANG);
-    if (r == pid_) {
-      pid_ = -1;
-      break;
-    }
-    usleep(2000);
-  }
-  kill_child();
-}
+void TorchRunner::stop() { proc_.stop(2); }
 
 bool TorchRunner::start(std::string* error) {
-  if (pid_ > 0) return true;
+  if (proc_.running()) return true;
   if (!is_file(o_.runner)) {
     *error = "cannot find oracles/torch_runner.py (set AF_TORCH_RUNNER)";
     return false;
   }
-  int sv[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-    *error = std::string("socketpair: ") + std::strerror(errno);
-    return false;
-  }
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(sv[0]);
-    close(sv[1]);
-    *error = std::string("fork: ") + std::strerror(errno);
-    return false;
-  }
-  if (pid == 0) {
-    dup2(sv[1], 0);
-    dup2(sv[1], 1);
-    const char* argv[] = {o_.python.c_str(), "-u", o_.runner.c_str(), nullptr};
-    execv(argv[0], const_cast<char* const*>(argv));
-    _exit(127);
-  }
-  close(sv[1]);
-  pid_ = pid;
-  fd_ = sv[0];
-  fcntl(fd_, F_SETFL, fcntl(fd_, F_GETFL) | O_NONBLOCK);
+  if (!proc_.start({o_.python, "-u", o_.runner}, LineProcess::Options(), error)) return false;
   std::string hello;
-  if (!read_line(&hello, now_s() + o_.startup_s)) {
-    kill_child();
+  if (!proc_.read_line(&hello, now_s() + o_.startup_s)) {
+    proc_.kill();
     *error = "the PyTorch runner did not start (" + o_.python + " " + o_.runner + ")";
     return false;
   }
@@ -525,54 +469,11 @@ bool TorchRunner::start(std::string* error) {
     auto j = nlohmann::json::parse(hello);
     version_ = j.value("torch", "");
   } catch (...) {
-    kill_child();
+    proc_.kill();
     *error = "the PyTorch runner said: " + hello;
     return false;
   }
   return true;
-}
-
-bool TorchRunner::send_line(const std::string& line, double deadline) {
-  size_t done = 0;
-  while (done < line.size()) {
-    ssize_t n = send(fd_, line.data() + done, line.size() - done, MSG_NOSIGNAL);
-    if (n > 0) {
-      done += n;
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      const double left = deadline - now_s();
-      if (left <= 0) return false;
-      pollfd pf{fd_, POLLOUT, 0};
-      poll(&pf, 1, static_cast<int>(std::min(left, 1.0) * 1000) + 1);
-      continue;
-    }
-    return false;
-  }
-  return true;
-}
-
-bool TorchRunner::read_line(std::string* line, double deadline) {
-  for (;;) {
-    size_t nl = buf_.find('\n');
-    if (nl != std::string::npos) {
-      *line = buf_.substr(0, nl);
-      buf_.erase(0, nl + 1);
-      return true;
-    }
-    const double left = deadline - now_s();
-    if (left <= 0) return false;
-    pollfd pf{fd_, POLLIN, 0};
-    int r = poll(&pf, 1, static_cast<int>(std::min(left, 1.0) * 1000) + 1);
-    if (r < 0 && errno != EINTR) return false;
-    if (r <= 0) continue;
-    char tmp[65536];
-    ssize_t n = read(fd_, tmp, sizeof tmp);
-    if (n > 0) buf_.append(tmp, n);
-    else if (n == 0) return false;  // the process died
-    else if (errno != EAGAIN && errno != EINTR) return false;
-  }
 }
 
 TorchResult TorchRunner::run(const ir::Program& p, const std::string& code) {
@@ -587,9 +488,9 @@ TorchResult TorchRunner::run(const ir::Program& p, const std::string& code) {
   const std::string req = nlohmann::json({{"id", id}, {"code", code}}).dump() + "\n";
   const double deadline = now_s() + o_.timeout_s;
   std::string line;
-  bool got = send_line(req, deadline);
+  bool got = proc_.send_line(req, deadline);
   while (got) {
-    got = read_line(&line, deadline);
+    got = proc_.read_line(&line, deadline);
     if (!got) break;
     try {
       auto j = nlohmann::json::parse(line);
@@ -621,13 +522,12 @@ TorchResult TorchRunner::run(const ir::Program& p, const std::string& code) {
   }
   // No answer: hung (timeout) or dead (crash). Restart for the next program.
   int st = 0;
-  const bool dead = pid_ > 0 && waitpid(pid_, &st, WNOHANG) == pid_;
-  if (dead) pid_ = -1;
+  const bool dead = proc_.exited(&st);
   r.kind = dead || now_s() < deadline ? "crash" : "timeout";
   r.message = r.kind == "timeout" ? "PyTorch did not finish within " + std::to_string(o_.timeout_s) + " s"
                                   : "the Python process died" +
                                         (dead && WIFSIGNALED(st) ? " (signal " + std::to_string(WTERMSIG(st)) + ")" : std::string());
-  kill_child();
+  proc_.kill();
   ++restarts_;
   return r;
 }

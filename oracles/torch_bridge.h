@@ -8,6 +8,7 @@
 
 #include "ir/program.h"
 #include "oracles/eager.h"
+#include "oracles/line_process.h"
 
 namespace af::oracles {
 
@@ -64,14 +65,8 @@ class TorchRunner {
   int restarts() const { return restarts_; }
 
  private:
-  bool send_line(const std::string& line, double deadline);
-  bool read_line(std::string* line, double deadline);
-  void kill_child();
-
   TorchOptions o_;
-  pid_t pid_ = -1;
-  int fd_ = -1;  // socket to the child's stdin/stdout
-  std::string buf_;
+  LineProcess proc_;
   std::string version_;
   long next_id_ = 0;
   int restarts_ = 0;
