@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <deque>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
@@ -130,6 +131,7 @@ class Campaign {
       throw std::runtime_error(o_.out + " already holds a campaign: use --resume or another --out");
     }
     save_settings();
+    findings_out_ = std::make_unique<LineAppender>(o_.out + "/findings.jsonl");
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     signal(SIGPIPE, SIG_IGN);
@@ -182,6 +184,7 @@ class Campaign {
 
   const CampaignOptions& o_;
   std::vector<Worker> workers_;
+  std::unique_ptr<LineAppender> findings_out_;  // findings.jsonl
   uint64_t next_j_ = 0;                 // next local index to hand out
   std::deque<uint64_t> retry_;          // global indices to hand out again
   std::set<uint64_t> done_;             // completed global indices >= done_below_
@@ -334,7 +337,7 @@ class Campaign {
       json line = f;
       line["k"] = k;
       line["t"] = now_s() - start_;
-      append_line(o_.out + "/findings.jsonl", line.dump());
+      findings_out_->append(line.dump());
       add_finding(k, f);
     }
     done_.insert(k);

@@ -34,14 +34,16 @@ void write_atomic(const std::string& path, const std::string& contents) {
   if (::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot rename " + tmp + " to " + path);
 }
 
-void append_line(const std::string& path, const std::string& line) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error("cannot open " + path);
-  // No fsync: a killed process loses nothing the kernel has accepted, and
-  // the campaign's state (fsynced every second) decides what is replayed.
-  write_all(fd, line + "\n", path);
-  ::close(fd);
+LineAppender::LineAppender(const std::string& path) : path_(path) {
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw std::runtime_error("cannot open " + path);
 }
+
+LineAppender::~LineAppender() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void LineAppender::append(const std::string& line) { write_all(fd_, line + "\n", path_); }
 
 bool read_text(const std::string& path, std::string* out) {
   std::ifstream in(path, std::ios::binary);

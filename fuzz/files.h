@@ -7,8 +7,22 @@ namespace af::fuzz {
 
 // Writes to PATH.tmp, flushes it to disk, then renames over PATH.
 void write_atomic(const std::string& path, const std::string& contents);
-// Appends one line (adding '\n') with a single write.
-void append_line(const std::string& path, const std::string& line);
+// A file kept open for appending lines: each line (a '\n' is added) is
+// one write() of O_APPEND, so a killed process leaves whole lines (at most
+// a torn last one, which readers drop). No fsync: a killed process loses
+// nothing the kernel has accepted.
+class LineAppender {
+ public:
+  explicit LineAppender(const std::string& path);  // throws std::runtime_error
+  ~LineAppender();
+  LineAppender(const LineAppender&) = delete;
+  LineAppender& operator=(const LineAppender&) = delete;
+  void append(const std::string& line);
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
 bool read_text(const std::string& path, std::string* out);
 void make_dirs(const std::string& path);
 
