@@ -61,37 +61,6 @@ std::vector<std::string> root_candidates() {
   return out;
 }
 
-std::vector<float> json_values(const nlohmann::json& a) {
-  std::vector<float> v;
-  v.reserve(a.size());
-  for (const auto& x : a) {
-    if (x.is_string()) {
-      const std::string s = x.get<std::string>();
-      if (s == "nan") v.push_back(std::numeric_limits<float>::quiet_NaN());
-      else if (s == "inf") v.push_back(std::numeric_limits<float>::infinity());
-      else if (s == "-inf") v.push_back(-std::numeric_limits<float>::infinity());
-      else v.push_back(std::stof(s));
-    } else {
-      v.push_back(static_cast<float>(x.get<double>()));
-    }
-  }
-  return v;
-}
-
-Observables json_observables(const ir::Program& p, const nlohmann::json& j) {
-  Observables o;
-  for (const auto& t : j.at("returns")) {
-    Dense d;
-    d.sizes = t.at("sizes").get<std::vector<int64_t>>();
-    d.v = json_values(t.at("values"));
-    o.returns.push_back(std::move(d));
-  }
-  const auto& st = j.at("storages");
-  for (const auto& s : p.storages)
-    o.storages.push_back(st.contains(s.name) ? json_values(st[s.name]) : std::vector<float>());
-  return o;
-}
-
 }  // namespace
 
 const std::vector<std::string>& external_strategies() {
@@ -203,56 +172,41 @@ ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& stra
     r.message = "the program could not be split into _setup and _fn";
     return r;
   }
-  const long id = next_id_++;
-  const std::string req =
-      nlohmann::json({{"id", id}, {"strategy", strategy}, {"code", code}}).dump() + "\n";
-  const double deadline = now_s() + o_.timeout_s;
-  std::string line;
-  bool got = proc_.send_line(req, deadline);
-  while (got) {
-    got = proc_.read_line(&line, deadline);
-    if (!got) break;
-    try {
-      auto j = nlohmann::json::parse(line);
-      if (j.value("id", -1L) != id) continue;  // a stale answer
-      r.exec_s = j.value("exec_s", 0.0);
-      if (j.contains("internal")) {
-        r.status = S::Failed;
-        r.error_type = "internal";
-        r.message = j["internal"].get<std::string>();
-      } else if (j.contains("eager_error")) {
-        r.status = S::EagerError;
-        r.error_type = j["eager_error"].value("type", "");
-        r.message = j["eager_error"].value("message", "");
-      } else {
-        r.eager = json_observables(p, j.at("eager"));
-        if (j.contains("error")) {
-          r.status = S::StrategyError;
-          r.error_type = j["error"].value("type", "");
-          r.message = j["error"].value("message", "");
-        } else {
-          r.actual = json_observables(p, j.at("actual"));
-          r.status = S::Ok;
-        }
-      }
-      return r;
-    } catch (const std::exception& ex) {
+  LineReply reply = proc_.request({{"id", next_id_++}, {"strategy", strategy}, {"code", code}}, o_.timeout_s);
+  if (!reply.ok) {  // hung or dead: the next program starts a new process
+    r.status = S::Failed;
+    r.error_type = reply.failure;
+    r.message = reply.message;
+    if (reply.failure != "internal") ++restarts_;
+    return r;
+  }
+  const nlohmann::json& j = reply.answer;
+  try {
+    r.exec_s = j.value("exec_s", 0.0);
+    if (j.contains("internal")) {
       r.status = S::Failed;
       r.error_type = "internal";
-      r.message = std::string("bad answer from the external runner: ") + ex.what();
-      return r;
+      r.message = j["internal"].get<std::string>();
+    } else if (j.contains("eager_error")) {
+      r.status = S::EagerError;
+      r.error_type = j["eager_error"].value("type", "");
+      r.message = j["eager_error"].value("message", "");
+    } else {
+      r.eager = observables_from_json(p, j.at("eager"));
+      if (j.contains("error")) {
+        r.status = S::StrategyError;
+        r.error_type = j["error"].value("type", "");
+        r.message = j["error"].value("message", "");
+      } else {
+        r.actual = observables_from_json(p, j.at("actual"));
+        r.status = S::Ok;
+      }
     }
+  } catch (const std::exception& ex) {
+    r.status = S::Failed;
+    r.error_type = "internal";
+    r.message = std::string("bad answer from the external runner: ") + ex.what();
   }
-  int st = 0;
-  const bool dead = proc_.exited(&st);
-  r.status = S::Failed;
-  r.error_type = dead || now_s() < deadline ? "crash" : "timeout";
-  r.message = r.error_type == "timeout"
-                  ? "no answer within " + std::to_string(o_.timeout_s) + " s"
-                  : "the Python process died" +
-                        (dead && WIFSIGNALED(st) ? " (signal " + std::to_string(WTERMSIG(st)) + ")" : std::string());
-  proc_.kill();
-  ++restarts_;
   return r;
 }
 

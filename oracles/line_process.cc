@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cerrno>
 #include <cstring>
 
@@ -109,6 +110,68 @@ bool LineProcess::read_line(std::string* line, double deadline) {
     else if (n == 0) return false;  // the process died
     else if (errno != EAGAIN && errno != EINTR) return false;
   }
+}
+
+LineReply LineProcess::request(const nlohmann::json& req, double timeout_s) {
+  LineReply r;
+  const long id = req.value("id", -1L);
+  const double deadline = now_s() + timeout_s;
+  std::string line;
+  bool got = send_line(req.dump() + "\n", deadline);
+  while (got && (got = read_line(&line, deadline))) {
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+      r.failure = "internal";
+      r.message = "unreadable answer: " + line.substr(0, 200);
+      return r;
+    }
+    if (j.value("id", -1L) != id) continue;  // a stale answer
+    r.ok = true;
+    r.answer = std::move(j);
+    return r;
+  }
+  int st = 0;
+  const bool dead = exited(&st);
+  r.failure = dead || now_s() < deadline ? "crash" : "timeout";
+  r.message = r.failure == "timeout"
+                  ? "no answer within " + std::to_string(timeout_s) + " s"
+                  : "the Python process died" +
+                        (dead && WIFSIGNALED(st) ? " (signal " + std::to_string(WTERMSIG(st)) + ")" : std::string());
+  kill();
+  return r;
+}
+
+namespace {
+float json_float(const nlohmann::json& j) {
+  if (j.is_string()) {
+    const std::string s = j.get<std::string>();
+    if (s == "inf") return INFINITY;
+    if (s == "-inf") return -INFINITY;
+    return NAN;  // "nan" (and anything unexpected)
+  }
+  return static_cast<float>(j.get<double>());
+}
+
+std::vector<float> json_values(const nlohmann::json& j) {
+  std::vector<float> v;
+  v.reserve(j.size());
+  for (const auto& x : j) v.push_back(json_float(x));
+  return v;
+}
+}  // namespace
+
+Observables observables_from_json(const ir::Program& p, const nlohmann::json& j) {
+  Observables o;
+  for (const auto& t : j.at("returns")) {
+    Dense d;
+    d.sizes = t.at("sizes").get<std::vector<int64_t>>();
+    d.v = json_values(t.at("values"));
+    o.returns.push_back(std::move(d));
+  }
+  const auto& st = j.at("storages");
+  for (const auto& s : p.storages)
+    o.storages.push_back(st.contains(s.name) ? json_values(st[s.name]) : std::vector<float>());
+  return o;
 }
 
 bool LineProcess::exited(int* status) {

@@ -2,13 +2,29 @@
 // stdin and stdout), with deadlines on every exchange. The PyTorch bridge
 // and the external-strategy runner (Thunder, functionalize) both use it.
 #pragma once
+#include <nlohmann/json.hpp>
 #include <string>
 #include <sys/types.h>
 #include <vector>
 
+#include "ir/program.h"
+#include "oracles/eager.h"
+
 namespace af::oracles {
 
 double now_s();  // monotonic seconds
+
+// The answer to one request.
+struct LineReply {
+  bool ok = false;
+  nlohmann::json answer;  // when ok
+  std::string failure;    // else: "crash" (the child died), "timeout" (hung), "internal" (unreadable answer)
+  std::string message;
+};
+
+// Observables as the runners print them: {"returns": [{"sizes", "values"}],
+// "storages": {name: values}}, values numbers or "nan", "inf", "-inf".
+Observables observables_from_json(const ir::Program& p, const nlohmann::json& j);
 
 class LineProcess {
  public:
@@ -27,6 +43,10 @@ class LineProcess {
   bool running() const { return pid_ > 0; }
   bool send_line(const std::string& line, double deadline);  // line ends with '\n'
   bool read_line(std::string* line, double deadline);        // without the '\n'
+  // Sends `request` (an object whose "id" names it) and waits up to
+  // timeout_s for the answer with that id, skipping stale ones. Without an
+  // answer the child is killed (the next start() makes a new one).
+  LineReply request(const nlohmann::json& request, double timeout_s);
   // After a failed exchange: true when the child has exited (and *status
   // holds its wait status), false when it is still there (hung).
   bool exited(int* status);

@@ -393,24 +393,6 @@ std::string self_exe() {
   return ec ? std::string() : p.string();
 }
 
-float json_float(const nlohmann::json& j) {
-  if (j.is_string()) {
-    const std::string s = j.get<std::string>();
-    if (s == "nan") return NAN;
-    if (s == "inf") return INFINITY;
-    if (s == "-inf") return -INFINITY;
-    return NAN;
-  }
-  return static_cast<float>(j.get<double>());
-}
-
-std::vector<float> json_values(const nlohmann::json& j) {
-  std::vector<float> v;
-  v.reserve(j.size());
-  for (const auto& x : j) v.push_back(json_float(x));
-  return v;
-}
-
 }  // namespace
 
 std::string torch_script(const ir::Program& p) { return Emitter(p).script(); }
@@ -484,51 +466,29 @@ TorchResult TorchRunner::run(const ir::Program& p, const std::string& code) {
     r.message = err;
     return r;
   }
-  const long id = next_id_++;
-  const std::string req = nlohmann::json({{"id", id}, {"code", code}}).dump() + "\n";
-  const double deadline = now_s() + o_.timeout_s;
-  std::string line;
-  bool got = proc_.send_line(req, deadline);
-  while (got) {
-    got = proc_.read_line(&line, deadline);
-    if (!got) break;
-    try {
-      auto j = nlohmann::json::parse(line);
-      if (j.value("id", -1L) != id) continue;  // a stale answer
-      r.exec_seconds = j.value("exec_s", 0.0);
-      if (j.contains("error") && !j["error"].is_null()) {
-        const auto& e = j["error"];
-        r.kind = e.value("kind", "unknown");
-        r.message = e.value("message", "");
-        r.line = e.value("line", 0);
-        return r;
-      }
-      r.ok = true;
-      for (const auto& t : j["returns"]) {
-        Dense d;
-        d.sizes = t["sizes"].get<std::vector<int64_t>>();
-        d.v = json_values(t["values"]);
-        r.obs.returns.push_back(std::move(d));
-      }
-      const auto& st = j["storages"];
-      for (const auto& s : p.storages)
-        r.obs.storages.push_back(st.contains(s.name) ? json_values(st[s.name]) : std::vector<float>());
-      return r;
-    } catch (const std::exception& ex) {
-      r.kind = "internal";
-      r.message = std::string("bad answer from the PyTorch runner: ") + ex.what();
-      return r;
-    }
+  LineReply reply = proc_.request({{"id", next_id_++}, {"code", code}}, o_.timeout_s);
+  if (!reply.ok) {  // hung or dead: the next program starts a new process
+    r.kind = reply.failure;
+    r.message = reply.message;
+    if (reply.failure != "internal") ++restarts_;
+    return r;
   }
-  // No answer: hung (timeout) or dead (crash). Restart for the next program.
-  int st = 0;
-  const bool dead = proc_.exited(&st);
-  r.kind = dead || now_s() < deadline ? "crash" : "timeout";
-  r.message = r.kind == "timeout" ? "PyTorch did not finish within " + std::to_string(o_.timeout_s) + " s"
-                                  : "the Python process died" +
-                                        (dead && WIFSIGNALED(st) ? " (signal " + std::to_string(WTERMSIG(st)) + ")" : std::string());
-  proc_.kill();
-  ++restarts_;
+  const nlohmann::json& j = reply.answer;
+  r.exec_seconds = j.value("exec_s", 0.0);
+  if (j.contains("error") && !j["error"].is_null()) {
+    const auto& e = j["error"];
+    r.kind = e.value("kind", "unknown");
+    r.message = e.value("message", "");
+    r.line = e.value("line", 0);
+    return r;
+  }
+  try {
+    r.obs = observables_from_json(p, j);
+    r.ok = true;
+  } catch (const std::exception& ex) {
+    r.kind = "internal";
+    r.message = std::string("bad answer from the PyTorch runner: ") + ex.what();
+  }
   return r;
 }
 
