@@ -48,7 +48,9 @@ int Builder::value(const std::string& name, bool keep) {
 int Builder::emit(OpKind op, const std::vector<int>& outs, std::vector<Arg> args, int line, bool added) {
   ir::Stmt st{op, outs, std::move(args), line};
   auto r = ir::infer(op, ir::checked_args(st, metas_));
-  if (!r) {
+  if (!r && tolerate_overlap_ && ir::is_inplace(op) && r.error().kind == ir::ErrorKind::Overlap) {
+    for (int o : outs) metas_[o] = metas_[st.args[0].i];  // the written tensor itself
+  } else if (!r) {
     if (error_.empty()) error_ = std::string(ir::op_name(op)) + ": " + r.error().message;
   } else {
     const auto& om = r.value();
@@ -79,6 +81,13 @@ int Builder::emit(OpKind op, const std::vector<int>& outs, std::vector<Arg> args
   p_.stmts.push_back(std::move(st));
   added_.push_back(added);
   return static_cast<int>(p_.stmts.size()) - 1;
+}
+
+std::optional<ir::Error> Builder::try_infer(OpKind op, const std::vector<Arg>& args) const {
+  ir::Stmt st{op, {}, args, 0};
+  auto r = ir::infer(op, ir::checked_args(st, metas_));
+  if (r) return std::nullopt;
+  return r.error();
 }
 
 ir::Analysis Builder::analysis(int num_declared) const {

@@ -43,7 +43,7 @@ check "unknown reorder" 2 $A run $D/tanh_chain.af --reorder random:
 check "halide host target agrees" 0 $A run $D/tanh_chain.af --target host
 check "unknown target" 2 $A run $D/tanh_chain.af --target tpu
 check "lower-halide-alias accepted on interp" 0 $A run $D/tanh_chain.af --inject lower-halide-alias
-check "dot text" 0 $A dot $D/tanh_chain.af --strategy update_aliases-min --text
+check "dot text" 0 $A dot $D/tanh_chain.af --strategy update_aliases-ordered --text
 grep -q "update_aliases(\[a\])" "$TEST_TMPDIR/out" || { echo "FAIL dot --text"; fail=1; }
 check "dot graphviz" 0 $A dot $D/chunk_war.af --strategy update_aliases --reorder fusion --fusion greedy
 grep -q "subgraph cluster_r0" "$TEST_TMPDIR/out" || { echo "FAIL dot"; fail=1; }

@@ -1,7 +1,9 @@
 // Fusion policies: partition an order into regions.
 //   none      one op per region
 //   greedy    maximal runs of fusible ops in the order; a fusion break is a
-//             region of its own
+//             region of its own (`consecutive` is the same policy under the
+//             name of Thunder's default fusion_type: thunder/executors/
+//             data_dependent_partition.py consecutive_fusion)
 //   dataflow  merge across the DAG where legal: each fusible op joins the
 //             earliest fusible region that comes after every region holding
 //             one of its predecessors (so it may move earlier than the order
@@ -30,7 +32,7 @@ Fusible fusible_for(const ir::Program& p, const std::string& fusion, bool chain)
 std::vector<std::vector<int>> fuse(const std::vector<int>& order, const std::vector<std::vector<int>>& preds,
                                    const std::string& policy, const Fusible& fusible) {
   std::vector<std::vector<int>> regions;
-  if (policy == "greedy") {
+  if (policy == "greedy" || policy == "consecutive") {  // consecutive: Thunder's default name for it
     bool open = false;
     for (int v : order) {
       if (fusible(v)) {

@@ -8,6 +8,7 @@
 //   dce.cc              mutant pass dce-drops-outputless
 //   dag.cc              the dependence DAG (dataflow + the strategy's edges)
 //   reorder.cc          reorder policies program, random:SEED, fusion, asap, alap
+//   thunder_dataflow.cc reorder policy thunder-dataflow (Thunder's dataflow fusion order)
 //   fusion.cc           fusion policies none, greedy, dataflow
 //   pipeline.cc         make_schedule: strategy -> mutants -> DAG -> order -> regions -> counters
 //   interpreter.cc      the interpreter tier (schedules run by the reference kernels)
@@ -18,6 +19,7 @@
 #pragma once
 #include <functional>
 #include <map>
+#include <optional>
 #include <memory>
 #include <set>
 #include <unordered_map>
@@ -28,6 +30,7 @@
 #include "ir/analysis.h"
 #include "ir/program.h"
 #include "schedulers/schedule.h"
+#include "schedulers/ua_fixes.h"
 
 namespace af::schedulers {
 
@@ -62,9 +65,16 @@ class Builder {
   // One-output convenience: a fresh value named after `base` (suffixed), returned.
   int emit1(ir::OpKind op, const std::string& base, std::vector<ir::Arg> args, int line, bool added);
   const ir::TensorMeta& meta(int v) const { return metas_[v]; }
+  // The error ir::infer gives for a statement over values defined here,
+  // without emitting it.
+  std::optional<ir::Error> try_infer(ir::OpKind op, const std::vector<ir::Arg>& args) const;
   ir::Program& program() { return p_; }
   std::vector<bool>& added() { return added_; }
   bool failed() const { return !error_.empty(); }
+  // Accept in-place ops whose operand partly overlaps the written tensor
+  // (Thunder has no such check; update_aliases' pass 1 can create them and
+  // its pass 3 clones the operands).
+  void tolerate_overlap() { tolerate_overlap_ = true; }
   // The analysis of the program built (the same ir::analyze would give,
   // limits aside); valid when !failed().
   ir::Analysis analysis(int num_declared) const;
@@ -79,6 +89,7 @@ class Builder {
   std::vector<int64_t> storage_numel_;
   std::vector<int> fresh_storage_;
   int next_impl_ = 0;
+  bool tolerate_overlap_ = false;
   std::string error_;
 };
 
@@ -86,8 +97,8 @@ class Builder {
 Transformed eager_strategy(const ir::Program& p, const ir::Analysis& an);
 Transformed none_strategy(const ir::Program& p, const ir::Analysis& an);
 Transformed functionalize_strategy(const ir::Program& p, const ir::Analysis& an, const std::string& inject);
-enum class UaVariant { Plain, Ordered, Min };
-Transformed update_aliases_strategy(const ir::Program& p, const ir::Analysis& an, UaVariant v, const std::string& inject);
+Transformed update_aliases_strategy(const ir::Program& p, const ir::Analysis& an, UaFixes fixes,
+                                    const std::string& inject);
 
 // Mutant pass dce-drops-outputless: removes setitem_ and unbound copy_.
 void dce_drops_outputless(Transformed& t);
@@ -106,7 +117,11 @@ using Fusible = std::function<bool(int stmt)>;
 Fusible fusible_for(const ir::Program& p, const std::string& fusion, bool chain);
 
 // Reorder policies: a topological order of the DAG given by `preds`.
-std::vector<int> reorder(const std::vector<std::vector<int>>& preds, const std::string& policy, const Fusible& fusible);
+// `program` is the scheduled program (thunder-dataflow weighs its ops).
+std::vector<int> reorder(const std::vector<std::vector<int>>& preds, const std::string& policy, const Fusible& fusible,
+                         const ir::Program& program);
+// Thunder's dataflow ordering (thunder_dataflow.cc).
+std::vector<int> thunder_dataflow_order(const std::vector<std::vector<int>>& preds, const ir::Program& program);
 // Fusion policies: regions over `order` (dataflow may reorder within the DAG).
 std::vector<std::vector<int>> fuse(const std::vector<int>& order, const std::vector<std::vector<int>>& preds,
                                    const std::string& policy, const Fusible& fusible);

@@ -24,16 +24,16 @@ const std::vector<std::string>& mutant_names() {
   return v;
 }
 const std::vector<std::string>& fusion_policy_names() {
-  static const std::vector<std::string> v{"none", "greedy", "dataflow"};
+  static const std::vector<std::string> v{"none", "greedy", "consecutive", "dataflow"};
   return v;
 }
 const std::vector<std::string>& reorder_policy_names() {
-  static const std::vector<std::string> v{"program", "random:SEED", "fusion", "asap", "alap"};
+  static const std::vector<std::string> v{"program", "random:SEED", "fusion", "asap", "alap", "thunder-dataflow"};
   return v;
 }
 
 bool valid_reorder_policy(const std::string& r) {
-  if (r == "program" || r == "fusion" || r == "asap" || r == "alap") return true;
+  if (r == "program" || r == "fusion" || r == "asap" || r == "alap" || r == "thunder-dataflow") return true;
   if (r.rfind("random:", 0) != 0 || r.size() == 7 || r.size() > 7 + 20) return false;
   return std::all_of(r.begin() + 7, r.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
@@ -50,8 +50,9 @@ bool contains(const std::vector<std::string>& v, const std::string& x) {
 }  // namespace
 
 std::optional<std::string> check_options(const Options& o) {
-  if (!contains(strategy_names(), o.strategy))
-    return "unknown strategy '" + o.strategy + "' (valid: " + join(strategy_names()) + ")";
+  if (!contains(strategy_names(), o.strategy) && !ua_fixes_of(o.strategy))
+    return "unknown strategy '" + o.strategy + "' (valid: " + join(strategy_names()) +
+           ", or update_aliases+FIX[+FIX...] with FIX one of " + join(ua_fix_names()) + ")";
   if (!o.inject.empty() && !contains(mutant_names(), o.inject))
     return "unknown mutant '" + o.inject + "' (valid: " + join(mutant_names()) + ")";
   if (!valid_reorder_policy(o.reorder))
@@ -90,9 +91,7 @@ ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an,
   if (s == "eager") t = eager_strategy(p, an);
   else if (s == "none") t = none_strategy(p, an);
   else if (s == "functionalize") t = functionalize_strategy(p, an, o.inject);
-  else if (s == "update_aliases") t = update_aliases_strategy(p, an, UaVariant::Plain, o.inject);
-  else if (s == "update_aliases-ordered") t = update_aliases_strategy(p, an, UaVariant::Ordered, o.inject);
-  else t = update_aliases_strategy(p, an, UaVariant::Min, o.inject);
+  else t = update_aliases_strategy(p, an, *ua_fixes_of(s), o.inject);
   if (o.inject == "dce-drops-outputless") {
     dce_drops_outputless(t);
     if (t.chain) {  // eager stays a total order
@@ -134,7 +133,7 @@ ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an,
   auto preds = predecessors(n, edges);
   sc.edges = std::move(edges);
   Fusible fus = fusible_for(sc.program, o.fusion, t.chain);
-  std::vector<int> order = reorder(preds, o.reorder, fus);
+  std::vector<int> order = reorder(preds, o.reorder, fus, sc.program);
   sc.regions = fuse(order, preds, t.chain ? "none" : o.fusion, fus);
   // Counters.
   Counters& c = sc.counters;

@@ -14,6 +14,7 @@
 #include "ir/analysis.h"
 #include "ir/text.h"
 #include "schedulers/schedulers.h"
+#include "schedulers/ua_fixes.h"
 
 namespace af::schedulers {
 namespace {
@@ -57,6 +58,8 @@ TEST(Strategies, IncrementalAnalysisMatchesAnalyze) {
     ASSERT_TRUE(an.ok());
     for (const auto& s : strategy_names()) {
       auto sc = make_schedule(p, *an, Options{s, "", "program", "none"});
+      // Thunder's rule may predict that the real Thunder raises (pass 1).
+      if (!sc.ok() && s == "update_aliases" && sc.error().message.find(kThunderRaises) != std::string::npos) continue;
       ASSERT_TRUE(sc.ok()) << sc.error().message;
       auto re = ir::analyze(sc->program);
       ASSERT_TRUE(re.ok()) << s << ": " << re.error().to_string() << "\n" << ir::print(sc->program);

@@ -6,6 +6,7 @@
 //   fusion        greedy: keep picking fusible ready nodes while the current
 //                 run is fusible, flush the fusion breaks together otherwise
 //   asap, alap    by earliest / latest level, ties by index
+//   thunder-dataflow  Thunder's dataflow fusion order (thunder_dataflow.cc)
 #include <algorithm>
 #include <cstdlib>
 #include <queue>
@@ -60,8 +61,10 @@ size_t smallest(const std::vector<int>& ready) {
 
 }  // namespace
 
-std::vector<int> reorder(const std::vector<std::vector<int>>& preds, const std::string& policy, const Fusible& fusible) {
+std::vector<int> reorder(const std::vector<std::vector<int>>& preds, const std::string& policy, const Fusible& fusible,
+                         const ir::Program& program) {
   const int n = static_cast<int>(preds.size());
+  if (policy == "thunder-dataflow") return thunder_dataflow_order(preds, program);
   if (policy.rfind("random:", 0) == 0) {
     uint64_t state = std::strtoull(policy.c_str() + 7, nullptr, 10) ^ 0x5eedULL;
     return kahn(preds, [&](const std::vector<int>& ready, const std::vector<int>&) {

@@ -13,6 +13,7 @@
 #include "oracles/eager.h"
 #include "schedulers/passes.h"
 #include "schedulers/schedulers.h"
+#include "schedulers/ua_fixes.h"
 
 namespace af::schedulers {
 namespace {
@@ -87,6 +88,11 @@ TEST(Policies, EveryCombinationIsATopologicalOrderOfItsDag) {
       for (const auto& r : {"program", "random:1", "random:2", "random:3", "fusion", "asap", "alap"})
         for (const auto& fu : fusion_policy_names()) {
           auto sc = make_schedule(c.p, c.an, Options{s, "", r, fu});
+          if (!sc.ok() && s == "update_aliases" && std::string(f) == "alias_inputs.af") {
+            // Thunder's pass 1 reshapes x (6 elements) to y's shape [3]: the real Thunder raises.
+            EXPECT_NE(sc.error().message.find(kThunderRaises), std::string::npos) << sc.error().message;
+            continue;
+          }
           ASSERT_TRUE(sc.ok()) << f << " " << s << ": " << sc.error().message;
           SCOPED_TRACE(std::string(f) + " " + s + " " + r + " " + fu);
           expect_legal(*sc);
@@ -163,7 +169,13 @@ TEST(Strategies, UpdateAliasesMinSavesRegions) {
   auto min = make_schedule(c.p, c.an, Options{"update_aliases-min", "", "fusion", "greedy"});
   EXPECT_GT(ordered->counters.regions, min->counters.regions);
   EXPECT_GT(ordered->counters.fusion_breaks, min->counters.fusion_breaks);
-  EXPECT_EQ(min->counters.nodes_added, 2);  // before tanh_, before the first read after it
+  // -ordered: one update, before tanh_ (Thunder PR 2772 keeps those); -min:
+  // none, since a's name after tanh_ carries the write to every read.
+  EXPECT_EQ(ordered->counters.nodes_added, 1);
+  EXPECT_EQ(min->counters.nodes_added, 0);
+  EXPECT_EQ(min->counters.regions, 1);
+  auto rule = make_schedule(c.p, c.an, Options{"update_aliases", "", "fusion", "greedy"});
+  EXPECT_EQ(rule->counters.nodes_added, 4);  // Thunder 0.2.6: before tanh_ and before every mul (issue 2768)
 }
 
 TEST(Strategies, FunctionalizeIsPureExceptWriteBacks) {
@@ -232,13 +244,19 @@ TEST(Golden, BeforeAfterText) {
     std::string stem = std::string(f).substr(0, std::string(f).size() - 3);
     for (const auto& s : strategy_names()) {
       auto sc = make_schedule(c.p, c.an, Options{s, "", "program", "greedy"});
-      ASSERT_TRUE(sc.ok());
-      std::string text = schedule_text(*sc);
+      std::string text;
+      if (!sc.ok()) text = "# " + sc.error().message + "\n";  // the rule predicts that Thunder raises
+      const std::string golden = stem + "." + s + ".golden.af";
+      if (!sc.ok()) {
+        if (update) std::ofstream(std::string(update) + "/" + golden) << text;
+        else EXPECT_EQ(slurp(testdata(golden)), text) << "golden " << golden;
+        continue;
+      }
+      text = schedule_text(*sc);
       // The golden text is itself a valid program of the format.
       auto back = ir::parse_and_validate(text);
       ASSERT_TRUE(back.ok()) << back.error().to_string() << "\n" << text;
       EXPECT_EQ(ir::print(*back), ir::print(sc->program));
-      const std::string golden = stem + "." + s + ".golden.af";
       if (update) {
         std::ofstream(std::string(update) + "/" + golden) << text;
         continue;

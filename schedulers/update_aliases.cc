@@ -1,34 +1,69 @@
-// Strategies `update_aliases`, `update_aliases-ordered`, `update_aliases-min`
-// (Lightning Thunder's alias threading).
+// Strategies `update_aliases` (Lightning Thunder 0.2.6's rule, pass for
+// pass), its fixed variants `update_aliases-ordered` / `-min`, and the
+// single-fix variants `update_aliases+FIX` that the comparison table puts
+// side by side (schedulers/ua_fixes.h lists the fixes).
 //
-// View groups: union of every value with the values it may share a storage
-// with (view results with their argument, inputs on one storage, may-alias
-// results (reshape, flatten, contiguous) with their argument, multi-output
-// pieces with their argument, bound in-place results with their argument).
-// Groups without a mutated member are dropped.
+// The reference is thunder/core/update_aliases.py of lightning-thunder
+// 0.2.6: `replace_args_with_alias_map` (pass 1) and `insert_alias_updates`
+// (passes 2 and 3). The code below is ours, over our IR; each pass has a
+// paragraph saying which part of Thunder it models.
 //
-// update_aliases (Thunder's rule, faithfully): before every in-place op,
-// every view-creating op and every other op that touches a member of a kept
-// group, insert `n1, ..., nk = update_aliases([c1, ..., ck])` over the
-// members seen so far (current names in, fresh names out) and rename later
-// uses. In-place ops stay in place; an in-place op is ordered before the
-// next update_aliases of its group (in Thunder its result is threaded into
-// that node; here unbound ops such as setitem_ get the same edge). A read
-// consuming n1 has no edge to the next update_aliases that also consumes n1,
-// so a later write may be scheduled before an earlier read: the rule leaves
-// write-after-read unordered.
+// Pass 1 — aliased inputs (Thunder: replace_args_with_alias_map). Inputs
+// that share a storage (Thunder groups them by untyped_storage().data_ptr())
+// are replaced by the first input of their storage: uses of a later input
+// read the first one, through `reshape(first, sizes)` inserted before its
+// first use when the sizes differ. Offsets and strides are ignored, exactly
+// as Thunder ignores them: `x1 = s[4:6]` becomes `s[0:2]`. The inserted
+// reshape is a prim in Thunder, not one of ltorch's view-creating symbols,
+// so pass 2 does not put it in a view group. Fix `inputs` skips this pass
+// and starts every storage's inputs in one group instead.
 //
-// -ordered adds an edge from every access of a group member to the next
-// update_aliases of that group (closing write-after-read). -min is -ordered
-// inserting nodes only before a write and before the first access after a
-// write.
+// Pass 2 — view groups (Thunder: the second loop of insert_alias_updates).
+// For each view-creating op (ltorch._syms_returning_views and
+// _syms_that_may_return_views: all our View and MayAlias ops) the first
+// tensor argument and the outputs join the group that already holds the
+// argument, else they start one; an in-place op marks its first argument
+// as written (starting a group of its own if it has none) and adds nothing.
+// Groups without a written member are dropped. The result of an in-place
+// op is in no group (fix `results` puts it in its argument's group).
 //
-// Mutants (on -ordered): ua-no-maybe-views (may-alias results are fresh
-// tensors), ua-no-multi-output (pieces of chunk/split/unbind are left out of
-// the group), ua-writes-only (nodes only before in-place ops).
-#include <numeric>
+// Pass 3 — alias updates (Thunder: the third loop). For each op that is
+// in-place, view-creating, or reads a member of a kept group: its "in" set
+// is its first tensor argument for in-place ops (fix `args`: every tensor
+// argument), all tensor arguments otherwise; the in set joins `encountered`;
+// the groups meeting the in set are united and one
+// `n1, ..., nk = update_aliases([c1, ..., ck])` is emitted over the
+// encountered members of that union (current names in, fresh names out; the
+// old names map to the new ones for every later statement). The op follows,
+// renamed; its outputs join `encountered`. An in-place op's single output
+// (bound here to a fresh name when the source binds none) renames its
+// first argument for later statements. `setitem_` has an output in Thunder
+// too (`t10 = ltorch.setitem_(...)`) but cannot bind one in format v1; its
+// renaming is kept as dataflow edges from it to every later reader of the
+// name it wrote. The DAG is dataflow over the renamed values and nothing
+// else: a read that consumed n1 has no edge to the next update_aliases
+// that also consumes n1, so a later write may run before it
+// (write-after-read), and a read of a tensor that no update renames may
+// run before an earlier write through another alias (read-after-write).
+//
+// Fixes (ua_fixes.h): `inputs`, `args`, `results` as above; `war` adds an
+// edge from every access of a group member to the next update_aliases of
+// the group (or to the next write when no update is emitted); `dedupe`
+// (Thunder PR 2772) emits an update before a read only when one of the
+// tensors it reads is stale — its name predates a write through another
+// member of its group — and always before an in-place op; `min` also skips
+// the update before an in-place op when everything it touches is current.
+// `update_aliases-ordered` = inputs+args+results+war+dedupe and
+// `update_aliases-min` = that + min: both must agree with the oracle.
+//
+// Mutants (on the fixed variants): ua-no-maybe-views (may-alias results are
+// fresh tensors), ua-no-multi-output (pieces of chunk/split/unbind are left
+// out of the group), ua-writes-only (no update before a read).
+#include <algorithm>
+#include <unordered_map>
 
 #include "schedulers/passes.h"
+#include "schedulers/ua_fixes.h"
 
 namespace af::schedulers {
 
@@ -37,123 +72,328 @@ using ir::OpKind;
 
 namespace {
 
-struct UnionFind {
-  std::vector<int> p;
-  explicit UnionFind(int n) : p(n) { std::iota(p.begin(), p.end(), 0); }
-  int find(int x) { return p[x] == x ? x : p[x] = find(p[x]); }
-  void unite(int a, int b) { p[find(a)] = find(b); }
+template <class F>
+void for_each_tensor_arg(const ir::Stmt& st, F&& f) {
+  for (const auto& a : st.args) {
+    if (a.kind == Arg::Tensor) f(static_cast<int>(a.i));
+    else if (a.kind == Arg::TensorList)
+      for (auto v : a.list) f(static_cast<int>(v));
+  }
+}
+
+bool view_creating(const ir::Stmt& st) {
+  const auto c = ir::op_info(st.op).cls;
+  return c == ir::OpClass::View || c == ir::OpClass::MayAlias;
+}
+
+// Pass 1. Returns the program with aliased inputs replaced; `opaque[j]`
+// marks the reshapes it inserted (prims, not view-creating for pass 2).
+struct Pass1 {
+  ir::Program program;
+  std::vector<bool> added, opaque;
+  std::string error;
 };
+
+Pass1 replace_aliased_inputs(const ir::Program& p) {
+  Pass1 r;
+  const int nin = static_cast<int>(p.inputs.size());
+  std::vector<int> first_of_storage(p.storages.size(), -1), replaced_by(nin, -1);
+  auto sizes_of = [&](int k) {
+    const auto& in = p.inputs[k];
+    return in.whole ? ir::Shape{p.storages[in.storage].numel} : in.sizes;
+  };
+  for (int k = 0; k < nin; ++k) {
+    int& f = first_of_storage[p.inputs[k].storage];
+    if (f < 0) f = k;
+    else replaced_by[k] = f;
+  }
+  Builder b(p);
+  b.tolerate_overlap();
+  std::vector<int> map(p.num_values(), -1);
+  for (int k = 0; k < nin; ++k) map[k] = replaced_by[k] < 0 ? k : -1;
+  std::vector<bool> reshape_pending(nin, false);
+  for (int k = 0; k < nin; ++k) {
+    if (replaced_by[k] < 0) continue;
+    if (sizes_of(k) == sizes_of(replaced_by[k])) map[k] = replaced_by[k];
+    else reshape_pending[k] = true;
+  }
+  // A reshape of the first input before the first use of a replaced one
+  // (the return is a use too).
+  auto use = [&](int v, int line) {
+    if (v >= nin || !reshape_pending[v]) return;
+    reshape_pending[v] = false;
+    std::vector<int64_t> sz = sizes_of(v);
+    int64_t numel = 1, first_numel = 1;
+    for (auto d : sz) numel *= d;
+    for (auto d : sizes_of(replaced_by[v])) first_numel *= d;
+    if (numel != first_numel && r.error.empty())  // Thunder's prims.reshape raises at trace time
+      r.error = std::string(kThunderRaises) + ": replace_args_with_alias_map reshapes input " + p.value_names[replaced_by[v]] +
+                " (" + std::to_string(first_numel) + " elements) to the shape of input " + p.value_names[v] + " (" +
+                std::to_string(numel) + " elements)";
+    map[v] = b.emit1(OpKind::Reshape, p.value_names[v], {Arg::tensor(replaced_by[v]), Arg::ints(sz)}, line, true);
+    r.opaque.resize(b.program().stmts.size(), false);
+    r.opaque.back() = true;
+  };
+  for (const auto& st : p.stmts) {
+    for_each_tensor_arg(st, [&](int v) { use(v, st.line); });
+    std::vector<Arg> a = st.args;
+    for (auto& x : a) {
+      if (x.kind == Arg::Tensor) x.i = map[x.i];
+      else if (x.kind == Arg::TensorList)
+        for (auto& v : x.list) v = map[v];
+    }
+    std::vector<int> outs;
+    for (int o : st.outs) outs.push_back(map[o] = b.value(p.value_names[o]));
+    b.emit(st.op, outs, std::move(a), st.line, false);
+  }
+  for (int v : p.returns) use(v, p.return_line);
+  for (int v : p.returns) b.program().returns.push_back(map[v]);
+  b.program().has_return = p.has_return;
+  b.program().return_line = p.return_line;
+  if (b.failed() && r.error.empty()) r.error = b.error();
+  r.opaque.resize(b.program().stmts.size(), false);
+  r.added = std::move(b.added());
+  r.program = std::move(b.program());
+  return r;
+}
+
+// Pass 2. group[v] = kept group id or -1, over the values of `p`.
+// canon[v] is the value standing for v in groups (itself, or with fix
+// `results` the argument of the in-place op that bound v).
+struct Groups {
+  std::vector<int> group, canon;
+  int count = 0;
+};
+
+Groups view_groups(const ir::Program& p, const std::vector<bool>& opaque, UaFixes fx, const std::string& inject) {
+  const int nv = p.num_values();
+  Groups g;
+  g.canon.resize(nv);
+  for (int v = 0; v < nv; ++v) g.canon[v] = v;
+  std::vector<int> raw(nv, -1);
+  std::vector<bool> written;
+  auto start = [&](int v) {
+    raw[v] = static_cast<int>(written.size());
+    written.push_back(false);
+  };
+  if (fx.has(UaFix::Inputs)) {  // every storage's inputs in one group
+    std::vector<int> first(p.storages.size(), -1);
+    for (size_t k = 0; k < p.inputs.size(); ++k) {
+      int& f = first[p.inputs[k].storage];
+      if (f < 0) { f = static_cast<int>(k); start(f); }
+      else raw[k] = raw[f];
+    }
+  }
+  for (size_t j = 0; j < p.stmts.size(); ++j) {
+    const auto& st = p.stmts[j];
+    const bool inplace = ir::is_inplace(st.op);
+    if (!inplace && (!view_creating(st) || opaque[j])) continue;
+    if (st.args.empty() || st.args[0].kind != Arg::Tensor) continue;
+    const int in = g.canon[st.args[0].i];
+    if (raw[in] < 0) start(in);
+    if (inplace) {
+      written[raw[in]] = true;
+      if (fx.has(UaFix::Results))
+        for (int o : st.outs) g.canon[o] = in;
+      continue;
+    }
+    if (inject == "ua-no-multi-output" && ir::is_multi_output(st.op)) continue;
+    if (inject == "ua-no-maybe-views" && ir::op_info(st.op).cls == ir::OpClass::MayAlias) continue;
+    for (int o : st.outs) raw[o] = raw[in];
+  }
+  // Keep groups with a written member; renumber densely.
+  std::vector<int> id(written.size(), -1);
+  for (size_t k = 0; k < written.size(); ++k)
+    if (written[k]) id[k] = g.count++;
+  g.group.assign(nv, -1);
+  for (int v = 0; v < nv; ++v) {
+    const int r = raw[g.canon[v]];
+    if (r >= 0) g.group[v] = id[r];
+  }
+  return g;
+}
 
 }  // namespace
 
-Transformed update_aliases_strategy(const ir::Program& p, const ir::Analysis& an, UaVariant variant,
+Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& an, UaFixes fx,
                                     const std::string& inject) {
-  const bool no_maybe = inject == "ua-no-maybe-views";
-  const bool no_multi = inject == "ua-no-multi-output";
-  const bool writes_only = inject == "ua-writes-only";
-  const int nv = p.num_values();
-  UnionFind uf(nv);
-  // Groups.
-  std::vector<int> first_on_storage(an.storage_numel.size(), -1);
-  for (size_t k = 0; k < p.inputs.size(); ++k) {
-    int& f = first_on_storage[p.inputs[k].storage];
-    if (f < 0) f = static_cast<int>(k);
-    else uf.unite(static_cast<int>(k), f);
-  }
-  for (const auto& st : p.stmts) {
-    const auto cls = ir::op_info(st.op).cls;
-    if (st.outs.empty()) continue;
-    const int x = st.args[0].kind == Arg::Tensor ? static_cast<int>(st.args[0].i) : -1;
-    if (x < 0) continue;
-    if (cls == ir::OpClass::View) {
-      if (no_multi && ir::is_multi_output(st.op)) continue;
-      for (int o : st.outs) uf.unite(o, x);
-    } else if (cls == ir::OpClass::MayAlias) {
-      if (!no_maybe) uf.unite(st.outs[0], x);
-    } else if (cls == ir::OpClass::InPlace) {
-      uf.unite(st.outs[0], x);
-    }
-  }
-  std::vector<bool> kept(nv, false);
-  for (const auto& st : p.stmts)
-    if (ir::is_inplace(st.op)) kept[uf.find(static_cast<int>(st.args[0].i))] = true;
-  auto group = [&](int v) { int g = uf.find(v); return kept[g] ? g : -1; };
-
-  Builder b(p);
+  (void)an;
   Transformed t;
-  std::vector<int> cur(nv, -1);
-  std::vector<std::vector<int>> members(nv);       // by group root: source values seen so far
-  std::vector<std::vector<int>> pending(nv);       // accesses since the group's last update_aliases
-  std::vector<std::vector<int>> writes(nv);        // in-place ops since the group's last update_aliases
-  std::vector<bool> dirty(nv, false);              // a write since the last update_aliases
-  for (size_t k = 0; k < p.inputs.size(); ++k) {
-    cur[k] = static_cast<int>(k);
-    int g = group(static_cast<int>(k));
-    if (g >= 0) members[g].push_back(static_cast<int>(k));
+  // Pass 1 (or its fix).
+  Pass1 p1;
+  const ir::Program* pp = &src;
+  if (!fx.has(UaFix::Inputs)) {
+    p1 = replace_aliased_inputs(src);
+    if (!p1.error.empty()) {
+      t.error = p1.error;
+      t.program = std::move(p1.program);
+      return t;
+    }
+    pp = &p1.program;
+  } else {
+    p1.opaque.assign(src.stmts.size(), false);
+    p1.added.assign(src.stmts.size(), false);
   }
-  auto insert_node = [&](int g, int line) {
-    if (members[g].empty()) return;
+  const ir::Program& p = *pp;
+  // Pass 2.
+  const Groups gr = view_groups(p, p1.opaque, fx, inject);
+  const int nv = p.num_values();
+  auto group = [&](int v) { return gr.group[v]; };
+  auto canon = [&](int v) { return gr.canon[v]; };
+
+  // Pass 3.
+  Builder b(p);
+  std::vector<int> def(nv, -1);                     // value of p -> its value in the new program
+  std::unordered_map<int, int> swap;                // new value -> the value that replaced it
+  std::unordered_map<int, int> writer;              // new value -> setitem_ that wrote through it
+  std::vector<bool> encountered(nv, false);
+  std::vector<std::vector<int>> members(gr.count);  // encountered members per group, in order
+  std::vector<std::vector<int>> pending(gr.count);  // accesses since the group's last update (fix war)
+  std::vector<int> wver(gr.count, 0);               // writes per group
+  std::vector<int> seen(nv, 0);                     // wver of its group when v's name was last current
+  for (size_t k = 0; k < p.inputs.size(); ++k) def[k] = static_cast<int>(k);
+  auto resolve_new = [&](int w) {
+    for (auto it = swap.find(w); it != swap.end(); it = swap.find(w)) w = it->second;
+    return w;
+  };
+  auto resolve = [&](int v) { return resolve_new(def[v]); };
+  // Thunder's _update_swap_map: the end of v's chain now maps to `to`.
+  auto rename = [&](int v, int to) {
+    const int e = resolve(v);
+    if (e != to) swap[e] = to;
+  };
+  auto encounter = [&](int v) {
+    const int c = canon(v);
+    if (encountered[c]) return;
+    encountered[c] = true;
+    if (group(c) >= 0) members[group(c)].push_back(c);
+  };
+  std::vector<int> dataflow_from;  // extra dataflow (setitem_ renaming) into the statement being emitted
+  // Arguments over values of `p` -> over the current names.
+  auto resolve_args = [&](std::vector<Arg> args) {
+    for (auto& x : args) {
+      auto fix = [&](int64_t& v) {
+        v = resolve(static_cast<int>(v));
+        auto w = writer.find(static_cast<int>(v));
+        if (w != writer.end()) dataflow_from.push_back(w->second);
+      };
+      if (x.kind == Arg::Tensor) fix(x.i);
+      else if (x.kind == Arg::TensorList)
+        for (auto& v : x.list) fix(v);
+    }
+    return args;
+  };
+  auto emit_resolved = [&](OpKind op, const std::vector<int>& outs, std::vector<Arg> args, int line, bool added) {
+    const int j = b.emit(op, outs, std::move(args), line, added);
+    for (int w : dataflow_from) t.added_edges.push_back(Edge{w, j, false});
+    return j;
+  };
+  auto emit = [&](OpKind op, const std::vector<int>& outs, const std::vector<Arg>& args, int line, bool added) {
+    dataflow_from.clear();
+    return emit_resolved(op, outs, resolve_args(args), line, added);
+  };
+  // The update node over the encountered members of `groups`.
+  auto update = [&](const std::vector<int>& groups, int line) {
+    std::vector<int> ms;
+    for (int g : groups) ms.insert(ms.end(), members[g].begin(), members[g].end());
+    std::sort(ms.begin(), ms.end());
+    if (ms.empty()) return -1;
     std::vector<int64_t> ins;
     std::vector<int> outs;
-    for (int m : members[g]) {
-      ins.push_back(cur[m]);
-      outs.push_back(b.value(p.value_names[m], false));
+    for (int m : ms) outs.push_back(b.value(p.value_names[m], false));
+    std::vector<Arg> args{Arg::tensors(std::vector<int64_t>(ms.begin(), ms.end()))};
+    const int j = emit(OpKind::UpdateAliases, outs, std::move(args), line, true);
+    for (size_t k = 0; k < ms.size(); ++k) {
+      rename(ms[k], outs[k]);
+      seen[ms[k]] = wver[group(ms[k])];
     }
-    int j = b.emit(OpKind::UpdateAliases, outs, {Arg::tensors(ins)}, line, true);
-    for (int w : writes[g]) t.added_edges.push_back(Edge{w, j, true});
-    if (variant != UaVariant::Plain)
-      for (int r : pending[g]) t.added_edges.push_back(Edge{r, j, true});
-    writes[g].clear();
-    pending[g].clear();
-    dirty[g] = false;
-    for (size_t i = 0; i < members[g].size(); ++i) cur[members[g][i]] = outs[i];
+    for (int g : groups) {
+      if (fx.has(UaFix::War))
+        for (int r : pending[g]) t.added_edges.push_back(Edge{r, j, true});
+      pending[g].clear();
+    }
+    return j;
   };
-  for (const auto& st : p.stmts) {
-    // Groups this statement touches, in argument order.
-    std::vector<int> touched;
-    auto touch = [&](int v) {
-      int g = group(v);
-      if (g >= 0 && std::find(touched.begin(), touched.end(), g) == touched.end()) touched.push_back(g);
-    };
-    for (const auto& a : st.args) {
-      if (a.kind == Arg::Tensor) touch(static_cast<int>(a.i));
-      else if (a.kind == Arg::TensorList)
-        for (auto v : a.list) touch(static_cast<int>(v));
-    }
+
+  for (size_t si = 0; si < p.stmts.size(); ++si) {
+    const auto& st = p.stmts[si];
     const bool inplace = ir::is_inplace(st.op);
-    const int wg = inplace ? group(static_cast<int>(st.args[0].i)) : -1;
-    for (int g : touched) {
-      bool need;
-      if (writes_only) need = g == wg;
-      else if (variant == UaVariant::Min) need = g == wg || dirty[g];
-      else need = true;
-      if (need) insert_node(g, st.line);
-    }
-    std::vector<Arg> a = st.args;
-    for (auto& x : a) {
-      if (x.kind == Arg::Tensor) x.i = cur[x.i];
-      else if (x.kind == Arg::TensorList)
-        for (auto& v : x.list) v = cur[v];
-    }
+    const bool viewop = view_creating(st) && !p1.opaque[si];
+    bool involves = false;
+    for_each_tensor_arg(st, [&](int v) { involves = involves || group(canon(v)) >= 0; });
     std::vector<int> outs;
-    for (int o : st.outs) outs.push_back(b.value(p.value_names[o]));
-    int j = b.emit(st.op, outs, std::move(a), st.line, false);
-    for (int g : touched) pending[g].push_back(j);
-    if (wg >= 0) {
-      writes[wg].push_back(j);
-      dirty[wg] = true;
+    for (int o : st.outs) outs.push_back(def[o] = b.value(p.value_names[o]));
+    if (!(inplace || viewop || involves)) {
+      emit(st.op, outs, st.args, st.line, p1.added[si]);
+      continue;
     }
-    for (size_t k = 0; k < st.outs.size(); ++k) {
-      cur[st.outs[k]] = outs[k];
-      int g = group(st.outs[k]);
-      if (g >= 0) members[g].push_back(st.outs[k]);
+    // The in set, and the groups it meets.
+    std::vector<int> in;
+    if (inplace && !fx.has(UaFix::Args)) in.push_back(canon(static_cast<int>(st.args[0].i)));
+    else for_each_tensor_arg(st, [&](int v) { in.push_back(canon(v)); });
+    for (int v : in) encounter(v);
+    std::vector<int> groups;
+    for (int v : in)
+      if (group(v) >= 0 && std::find(groups.begin(), groups.end(), group(v)) == groups.end())
+        groups.push_back(group(v));
+    bool need = !groups.empty();
+    if (need && fx.has(UaFix::Dedupe)) {
+      bool stale = false;
+      for (int v : in) stale = stale || (group(v) >= 0 && seen[v] < wver[group(v)]);
+      need = fx.has(UaFix::Min) ? stale : inplace || stale;
+    }
+    if (inject == "ua-writes-only" && fx.any()) need = need && inplace;
+    if (need) update(groups, st.line);
+    for (int o : st.outs) encounter(o);
+    // The statement itself; an in-place op binds a fresh output if the source binds none.
+    if (inplace && outs.empty() && st.op != OpKind::SetitemI)
+      outs.push_back(b.value(p.value_names[st.args[0].i], false));
+    dataflow_from.clear();
+    std::vector<Arg> args = resolve_args(st.args);
+    if (inplace && !fx.has(UaFix::Inputs)) {
+      // Pass 1 can make an operand partly overlap the written tensor, which
+      // our in-place ops reject; Thunder runs an in-place op as its
+      // out-of-place op + copy_, reading every operand first. The same
+      // here: the overlapping operands are cloned just before.
+      auto e = b.try_infer(st.op, args);
+      if (e && e->kind == ir::ErrorKind::Overlap)
+        for (size_t k = 1; k < args.size(); ++k)
+          if (args[k].kind == Arg::Tensor)
+            args[k].i = emit_resolved(OpKind::Clone, {b.value(b.program().value_names[args[k].i], false)},
+                                      {Arg::tensor(static_cast<int>(args[k].i))}, st.line, true),
+            args[k].i = b.program().stmts.back().outs[0];
+    }
+    const int j = emit_resolved(st.op, outs, std::move(args), st.line, p1.added[si]);
+    // Accesses, for fix war (an access of a group with no update before
+    // the next write is ordered before that write directly).
+    for (int v : in)
+      if (group(v) >= 0 && fx.has(UaFix::War)) {
+        auto& pend = pending[group(v)];
+        if (inplace && !need)
+          for (int r : pend) t.added_edges.push_back(Edge{r, j, true});
+        if (inplace && !need) pend.clear();
+        if (std::find(pend.begin(), pend.end(), j) == pend.end()) pend.push_back(j);
+      }
+    for (size_t k = 0; k < st.outs.size(); ++k)
+      if (group(canon(st.outs[k])) >= 0) seen[canon(st.outs[k])] = wver[group(canon(st.outs[k]))];
+    if (inplace) {
+      const int x = static_cast<int>(st.args[0].i);
+      const int g = group(canon(x));
+      if (g >= 0) seen[canon(x)] = ++wver[g];
+      if (!outs.empty()) {
+        // Bound results of the source read the same chain: `u` resolves like `x`.
+        rename(x, outs[0]);
+      } else {
+        writer[resolve(x)] = j;  // setitem_: its renaming as dataflow edges
+      }
     }
   }
-  for (int r : p.returns) b.program().returns.push_back(cur[r]);
+  for (int r : p.returns) b.program().returns.push_back(resolve(r));
   b.program().has_return = p.has_return;
   b.program().return_line = p.return_line;
   if (b.failed()) t.error = b.error();
-  else t.analysis = std::make_shared<const ir::Analysis>(b.analysis(an.num_declared));
+  else t.analysis = std::make_shared<const ir::Analysis>(b.analysis(static_cast<int>(p.storages.size())));
+  // Pass 1's reshapes are statements the strategy added.
   t.program = std::move(b.program());
   t.added_node = std::move(b.added());
   return t;

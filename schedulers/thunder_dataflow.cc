@@ -1,0 +1,88 @@
+// Reorder policy `thunder-dataflow`: the order in which Thunder 0.2.6 runs
+// a trace compiled with fusion_type="dataflow" (what thunderfx uses by
+// default).
+//
+// Thunder (thunder/executors/data_dependent_partition.py, dataflow_fusion)
+// builds a graph of the executable trace's bound symbols (an edge from the
+// producer of each argument), merges fusible producer/consumer pairs, and
+// then `horizontal_merge` walks it breadth-first: a FIFO queue that starts
+// with the roots in trace order; each node taken from the front releases
+// its children (in consumer order) to the back once their last parent has
+// run. The groups come out in that order and the trace is rebuilt in it.
+// On the CPU no fusion executor claims our ops, so every group is one
+// symbol and only the breadth-first order remains.
+//
+// The trace Thunder orders is the *executable* one: each op is a chain of
+// torch-level statements (sigmoid -> neg, exp, add, reciprocal; an in-place
+// op -> its out-of-place op + copy_), and the chain length decides which of
+// two independent ops reaches the queue first. Each statement here is
+// expanded to a chain of `thunder_weight(op)` nodes, measured with
+// tools/thunder/probe_decomposition.py on torch 2.9.1 + thunder 0.2.6.
+// A statement takes the place of its first node (where it reads its
+// arguments; an in-place op's copy_ may come a few nodes later).
+// The inputs are roots (Thunder's unpack_trivial symbols) ahead of every
+// statement, so statements that read only inputs are released in order.
+#include <algorithm>
+#include <deque>
+
+#include "schedulers/passes.h"
+
+namespace af::schedulers {
+
+namespace {
+
+// Executable statements Thunder makes of one op (the probe's figures).
+int thunder_weight(ir::OpKind op) {
+  using ir::OpKind;
+  switch (op) {
+    case OpKind::Sigmoid: return 4;   // neg, exp, add, reciprocal
+    case OpKind::SigmoidI: return 5;  // + copy_ (Thunder itself has no sigmoid_)
+    case OpKind::CopyI: return 1;     // copy_ alone
+    default: break;
+  }
+  return ir::is_inplace(op) ? 2 : 1;  // the out-of-place op (+ copy_ for in-place ops)
+}
+
+}  // namespace
+
+std::vector<int> thunder_dataflow_order(const std::vector<std::vector<int>>& preds, const ir::Program& program) {
+  const int n = static_cast<int>(preds.size());
+  // Node ids: statement s owns nodes first[s] .. first[s] + weight - 1.
+  std::vector<int> first(n + 1, 0);
+  for (int s = 0; s < n; ++s) first[s + 1] = first[s] + thunder_weight(program.stmts[s].op);
+  const int nodes = first[n];
+  std::vector<int> owner(nodes), remaining(nodes, 0);
+  std::vector<std::vector<int>> children(nodes);
+  for (int s = 0; s < n; ++s) {
+    for (int k = first[s]; k < first[s + 1]; ++k) owner[k] = s;
+    for (int k = first[s] + 1; k < first[s + 1]; ++k) {
+      children[k - 1].push_back(k);
+      remaining[k] = 1;
+    }
+  }
+  // Statement edges from the last node of the producer to the first of the
+  // consumer; children in consumer (statement) order.
+  for (int s = 0; s < n; ++s)
+    for (int u : preds[s]) {
+      children[first[u + 1] - 1].push_back(first[s]);
+      remaining[first[s]]++;
+    }
+  for (auto& c : children) std::sort(c.begin(), c.end());
+  std::deque<int> queue;
+  // Roots: statements that read inputs only (released by the unpack roots
+  // in trace order), then those with no tensor argument, all in order.
+  for (int s = 0; s < n; ++s)
+    if (remaining[first[s]] == 0) queue.push_back(first[s]);
+  std::vector<int> order;
+  order.reserve(n);
+  while (!queue.empty()) {
+    const int k = queue.front();
+    queue.pop_front();
+    if (k == first[owner[k]]) order.push_back(owner[k]);
+    for (int c : children[k])
+      if (--remaining[c] == 0) queue.push_back(c);
+  }
+  return order;
+}
+
+}  // namespace af::schedulers
