@@ -702,3 +702,23 @@ Result<std::vector<OutMeta>> infer(OpKind op, const std::vector<CheckedArg>& a) 
 }
 
 }  // namespace af::ir
+
+namespace af::ir {
+
+std::optional<OpKind> out_of_place(OpKind k) {
+  switch (k) {
+    case OpKind::AddI: return OpKind::Add;
+    case OpKind::SubI: return OpKind::Sub;
+    case OpKind::MulI: return OpKind::Mul;
+    case OpKind::DivI: return OpKind::Div;
+    case OpKind::ExpI: return OpKind::Exp;
+    case OpKind::NegI: return OpKind::Neg;
+    case OpKind::AbsI: return OpKind::Abs;
+    case OpKind::ReluI: return OpKind::Relu;
+    case OpKind::TanhI: return OpKind::Tanh;
+    case OpKind::SigmoidI: return OpKind::Sigmoid;
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace af::ir

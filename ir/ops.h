@@ -84,6 +84,10 @@ inline bool is_view_like(OpKind k) {
   return c == OpClass::View || c == OpClass::MayAlias || c == OpClass::Meta;
 }
 bool is_multi_output(OpKind k);
+// The out-of-place op computing what an in-place elementwise op writes
+// (add_ -> add, exp_ -> exp, ...); nothing for the others (clamp_, fill_,
+// zero_, copy_, setitem_).
+std::optional<OpKind> out_of_place(OpKind k);
 // Elementwise ops (in or out of place), the ones fusion passes merge.
 bool is_elementwise(OpKind k);
 bool is_reduction(OpKind k);  // sum, amax, softmax, matmul

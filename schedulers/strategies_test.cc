@@ -175,7 +175,9 @@ TEST(Strategies, UpdateAliasesMinSavesRegions) {
   EXPECT_EQ(min->counters.nodes_added, 0);
   EXPECT_EQ(min->counters.regions, 1);
   auto rule = make_schedule(c.p, c.an, Options{"update_aliases", "", "fusion", "greedy"});
-  EXPECT_EQ(rule->counters.nodes_added, 4);  // Thunder 0.2.6: before tanh_ and before every mul (issue 2768)
+  int updates = 0;
+  for (const auto& st : rule->program.stmts) updates += st.op == ir::OpKind::UpdateAliases;
+  EXPECT_EQ(updates, 4);  // Thunder 0.2.6: before tanh_ and before every mul (lightning-thunder issue 2768)
 }
 
 TEST(Strategies, FunctionalizeIsPureExceptWriteBacks) {

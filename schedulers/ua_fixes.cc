@@ -4,12 +4,12 @@
 namespace af::schedulers {
 
 const std::vector<std::string>& ua_fix_names() {
-  static const std::vector<std::string> v{"inputs", "args", "results", "war", "dedupe", "min"};
+  static const std::vector<std::string> v{"inputs", "args", "results", "war", "dedupe", "min", "atomic"};
   return v;
 }
 
 UaFixes ua_ordered_fixes() {
-  return UaFixes{}.with(UaFix::Inputs).with(UaFix::Args).with(UaFix::Results).with(UaFix::War).with(UaFix::Dedupe);
+  return UaFixes{}.with(UaFix::Inputs).with(UaFix::Args).with(UaFix::Results).with(UaFix::War).with(UaFix::Dedupe).with(UaFix::Atomic);
 }
 
 std::optional<UaFixes> ua_fixes_of(const std::string& s) {

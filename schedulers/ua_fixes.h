@@ -17,6 +17,7 @@ enum class UaFix : unsigned {
   War = 8,       // an edge from every access of a group to its next update (or write)
   Dedupe = 16,   // Thunder PR 2772: an update before a read only when a read name is stale
   Min = 32,      // also no update before a write whose names are all current
+  Atomic = 64,   // in-place ops run as one statement (Thunder runs `t = op(x, ...); copy_(x, t)`)
 };
 
 struct UaFixes {
@@ -26,7 +27,7 @@ struct UaFixes {
   UaFixes with(UaFix f) const { return UaFixes{bits | static_cast<unsigned>(f)}; }
 };
 
-// The fix names in the order of the enum: inputs, args, results, war, dedupe, min.
+// The fix names in the order of the enum: inputs, args, results, war, dedupe, min, atomic.
 const std::vector<std::string>& ua_fix_names();
 // The fixes a strategy name selects; nothing when it is not an
 // update_aliases strategy (or names an unknown fix).
@@ -35,7 +36,7 @@ std::optional<UaFixes> ua_fixes_of(const std::string& strategy);
 // (a prediction, not a bug of the model): the start of the strategy error.
 inline constexpr const char* kThunderRaises = "Thunder raises";
 
-// The fixes of update_aliases-ordered (inputs+args+results+war+dedupe).
+// The fixes of update_aliases-ordered (inputs+args+results+war+dedupe+atomic).
 UaFixes ua_ordered_fixes();
 
 }  // namespace af::schedulers

@@ -46,6 +46,13 @@
 // (write-after-read), and a read of a tensor that no update renames may
 // run before an earlier write through another alias (read-after-write).
 //
+// Thunder executes an in-place elementwise op as its out-of-place op
+// followed by copy_ into the destination (`t46 = torch.add(t45, 1.0);
+// t47 = copy_(t46, t45)` in the executable trace), so the rule emits that
+// pair: the operands are read by the first, the write happens at the
+// second, and other statements may run in between. Fix `atomic` keeps the
+// in-place op as one statement.
+//
 // Fixes (ua_fixes.h): `inputs`, `args`, `results` as above; `war` adds an
 // edge from every access of a group member to the next update_aliases of
 // the group (or to the next write when no update is emitted); `dedupe`
@@ -53,7 +60,7 @@
 // tensors it reads is stale — its name predates a write through another
 // member of its group — and always before an in-place op; `min` also skips
 // the update before an in-place op when everything it touches is current.
-// `update_aliases-ordered` = inputs+args+results+war+dedupe and
+// `update_aliases-ordered` = inputs+args+results+war+dedupe+atomic and
 // `update_aliases-min` = that + min: both must agree with the oracle.
 //
 // Mutants (on the fixed variants): ua-no-maybe-views (may-alias results are
@@ -350,7 +357,7 @@ Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& 
       outs.push_back(b.value(p.value_names[st.args[0].i], false));
     dataflow_from.clear();
     std::vector<Arg> args = resolve_args(st.args);
-    if (inplace && !fx.has(UaFix::Inputs)) {
+    if (inplace && !fx.has(UaFix::Inputs) && (fx.has(UaFix::Atomic) || !ir::out_of_place(st.op))) {
       // Pass 1 can make an operand partly overlap the written tensor, which
       // our in-place ops reject; Thunder runs an in-place op as its
       // out-of-place op + copy_, reading every operand first. The same
@@ -363,7 +370,18 @@ Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& 
                                       {Arg::tensor(static_cast<int>(args[k].i))}, st.line, true),
             args[k].i = b.program().stmts.back().outs[0];
     }
-    const int j = emit_resolved(st.op, outs, std::move(args), st.line, p1.added[si]);
+    int j;
+    const auto oop = ir::out_of_place(st.op);
+    if (inplace && oop && !fx.has(UaFix::Atomic)) {
+      // Thunder's executable form: the out-of-place op reads every operand,
+      // then copy_ writes the result (other statements may run between).
+      const int x = static_cast<int>(args[0].i);
+      const int tmp = b.value(b.program().value_names[x], false);
+      emit_resolved(*oop, {tmp}, args, st.line, true);
+      j = emit_resolved(OpKind::CopyI, outs, {Arg::tensor(x), Arg::tensor(tmp)}, st.line, p1.added[si]);
+    } else {
+      j = emit_resolved(st.op, outs, std::move(args), st.line, p1.added[si]);
+    }
     // Accesses, for fix war (an access of a group with no update before
     // the next write is ordered before that write directly).
     for (int v : in)
