@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "fuzz/check.h"
@@ -155,6 +156,45 @@ TEST(ExternalCheck, ThunderFindingMinimizesToARepro) {
   EXPECT_NE(out.find("thunder DIFFERS from eager: return 0"), std::string::npos) << out;
   EXPECT_NE(out.find("<-- DIVERGES"), std::string::npos) << out;
   EXPECT_NE(out.find("DIVERGENCE: return 0["), std::string::npos) << out;
+}
+
+// The corpus cases of real Thunder bugs (corpus/regressions/thunder-*.af,
+// header `# real: STRATEGY`): the model diverges on them (regression_test)
+// and so does the real Thunder, with the same first diverging value.
+TEST(RealThunder, PredictedBugsReproduce) {
+  REQUIRE_THUNDER();
+  namespace fs = std::filesystem;
+  std::string dir;
+  for (const char* v : {"TEST_SRCDIR", "AF_ROOT"})
+    if (const char* e = std::getenv(v)) {
+      const std::string d = std::string(e) + (std::string(v) == "TEST_SRCDIR" ? "/aliasfuzz" : "") + "/corpus/regressions";
+      if (fs::is_directory(d)) { dir = d; break; }
+    }
+  ASSERT_FALSE(dir.empty());
+  int cases = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    std::string text, err;
+    if (e.path().extension() != ".af" || !read_text(e.path().string(), &text)) continue;
+    const auto pos = text.find("# real: ");
+    if (pos == std::string::npos) continue;
+    const std::string real = text.substr(pos + 8, text.find_first_of(" \n", pos + 8) - pos - 8);
+    auto c = parse_regression(text, &err);
+    ASSERT_TRUE(c.has_value()) << err;
+    auto model = run_spec(c->program, c->spec);
+    RunSpec rs;
+    rs.strategy = real;
+    auto actual = run_spec(c->program, rs);
+    ASSERT_TRUE(model && actual) << e.path();
+    ASSERT_FALSE(model->agree) << e.path();
+    ASSERT_FALSE(actual->agree) << e.path() << ": real " << real << " agrees";
+    ASSERT_TRUE(actual->error.empty() && actual->mismatch) << e.path() << ": " << actual->error;
+    ASSERT_TRUE(model->mismatch);
+    EXPECT_EQ(model->mismatch->observable, actual->mismatch->observable) << e.path();
+    EXPECT_EQ(model->mismatch->index, actual->mismatch->index) << e.path();
+    EXPECT_FLOAT_EQ(model->mismatch->actual, actual->mismatch->actual) << e.path();
+    ++cases;
+  }
+  EXPECT_GE(cases, 3);
 }
 
 }  // namespace
