@@ -1,0 +1,35 @@
+// aliasfuzz fidelity: does the update_aliases model predict the real
+// Thunder? (fuzz/fidelity.h)
+//
+//   aliasfuzz fidelity [--programs N] [--seed S] [--random K] [--size K] --out DIR
+#include <iostream>
+
+#include "fuzz/fidelity.h"
+#include "oracles/external.h"
+#include "tools/commands.h"
+
+namespace af::tools {
+
+void register_fidelity(CLI::App& app, int* status) {
+  auto o = std::make_shared<fuzz::FidelityOptions>();
+  auto* c = app.add_subcommand("fidelity", "measure how well the update_aliases model predicts the real Thunder");
+  c->add_option("--programs", o->programs, "programs to generate (default 200)")->check(CLI::Range(1, 10000000));
+  c->add_option("--seed", o->seed, "generator seed (default 1)");
+  c->add_option("--random", o->random_reorders, "random reorders of the model per program (default 4)")
+      ->check(CLI::Range(0, 1000));
+  c->add_option("--size", o->gen.size, "statements per program (default 12)")->check(CLI::Range(1, 9000));
+  c->add_option("--out", o->out, "folder for fidelity.{json,md} and disagreements/");
+  c->callback([o, status] {
+    if (oracles::find_thunder_python().empty()) {
+      std::cerr << "aliasfuzz fidelity: the real Thunder is not installed (./aliasfuzz setup --thunder)\n";
+      *status = 2;
+      return;
+    }
+    std::cerr << "aliasfuzz fidelity: seed " << o->seed << ", " << o->programs << " programs\n";
+    auto r = fuzz::measure_fidelity(*o);
+    std::cout << fuzz::fidelity_markdown(r);
+    *status = 0;
+  });
+}
+
+}  // namespace af::tools
