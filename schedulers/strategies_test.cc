@@ -217,6 +217,19 @@ TEST(Interpreter, FusionStaleCopyReadsTheDestinationBeforeTheWrite) {
   EXPECT_TRUE(run(c, "none", "program", "greedy").agree);
 }
 
+// Thunder fuses an in-place op's copy_ with later reads of its result; so
+// do the fixed variants (no update before a read whose name is current),
+// which is where fusion-stale-copy bites.
+TEST(Mutants, FusionStaleCopyReachesTheUpdateAliasesFamily) {
+  Case c = load("aliasfuzz 1\nstorage s0 f32[2] = [1, 2]\ninput x = s0\nadd_(x, 1.0)\ny = mul(x, 10.0)\nreturn y\n");
+  for (const char* s : {"update_aliases-ordered", "update_aliases-min"}) {
+    auto r = run(c, s, "program", "greedy", "fusion-stale-copy");
+    ASSERT_FALSE(r.agree) << s;
+    EXPECT_EQ(r.mismatch->actual, 10.f) << s;
+    EXPECT_TRUE(run(c, s, "program", "greedy").agree) << s;
+  }
+}
+
 TEST(Mutants, DceDropsSetitem) {
   Case c = load(slurp(testdata("setitem_views.af")));
   EXPECT_FALSE(run(c, "eager", "program", "none", "dce-drops-outputless").agree);
