@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   af::tools::register_run(app, &status);
   af::tools::register_dot(app, &status);
   af::tools::register_gen(app, &status);
+  af::tools::register_fidelity(app, &status);
   af::tools::register_torch(app, &status);
   af::tools::register_fuzz(app, &status);
   af::tools::register_minimize(app, &status);
