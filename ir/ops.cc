@@ -5,8 +5,17 @@
 #include <cmath>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 namespace af::ir {
+
+std::pair<int64_t, int64_t> slice_bounds(int64_t n, int64_t start, int64_t end) {
+  if (start < 0) start += n;
+  if (end < 0) end += n;
+  if (start < 0) start = 0; else if (start >= n) start = n;
+  if (end < start) end = start; else if (end >= n) end = n;
+  return {start, end};
+}
 
 namespace {
 
@@ -87,11 +96,7 @@ Result<Geometry> slice_geometry(const Geometry& g, int64_t dim, int64_t start, i
   auto d = wrap_dim(dim, g.rank());
   if (!d) return dim_error(dim, g.rank());
   if (step <= 0) return err(ErrorKind::Arg, "slice step must be positive");
-  const int64_t n = g.sizes[*d];
-  if (start < 0) start += n;
-  if (end < 0) end += n;
-  if (start < 0) start = 0; else if (start >= n) start = n;
-  if (end < start) end = start; else if (end >= n) end = n;
+  std::tie(start, end) = slice_bounds(g.sizes[*d], start, end);
   Geometry r = g;
   r.offset += start * g.strides[*d];
   r.sizes[*d] = (end - start + step - 1) / step;

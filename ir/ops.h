@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/error.h"
@@ -139,6 +140,10 @@ Result<SetitemTarget> setitem_target(const Geometry& x, int64_t dim, int64_t sta
 // in the statement) writes in its output, whose geometry is `out` (offset
 // 0; the output is a clone of the base with preserved strides).
 Result<Geometry> scatter_slot(OpKind op, const Geometry& out, const std::vector<CheckedArg>& args);
+
+// aten::slice's bounds of [start, end) along a dim of size n: negative
+// ones wrapped once, then clamped to 0 <= start <= end <= n.
+std::pair<int64_t, int64_t> slice_bounds(int64_t n, int64_t start, int64_t end);
 
 // PyTorch's maybe_wrap_dim (a 0-d tensor accepts -1 and 0).
 std::optional<int64_t> wrap_dim(int64_t dim, int64_t rank);

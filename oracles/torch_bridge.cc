@@ -18,6 +18,7 @@
 #include <set>
 #include <sstream>
 
+#include "ir/analysis.h"
 #include "ir/text.h"
 
 namespace af::oracles {
@@ -195,6 +196,7 @@ class Emitter {
     };
     for (const auto& s : p.storages) storage_.push_back(pick(s.name));
     for (const auto& n : p.value_names) value_.push_back(pick(n));
+    analyze_valid_prefix();
   }
 
   std::string script() {
@@ -216,8 +218,8 @@ class Emitter {
                  std::to_string(in.offset) + ")",
              in.line);
     }
-    for (const auto& st : p_.stmts)
-      for (const auto& l : statement(st)) emit("    " + l, st.line);
+    for (size_t si = 0; si < p_.stmts.size(); ++si)
+      for (const auto& l : statement(p_.stmts[si], si)) emit("    " + l, p_.stmts[si].line);
     std::string rets = "[";
     for (size_t i = 0; i < p_.returns.size(); ++i) rets += (i ? ", " : "") + value_[p_.returns[i]];
     rets += "]";
@@ -283,7 +285,62 @@ class Emitter {
     return names(st.outs) + " = [" + expr + "]";
   }
 
-  std::vector<std::string> statement(const ir::Stmt& st) const {
+  // Geometry of the values defined by the longest prefix of the program
+  // that the oracle accepts (all of it for a valid program). A statement
+  // of that prefix is spelled as users write it (Python indexing, the
+  // default memory format), which needs its argument's rank and layout;
+  // statements from the first error on keep the literal aten spellings,
+  // so that PyTorch raises its own error there.
+  void analyze_valid_prefix() {
+    auto full = ir::analyze(p_);
+    if (full) {
+      an_ = std::move(*full);
+      known_stmts_ = p_.stmts.size();
+      return;
+    }
+    auto cut = [&](size_t n) {
+      ir::Program q = p_;
+      q.stmts.resize(n);
+      q.returns.clear();
+      return ir::analyze(q);
+    };
+    size_t lo = 0, hi = p_.stmts.size();  // prefix(hi) fails; find the longest prefix that passes
+    auto a0 = cut(0);
+    if (!a0) return;  // the inputs themselves are invalid
+    an_ = std::move(*a0);
+    while (hi - lo > 1) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if (auto a = cut(mid)) {
+        lo = mid;
+        an_ = std::move(*a);
+      } else {
+        hi = mid;
+      }
+    }
+    known_stmts_ = lo;
+  }
+
+  // The geometry of tensor argument `a` of statement si, when known.
+  const ir::Geometry* geometry(size_t si, const Arg& a) const {
+    if (si >= known_stmts_ || a.kind != Arg::Tensor || a.i < 0 || static_cast<size_t>(a.i) >= an_.values.size())
+      return nullptr;
+    return &an_.values[a.i].g;
+  }
+
+  // `x[:, :, start:end:step]`: aten.slice's dim wrapped and its bounds
+  // clamped here, so that the index is plain Python slicing of the same
+  // elements (the result is a new view, as aten.slice's is).
+  std::string slice_index(const ir::Geometry& g, int64_t dim, int64_t start, int64_t end, int64_t step) const {
+    const int64_t d = *ir::wrap_dim(dim, g.rank());
+    const auto [b, e] = ir::slice_bounds(g.sizes[d], start, end);
+    std::string idx;
+    for (int64_t k = 0; k < d; ++k) idx += ":, ";
+    idx += std::to_string(b) + ":" + std::to_string(e);
+    if (step != 1) idx += ":" + std::to_string(step);
+    return idx;
+  }
+
+  std::vector<std::string> statement(const ir::Stmt& st, size_t si) const {
     const auto& A = st.args;
     const std::string x = A.empty() ? "" : (A[0].kind == Arg::Tensor ? T(A[0]) : "");
     auto method = [&](const std::string& m, const std::string& args) { return x + "." + m + "(" + args + ")"; };
@@ -297,7 +354,10 @@ class Emitter {
       case OpKind::Transpose: e = method("transpose", I(A[1]) + ", " + I(A[2])); break;
       case OpKind::Permute: e = method("permute", L(A[1])); break;
       case OpKind::Slice:
-        e = "torch.ops.aten.slice.Tensor(" + x + ", " + I(A[1]) + ", " + I(A[2]) + ", " + I(A[3]) + ", " + I(A[4]) + ")";
+        if (const ir::Geometry* g = geometry(si, A[0]))
+          e = x + "[" + slice_index(*g, A[1].i, A[2].i, A[3].i, A[4].i) + "]";
+        else
+          e = "torch.ops.aten.slice.Tensor(" + x + ", " + I(A[1]) + ", " + I(A[2]) + ", " + I(A[3]) + ", " + I(A[4]) + ")";
         break;
       case OpKind::Narrow: e = method("narrow", I(A[1]) + ", " + I(A[2]) + ", " + I(A[3])); break;
       case OpKind::Select: e = method("select", I(A[1]) + ", " + I(A[2])); break;
@@ -305,10 +365,8 @@ class Emitter {
       case OpKind::Squeeze: e = method("squeeze", I(A[1])); break;
       case OpKind::Expand: e = method("expand", L(A[1])); break;
       case OpKind::Diagonal: e = method("diagonal", I(A[1]) + ", " + I(A[2]) + ", " + I(A[3])); break;
-      case OpKind::AsStrided:
-        e = "torch.as_strided(" + x + ", " + L(A[1]) + ", " + L(A[2]) + ", " + I(A[3]) + ")";
-        break;
-      case OpKind::Alias: e = "torch.ops.aten.alias(" + x + ")"; break;
+      case OpKind::AsStrided: e = method("as_strided", L(A[1]) + ", " + L(A[2]) + ", " + I(A[3])); break;
+      case OpKind::Alias: e = x + "[...]"; break;  // at::alias: a new view of the same geometry
       case OpKind::Chunk: return {names(st.outs) + " = " + method("chunk", I(A[1]) + ", " + I(A[2]))};
       case OpKind::Split: return {names(st.outs) + " = " + method("split", I(A[1]) + ", " + I(A[2]))};
       case OpKind::Unbind: return {names(st.outs) + " = " + method("unbind", I(A[1]))};
@@ -327,7 +385,8 @@ class Emitter {
       case OpKind::ZeroI: e = method("zero_", ""); break;
       case OpKind::CopyI: e = method("copy_", X(A[1])); break;
       case OpKind::SetitemI: {
-        const int64_t dim = A[1].i;
+        int64_t dim = A[1].i;
+        if (const ir::Geometry* g = geometry(si, A[0]); g && dim < 0 && g->rank() > 0) dim = *ir::wrap_dim(dim, g->rank());
         std::string idx;
         if (dim >= 0 && dim <= 8) {
           for (int64_t d = 0; d < dim; ++d) idx += ":, ";
@@ -349,7 +408,13 @@ class Emitter {
       case OpKind::Relu: e = "torch.relu(" + x + ")"; break;
       case OpKind::Tanh: e = "torch.tanh(" + x + ")"; break;
       case OpKind::Sigmoid: e = "torch.sigmoid(" + x + ")"; break;
-      case OpKind::Clone: e = method("clone", "memory_format=torch.contiguous_format"); break;
+      case OpKind::Clone:
+        // Always a contiguous copy. Of a contiguous tensor the default
+        // (preserve_format) clone is one; of any other, contiguous() makes
+        // one (a copy, never an alias, since the tensor is not contiguous).
+        if (const ir::Geometry* g = geometry(si, A[0])) e = method(ir::is_contiguous(*g) ? "clone" : "contiguous", "");
+        else e = method("clone", "memory_format=torch.contiguous_format");
+        break;
       case OpKind::Sum: case OpKind::Amax: {
         const std::string kd = A[2].i == 0 ? "False" : A[2].i == 1 ? "True" : I(A[2]);
         e = std::string(st.op == OpKind::Sum ? "torch.sum(" : "torch.amax(") + x + ", " + I(A[1]) + ", keepdim=" + kd + ")";
@@ -376,6 +441,8 @@ class Emitter {
   }
 
   const ir::Program& p_;
+  ir::Analysis an_;
+  size_t known_stmts_ = 0;  // statements [0, known_stmts_) pass analysis; an_ covers their values
   std::vector<std::string> storage_, value_;
   std::vector<std::pair<int, int>> lines_;
 };

@@ -130,10 +130,14 @@ TEST(TorchBridge, EveryOpAgreesWithTheOracle) {
   ir::Program p = parse_ok(kEveryOp);
   ASSERT_TRUE(ir::analyze(p).ok()) << ir::analyze(p).error().to_string();
   const std::string script = torch_script(p);
-  for (const char* call : {"torch.ops.aten.slice.Tensor(", "torch.ops.aten.alias(", ".add_(", "torch.mm(",
-                           "memory_format=torch.contiguous_format", "torch.slice_scatter(", "torch.as_strided_scatter(",
+  // Ops spelled as users write them (slice as indexing, alias as x[...],
+  // the as_strided method, clone of a non-contiguous tensor as contiguous()).
+  for (const char* call : {"v7 = v0[1:5:2]", "v15 = vdef[...]", "v14 = vdef.as_strided([2, 2], [2, 1], 1)", ".add_(",
+                           "torch.mm(", "o11 = v5.contiguous()", "torch.slice_scatter(", "torch.as_strided_scatter(",
                            "keepdim=True", "torch.full([2, 2], -3.5, dtype=torch.float32)"})
     EXPECT_NE(script.find(call), std::string::npos) << call;
+  EXPECT_EQ(script.find("torch.ops.aten"), std::string::npos);
+  EXPECT_EQ(script.find("memory_format"), std::string::npos);
   TorchResult t = test_runner().run(p, script);
   EXPECT_EQ(disagreement(p, t), "") << script;
 }
