@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "oracles/torch_function.h"
 
@@ -261,6 +262,60 @@ std::string external_versions(const std::string& strategy) {
   std::string s = r->torch_version().empty() ? "" : "torch " + r->torch_version();
   if (!r->thunder_version().empty()) s += ", thunder " + r->thunder_version();
   return s;
+}
+
+// ---------------------------------------------------------------- errors
+
+namespace {
+
+// How an exception of an external strategy is classified: the first row
+// whose type (exact, "" for any) and message (ECMAScript regex searched in
+// the first line of the message, "" for any) match decides. No match:
+// internal. Rows were taken from what lightning-thunder 0.2.6 raises on
+// generated programs (and functorch's functionalize on torch 1.13).
+struct ErrorPattern {
+  bool unsupported;
+  const char* type;
+  const char* message;
+  const char* rule;
+};
+const ErrorPattern kErrorPatterns[] = {
+    // PyTorch's memory-overlap check raised inside the compiled function:
+    // eager accepted the program, so the compiler made the overlap. Its
+    // message starts with "unsupported operation", hence this row first.
+    {false, "", "unsupported operation: (more than one element of the written-to|some elements of the input)",
+     "overlap error in compiled code"},
+    // "Trying to call function torch.as_strided, but it is not yet supported",
+    // "only preserve_format is currently supported", ...
+    {true, "NotImplementedError", "", "NotImplementedError"},
+    // The same, re-raised by Thunder's interpreter.
+    {true, "", "NotImplementedError", "NotImplementedError (wrapped)"},
+    // "Unknown attribute sigmoid_", "Unknown attribute fill_"
+    {true, "AttributeError", "Unknown attribute", "unknown attribute"},
+    {true, "", "Unknown attribute", "unknown attribute (wrapped)"},
+    // "aten.alias is not registered. Register its `custom_op` ..."
+    {true, "", "is not registered|is not recognized|not yet recognized", "unknown op"},
+    // (not Python's "unsupported operand type(s)": an internal TypeError)
+    {true, "", "not (yet )?supported|currently supported|is unsupported|[Uu]nsupported (op|operator|operation|argument|dtype|memory format)\\b",
+     "not supported"},
+};
+
+}  // namespace
+
+ErrorClass classify_external_error(const std::string& error_type, const std::string& message) {
+  static const std::vector<std::regex> res = [] {
+    std::vector<std::regex> v;
+    for (const auto& p : kErrorPatterns) v.emplace_back(p.message, std::regex::ECMAScript);
+    return v;
+  }();
+  const std::string first = message.substr(0, message.find('\n'));
+  for (size_t i = 0; i < std::size(kErrorPatterns); ++i) {
+    const ErrorPattern& p = kErrorPatterns[i];
+    if (*p.type && error_type != p.type) continue;
+    if (*p.message && !std::regex_search(first, res[i])) continue;
+    return ErrorClass{p.unsupported, p.rule};
+  }
+  return ErrorClass{false, "internal"};
 }
 
 }  // namespace af::oracles

@@ -14,6 +14,7 @@
 // Python process per interpreter (oracles/external_runner.py), started
 // lazily on first use and restarted after a crash, a timeout or a fork.
 #pragma once
+#include <map>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -90,5 +91,77 @@ class ExternalRunner {
 ExternalResult run_external(const ir::Program& p, const std::string& strategy);
 // The versions the per-process runner of `strategy` reports ("" before it started).
 std::string external_versions(const std::string& strategy);
+
+// ---- what an exception of an external strategy means
+
+// A compiler exception is either *unsupported* (the compiler says it does
+// not implement an op, a form or an argument: NotImplementedError, "not
+// (yet) supported", an unknown attribute, an unregistered torch op): the
+// program never reached a value comparison, which a campaign counts and
+// which is not a finding; or *internal* (AssertionError, IndexError, a
+// shape RuntimeError, PyTorch's overlap error inside the compiled code...)
+// on a program the compiler accepted: a finding. One table of patterns
+// (external.cc, kErrorPatterns), first match wins; no match is internal.
+struct ErrorClass {
+  bool unsupported = false;
+  std::string rule;  // the pattern that decided (for reports and tests)
+};
+ErrorClass classify_external_error(const std::string& error_type, const std::string& message);
+inline bool is_unsupported_error(const std::string& error_type, const std::string& message) {
+  return classify_external_error(error_type, message).unsupported;
+}
+
+// ---- capability probe (oracles/capabilities.cc)
+
+// What an external strategy cannot run: for every op of the vocabulary
+// (ir::all_ops() without the ops strategies introduce), tiny programs (the
+// op alone on an input; after an in-place write to that input; on a
+// strided view that is then written; on one of two inputs sharing a
+// storage; each form of its arguments, e.g. add_ with a number and with a
+// tensor) go through the strategy next to the same programs without the
+// op. An op is unsupported when one of its programs raises an unsupported
+// error (classify_external_error) while the program without it runs.
+struct Capabilities {
+  std::string strategy;
+  std::string versions;                         // "torch 2.9.1, thunder 0.2.6"; "" when not probed
+  std::map<std::string, std::string> unsupported;  // op name -> "ErrorType: message [probe]" of one failing probe
+  // Contexts whose program without any op already failed (so no op was
+  // judged there): variant -> "ErrorType: message" (e.g. thunder-dataflow
+  // raises AssertionError on a written strided view).
+  std::map<std::string, std::string> inconclusive;
+  int probes = 0;                               // programs run (0 when read from the cache)
+  bool from_cache = false;
+  bool available = false;                       // the strategy's Python is installed and the probe ran
+  std::string error;                            // why not available
+  std::string cache_path;
+};
+
+// The capabilities of `strategy`, probed at its first use in this process
+// and cached across processes per strategy and system version in
+// $AF_CAPABILITY_CACHE, else $XDG_CACHE_HOME/aliasfuzz/capabilities, else
+// ~/.cache/aliasfuzz/capabilities (STRATEGY--VERSIONS.json, written
+// atomically; a cache of another version is never read). refresh: probe
+// again and rewrite the cache. Unavailable (no Python): available false.
+Capabilities probe_capabilities(const std::string& strategy, bool refresh = false);
+// Forgets what this process probed or read (the next call reads the cache): for tests.
+void forget_capabilities();
+
+// op name -> 0.0 for every op `strategy` cannot run (empty when it can run
+// them all or is not installed): fuzz::GenOptions::op_weights takes it
+// directly (weight 0 disables an op).
+std::map<std::string, double> unsupported_op_weights(const std::string& strategy);
+
+// "not supported by thunder 0.2.6: fill_, sigmoid_" ("" when nothing is).
+std::string capabilities_summary(const Capabilities& c);
+
+// The probe's programs for one op (.af text, valid) with their names, and
+// the controls (the same programs without the op): exposed for tests.
+struct ProbeProgram {
+  std::string name;     // "OP/FORM/VARIANT" or "control/VARIANT"
+  std::string op;       // "" for a control
+  std::string variant;  // alone, after-inplace, on-view, aliased-inputs
+  std::string text;
+};
+std::vector<ProbeProgram> probe_programs();
 
 }  // namespace af::oracles

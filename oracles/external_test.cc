@@ -9,6 +9,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "ir/analysis.h"
@@ -183,7 +186,215 @@ TEST(Thunder, AnUnsupportedOpIsAnError) {
   const ExternalResult r = run_external(*p, "thunder");
   ASSERT_EQ(r.status, S::StrategyError) << "thunder 0.2.6 has no Tensor.fill_";
   EXPECT_FALSE(r.error_type.empty());
+  EXPECT_TRUE(is_unsupported_error(r.error_type, r.message)) << r.error_type << ": " << r.message;
   EXPECT_FALSE(compare(*p, oracle(*p), r.eager));  // eager still ran
+}
+
+// ---- unsupported or internal: the classification of compiler exceptions
+
+TEST(ExternalErrors, UnsupportedOrInternal) {
+  struct Case {
+    const char* type;
+    const char* message;
+    bool unsupported;
+  };
+  // Messages as lightning-thunder 0.2.6 (and PyTorch inside it) raise them.
+  const Case cases[] = {
+      {"AttributeError", "Unknown attribute fill_", true},
+      {"AttributeError", "Unknown attribute sigmoid_", true},
+      {"NotImplementedError",
+       "Trying to call function torch.as_strided, but it is not yet supported. Please file an issue requesting support.",
+       true},
+      {"NotImplementedError", "only preserve_format is currently supported", true},
+      {"InterpreterError",
+       "Encountered exception RuntimeError: aten.alias is not registered. Register its `custom_op` output with "
+       "`thunder.torch.register_custom_op`",
+       true},
+      {"InterpreterError", "Encountered exception NotImplementedError: not yet", true},
+      {"RuntimeError", "preserve_format!=torch.preserve_format is not supported within thunder.jit", true},
+      {"AssertionError", "", false},
+      {"IndexError", "list index out of range", false},
+      {"RuntimeError",
+       "Attempting to reshape a.shape=(14,) to shape=(3, 1), but a.numel=14 is different from the number of elements in "
+       "shape, 3",
+       false},
+      {"RuntimeError", "Shapes were expected to be the same, but got shapes (1,) and (3, 4)!", false},
+      // PyTorch's overlap check inside the compiled code: eager accepted it.
+      {"RuntimeError",
+       "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory "
+       "location. Please clone() the tensor before performing the operation.",
+       false},
+      {"RuntimeError",
+       "unsupported operation: more than one element of the written-to tensor refers to a single memory location.",
+       false},
+      {"AttributeError", "'NoneType' object has no attribute 'shape'", false},
+      {"ValueError", "Cycle detected in swap map for aliases updates: t0", false},
+      {"InterpreterError", "Encountered exception AssertionError: ", false},
+      {"TypeError", "unsupported operand type(s) for +: 'NoneType' and 'int'", false},
+  };
+  for (const Case& c : cases) {
+    const ErrorClass k = classify_external_error(c.type, c.message);
+    EXPECT_EQ(k.unsupported, c.unsupported) << c.type << ": " << c.message << " (rule " << k.rule << ")";
+    EXPECT_FALSE(k.rule.empty());
+  }
+  // Only the first line of a message is matched.
+  EXPECT_FALSE(is_unsupported_error("RuntimeError", "shape mismatch\nnot supported"));
+}
+
+// ---- the capability probe
+
+std::string tmp_dir(const std::string& name) {
+  const char* t = std::getenv("TEST_TMPDIR");
+  return std::string(t ? t : "/tmp") + "/" + name;
+}
+
+// Sets an environment variable for the life of the object.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    const char* old = std::getenv(name);
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (had_) setenv(name_, old_.c_str(), 1);
+    else unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  bool had_ = false;
+  std::string old_;
+};
+
+std::set<std::string> keys(const std::map<std::string, std::string>& m) {
+  std::set<std::string> k;
+  for (const auto& [a, b] : m) k.insert(a);
+  return k;
+}
+
+TEST(Capabilities, ProbeProgramsAreValidAndCoverTheVocabulary) {
+  std::map<std::string, std::set<std::string>> variants;
+  std::set<std::string> controls;
+  const auto probes = probe_programs();
+  for (const ProbeProgram& pp : probes) {
+    ASSERT_FALSE(pp.text.empty()) << pp.name << ": an op without probe forms (oracles/capabilities.cc)";
+    auto p = ir::parse_and_validate(pp.text);
+    ASSERT_TRUE(static_cast<bool>(p)) << pp.name << ": " << p.error().to_string() << "\n" << pp.text;
+    if (pp.op.empty()) controls.insert(pp.variant);
+    else variants[pp.op].insert(pp.variant);
+  }
+  EXPECT_EQ(controls, (std::set<std::string>{"alone", "after-inplace", "on-view", "aliased-inputs"}));
+  int ops = 0;
+  for (ir::OpKind k : ir::all_ops()) {
+    const ir::OpClass c = ir::op_info(k).cls;
+    if (c == ir::OpClass::Scatter || c == ir::OpClass::Meta) continue;
+    ++ops;
+    EXPECT_EQ(variants[ir::op_name(k)], controls) << ir::op_name(k);
+  }
+  EXPECT_EQ(static_cast<int>(variants.size()), ops);
+}
+
+TEST(Capabilities, ProbeProgramsAgreeWithPyTorchEager) {
+  // What the probe sends is valid PyTorch with the oracle's values.
+  REQUIRE_TORCH();
+  TorchRunner torch;
+  for (const ProbeProgram& pp : probe_programs()) {
+    auto p = ir::parse_and_validate(pp.text);
+    ASSERT_TRUE(static_cast<bool>(p)) << pp.name;
+    const TorchResult t = torch.run(*p);
+    ASSERT_TRUE(t.ok) << pp.name << ": " << t.kind << ": " << t.message;
+    EXPECT_FALSE(compare(*p, oracle(*p), t.obs)) << pp.name;
+  }
+}
+
+TEST(Capabilities, ProbeListsWhatAFakeCompilerRefusesAndCachesIt) {
+  REQUIRE_TORCH();
+  // torch-functionalize's Python runs a stand-in runner: `.exp_()` is
+  // unsupported, `torch.tanh(` an internal error (not listed), and every
+  // program with `x.add_(1.0)` (the after-inplace context) unsupported,
+  // which its control shows: that context then judges no op.
+  const std::string real = find_external_runner();
+  ASSERT_FALSE(real.empty());
+  const std::string fake = std::filesystem::path(real).parent_path().string() + "/testdata/fake_external_runner.py";
+  ASSERT_TRUE(std::filesystem::exists(fake)) << fake;
+  const std::string cache = tmp_dir("caps-fake");
+  std::filesystem::remove_all(cache);
+  ScopedEnv e1("AF_EXTERNAL_RUNNER", fake), e2("AF_REAL_RUNNER_DIR", std::filesystem::path(real).parent_path().string()),
+      e3("AF_CAPABILITY_CACHE", cache);
+  forget_capabilities();
+  const Capabilities c = probe_capabilities("torch-functionalize");
+  ASSERT_TRUE(c.available) << c.error;
+  EXPECT_FALSE(c.from_cache);
+  EXPECT_GT(c.probes, 100);
+  EXPECT_EQ(keys(c.unsupported), (std::set<std::string>{"exp_"}));
+  EXPECT_EQ(keys(c.inconclusive), (std::set<std::string>{"after-inplace"}));
+  EXPECT_NE(c.versions.find("torch 1.13"), std::string::npos) << c.versions;
+  const std::string sum = capabilities_summary(c);
+  EXPECT_EQ(sum.rfind("not supported by torch-functionalize (torch 1.13", 0), 0u) << sum;
+  EXPECT_EQ(sum.substr(sum.size() - 6), ": exp_") << sum;
+  EXPECT_EQ(unsupported_op_weights("torch-functionalize"), (std::map<std::string, double>{{"exp_", 0.0}}));
+
+  // Cached in a file named by strategy and versions: the next process reads it.
+  ASSERT_FALSE(c.cache_path.empty());
+  EXPECT_EQ(c.cache_path.rfind(cache + "/torch-functionalize--torch_1.13", 0), 0u) << c.cache_path;
+  ASSERT_TRUE(std::filesystem::exists(c.cache_path));
+  forget_capabilities();
+  const Capabilities again = probe_capabilities("torch-functionalize");
+  EXPECT_TRUE(again.from_cache);
+  EXPECT_EQ(again.probes, 0);
+  EXPECT_EQ(keys(again.unsupported), keys(c.unsupported));
+
+  // The weights come from the cache...
+  std::ifstream in(c.cache_path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json j = nlohmann::json::parse(ss.str());
+  j["unsupported"]["matmul"] = "edited";
+  std::ofstream(c.cache_path) << j.dump();
+  forget_capabilities();
+  EXPECT_EQ(unsupported_op_weights("torch-functionalize").count("matmul"), 1u);
+  // ...unless it was written for other versions: then the probe runs again.
+  j["versions"]["torch"] = "0.1";
+  std::ofstream(c.cache_path) << j.dump();
+  forget_capabilities();
+  const Capabilities reprobed = probe_capabilities("torch-functionalize");
+  EXPECT_FALSE(reprobed.from_cache);
+  EXPECT_EQ(keys(reprobed.unsupported), (std::set<std::string>{"exp_"}));
+  forget_capabilities();
+}
+
+TEST(Capabilities, UnavailableWithoutThePython) {
+  ScopedEnv e("AF_THUNDER_PYTHON", "/nonexistent/python");
+  forget_capabilities();
+  const Capabilities c = probe_capabilities("thunder");
+  EXPECT_FALSE(c.available);
+  EXPECT_NE(c.error.find("./aliasfuzz setup --thunder"), std::string::npos) << c.error;
+  EXPECT_TRUE(unsupported_op_weights("thunder").empty());
+  EXPECT_EQ(capabilities_summary(c), "");
+  forget_capabilities();
+}
+
+TEST(Capabilities, ThunderProbe) {
+  if (!have_thunder()) {
+    std::printf("skipped: no Thunder venv\n");
+    GTEST_SKIP() << "skipped: no Thunder venv";
+  }
+  ScopedEnv e("AF_CAPABILITY_CACHE", tmp_dir("caps-thunder"));
+  forget_capabilities();
+  const Capabilities c = probe_capabilities("thunder", /*refresh=*/true);
+  ASSERT_TRUE(c.available) << c.error;
+  // The ops the script now spells as users do are supported.
+  for (const char* op : {"slice", "alias", "as_strided", "clone", "view", "add_", "setitem_", "copy_"})
+    EXPECT_EQ(c.unsupported.count(op), 0u) << op << ": " << c.unsupported.at(op);
+  if (c.versions.find("thunder 0.2.6") != std::string::npos) {
+    // lightning-thunder 0.2.6 has no Tensor.fill_ and no Tensor.sigmoid_.
+    EXPECT_EQ(keys(c.unsupported), (std::set<std::string>{"fill_", "sigmoid_"}));
+    EXPECT_EQ(capabilities_summary(c), "not supported by thunder 0.2.6: fill_, sigmoid_");
+    EXPECT_EQ(unsupported_op_weights("thunder"), (std::map<std::string, double>{{"fill_", 0.0}, {"sigmoid_", 0.0}}));
+  }
+  forget_capabilities();
 }
 
 }  // namespace

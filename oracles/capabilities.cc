@@ -1,0 +1,382 @@
+// The capability probe of the external strategies (oracles/external.h):
+// which ops of the vocabulary a real compiler cannot run, found by running
+// tiny programs through it, cached per strategy and system version.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "ir/analysis.h"
+#include "oracles/external.h"
+#include "oracles/torch_function.h"
+
+namespace af::oracles {
+
+namespace {
+
+using nlohmann::json;
+
+// Bump when the probe's decision rule changes (the programs and the
+// spellings of the emitter are covered by the hash of the probe's code).
+constexpr int kProbeFormat = 2;
+
+std::string env(const char* v) {
+  const char* e = std::getenv(v);
+  return e ? e : "";
+}
+
+// ---- the probe's programs
+
+// One form of an op: statements over {X} (a [3, 4] tensor), {Y} (an
+// unaliased [3, 4] input) and {W} (an unaliased [4, 2] input), binding the
+// names in `rets` (in-place forms bind nothing: their target is returned).
+struct Form {
+  const char* name;
+  const char* stmt;
+  const char* rets;
+};
+
+// Every op a program of the format can hold (scatters and update_aliases
+// are introduced by strategies and never sent to an external compiler).
+const std::map<std::string, std::vector<Form>>& op_forms() {
+  static const std::map<std::string, std::vector<Form>> m = {
+      {"view", {{"", "r = view({X}, [3, 2, 2])", "r"}}},
+      {"reshape", {{"", "r = reshape({X}, [2, 6])", "r"}}},
+      {"flatten", {{"", "r = flatten({X})", "r"}}},
+      {"contiguous", {{"", "r = contiguous({X})", "r"}}},
+      {"t", {{"", "r = t({X})", "r"}}},
+      {"transpose", {{"", "r = transpose({X}, 0, -1)", "r"}}},
+      {"permute", {{"", "r = permute({X}, [1, 0])", "r"}}},
+      {"slice", {{"step", "r = slice({X}, 1, 1, 4, 2)", "r"}, {"clamped", "r = slice({X}, -2, -2, 100, 1)", "r"}}},
+      {"narrow", {{"", "r = narrow({X}, 1, 1, 2)", "r"}}},
+      {"select", {{"", "r = select({X}, 0, -1)", "r"}}},
+      {"unsqueeze", {{"", "r = unsqueeze({X}, 1)", "r"}}},
+      {"squeeze", {{"", "r = squeeze({X}, 0)", "r"}}},
+      {"expand", {{"", "r = expand({X}, [2, 3, 4])", "r"}}},
+      {"diagonal", {{"", "r = diagonal({X}, 0, 0, 1)", "r"}}},
+      {"as_strided", {{"", "r = as_strided({X}, [2, 2], [4, 1], 1)", "r"}}},
+      {"chunk", {{"", "r, r2 = chunk({X}, 2, 1)", "r, r2"}}},
+      {"split", {{"", "r, r2 = split({X}, 3, 1)", "r, r2"}}},
+      {"unbind", {{"", "r, r2, r3 = unbind({X}, 0)", "r, r2, r3"}}},
+      {"alias", {{"", "r = alias({X})", "r"}}},
+      {"add_", {{"number", "add_({X}, 1.5)", ""}, {"tensor", "add_({X}, {Y})", ""}}},
+      {"sub_", {{"number", "sub_({X}, 1.5)", ""}, {"tensor", "sub_({X}, {Y})", ""}}},
+      {"mul_", {{"number", "mul_({X}, 1.5)", ""}, {"tensor", "mul_({X}, {Y})", ""}}},
+      {"div_", {{"number", "div_({X}, 1.5)", ""}, {"tensor", "div_({X}, {Y})", ""}}},
+      {"exp_", {{"", "exp_({X})", ""}}},
+      {"neg_", {{"", "neg_({X})", ""}}},
+      {"abs_", {{"", "abs_({X})", ""}}},
+      {"relu_", {{"", "relu_({X})", ""}}},
+      {"tanh_", {{"", "tanh_({X})", ""}}},
+      {"sigmoid_", {{"", "sigmoid_({X})", ""}}},
+      {"clamp_", {{"", "clamp_({X}, -1.0, 2.0)", ""}}},
+      {"fill_", {{"", "fill_({X}, 2.0)", ""}}},
+      {"zero_", {{"", "zero_({X})", ""}}},
+      {"copy_", {{"", "copy_({X}, {Y})", ""}}},
+      {"setitem_", {{"number", "setitem_({X}, 1, 0, 2, 1.5)", ""}, {"tensor", "setitem_({X}, 0, 0, 3, {Y})", ""}}},
+      {"add", {{"number", "r = add({X}, 1.5)", "r"}, {"tensor", "r = add({X}, {Y})", "r"}}},
+      {"sub", {{"number", "r = sub({X}, 1.5)", "r"}, {"tensor", "r = sub({X}, {Y})", "r"}}},
+      {"mul", {{"number", "r = mul({X}, 1.5)", "r"}, {"tensor", "r = mul({X}, {Y})", "r"}}},
+      {"div", {{"number", "r = div({X}, 1.5)", "r"}, {"tensor", "r = div({X}, {Y})", "r"}}},
+      {"exp", {{"", "r = exp({X})", "r"}}},
+      {"neg", {{"", "r = neg({X})", "r"}}},
+      {"abs", {{"", "r = abs({X})", "r"}}},
+      {"relu", {{"", "r = relu({X})", "r"}}},
+      {"tanh", {{"", "r = tanh({X})", "r"}}},
+      {"sigmoid", {{"", "r = sigmoid({X})", "r"}}},
+      {"clone", {{"", "r = clone({X})", "r"}}},
+      {"sum", {{"", "r = sum({X}, 1, 0)", "r"}}},
+      {"amax", {{"", "r = amax({X}, 0, 1)", "r"}}},
+      {"softmax", {{"", "r = softmax({X}, -1)", "r"}}},
+      {"matmul", {{"", "r = matmul({X}, {W})", "r"}}},
+      {"cat", {{"", "r = cat([{X}, {Y}], 0)", "r"}}},
+      {"full", {{"", "r = full([2, 3], 1.5)", "r"}}},
+  };
+  return m;
+}
+
+// The contexts an op is tried in: the inputs, statements before the op,
+// the operand {X}, and what is returned besides the op's results.
+struct Variant {
+  const char* name;
+  const char* inputs;
+  const char* before;
+  const char* operand;
+  const char* rets;
+};
+const Variant kVariants[] = {
+    {"alone", "input x = as_strided(s0, [3, 4], [4, 1], 0)\n", "", "x", "x"},
+    {"after-inplace", "input x = as_strided(s0, [3, 4], [4, 1], 0)\n", "add_(x, 1.0)\n", "x", "x"},
+    // A strided view of an input, written in place before the op.
+    {"on-view", "input xb = as_strided(s0, [3, 8], [8, 1], 0)\n", "v = slice(xb, 1, 0, 8, 2)\nadd_(v, 0.5)\n", "v",
+     "xb"},
+    // Two inputs that overlap in one storage; the other one is written.
+    {"aliased-inputs", "input x = as_strided(s0, [3, 4], [4, 1], 0)\ninput x2 = as_strided(s0, [3, 4], [4, 1], 4)\n",
+     "add_(x2, 0.5)\n", "x", "x, x2"},
+};
+
+const char* kStorages =
+    "aliasfuzz 1\n"
+    "storage s0 f32[24] = iota(-1.5, 0.25)\n"
+    "storage s1 f32[12] = iota(0.5, 0.125)\n"
+    "storage s2 f32[8] = iota(-1, 0.5)\n";
+const char* kOtherInputs = "input y = as_strided(s1, [3, 4], [4, 1], 0)\ninput w = as_strided(s2, [4, 2], [2, 1], 0)\n";
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  return s;
+}
+
+std::string program_text(const Variant& v, const Form* f) {
+  std::string t = kStorages;
+  t += v.inputs;
+  t += kOtherInputs;
+  t += v.before;
+  std::string rets = v.rets;
+  if (f) {
+    std::string st = replace_all(f->stmt, "{X}", v.operand);
+    st = replace_all(st, "{Y}", "y");
+    st = replace_all(st, "{W}", "w");
+    t += st + "\n";
+    if (*f->rets) rets = std::string(f->rets) + ", " + rets;
+  }
+  return t + "return " + rets + "\n";
+}
+
+uint64_t fnv(const std::string& s, uint64_t h = 1469598103934665603ULL) {
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+  return h;
+}
+
+// ---- versions and the cache
+
+// The package versions of the strategy's Python, read without importing
+// torch (importlib.metadata): {"torch": V, "thunder": V or null}.
+json python_versions(const std::string& python) {
+  std::string cmd = "'";
+  for (char c : python) cmd += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  cmd +=
+      "' -c 'import json, importlib.metadata as m\n"
+      "def v(n):\n"
+      "    try:\n"
+      "        return m.version(n)\n"
+      "    except Exception:\n"
+      "        return None\n"
+      "print(json.dumps({\"torch\": v(\"torch\"), \"thunder\": v(\"lightning-thunder\")}))' 2>/dev/null";
+  std::string out;
+  if (FILE* f = popen(cmd.c_str(), "r")) {
+    char buf[1024];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+    pclose(f);
+  }
+  json j = json::parse(out, nullptr, false);
+  return j.is_object() ? j : json();
+}
+
+std::string versions_text(const json& v, bool thunder) {
+  std::string s = v.contains("torch") && v["torch"].is_string() ? "torch " + v["torch"].get<std::string>() : "torch ?";
+  if (thunder)
+    s += ", thunder " + (v.contains("thunder") && v["thunder"].is_string() ? v["thunder"].get<std::string>() : "?");
+  return s;
+}
+
+std::string cache_dir() {
+  if (auto d = env("AF_CAPABILITY_CACHE"); !d.empty()) return d;
+  if (auto x = env("XDG_CACHE_HOME"); !x.empty()) return x + "/aliasfuzz/capabilities";
+  if (auto h = env("HOME"); !h.empty()) return h + "/.cache/aliasfuzz/capabilities";
+  return "";
+}
+
+std::string file_safe(const std::string& s) {
+  std::string r;
+  for (char c : s) r += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '+' || c == '-') ? c : '_';
+  return r;
+}
+
+bool write_atomic(const std::string& path, const std::string& text) {
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    f << text;
+    f.flush();
+    if (!f) {
+      std::remove(tmp.c_str());
+      return false;
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+// The hash of everything the probe sends: a change of the programs or of
+// the emitter's spellings makes a new cache entry.
+std::string probe_hash() {
+  static const std::string h = [] {
+    uint64_t x = fnv(std::to_string(kProbeFormat));
+    for (const ProbeProgram& pp : probe_programs()) {
+      auto p = ir::parse_and_validate(pp.text);
+      x = fnv(pp.name, x);
+      if (p) x = fnv(torch_function_module(*p), x);
+    }
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(x));
+    return std::string(buf, 10);
+  }();
+  return h;
+}
+
+Capabilities run_probe(const std::string& strategy, const std::string& python) {
+  Capabilities c;
+  c.strategy = strategy;
+  ExternalOptions o;
+  o.python = python;
+  o.timeout_s = 60;
+  ExternalRunner runner(o);  // its own process, stopped when the probe ends
+  std::string err;
+  if (!runner.start(&err)) {
+    c.error = err;
+    return c;
+  }
+  std::map<std::string, bool> control_ok;  // by variant
+  std::map<std::string, std::string> unsupported;
+  for (const ProbeProgram& pp : probe_programs()) {
+    if (!pp.op.empty() && (unsupported.count(pp.op) || !control_ok[pp.variant])) continue;
+    auto p = ir::parse_and_validate(pp.text);
+    if (!p) continue;  // never: the test suite checks that every probe is valid
+    const ExternalResult r = runner.run(*p, strategy);
+    ++c.probes;
+    if (pp.op.empty()) {
+      control_ok[pp.variant] = r.status == ExternalResult::Status::Ok;
+      if (r.status != ExternalResult::Status::Ok)
+        c.inconclusive[pp.variant] = (r.error_type.empty() ? "failed" : r.error_type) + ": " + r.message;
+      continue;
+    }
+    if (r.status == ExternalResult::Status::StrategyError && is_unsupported_error(r.error_type, r.message))
+      unsupported[pp.op] = r.error_type + ": " + r.message + " [" + pp.name + "]";
+  }
+  c.unsupported = unsupported;
+  c.available = true;
+  return c;
+}
+
+json to_json(const Capabilities& c, const json& versions) {
+  return {{"strategy", c.strategy}, {"versions", versions}, {"probe", probe_hash()},
+          {"probe_format", kProbeFormat}, {"probes", c.probes}, {"unsupported", c.unsupported},
+          {"inconclusive", c.inconclusive}};
+}
+
+std::mutex g_mu;
+std::map<std::string, Capabilities>& memo() {
+  static auto* m = new std::map<std::string, Capabilities>();
+  return *m;
+}
+
+}  // namespace
+
+std::vector<ProbeProgram> probe_programs() {
+  std::vector<ProbeProgram> out;
+  for (const Variant& v : kVariants) out.push_back({std::string("control/") + v.name, "", v.name, program_text(v, nullptr)});
+  for (ir::OpKind k : ir::all_ops()) {
+    const ir::OpClass cls = ir::op_info(k).cls;
+    if (cls == ir::OpClass::Scatter || cls == ir::OpClass::Meta) continue;
+    const std::string op = ir::op_name(k);
+    auto it = op_forms().find(op);
+    if (it == op_forms().end()) {  // a new op without forms: the tests say so
+      out.push_back({op + "/missing", op, "alone", ""});
+      continue;
+    }
+    for (const Variant& v : kVariants)
+      for (const Form& f : it->second)
+        out.push_back({op + "/" + (*f.name ? std::string(f.name) + "/" : "") + v.name, op, v.name, program_text(v, &f)});
+  }
+  return out;
+}
+
+Capabilities probe_capabilities(const std::string& strategy, bool refresh) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (!refresh)
+    if (auto it = memo().find(strategy); it != memo().end()) return it->second;
+  Capabilities c;
+  c.strategy = strategy;
+  const std::string py = external_python(strategy);
+  if (!is_external_strategy(strategy) || py.empty()) {
+    c.error = !is_external_strategy(strategy) ? "'" + strategy + "' is not an external strategy"
+              : is_thunder_strategy(strategy) ? "thunder not installed (./aliasfuzz setup --thunder)"
+                                              : "no /usr/bin/python3 with PyTorch";
+    return c;  // not memoized: a later call may find it installed
+  }
+  const json versions = python_versions(py);
+  c.versions = versions_text(versions, is_thunder_strategy(strategy));
+  const std::string dir = cache_dir();
+  if (!dir.empty()) c.cache_path = dir + "/" + file_safe(strategy + "--" + c.versions + "--" + probe_hash()) + ".json";
+  if (!refresh && !c.cache_path.empty()) {
+    std::ifstream f(c.cache_path, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    json j = json::parse(ss.str(), nullptr, false);
+    if (f && j.is_object() && j.value("strategy", "") == strategy && j.value("probe", "") == probe_hash() &&
+        j.value("versions", json()) == versions && j["unsupported"].is_object()) {
+      for (auto& [op, why] : j["unsupported"].items()) c.unsupported[op] = why.is_string() ? why.get<std::string>() : "";
+      if (j.contains("inconclusive") && j["inconclusive"].is_object())
+        for (auto& [v, why] : j["inconclusive"].items()) c.inconclusive[v] = why.is_string() ? why.get<std::string>() : "";
+      c.available = true;
+      c.from_cache = true;
+      memo()[strategy] = c;
+      return c;
+    }
+  }
+  Capabilities probed = run_probe(strategy, py);
+  probed.versions = c.versions;
+  probed.cache_path = c.cache_path;
+  if (!probed.available) return probed;
+  if (!probed.cache_path.empty() && !write_atomic(probed.cache_path, to_json(probed, versions).dump(2) + "\n"))
+    probed.cache_path.clear();  // not cached (unwritable): probed again next time
+  memo()[strategy] = probed;
+  return probed;
+}
+
+void forget_capabilities() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  memo().clear();
+}
+
+std::map<std::string, double> unsupported_op_weights(const std::string& strategy) {
+  std::map<std::string, double> w;
+  for (const auto& [op, why] : probe_capabilities(strategy).unsupported) w[op] = 0.0;
+  return w;
+}
+
+std::string capabilities_summary(const Capabilities& c) {
+  if (!c.available || c.unsupported.empty()) return "";
+  std::string who = c.strategy;
+  if (is_thunder_strategy(c.strategy)) {
+    const size_t at = c.versions.find("thunder ");
+    who = (at == std::string::npos ? "thunder" : c.versions.substr(at)) +
+          (c.strategy == "thunder" ? "" : " (" + c.strategy + ")");
+  } else if (!c.versions.empty()) {
+    who += " (" + c.versions + ")";
+  }
+  std::string s = "not supported by " + who + ": ";
+  bool first = true;
+  for (const auto& [op, why] : c.unsupported) {
+    s += (first ? "" : ", ") + op;
+    first = false;
+  }
+  return s;
+}
+
+}  // namespace af::oracles

@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""A stand-in compiler for the capability-probe tests (oracles/external_test.cc,
+fuzz/campaign_test.cc): oracles/external_runner.py with every strategy run as
+plain eager PyTorch, except that it "does not support" some spellings.
+
+Set AF_EXTERNAL_RUNNER to this file and AF_REAL_RUNNER_DIR to the folder of
+external_runner.py. In the body of _fn:
+  `.exp_()`      raises NotImplementedError (unsupported: the probe lists exp_)
+  `torch.tanh(`  raises AssertionError (an internal error: not listed)
+  `x.add_(1.0)`  raises NotImplementedError in every program that has it, so
+                 the probe's after-inplace control fails and that context
+                 judges no op
+"""
+import os
+import sys
+
+sys.path.insert(0, os.environ["AF_REAL_RUNNER_DIR"])
+import external_runner as R  # noqa: E402
+
+_real_handle = R.handle
+
+
+def handle(req):
+    code = req["code"]
+    body = code[code.index("def _fn("):]
+    res = _real_handle(dict(req, strategy="eager"))
+    if "eager" not in res:
+        return res
+    err = None
+    if ".exp_()" in body or "x.add_(1.0)" in body:
+        err = {"type": "NotImplementedError", "message": "not supported by the fake compiler"}
+    elif "torch.tanh(" in body:
+        err = {"type": "AssertionError", "message": ""}
+    if err:
+        res.pop("actual", None)
+        res["error"] = err
+    return res
+
+
+R.handle = handle
+
+if __name__ == "__main__":
+    R.main()
