@@ -239,7 +239,13 @@ std::optional<RunRecord> check_external(const ir::Program& p, const RunSpec& s) 
       if (!r.agree) r.op = bisect_first_op(p, [&](size_t n) { return external_prefix_diverges(p, n, s.strategy); });
       return r;
     }
-    case S::StrategyError:  // the compiler raised: an error-kind divergence, bucketed by exception type
+    case S::StrategyError:  // the compiler raised
+      if (oracles::is_unsupported_error(res.error_type, res.message)) {
+        // It said it cannot run this program: no comparison, no finding.
+        r.unsupported = res.error_type + ": " + res.message;
+        return r;
+      }
+      // An internal error on a program it accepted: an error-kind divergence, bucketed by exception type.
       r.agree = false;
       r.error = res.error_type + ": " + res.message;
       r.op = res.error_type.empty() ? "exception" : res.error_type;

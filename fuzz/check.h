@@ -25,6 +25,11 @@ struct RunRecord {
   std::optional<oracles::Mismatch> mismatch;
   std::string op;     // kind of the op behind the first mismatching observable
   std::string error;  // the strategy itself failed (an exception): a finding too
+  // An external strategy raised an *unsupported* error ("Type: message";
+  // oracles::classify_external_error): the program never reached a value
+  // comparison, but this is not a divergence (agree stays true, error
+  // empty). A campaign counts these apart from findings.
+  std::string unsupported;
 };
 
 // The strategies that must always agree with the oracle, and those under study.
@@ -34,9 +39,12 @@ bool is_must_agree(const std::string& strategy);
 // Strategies run through a real compiler in Python (torch-functionalize,
 // thunder, thunder-dataflow, thunder-no-alias-updates; oracles/external.h):
 // under study, run only when named, compared with eager PyTorch of the
-// same Python (not with the oracle). A compiler exception is an error-kind
-// divergence whose bucket ends in the exception type; a strategy that is
-// not installed gives no record (warned once on stderr).
+// same Python (not with the oracle). A compiler exception is either
+// unsupported (NotImplementedError, "not supported", an unknown attribute
+// or op: RunRecord::unsupported, not a finding) or an internal error on a
+// program it accepted (AssertionError, IndexError, a shape RuntimeError,
+// ...): an error-kind divergence whose bucket ends in the exception type.
+// A strategy that is not installed gives no record (warned once on stderr).
 const std::vector<std::string>& external_strategies();
 bool is_external(const std::string& strategy);
 

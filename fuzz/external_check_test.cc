@@ -115,15 +115,102 @@ TEST(ExternalCheck, UnavailableThunderGivesNoRecord) {
   else unsetenv("AF_THUNDER_PYTHON");
 }
 
-TEST(ExternalCheck, ThunderExceptionIsAnErrorBucket) {
+TEST(ExternalCheck, ThunderUnsupportedOpIsCountedNotAFinding) {
   REQUIRE_THUNDER();
+  // lightning-thunder 0.2.6 has no Tensor.fill_: "unsupported", no divergence.
   const ir::Program p = program("aliasfuzz 1\nstorage s0 f32[4] = iota(0, 1)\ninput x = s0\nfill_(x, 2.0)\nreturn x\n");
+  auto r = run(p, "thunder");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_TRUE(r->agree);
+  EXPECT_FALSE(r->mismatch.has_value());
+  EXPECT_TRUE(r->error.empty()) << r->error;
+  EXPECT_NE(r->unsupported.find("fill_"), std::string::npos) << r->unsupported;
+}
+
+TEST(ExternalCheck, ThunderInternalErrorIsAnErrorBucket) {
+  REQUIRE_THUNDER();
+  // Two inputs of one storage with different sizes and an in-place op:
+  // thunder 0.2.6 replaces the second by a reshape of the first, which
+  // fails (RuntimeError "Attempting to reshape ..."): an internal error on
+  // a program it accepts, so a finding.
+  const ir::Program p = program(R"(aliasfuzz 1
+storage s0 f32[8] = iota(0, 1)
+input a = as_strided(s0, [6], [1], 0)
+input b = as_strided(s0, [2], [1], 6)
+add_(b, 1.0)
+r = mul(a, 2.0)
+return r
+)");
   auto r = run(p, "thunder");
   ASSERT_TRUE(r.has_value());
   EXPECT_FALSE(r->agree);
   EXPECT_FALSE(r->mismatch.has_value());
-  EXPECT_FALSE(r->error.empty());
-  EXPECT_EQ(bucket_of(*r).rfind("thunder__program-order__unfused__error__", 0), 0u) << bucket_of(*r);
+  EXPECT_TRUE(r->unsupported.empty()) << r->unsupported;
+  EXPECT_NE(r->error.find("RuntimeError: "), std::string::npos) << r->error;
+  EXPECT_EQ(bucket_of(*r), "thunder__program-order__unfused__error__RuntimeError");
+}
+
+// The classification inside check_program with a stand-in compiler
+// (oracles/testdata/fake_external_runner.py: `.exp_()` unsupported,
+// `torch.tanh(` an AssertionError) behind torch-functionalize's Python.
+class FakeCompiler : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!have_torch()) GTEST_SKIP() << "skipped: /usr/bin/python3 has no torch";
+    const std::string real = oracles::find_external_runner();
+    ASSERT_FALSE(real.empty());
+    const std::string dir = std::filesystem::path(real).parent_path().string();
+    const std::string fake = dir + "/testdata/fake_external_runner.py";
+    ASSERT_TRUE(std::filesystem::exists(fake)) << fake;
+    // A Python path of its own: a new runner process, not the one the other tests started.
+    const std::string py = tmpdir() + "/fake-python/python3";
+    std::filesystem::create_directories(std::filesystem::path(py).parent_path());
+    std::error_code ec;
+    std::filesystem::remove(py, ec);
+    std::filesystem::create_symlink("/usr/bin/python3", py);
+    set("AF_TORCH_PYTHON", py);
+    set("AF_EXTERNAL_RUNNER", fake);
+    set("AF_REAL_RUNNER_DIR", dir);
+  }
+  void TearDown() override {
+    for (const auto& [k, v] : saved_)
+      if (v) setenv(k.c_str(), v->c_str(), 1);
+      else unsetenv(k.c_str());
+  }
+  void set(const std::string& k, const std::string& v) {
+    const char* old = std::getenv(k.c_str());
+    saved_.emplace_back(k, old ? std::optional<std::string>(old) : std::nullopt);
+    setenv(k.c_str(), v.c_str(), 1);
+  }
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+TEST_F(FakeCompiler, UnsupportedIsNotAFinding) {
+  const ir::Program p = program("aliasfuzz 1\nstorage s0 f32[4] = iota(0, 1)\ninput x = s0\nexp_(x)\nreturn x\n");
+  oracles::Observables expected = oracles::run_eager(p, *ir::analyze(p));
+  RunSpec s;
+  s.strategy = "torch-functionalize";
+  const auto recs = check_program(p, expected, {s});
+  ASSERT_EQ(recs.size(), 1u);
+  EXPECT_TRUE(recs[0].agree);
+  EXPECT_TRUE(recs[0].error.empty()) << recs[0].error;
+  EXPECT_EQ(recs[0].unsupported, "NotImplementedError: not supported by the fake compiler");
+}
+
+TEST_F(FakeCompiler, InternalErrorIsAFinding) {
+  const ir::Program p = program("aliasfuzz 1\nstorage s0 f32[4] = iota(0, 1)\ninput x = s0\nr = tanh(x)\nreturn r\n");
+  auto r = run(p, "torch-functionalize");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_FALSE(r->agree);
+  EXPECT_TRUE(r->unsupported.empty());
+  EXPECT_EQ(r->error, "AssertionError: ");
+  EXPECT_EQ(bucket_of(*r), "torch-functionalize__program-order__unfused__error__AssertionError");
+  // And a supported program reaches the value comparison (the stand-in is eager).
+  auto ok = run(program("aliasfuzz 1\nstorage s0 f32[4] = iota(0, 1)\ninput x = s0\nr = add(x, 1.0)\nmul_(x, 2.0)\nreturn r, x\n"),
+                "torch-functionalize");
+  ASSERT_TRUE(ok.has_value());
+  EXPECT_TRUE(ok->agree);
+  EXPECT_TRUE(ok->error.empty() && ok->unsupported.empty());
 }
 
 TEST(ExternalCheck, ThunderFindingMinimizesToARepro) {

@@ -1,0 +1,177 @@
+// A campaign whose strategies are all external: the capability probe's op
+// weights go into the generator (campaign.json keeps them, --resume reuses
+// them), unsupported runs are counted apart from findings, and the report
+// says what was left out. The compiler is a stand-in
+// (oracles/testdata/fake_external_runner.py behind torch-functionalize's
+// Python, /usr/bin/python3 with torch 1.13): `.exp_()` is unsupported
+// (the probe lists exp_), `.abs_()` in a long function is unsupported (the
+// probe's programs are short, so campaigns meet it), `torch.tanh(` raises
+// AssertionError (an internal error: a finding).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fuzz/campaign.h"
+#include "fuzz/files.h"
+#include "fuzz/generator.h"
+#include "oracles/external.h"
+#include "reports/report.h"
+
+namespace af::fuzz {
+namespace {
+
+using nlohmann::json;
+
+bool have_torch() { return std::system("/usr/bin/python3 -c 'import functorch' >/dev/null 2>&1") == 0; }
+
+std::string tmp(const std::string& name) {
+  const char* t = std::getenv("TEST_TMPDIR");
+  return std::string(t ? t : "/tmp") + "/" + name;
+}
+
+json read_json(const std::string& path) {
+  std::string text;
+  EXPECT_TRUE(read_text(path, &text)) << path;
+  return json::parse(text, nullptr, false);
+}
+
+class ExternalCampaign : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!have_torch()) GTEST_SKIP() << "skipped: /usr/bin/python3 has no torch";
+    const std::string real = oracles::find_external_runner();
+    ASSERT_FALSE(real.empty());
+    const std::string dir = std::filesystem::path(real).parent_path().string();
+    const std::string fake = dir + "/testdata/fake_external_runner.py";
+    ASSERT_TRUE(std::filesystem::exists(fake)) << fake;
+    const std::string py = tmp("fake-python/python3");
+    std::filesystem::create_directories(std::filesystem::path(py).parent_path());
+    std::error_code ec;
+    std::filesystem::remove(py, ec);
+    std::filesystem::create_symlink("/usr/bin/python3", py);
+    cache_ = tmp("caps");
+    std::filesystem::remove_all(cache_);
+    set("AF_TORCH_PYTHON", py);
+    set("AF_EXTERNAL_RUNNER", fake);
+    set("AF_REAL_RUNNER_DIR", dir);
+    set("AF_CAPABILITY_CACHE", cache_);
+    oracles::forget_capabilities();
+  }
+  void TearDown() override {
+    for (const auto& [k, v] : saved_)
+      if (v) setenv(k.c_str(), v->c_str(), 1);
+      else unsetenv(k.c_str());
+    oracles::forget_capabilities();
+  }
+  void set(const std::string& k, const std::string& v) {
+    const char* old = std::getenv(k.c_str());
+    saved_.emplace_back(k, old ? std::optional<std::string>(old) : std::nullopt);
+    setenv(k.c_str(), v.c_str(), 1);
+  }
+  CampaignOptions options(const std::string& name, int64_t programs) {
+    CampaignOptions o;
+    o.out = tmp(name);
+    std::filesystem::remove_all(o.out);
+    o.seed = 5;
+    o.programs = programs;
+    o.jobs = 2;
+    o.quiet = true;
+    o.minimize_s = 0;
+    o.strategies = {"torch-functionalize"};
+    o.gen.op_weights["abs_"] = 8;  // so that campaigns meet the stand-in's unsupported abs_
+    return o;
+  }
+  std::string cache_;
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+TEST_F(ExternalCampaign, LeavesOutUnsupportedOpsAndCountsUnsupportedRuns) {
+  const CampaignOptions o = options("ext", 40);
+  const CampaignSummary s = run_campaign(o);
+  EXPECT_EQ(s.programs, 40);
+  EXPECT_EQ(s.external_runs, 40);
+  ASSERT_EQ(s.not_supported.size(), 1u);
+  EXPECT_EQ(s.not_supported[0].rfind("not supported by torch-functionalize (torch 1.13", 0), 0u) << s.not_supported[0];
+  EXPECT_EQ(s.not_supported[0].substr(s.not_supported[0].size() - 6), ": exp_") << s.not_supported[0];
+
+  // The weights a program was generated with are the campaign's.
+  const json c = read_json(o.out + "/campaign.json");
+  EXPECT_EQ(c["gen_op_weights"], (json{{"abs_", 8.0}, {"exp_", 0.0}})) << c.dump();
+  EXPECT_EQ(c["not_supported"], json(s.not_supported));
+  GenOptions g = o.gen;
+  g.op_weights = c["gen_op_weights"].get<std::map<std::string, double>>();
+  int abs_programs = 0;
+  for (uint64_t k = 0; k < 40; ++k) {
+    bool has_abs = false;
+    for (const auto& st : generate(o.seed, k, g).stmts) {
+      EXPECT_NE(st.op, ir::OpKind::ExpI) << "program " << k;
+      has_abs |= st.op == ir::OpKind::AbsI;
+    }
+    abs_programs += has_abs;
+  }
+
+  // Unsupported runs are counted, never findings; internal errors are findings.
+  EXPECT_GT(s.unsupported, 0);
+  EXPECT_LE(s.unsupported, abs_programs);
+  std::string lines;
+  ASSERT_TRUE(read_text(o.out + "/findings.jsonl", &lines));
+  EXPECT_EQ(lines.find("NotImplementedError"), std::string::npos);
+  int64_t errors = 0;
+  std::istringstream in(lines);
+  for (std::string l; std::getline(in, l);)
+    if (json::parse(l).contains("error")) ++errors;
+  EXPECT_EQ(s.compared + s.unsupported + errors, s.external_runs);
+  const json st = read_json(o.out + "/state.json");
+  EXPECT_EQ(st["external"]["runs"], 40);
+  EXPECT_EQ(st["external"]["unsupported"], s.unsupported);
+  for (auto& [why, n] : st["external"]["unsupported_reasons"].items())
+    EXPECT_NE(why.find("abs_ in a long function"), std::string::npos) << why;
+
+  reports::write_reports(o.out);
+  std::string md;
+  ASSERT_TRUE(read_text(o.out + "/report.md", &md));
+  EXPECT_NE(md.find("runs reached a value comparison"), std::string::npos) << md;
+  EXPECT_NE(md.find("not supported by torch-functionalize"), std::string::npos) << md;
+}
+
+TEST_F(ExternalCampaign, ResumeKeepsTheWeightsAndMixedCampaignsDoNotProbe) {
+  CampaignOptions o = options("ext-resume", 6);
+  run_campaign(o);
+  // The cache now says more (as a new compiler version would): a resumed
+  // campaign keeps the weights its programs were made with...
+  std::string path;
+  for (const auto& e : std::filesystem::directory_iterator(cache_)) path = e.path().string();
+  ASSERT_FALSE(path.empty());
+  json cached = read_json(path);
+  cached["unsupported"]["matmul"] = "edited";
+  write_atomic(path, cached.dump());
+  oracles::forget_capabilities();
+  CampaignOptions r = o;
+  r.programs = 10;
+  r.resume = true;
+  const CampaignSummary s = run_campaign(r);
+  EXPECT_EQ(s.programs, 10);
+  EXPECT_EQ(read_json(o.out + "/campaign.json")["gen_op_weights"], (json{{"abs_", 8.0}, {"exp_", 0.0}}));
+  // ...a new one takes them up...
+  const CampaignOptions n = options("ext-new", 2);
+  run_campaign(n);
+  EXPECT_EQ(read_json(n.out + "/campaign.json")["gen_op_weights"],
+            (json{{"abs_", 8.0}, {"exp_", 0.0}, {"matmul", 0.0}}));
+  // ...and a campaign that also runs a strategy of ours probes nothing.
+  CampaignOptions m = options("ext-mixed", 2);
+  m.strategies = {"torch-functionalize", "eager"};
+  const CampaignSummary sm = run_campaign(m);
+  EXPECT_TRUE(sm.not_supported.empty());
+  EXPECT_EQ(read_json(m.out + "/campaign.json")["gen_op_weights"], (json{{"abs_", 8.0}}));
+}
+
+}  // namespace
+}  // namespace af::fuzz
