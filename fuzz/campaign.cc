@@ -24,6 +24,7 @@
 #include "fuzz/repro.h"
 #include "ir/analysis.h"
 #include "ir/text.h"
+#include "oracles/external.h"
 
 namespace af::fuzz {
 
@@ -62,7 +63,14 @@ std::string check_one(const CampaignOptions& o, uint64_t k) {
   oracles::Observables expected = oracles::run_eager(p, *an);
   auto specs = campaign_specs(o.seed, k, o.strategies, o.injects, o.target);
   json f = json::array();
+  int64_t external = 0, compared = 0;
+  json unsupported = json::array();
   for (const RunRecord& rec : check_program(p, expected, specs)) {
+    if (is_external(rec.spec.strategy) && rec.spec.inject.empty()) {
+      ++external;
+      if (!rec.unsupported.empty()) unsupported.push_back(rec.spec.strategy + ": " + rec.unsupported);
+      else if (rec.error.empty()) ++compared;
+    }
     if (rec.agree) continue;
     json m = {{"spec", spec_json(rec.spec)}, {"bucket", bucket_of(rec)}, {"op", rec.op}, {"regions", rec.regions}};
     if (rec.mismatch) {
@@ -76,6 +84,11 @@ std::string check_one(const CampaignOptions& o, uint64_t k) {
   }
   r["runs"] = specs.size();
   r["findings"] = f;
+  if (external) {
+    r["external_runs"] = external;
+    r["compared"] = compared;
+    if (!unsupported.empty()) r["unsupported"] = unsupported;
+  }
   return r.dump();
 }
 
@@ -172,6 +185,10 @@ class Campaign {
     s.timeouts = timeouts_;
     for (const auto& [name, b] : buckets_) s.must_agree_buckets += b.must_agree;
     s.elapsed_s = now_s() - start_;
+    s.external_runs = external_runs_;
+    s.compared = compared_;
+    s.unsupported = unsupported_;
+    s.not_supported = o_.not_supported;
     return s;
   }
 
@@ -190,6 +207,8 @@ class Campaign {
   std::set<uint64_t> done_;             // completed global indices >= done_below_
   uint64_t done_below_j_ = 0;           // every local index below this is done
   int64_t programs_ = 0, invalid_ = 0, findings_ = 0, crashes_ = 0, timeouts_ = 0;
+  int64_t external_runs_ = 0, compared_ = 0, unsupported_ = 0;
+  std::map<std::string, int64_t> unsupported_reasons_;  // "strategy: Type: message" -> runs
   std::map<std::string, Bucket> buckets_;
   json timeline_ = json::array();
   double start_ = 0, elapsed_before_ = 0;
@@ -333,6 +352,13 @@ class Campaign {
   void record(uint64_t k, const json& r) {
     ++programs_;
     if (!r.value("valid", true)) ++invalid_;
+    external_runs_ += r.value("external_runs", int64_t{0});
+    compared_ += r.value("compared", int64_t{0});
+    for (const json& u : r.value("unsupported", json::array())) {
+      ++unsupported_;
+      const std::string why = u.is_string() ? u.get<std::string>().substr(0, 200) : u.dump();
+      if (unsupported_reasons_.count(why) || unsupported_reasons_.size() < 50) ++unsupported_reasons_[why];
+    }
     for (const json& f : r.value("findings", json::array())) {
       json line = f;
       line["k"] = k;
@@ -447,9 +473,13 @@ class Campaign {
 
   void status_line(FILE* out) {
     const double el = now_s() - start_;
-    std::fprintf(out, "[%6.1fs] programs %lld  %.0f/s  invalid %lld  findings %lld  buckets %zu\n", el,
+    std::string ext;
+    if (external_runs_ > 0)
+      ext = "  compared " + std::to_string(compared_) + "/" + std::to_string(external_runs_) + "  unsupported " +
+            std::to_string(unsupported_);
+    std::fprintf(out, "[%6.1fs] programs %lld  %.0f/s  invalid %lld  findings %lld  buckets %zu%s\n", el,
                  static_cast<long long>(programs_), el > 0 ? programs_ / el : 0.0, static_cast<long long>(invalid_),
-                 static_cast<long long>(findings_), buckets_.size());
+                 static_cast<long long>(findings_), buckets_.size(), ext.c_str());
     std::fflush(out);
   }
 
@@ -457,7 +487,8 @@ class Campaign {
     json s = {{"seed", o_.seed}, {"shard", std::to_string(o_.shard_i) + "/" + std::to_string(o_.shard_n)},
               {"programs", o_.programs}, {"time_s", o_.time_s}, {"strategies", o_.strategies},
               {"injects", o_.injects}, {"target", o_.target}, {"gen_size", o_.gen.size},
-              {"gen_max_rank", o_.gen.max_rank}, {"gen_max_numel", o_.gen.max_numel}};
+              {"gen_max_rank", o_.gen.max_rank}, {"gen_max_numel", o_.gen.max_numel},
+              {"gen_op_weights", o_.gen.op_weights}, {"not_supported", o_.not_supported}};
     write_atomic(o_.out + "/campaign.json", s.dump(2) + "\n");
   }
 
@@ -468,6 +499,9 @@ class Campaign {
     json s = {{"seed", o_.seed}, {"done_below", done_below_j_}, {"done_extra", done_}, {"programs", programs_},
               {"invalid", invalid_}, {"findings", findings_}, {"crashes", crashes_}, {"timeouts", timeouts_},
               {"elapsed_s", now_s() - start_}, {"buckets", buckets}, {"timeline", timeline_}};
+    if (external_runs_ > 0)
+      s["external"] = {{"runs", external_runs_}, {"compared", compared_}, {"unsupported", unsupported_},
+                       {"unsupported_reasons", unsupported_reasons_}, {"not_supported", o_.not_supported}};
     write_atomic(o_.out + "/state.json", s.dump() + "\n");
   }
 
@@ -486,6 +520,13 @@ class Campaign {
     invalid_ = s.value("invalid", int64_t{0});
     crashes_ = s.value("crashes", int64_t{0});
     timeouts_ = s.value("timeouts", int64_t{0});
+    if (s.contains("external") && s["external"].is_object()) {
+      const json& e = s["external"];
+      external_runs_ = e.value("runs", int64_t{0});
+      compared_ = e.value("compared", int64_t{0});
+      unsupported_ = e.value("unsupported", int64_t{0});
+      unsupported_reasons_ = e.value("unsupported_reasons", std::map<std::string, int64_t>{});
+    }
     elapsed_before_ = s.value("elapsed_s", 0.0);
     timeline_ = s.value("timeline", json::array());
     std::string lines, kept;
@@ -527,9 +568,48 @@ class Campaign {
 
 }  // namespace
 
+namespace {
+
+// The generator's op weights of a campaign over external strategies: a
+// resumed campaign keeps those of campaign.json (program k must stay the
+// same program); a new one leaves out what the strategies cannot run.
+void resolve_capabilities(CampaignOptions& o) {
+  if (o.resume) {
+    std::string text;
+    if (!read_text(o.out + "/campaign.json", &text)) return;
+    json c = json::parse(text, nullptr, false);
+    if (c.is_discarded() || !c.contains("gen_op_weights") || !c["gen_op_weights"].is_object()) return;
+    o.gen.op_weights = c["gen_op_weights"].get<std::map<std::string, double>>();
+    o.not_supported = c.value("not_supported", std::vector<std::string>{});
+    return;
+  }
+  if (!o.capability_weights || o.strategies.empty() || !o.injects.empty()) return;
+  for (const auto& s : o.strategies)
+    if (!is_external(s)) return;
+  for (const auto& s : o.strategies) {
+    const double t0 = now_s();
+    const oracles::Capabilities c = oracles::probe_capabilities(s);
+    if (!c.available) continue;  // not installed: the strategy is skipped (check.h)
+    for (const auto& [op, why] : c.unsupported) o.gen.op_weights[op] = 0.0;
+    const std::string note = oracles::capabilities_summary(c);
+    if (!note.empty()) o.not_supported.push_back(note);
+    if (!o.quiet)
+      std::fprintf(stderr, "aliasfuzz fuzz: %s: %s (%s)\n", s.c_str(),
+                   note.empty() ? "every op supported" : (note + ", left out of the generated programs").c_str(),
+                   c.from_cache ? ("capabilities from " + c.cache_path).c_str()
+                                : ("probed with " + std::to_string(c.probes) + " programs in " +
+                                   std::to_string(static_cast<int>(now_s() - t0 + 0.5)) + " s" +
+                                   (c.cache_path.empty() ? "" : ", cached in " + c.cache_path)).c_str());
+  }
+}
+
+}  // namespace
+
 CampaignSummary run_campaign(const CampaignOptions& o) {
   g_stop = 0;
-  Campaign c(o);
+  CampaignOptions oc = o;
+  resolve_capabilities(oc);
+  Campaign c(oc);
   return c.run();
 }
 

@@ -31,6 +31,13 @@ struct CampaignOptions {
   double minimize_total_s = -1;  // < 0: a quarter of time_s (30 s with --programs)
   bool quiet = false;        // no status lines
   GenOptions gen;
+  // When every strategy is external (real Thunder, PyTorch functionalize)
+  // and no mutant is asked for, the ops they cannot run (the capability
+  // probe, oracles::unsupported_op_weights) get weight 0 in `gen`, and
+  // not_supported says which ("not supported by thunder 0.2.6: fill_, ...").
+  // campaign.json keeps the weights: --resume reuses them without probing.
+  bool capability_weights = true;
+  std::vector<std::string> not_supported;  // filled by run_campaign
   // Fault injection for the campaign's own tests: these programs abort or
   // hang inside the worker.
   std::vector<uint64_t> test_crash_on, test_hang_on;
@@ -40,6 +47,10 @@ struct CampaignSummary {
   int64_t programs = 0, invalid = 0, findings = 0, buckets = 0, crashes = 0, timeouts = 0;
   int64_t must_agree_buckets = 0;  // bugs in aliasfuzz itself
   double elapsed_s = 0;
+  // Runs of external strategies: how many reached a value comparison and
+  // how many the compiler refused as unsupported (not findings).
+  int64_t external_runs = 0, compared = 0, unsupported = 0;
+  std::vector<std::string> not_supported;  // CampaignOptions::not_supported as used
 };
 
 // Runs (or resumes) a campaign; returns its summary. Throws std::runtime_error on unusable options.

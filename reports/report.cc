@@ -156,6 +156,11 @@ json summarize(const std::string& dir) {
   r["bucket_count"] = buckets.size();
   r["must_agree_buckets"] = must;
   r["findings_per_strategy"] = per_strategy;
+  // External strategies: runs that reached a value comparison, runs the
+  // compiler refused as unsupported (not findings), the ops left out.
+  if (state.contains("external") && state["external"].is_object()) r["external"] = state["external"];
+  if (campaign.contains("not_supported") && campaign["not_supported"].is_array() && !campaign["not_supported"].empty())
+    r["not_supported"] = campaign["not_supported"];
   if (state.contains("regions_histogram") && state["regions_histogram"].is_object())
     r["regions_histogram"] = state["regions_histogram"];
   return r;
@@ -177,6 +182,15 @@ std::string render_markdown(const json& s) {
        std::to_string(s.value("bucket_count", int64_t{0})) + " buckets\n";
   m += "- crashes: " + std::to_string(s.value("crashes", int64_t{0})) + ", timeouts: " +
        std::to_string(s.value("timeouts", int64_t{0})) + "\n";
+  if (s.contains("external")) {
+    const json& e = s["external"];
+    const int64_t runs = e.value("runs", int64_t{0}), cmp = e.value("compared", int64_t{0});
+    m += "- external strategies: " + std::to_string(cmp) + " of " + std::to_string(runs) +
+         " runs reached a value comparison (" + fmt(runs ? 100.0 * cmp / runs : 0.0) + "%), " +
+         std::to_string(e.value("unsupported", int64_t{0})) + " unsupported (not findings)\n";
+  }
+  for (const auto& n : s.value("not_supported", json::array()))
+    if (n.is_string()) m += "- " + n.get<std::string>() + " (left out of the generated programs)\n";
   m += "- **bugs in aliasfuzz itself** (must-agree buckets): " + std::to_string(s.value("must_agree_buckets", int64_t{0})) +
        "\n\n";
 

@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   af::tools::register_merge(app, &status);
   af::tools::register_compare(app, &status);
   af::tools::register_convert(app, &status);
+  af::tools::register_capabilities(app, &status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -47,8 +47,12 @@ int run(FuzzArgs& a) {
   std::cout << "seed " << o.seed << ": " << s.programs << " programs in " << s.elapsed_s << " s ("
             << (s.elapsed_s > 0 ? s.programs / s.elapsed_s : 0) << "/s), " << s.invalid << " invalid, " << s.findings
             << " findings in " << s.buckets << " buckets (" << s.must_agree_buckets << " against must-agree strategies), "
-            << s.crashes << " crashes, " << s.timeouts << " timeouts\n"
-            << "findings: " << o.out << "/findings/\n";
+            << s.crashes << " crashes, " << s.timeouts << " timeouts\n";
+  if (s.external_runs > 0)
+    std::cout << "external strategies: " << s.compared << " of " << s.external_runs
+              << " runs reached a value comparison, " << s.unsupported << " unsupported (not findings)\n";
+  for (const auto& n : s.not_supported) std::cout << n << " (left out of the generated programs)\n";
+  std::cout << "findings: " << o.out << "/findings/\n";
   return 0;
 }
 

@@ -158,6 +158,8 @@ int run(const RunOptions& o) {
       all_agree = all_agree && r.agree;
       runs.push_back({{"strategy", s}, {"inject", nullptr}, {"reorder", "program"}, {"fusion", "none"},
                       {"target", "python"}, {"agree", r.agree}, {"regions", 0}, {"first_mismatch", r.first_mismatch}});
+      // The compiler said it cannot run the program: no comparison, no divergence.
+      if (!recs[0].unsupported.empty()) runs.back()["unsupported"] = recs[0].unsupported;
       continue;
     }
     schedulers::Options so{s, o.inject, o.reorder, o.fusion};
@@ -197,7 +199,10 @@ int run(const RunOptions& o) {
       std::cout << r["strategy"].get<std::string>() << (o.inject.empty() ? "" : " +" + o.inject) << " ["
                 << r["reorder"].get<std::string>() << ", " << r["fusion"].get<std::string>() << ", "
                 << r["target"].get<std::string>() << ", " << r["regions"].get<int>() << " regions]: "
-                << (r["agree"].get<bool>() ? "agrees" : "DISAGREES " + r["first_mismatch"].dump()) << "\n";
+                << (r.contains("unsupported") ? "not supported (no comparison): " + r["unsupported"].get<std::string>()
+                    : r["agree"].get<bool>() ? "agrees"
+                                             : "DISAGREES " + r["first_mismatch"].dump())
+                << "\n";
     if (o.stats && o.target != "interp")
       std::cout << "compile cache: " << cache_json.dump() << "\nper run: " << all_stats.dump() << "\n";
   }

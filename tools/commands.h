@@ -18,6 +18,7 @@ void register_report(CLI::App& app, int* status);
 void register_merge(CLI::App& app, int* status);
 void register_compare(CLI::App& app, int* status);
 void register_convert(CLI::App& app, int* status);
+void register_capabilities(CLI::App& app, int* status);
 void register_fidelity(CLI::App& app, int* status);
 
 // Reads a whole file; false (and a message on stderr) when it cannot.
