@@ -256,6 +256,22 @@ void merge_campaigns(const std::vector<std::string>& sources, const std::string&
           regions[it.key()] = regions.value(it.key(), int64_t{0}) + std::llround(it.value().get<double>());
     }
   if (any_regions) state["regions_histogram"] = regions;
+  // Runs of external strategies (reached a value comparison, unsupported): summed.
+  json external;
+  for (const Source& s : srcs) {
+    if (!s.state.contains("external") || !s.state["external"].is_object()) continue;
+    const json& e = s.state["external"];
+    if (external.is_null()) external = {{"runs", 0}, {"compared", 0}, {"unsupported", 0}, {"unsupported_reasons", json::object()},
+                                        {"not_supported", e.value("not_supported", json::array())}};
+    for (const char* k : {"runs", "compared", "unsupported"})
+      external[k] = external[k].get<int64_t>() + e.value(k, int64_t{0});
+    const json reasons = e.value("unsupported_reasons", json::object());
+    for (auto it = reasons.begin(); it != reasons.end(); ++it)
+      if (it.value().is_number())
+        external["unsupported_reasons"][it.key()] =
+            external["unsupported_reasons"].value(it.key(), int64_t{0}) + it.value().get<int64_t>();
+  }
+  if (!external.is_null()) state["external"] = external;
 
   json campaign = srcs[0].campaign;
   campaign["seed"] = seed;

@@ -186,5 +186,35 @@ TEST(Merge, SameShardTwiceCountsOnce) {
   EXPECT_EQ(st["findings"], of_shard(0, 2).size());
 }
 
+TEST(Merge, ExternalRunsAreSummedAndReported) {
+  const std::string root = fresh_dir("merge-external");
+  const std::string s0 = root + "/s0", s1 = root + "/s1", out = root + "/merged";
+  write_campaign(s0, "0/2", {}, 6, 0, 6, {}, "shard0");
+  write_campaign(s1, "1/2", {}, 6, 0, 6, {}, "shard1");
+  const json note = json::array({"not supported by thunder 0.2.6: fill_, sigmoid_"});
+  for (const auto& [d, e] : std::vector<std::pair<std::string, json>>{
+           {s0, {{"runs", 6}, {"compared", 4}, {"unsupported", 1}, {"unsupported_reasons", {{"thunder: X", 1}}}}},
+           {s1, {{"runs", 6}, {"compared", 5}, {"unsupported", 1}, {"unsupported_reasons", {{"thunder: X", 1}}}}}}) {
+    json st = read_json(d + "/state.json");
+    st["external"] = e;
+    st["external"]["not_supported"] = note;
+    fuzz::write_atomic(d + "/state.json", st.dump());
+    json c = read_json(d + "/campaign.json");
+    c["not_supported"] = note;
+    fuzz::write_atomic(d + "/campaign.json", c.dump());
+  }
+  merge_campaigns({s0, s1}, out);
+  const json e = read_json(out + "/state.json")["external"];
+  EXPECT_EQ(e["runs"], 12);
+  EXPECT_EQ(e["compared"], 9);
+  EXPECT_EQ(e["unsupported"], 2);
+  EXPECT_EQ(e["unsupported_reasons"]["thunder: X"], 2);
+  const std::string md = slurp(out + "/report.md");
+  EXPECT_NE(md.find("external strategies: 9 of 12 runs reached a value comparison (75.0%), 2 unsupported"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("not supported by thunder 0.2.6: fill_, sigmoid_ (left out of the generated programs)"),
+            std::string::npos) << md;
+}
+
 }  // namespace
 }  // namespace af::reports
