@@ -589,7 +589,10 @@ void resolve_capabilities(CampaignOptions& o) {
   for (const auto& s : o.strategies) {
     const double t0 = now_s();
     const oracles::Capabilities c = oracles::probe_capabilities(s);
-    if (!c.available) continue;  // not installed: the strategy is skipped (check.h)
+    if (!c.available) {  // not installed (the strategy is skipped, check.h), or the probe could not start
+      if (!o.quiet) std::fprintf(stderr, "aliasfuzz fuzz: no capability probe of %s: %s\n", s.c_str(), c.error.c_str());
+      continue;
+    }
     for (const auto& [op, why] : c.unsupported) o.gen.op_weights[op] = 0.0;
     const std::string note = oracles::capabilities_summary(c);
     if (!note.empty()) o.not_supported.push_back(note);
