@@ -5,6 +5,7 @@
 #include "ir/analysis.h"
 #include "oracles/eager.h"
 #include "schedulers/schedulers.h"
+#include "schedulers/ua_fixes.h"
 
 namespace af::fuzz {
 
@@ -16,7 +17,14 @@ double now_us() {
 }  // namespace
 
 std::vector<CompareRow> compare_strategies(const CompareOptions& o) {
-  const std::vector<std::string> strategies = o.strategies.empty() ? schedulers::strategy_names() : o.strategies;
+  // By default every strategy, and Thunder's rule with each fix alone next
+  // to it, so the table shows which fix removes which divergences.
+  std::vector<std::string> strategies = o.strategies;
+  if (strategies.empty()) {
+    strategies = schedulers::strategy_names();
+    for (const auto& f : schedulers::ua_fix_names())
+      if (f != "dedupe" && f != "min") strategies.push_back("update_aliases+" + f);
+  }
   std::vector<CompareRow> rows;
   for (const auto& s : strategies)
     for (const auto& r : o.reorders)

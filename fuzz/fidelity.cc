@@ -31,6 +31,11 @@ Outcome outcome_of(const std::optional<RunRecord>& r) {
     o.what = "no run";
     return o;
   }
+  if (!r->unsupported.empty()) {
+    o.raised = o.unsupported = true;
+    o.what = r->unsupported;
+    return o;
+  }
   std::string err = r->error;
   if (err.empty() && r->mismatch && (r->mismatch->observable == "error" || r->mismatch->observable == "schedule"))
     err = r->mismatch->what;
@@ -39,9 +44,7 @@ Outcome outcome_of(const std::optional<RunRecord>& r) {
     o.what = err;
     const size_t colon = err.find(": ");
     const std::string type = colon == std::string::npos ? "" : err.substr(0, colon);
-    for (const char* pat : {"NotImplementedError", "not supported", "not registered", "AttributeError", "is not supported"})
-      o.unsupported = o.unsupported || err.find(pat) != std::string::npos;
-    (void)type;
+    o.unsupported = oracles::is_unsupported_error(type, colon == std::string::npos ? err : err.substr(colon + 2));
     return o;
   }
   o.diverged = !r->agree;
@@ -78,10 +81,13 @@ FidelityResult measure_fidelity(const FidelityOptions& o) {
   FidelityResult res;
   GenOptions g = o.gen;
   const std::vector<std::string> reals{"thunder", "thunder-dataflow"};
-  // Ops (and spellings of our PyTorch bridge) Thunder 0.2.6 refuses, as
-  // its capability probe measured them: nothing to predict there.
-  for (const char* op : {"alias", "as_strided", "clone", "fill_", "sigmoid_", "slice"}) g.op_weights[op] = 0;
-  res.excluded = "alias, as_strided, clone, fill_, sigmoid_, slice (refused by thunder 0.2.6 as we spell them)";
+  // Ops the real systems refuse (their capability probes): nothing to predict there.
+  for (const auto& r : reals) {
+    auto caps = oracles::probe_capabilities(r);
+    for (const auto& [op, w] : oracles::unsupported_op_weights(r)) g.op_weights[op] = w;
+    const std::string s = oracles::capabilities_summary(caps);
+    if (!s.empty() && res.excluded.find(s) == std::string::npos) res.excluded += (res.excluded.empty() ? "" : "; ") + s;
+  }
   // Pairs: the model under the policy matching each real mode, and under
   // any of K random reorders (an upper bound: every order the rule allows).
   struct Model { std::string name; std::vector<RunSpec> specs; };

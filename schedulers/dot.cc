@@ -1,5 +1,8 @@
 // Graphviz text of a schedule and the commented .af text of its program.
+#include <algorithm>
 #include <sstream>
+
+#include "ir/geometry.h"
 
 #include "ir/text.h"
 #include "schedulers/schedulers.h"
@@ -32,6 +35,54 @@ std::string stmt_text(const ir::Program& p, int j) {
 
 }  // namespace
 
+std::vector<std::pair<int, int>> unordered_hazards(const Schedule& s) {
+  std::vector<std::pair<int, int>> out;
+  if (!s.analysis) return out;
+  const auto& an = *s.analysis;
+  const int n = static_cast<int>(s.program.stmts.size());
+  // reach[a][b]: a path a -> ... -> b in the DAG (programs are small).
+  std::vector<std::vector<int>> succ(n);
+  for (const auto& e : s.edges) succ[e.from].push_back(e.to);
+  std::vector<std::vector<bool>> reach(n, std::vector<bool>(n, false));
+  for (int a = 0; a < n; ++a) {
+    std::vector<int> stack{a};
+    while (!stack.empty()) {
+      const int v = stack.back();
+      stack.pop_back();
+      for (int w : succ[v])
+        if (!reach[a][w]) { reach[a][w] = true; stack.push_back(w); }
+    }
+  }
+  auto tensors = [&](int j) {
+    std::vector<int> v;
+    for (const auto& a : s.program.stmts[j].args) {
+      if (a.kind == ir::Arg::Tensor) v.push_back(static_cast<int>(a.i));
+      else if (a.kind == ir::Arg::TensorList)
+        for (auto x : a.list) v.push_back(static_cast<int>(x));
+    }
+    return v;
+  };
+  auto reads_data = [&](int j) {
+    const auto c = ir::op_info(s.program.stmts[j].op).cls;
+    return c != ir::OpClass::View && c != ir::OpClass::Meta;
+  };
+  for (int w = 0; w < n; ++w) {
+    const auto& st = s.program.stmts[w];
+    if (!ir::is_inplace(st.op)) continue;
+    const auto& dst = an.values[st.args[0].i];
+    for (int r = 0; r < n; ++r) {
+      if (r == w || !reads_data(r) || reach[r][w] || reach[w][r]) continue;
+      bool hit = false;
+      for (int v : tensors(r))
+        hit = hit || (an.values[v].storage == dst.storage && ir::shares_any_element(an.values[v].g, dst.g));
+      if (hit) out.emplace_back(std::min(r, w), std::max(r, w));
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 std::string to_dot(const Schedule& s) {
   std::ostringstream o;
   o << "digraph schedule {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n";
@@ -51,11 +102,16 @@ std::string to_dot(const Schedule& s) {
     }
     o << "  }\n";
   }
+  // Solid: dataflow over (renamed) values; dashed blue: ordering edges the
+  // strategy added (write-after-read, write-backs); dotted red: hazards.
   for (const auto& e : s.edges) {
     o << "  n" << e.from << " -> n" << e.to;
-    if (e.added) o << " [style=dashed, color=red]";
+    if (e.added) o << " [style=dashed, color=blue]";
     o << ";\n";
   }
+  for (const auto& h : unordered_hazards(s))
+    o << "  n" << h.first << " -> n" << h.second
+      << " [dir=none, style=dotted, color=red, penwidth=2, label=\"hazard\", fontcolor=red];\n";
   o << "}\n";
   return o.str();
 }

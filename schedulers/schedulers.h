@@ -56,7 +56,12 @@ struct RunOutcome {
 RunOutcome run_and_compare(const ir::Program& p, const ir::Analysis& an, const oracles::Observables& expected,
                            const Options& o);
 
-// Graphviz text of a schedule: nodes in order, dataflow vs added edges,
+// Pairs (a, b), a < b, of a statement that writes in place and one that
+// reads some of the same storage elements, with no path between them in
+// the schedule's DAG: the order a policy picks decides what the read sees.
+std::vector<std::pair<int, int>> unordered_hazards(const Schedule& s);
+// Graphviz text of a schedule: nodes in order, dataflow edges (solid),
+// strategy ordering edges (dashed blue), unordered hazards (dotted red),
 // regions as clusters.
 std::string to_dot(const Schedule& s);
 // The transformed program followed by comment lines giving the order and

@@ -230,6 +230,26 @@ TEST(Mutants, FusionStaleCopyReachesTheUpdateAliasesFamily) {
   }
 }
 
+// dot marks reads left unordered with a write to the same elements: the
+// rule leaves sigmoid(x0) and mul(t0, x0) unordered with div_(x0); the
+// fixed variants order every such pair, on every hand-written program.
+TEST(Dot, MarksUnorderedReadWritePairs) {
+  Case c = load("aliasfuzz 1\nstorage s f32[4] = iota(1, 1)\ninput x0 = s\nt0 = sigmoid(x0)\nmul_(t0, x0)\n"
+                "div_(x0, 2.0)\nreturn t0\n");
+  auto rule = make_schedule(c.p, c.an, Options{"update_aliases", "", "program", "none"});
+  ASSERT_TRUE(rule.ok());
+  EXPECT_EQ(unordered_hazards(*rule).size(), 2u);
+  EXPECT_NE(to_dot(*rule).find("hazard"), std::string::npos);
+  for (const char* f : kPrograms) {
+    Case k = load(slurp(testdata(f)));
+    for (const char* st : {"eager", "functionalize", "update_aliases-ordered", "update_aliases-min"}) {
+      auto sc = make_schedule(k.p, k.an, Options{st, "", "program", "none"});
+      ASSERT_TRUE(sc.ok());
+      EXPECT_TRUE(unordered_hazards(*sc).empty()) << f << " " << st;
+    }
+  }
+}
+
 TEST(Mutants, DceDropsSetitem) {
   Case c = load(slurp(testdata("setitem_views.af")));
   EXPECT_FALSE(run(c, "eager", "program", "none", "dce-drops-outputless").agree);

@@ -13,7 +13,10 @@
 // are replaced by the first input of their storage: uses of a later input
 // read the first one, through `reshape(first, sizes)` inserted before its
 // first use when the sizes differ. Offsets and strides are ignored, exactly
-// as Thunder ignores them: `x1 = s[4:6]` becomes `s[0:2]`. The inserted
+// as Thunder ignores them: `x1 = s[4:6]` becomes `s[0:2]`. The storage
+// groups index every input, but are applied to the used inputs only
+// (Thunder's computation trace drops unused arguments), so an unused input
+// shifts the replacement onto other inputs. The inserted
 // reshape is a prim in Thunder, not one of ltorch's view-creating symbols,
 // so pass 2 does not put it in a view group. Fix `inputs` skips this pass
 // and starts every storage's inputs in one group instead.
@@ -109,10 +112,40 @@ Pass1 replace_aliased_inputs(const ir::Program& p) {
     const auto& in = p.inputs[k];
     return in.whole ? ir::Shape{p.storages[in.storage].numel} : in.sizes;
   };
+  // Thunder groups the *function's* arguments by storage (every input, in
+  // signature order), but applies the groups' indices to the arguments of
+  // the computation trace, which holds only the inputs the program uses.
+  // When an unused input comes first, the indices point at other inputs
+  // (even on other storages), and an index past the end is an IndexError.
+  std::vector<bool> used(nin, false);
+  for (const auto& st : p.stmts)
+    for_each_tensor_arg(st, [&](int v) { if (v < nin) used[v] = true; });
+  for (int v : p.returns)
+    if (v < nin) used[v] = true;
+  std::vector<int> flat;  // the computation trace's arguments
+  for (int k = 0; k < nin; ++k)
+    if (used[k]) flat.push_back(k);
+  std::vector<std::vector<int>> groups;
   for (int k = 0; k < nin; ++k) {
     int& f = first_of_storage[p.inputs[k].storage];
-    if (f < 0) f = k;
-    else replaced_by[k] = f;
+    if (f < 0) {
+      f = static_cast<int>(groups.size());
+      groups.emplace_back();
+    }
+    groups[f].push_back(k);
+  }
+  for (const auto& idx : groups) {
+    if (idx.size() < 2) continue;  // only storages shared by several inputs
+    if (idx[0] >= static_cast<int>(flat.size())) {
+      r.error = std::string(kThunderRaises) + ": IndexError in replace_args_with_alias_map (alias index " +
+                std::to_string(idx[0]) + " of input " + p.inputs[idx[0]].name + ", but the computation trace has " +
+                std::to_string(flat.size()) + " arguments)";
+      r.program = p;
+      return r;
+    }
+    const int rep = flat[idx[0]];
+    for (size_t i = 1; i < idx.size(); ++i)
+      if (idx[i] < static_cast<int>(flat.size()) && flat[idx[i]] != rep) replaced_by[flat[idx[i]]] = rep;
   }
   Builder b(p);
   b.tolerate_overlap();
