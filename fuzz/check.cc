@@ -69,9 +69,10 @@ std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::ve
     }
     // Mostly random topological orders (they find ordering bugs); the
     // named policies now and then.
-    const uint64_t pick = h % 10;
+    // (thunder-dataflow: the order real Thunder's dataflow fusion runs in.)
+    const uint64_t pick = h % 11;
     if (pick < 6) r.reorder = "random:" + std::to_string((h >> 8) % 1000000);
-    else r.reorder = std::vector<std::string>{"fusion", "asap", "alap", "program"}[pick - 6];
+    else r.reorder = std::vector<std::string>{"fusion", "asap", "alap", "program", "thunder-dataflow"}[pick - 6];
     r.fusion = kFusion[(h >> 40) % 3];
     if (m == "fusion-stale-copy" && r.fusion == std::string("none")) r.fusion = "greedy";  // needs fused regions
     specs.push_back(r);
