@@ -1,10 +1,22 @@
 // aliasfuzz fuzz: a campaign (see fuzz/campaign.h) and its reports.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <ctime>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "fuzz/campaign.h"
 #include "fuzz/check.h"
+#include "oracles/external.h"
 #include "reports/report.h"
+#include "schedulers/schedulers.h"
 #include "tools/commands.h"
 
 namespace af::tools {
@@ -14,21 +26,101 @@ namespace {
 struct FuzzArgs {
   fuzz::CampaignOptions o;
   std::string shard = "0/1";
-  bool seed_given = false;
+  std::string seed;        // parsed strictly (CLI11 would wrap "-1" into 2^64-1)
+  std::string fail_on = "bugs";
 };
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+// Every option checked before any work (exit 2 with the valid values).
+std::string invalid_options(FuzzArgs& a) {
+  fuzz::CampaignOptions& o = a.o;
+  for (const auto& s : o.strategies) {
+    schedulers::Options so;
+    so.strategy = s;
+    if (schedulers::check_options(so) && !oracles::is_external_strategy(s))
+      return "unknown strategy '" + s + "' (valid: " + join(schedulers::strategy_names()) +
+             ", update_aliases+FIX[+FIX...], or an external one: thunder, thunder-dataflow, thunder-no-alias-updates, "
+             "torch-functionalize)";
+  }
+  for (const auto& m : o.injects) {
+    const auto& ms = schedulers::mutant_names();
+    if (std::find(ms.begin(), ms.end(), m) == ms.end()) return "unknown mutant '" + m + "' (valid: " + join(ms) + ")";
+  }
+  if (!(o.time_s > 0)) return "--time must be > 0 seconds";
+  if (o.programs < -1) return "--programs must be >= 0";
+  if (o.jobs < 1 || o.jobs > 1024) return "--jobs must be in 1..1024";
+  if (!(o.case_timeout_s > 0)) return "--case-timeout must be > 0 seconds";
+  if (!(o.minimize_s >= 0)) return "--minimize-time must be >= 0";
+  if (o.gen.size < 1 || o.gen.size > 9000) return "--size must be in 1..9000";
+  if (a.fail_on != "bugs" && a.fail_on != "any") return "--fail-on takes bugs or any";
+  if (!a.seed.empty()) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long v = std::strtoull(a.seed.c_str(), &end, 10);
+    if (a.seed[0] == '-' || a.seed[0] == '+' || errno || !end || *end) return "--seed takes an integer in 0..2^64-1";
+    o.seed = v;
+  }
+  if (std::sscanf(a.shard.c_str(), "%d/%d", &o.shard_i, &o.shard_n) != 2 || o.shard_n < 1 || o.shard_i < 0 ||
+      o.shard_i >= o.shard_n)
+    return "--shard takes i/N with 0 <= i < N";
+  if (!fuzz::target_available(o.target)) return "unknown or unavailable target '" + o.target + "' (valid: interp, host, ptx, cuda)";
+  return "";
+}
+
+// One writer per campaign folder: an exclusive flock on OUT/campaign.lock,
+// held until the process (and its workers) exit, even by kill -9. A second
+// writer is refused, naming the holder.
+bool lock_folder(const std::string& out) {
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  const std::string path = out + "/campaign.lock";
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    std::cerr << "aliasfuzz fuzz: cannot open " << path << ": " << std::strerror(errno) << "\n";
+    return false;
+  }
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    char buf[256] = {0};
+    const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+    std::string holder = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "another process";
+    while (!holder.empty() && holder.back() == '\n') holder.pop_back();
+    std::cerr << "aliasfuzz fuzz: " << out << " is in use by " << holder << " (one writer per campaign folder)\n";
+    ::close(fd);
+    return false;
+  }
+  char host[256] = {0};
+  ::gethostname(host, sizeof host - 1);
+  const std::string me = "pid " + std::to_string(::getpid()) + " on " + host + "\n";
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, me.data(), me.size(), 0) < 0) {
+    // the lock holds even without the note
+  }
+  return true;  // fd stays open: the lock lives as long as the process
+}
 
 int run(FuzzArgs& a) {
   fuzz::CampaignOptions& o = a.o;
-  if (std::sscanf(a.shard.c_str(), "%d/%d", &o.shard_i, &o.shard_n) != 2) {
-    std::cerr << "aliasfuzz fuzz: --shard takes i/N\n";
+  if (auto e = invalid_options(a); !e.empty()) {
+    std::cerr << "aliasfuzz fuzz: " << e << "\n";
     return 2;
   }
-  if (!fuzz::target_available(o.target)) {
-    std::cerr << "aliasfuzz fuzz: unknown or unavailable target '" << o.target << "' (valid: interp, host, ptx, cuda)\n";
+  if (o.resume && o.out.empty()) {
+    std::cerr << "aliasfuzz fuzz: --resume needs the campaign's --out\n";
     return 2;
   }
-  if (!a.seed_given && !o.resume) o.seed = static_cast<uint64_t>(std::time(nullptr));
+  if (o.resume && a.seed.empty()) {
+    // The campaign's own seed (campaign.json), not the default.
+    std::ifstream f(o.out + "/campaign.json");
+    nlohmann::json c = nlohmann::json::parse(f, nullptr, false);
+    if (c.is_object() && c.contains("seed") && c["seed"].is_number_unsigned()) o.seed = c["seed"].get<uint64_t>();
+  }
+  if (a.seed.empty() && !o.resume) o.seed = static_cast<uint64_t>(std::time(nullptr));
   if (o.out.empty()) o.out = "runs/fuzz-" + std::to_string(o.seed) + (o.shard_n > 1 ? "-shard" + std::to_string(o.shard_i) : "");
+  if (!lock_folder(o.out)) return 2;
   std::cerr << "aliasfuzz fuzz: seed " << o.seed << ", shard " << o.shard_i << "/" << o.shard_n << ", "
             << (o.programs >= 0 ? std::to_string(o.programs) + " programs" : std::to_string(o.time_s) + " s")
             << ", jobs " << o.jobs << ", target " << o.target << ", out " << o.out << "\n";
@@ -53,6 +145,10 @@ int run(FuzzArgs& a) {
               << " runs reached a value comparison, " << s.unsupported << " unsupported (not findings)\n";
   for (const auto& n : s.not_supported) std::cout << n << " (left out of the generated programs)\n";
   std::cout << "findings: " << o.out << "/findings/\n";
+  // 1: bugs in aliasfuzz itself (must-agree findings) or crashes; with
+  // --fail-on any, any finding (a compiler's own CI).
+  if (s.must_agree_buckets > 0 || s.crashes > 0) return 1;
+  if (a.fail_on == "any" && s.buckets > 0) return 1;
   return 0;
 }
 
@@ -63,7 +159,9 @@ void register_fuzz(CLI::App& app, int* status) {
   auto* c = app.add_subcommand("fuzz", "run a differential fuzz campaign");
   c->add_option("--time", a->o.time_s, "seconds to run (default 60)");
   c->add_option("--programs", a->o.programs, "check programs [0, N) instead of running for a time");
-  c->add_option("--seed", a->o.seed, "campaign seed (default: the clock; printed)")->each([a](const std::string&) { a->seed_given = true; });
+  c->add_option("--seed", a->seed, "campaign seed, 0..2^64-1 (default: the clock; printed)");
+  c->add_option("--fail-on", a->fail_on,
+                "exit 1 on: bugs (must-agree findings or crashes; default) or any (any finding)");
   c->add_option("--jobs", a->o.jobs, "worker processes");
   c->add_option("--strategy", a->o.strategies, "strategies (repeatable; default: must-agree and under-study)");
   c->add_option("--inject", a->o.injects, "bug-zoo mutants to run too (repeatable)");

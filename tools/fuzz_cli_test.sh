@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The command-line contract of `aliasfuzz fuzz`: every bad option is exit 2
+# before any work; one writer per campaign folder (a real second process is
+# refused while the first holds the lock, and accepted after); exit 1 with
+# --fail-on any when something was found, 0 for under-study findings only;
+# --resume without --seed takes the campaign's seed.
+set -uo pipefail
+A=tools/aliasfuzz
+T=${TEST_TMPDIR:-$(mktemp -d)}
+fail=0
+check() {  # check NAME EXPECTED_STATUS CMD...
+  local name=$1 want=$2; shift 2
+  "$@" > "$T/out" 2> "$T/err"
+  local got=$?
+  if [[ $got -ne $want ]]; then
+    echo "FAIL $name: exit $got, wanted $want"; cat "$T/out" "$T/err"; fail=1
+  else
+    echo "ok   $name"
+  fi
+}
+for bad in "--strategy bogus" "--inject bogus" "--time -1" "--time 0" "--seed -1" "--seed 12x" "--case-timeout 0" \
+           "--jobs 0" "--shard 3/2" "--shard x" "--fail-on maybe" "--size 0" "--target tpu" "--programs -5"; do
+  # shellcheck disable=SC2086
+  check "rejects $bad" 2 $A fuzz $bad --out "$T/bad" --quiet
+done
+[[ ! -e "$T/bad/state.json" ]] || { echo "FAIL a rejected campaign wrote state"; fail=1; }
+
+check "under-study findings only: exit 0" 0 $A fuzz --inject fn-per-input-base --programs 200 --seed 2 --out "$T/m0" --quiet --minimize-time 0
+grep -q "findings in [1-9]" "$T/out" || { echo "FAIL expected findings"; cat "$T/out"; fail=1; }
+check "--fail-on any: exit 1" 1 $A fuzz --inject fn-per-input-base --programs 200 --seed 2 --out "$T/m1" --quiet --minimize-time 0 --fail-on any
+
+# The lock, with two real processes.
+$A fuzz --time 6 --seed 9 --out "$T/lk" --quiet --minimize-time 0 > /dev/null 2>&1 &
+first=$!
+for _ in $(seq 50); do [[ -s "$T/lk/campaign.lock" ]] && break; sleep 0.1; done
+check "second writer refused" 2 $A fuzz --time 1 --out "$T/lk" --quiet
+grep -q "in use by pid $first" "$T/err" || { echo "FAIL holder not named"; cat "$T/err"; fail=1; }
+wait "$first"
+check "resume after the holder exits" 0 $A fuzz --resume --time 1 --out "$T/lk" --quiet --minimize-time 0
+grep -q "seed 9" "$T/out" || { echo "FAIL --resume without --seed did not take the campaign's seed"; cat "$T/out"; fail=1; }
+exit $fail
