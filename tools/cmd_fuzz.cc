@@ -28,6 +28,7 @@ struct FuzzArgs {
   std::string shard = "0/1";
   std::string seed;        // parsed strictly (CLI11 would wrap "-1" into 2^64-1)
   std::string fail_on = "bugs";
+  bool check_only = false;  // validate the options and exit (aliasfuzz slurm uses it)
 };
 
 std::string join(const std::vector<std::string>& v) {
@@ -108,6 +109,7 @@ int run(FuzzArgs& a) {
     std::cerr << "aliasfuzz fuzz: " << e << "\n";
     return 2;
   }
+  if (a.check_only) return 0;
   if (o.resume && o.out.empty()) {
     std::cerr << "aliasfuzz fuzz: --resume needs the campaign's --out\n";
     return 2;
@@ -160,6 +162,7 @@ void register_fuzz(CLI::App& app, int* status) {
   c->add_option("--time", a->o.time_s, "seconds to run (default 60)");
   c->add_option("--programs", a->o.programs, "check programs [0, N) instead of running for a time");
   c->add_option("--seed", a->seed, "campaign seed, 0..2^64-1 (default: the clock; printed)");
+  c->add_flag("--check-options", a->check_only, "only validate the options (exit 0 or 2)");
   c->add_option("--fail-on", a->fail_on,
                 "exit 1 on: bugs (must-agree findings or crashes; default) or any (any finding)");
   c->add_option("--jobs", a->o.jobs, "worker processes");

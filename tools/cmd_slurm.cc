@@ -198,6 +198,16 @@ int run(SlurmArgs& a) {
   for (const auto& o : a.fuzz_options) fuzz_args.push_back(o);
   std::string fuzz_line;
   for (const auto& s : fuzz_args) fuzz_line += " " + q(s);
+  {
+    // Every task would fail on a bad fuzz option: the binary the tasks run
+    // checks them here first (its message on stderr).
+    const std::string check = q(bin) + " fuzz" + fuzz_line + " --shard 0/" + std::to_string(a.array) +
+                              " --out " + q(d) + "/shard-0 --check-options";
+    if (std::system(check.c_str()) != 0) {
+      std::cerr << "aliasfuzz slurm: the fuzz options above are invalid; no scripts written\n";
+      return 2;
+    }
+  }
 
   const std::string n = std::to_string(a.array);
   const std::string name = "aliasfuzz-" + a.seed;

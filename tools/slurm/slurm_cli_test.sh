@@ -30,7 +30,7 @@ done
 cmp -s "$bin" "$T/p/slurm/bin/aliasfuzz" || fail "the binary copy differs from the binary"
 
 # ---- usage errors --------------------------------------------------------------
-for bad in "--array 0 --out $T/x" "--array 2 --out $T/x --submit --print" "--array 2 --out $T/x --seed -3"; do
+for bad in "--array 0 --out $T/x" "--array 2 --out $T/x --fuzz-option=--bogus" "--array 2 --out $T/x --strategy bogus" "--array 2 --out $T/x --submit --print" "--array 2 --out $T/x --seed -3"; do
   set +e; "$bin" slurm $bad >/dev/null 2>&1; rc=$?; set -e
   [[ $rc -eq 2 ]] || fail "aliasfuzz slurm $bad: status $rc, want 2"
 done
