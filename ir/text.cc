@@ -190,8 +190,9 @@ class Parser {
       if (lx.accept(']')) return std::nullopt;
       for (;;) {
         RawArg item;
+        // Checked before recursing: `[[[[...` must not grow the stack.
+        if (lx.accept('[')) return syntax(line, "nested lists are not allowed");
         if (auto e = arg(lx, line, &item)) return e;
-        if (item.kind == RawArg::List) return syntax(line, "nested lists are not allowed");
         a->items.push_back(std::move(item));
         if (lx.accept(']')) return std::nullopt;
         if (!lx.accept(',')) return syntax(line, "expected ',' or ']' in a list");

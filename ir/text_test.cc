@@ -177,4 +177,15 @@ TEST(Text, TruncatedAndCorruptedNeverCrash) {
 }
 
 }  // namespace
+// Hostile input: 200,000 nested '[' is a syntax error with its line, not a
+// stack overflow.
+TEST(Text, DeepNestingIsASyntaxError) {
+  const std::string text = "aliasfuzz 1\nstorage s0 f32[4] = full(1)\ninput x = s0\ny = view(x, " +
+                           std::string(200000, '[') + ")\n";
+  auto p = parse_and_validate(text);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().kind, ErrorKind::Syntax);
+  EXPECT_EQ(p.error().line, 4);
+}
+
 }  // namespace af::ir
