@@ -424,9 +424,33 @@ std::string format_float32(float v) {
   return s;
 }
 
+namespace {
+// Error messages quote the input; invalid UTF-8 in them would break every
+// JSON writer downstream, so such bytes are shown as \xNN.
+std::string printable_utf8(const std::string& s) {
+  std::string o;
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    bool ok = n > 0 && i + n <= s.size() && !(n == 1 && c < 0x20 && c != '\t');
+    for (size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(s[i + k]) >> 6) == 2;
+    if (ok) {
+      o.append(s, i, n);
+      i += n;
+    } else {
+      o += fmt::format("\\x{:02X}", c);
+      ++i;
+    }
+  }
+  return o;
+}
+}  // namespace
+
 Result<Program> parse(const std::string& text, const Limits& limits) {
   Parser p(limits);
-  return p.run(text);
+  auto r = p.run(text);
+  if (!r) return Error{r.error().kind, r.error().line, printable_utf8(r.error().message)};
+  return r;
 }
 
 std::string print(const Program& p) {

@@ -188,4 +188,13 @@ TEST(Text, DeepNestingIsASyntaxError) {
   EXPECT_EQ(p.error().line, 4);
 }
 
+// Error messages quote the input: invalid UTF-8 is shown as \xNN (every
+// JSON writer downstream needs valid UTF-8).
+TEST(Text, InvalidUtf8InAnErrorMessageIsEscaped) {
+  auto p = parse_and_validate("aliasfuzz 1\nstorage s0 f32[4] = full(1)\ninput x = s0\ny = view(x, \xff\xfe)\n");
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.error().message.find("\\xFF"), std::string::npos) << p.error().message;
+  for (unsigned char c : p.error().message) EXPECT_LT(c, 0x80) << p.error().message;
+}
+
 }  // namespace af::ir
