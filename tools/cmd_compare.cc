@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -36,6 +37,15 @@ int run(CompareArgs& a) {
     std::cerr << "aliasfuzz compare: target '" << a.target << "' is not available here (valid: interp)\n";
     return 2;
   }
+  if (a.out.empty()) a.out = "runs/compare-" + std::to_string(a.o.seed);
+  try {  // a folder we cannot write is a usage error before the work, not an abort after it
+    fuzz::make_dirs(a.out);
+    fuzz::write_atomic(a.out + "/.writable", "");
+    std::filesystem::remove(a.out + "/.writable");
+  } catch (const std::exception& e) {
+    std::cerr << "aliasfuzz compare: cannot write to " << a.out << ": " << e.what() << "\n";
+    return 2;
+  }
   std::cerr << "aliasfuzz compare: seed " << a.o.seed << ", " << a.o.programs << " programs\n";
   auto rows = fuzz::compare_strategies(a.o);
   nlohmann::json j = nlohmann::json::array();
@@ -49,16 +59,19 @@ int run(CompareArgs& a) {
   }
   const std::string md = markdown(a.o, rows);
   std::cout << md;
-  if (a.out.empty()) a.out = "runs/compare-" + std::to_string(a.o.seed);
-  fuzz::make_dirs(a.out);
   std::vector<std::pair<std::string, double>> bars;
   for (const auto& r : rows)
     if (r.reorder == "fusion" && r.fusion == "greedy") bars.push_back({r.strategy, r.regions});
-  fuzz::write_atomic(a.out + "/compare.md", md);
-  fuzz::write_atomic(a.out + "/compare.json",
-                     nlohmann::json{{"seed", a.o.seed}, {"programs", a.o.programs}, {"rows", j}}.dump(2) + "\n");
-  fuzz::write_atomic(a.out + "/compare.svg",
-                     reports::svg::bar_chart("Mean regions per program (reorder fusion, fusion greedy)", bars, "regions"));
+  try {
+    fuzz::write_atomic(a.out + "/compare.md", md);
+    fuzz::write_atomic(a.out + "/compare.json",
+                       nlohmann::json{{"seed", a.o.seed}, {"programs", a.o.programs}, {"rows", j}}.dump(2) + "\n");
+    fuzz::write_atomic(a.out + "/compare.svg",
+                       reports::svg::bar_chart("Mean regions per program (reorder fusion, fusion greedy)", bars, "regions"));
+  } catch (const std::exception& e) {
+    std::cerr << "aliasfuzz compare: cannot write " << a.out << ": " << e.what() << "\n";
+    return 2;
+  }
   std::cerr << "aliasfuzz compare: wrote " << a.out << "/compare.{md,json,svg}\n";
   return 0;
 }

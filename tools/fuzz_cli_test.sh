@@ -3,7 +3,8 @@
 # before any work; one writer per campaign folder (a real second process is
 # refused while the first holds the lock, and accepted after); exit 1 with
 # --fail-on any when something was found, 0 for under-study findings only;
-# --resume without --seed takes the campaign's seed.
+# --resume without --seed takes the campaign's seed; compare --out that
+# cannot be written is exit 2.
 set -uo pipefail
 A=tools/aliasfuzz
 T=${TEST_TMPDIR:-$(mktemp -d)}
@@ -38,4 +39,9 @@ grep -q "in use by pid $first" "$T/err" || { echo "FAIL holder not named"; cat "
 wait "$first"
 check "resume after the holder exits" 0 $A fuzz --resume --time 1 --out "$T/lk" --quiet --minimize-time 0
 grep -q "seed 9" "$T/out" || { echo "FAIL --resume without --seed did not take the campaign's seed"; cat "$T/out"; fail=1; }
+# compare --out that cannot be written: exit 2 before the work (root may
+# write read-only folders, so the folder sits under a regular file).
+touch "$T/file"
+check "compare --out unwritable" 2 $A compare --programs 3 --out "$T/file/sub"
+grep -q "cannot write" "$T/err" || { echo "FAIL compare did not say why"; cat "$T/err"; fail=1; }
 exit $fail
