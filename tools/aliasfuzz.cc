@@ -10,14 +10,24 @@
 namespace af::tools {
 
 bool read_file(const std::string& path, std::string* out) {
+  // A program of the largest size the limits allow (10,000 ops, storages of
+  // 2^22 listed values) is well under this; /dev/zero or a wrong file is not.
+  constexpr size_t kMaxInput = size_t{256} << 20;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     std::cerr << "aliasfuzz: cannot read " << path << "\n";
     return false;
   }
-  std::ostringstream s;
-  s << in.rdbuf();
-  *out = s.str();
+  out->clear();
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    out->append(buf, static_cast<size_t>(in.gcount()));
+    if (out->size() > kMaxInput) {
+      std::cerr << "aliasfuzz: " << path << " is larger than 256 MiB (limit for an input file)\n";
+      out->clear();
+      return false;
+    }
+  }
   return true;
 }
 

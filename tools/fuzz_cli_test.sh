@@ -44,4 +44,6 @@ grep -q "seed 9" "$T/out" || { echo "FAIL --resume without --seed did not take t
 touch "$T/file"
 check "compare --out unwritable" 2 $A compare --programs 3 --out "$T/file/sub"
 grep -q "cannot write" "$T/err" || { echo "FAIL compare did not say why"; cat "$T/err"; fail=1; }
+check "run /dev/zero stops at the input limit" 2 $A run /dev/zero
+grep -q "larger than" "$T/err" || { echo "FAIL no input-size message"; cat "$T/err"; fail=1; }
 exit $fail
