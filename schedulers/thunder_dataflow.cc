@@ -8,7 +8,11 @@
 // then `horizontal_merge` walks it breadth-first: a FIFO queue that starts
 // with the roots in trace order; each node taken from the front releases
 // its children (in consumer order) to the back once their last parent has
-// run. The groups come out in that order and the trace is rebuilt in it.
+// run (a node's children: for each of its outputs, that output's consumers
+// in trace order). The groups come out in that order and the trace is
+// rebuilt in it. Thunder orders the members of an update_aliases by Python
+// set iteration (string hashes, randomized per process), so the real order,
+// and a few real outcomes, vary between runs; ours is by value.
 // On the CPU no fusion executor claims our ops, so every group is one
 // symbol and only the breadth-first order remains.
 //
@@ -63,13 +67,34 @@ std::vector<int> thunder_dataflow_order(const std::vector<std::vector<int>>& pre
     }
   }
   // Statement edges from the last node of the producer to the first of the
-  // consumer; children in consumer (statement) order.
+  // consumer. Children in Thunder's order: output by output of the
+  // producer, each output's consumers in trace order (then edges that are
+  // not dataflow, in trace order).
+  std::vector<int> def_out(program.num_values(), -1), def_stmt(program.num_values(), -1);
+  for (int s = 0; s < n; ++s)
+    for (size_t k = 0; k < program.stmts[s].outs.size(); ++k) {
+      def_stmt[program.stmts[s].outs[k]] = s;
+      def_out[program.stmts[s].outs[k]] = static_cast<int>(k);
+    }
+  std::vector<std::vector<std::pair<int, int>>> keyed(nodes);  // (output rank, consumer node)
   for (int s = 0; s < n; ++s)
     for (int u : preds[s]) {
-      children[first[u + 1] - 1].push_back(first[s]);
+      int rank = 1 << 30;
+      for (const auto& a : program.stmts[s].args) {
+        auto see = [&](int64_t v) {
+          if (def_stmt[v] == u) rank = std::min(rank, def_out[v]);
+        };
+        if (a.kind == ir::Arg::Tensor) see(a.i);
+        else if (a.kind == ir::Arg::TensorList)
+          for (auto v : a.list) see(v);
+      }
+      keyed[first[u + 1] - 1].push_back({rank, first[s]});
       remaining[first[s]]++;
     }
-  for (auto& c : children) std::sort(c.begin(), c.end());
+  for (int k = 0; k < nodes; ++k) {
+    std::sort(keyed[k].begin(), keyed[k].end());
+    for (const auto& rc : keyed[k]) children[k].push_back(rc.second);
+  }
   std::deque<int> queue;
   // Roots: statements that read inputs only (released by the unpack roots
   // in trace order), then those with no tensor argument, all in order.
