@@ -56,7 +56,13 @@ std::optional<Error> check_list_limits(const Stmt& st, const Limits& l) {
 Result<Analysis> analyze(const Program& p, const Limits& limits) {
   Analysis an;
   an.values.resize(p.num_values());
-  for (const auto& s : p.storages) an.storage_numel.push_back(s.numel);
+  int64_t total_numel = 0;
+  for (const auto& s : p.storages) {
+    an.storage_numel.push_back(s.numel);
+    total_numel += s.numel;
+  }
+  if (total_numel > limits.max_total_numel)
+    return Error{ErrorKind::Limit, 0, "storages of more than " + std::to_string(limits.max_total_numel) + " elements in all"};
   an.num_declared = static_cast<int>(p.storages.size());
   int next_impl = 0;
   for (size_t k = 0; k < p.inputs.size(); ++k) {
@@ -110,6 +116,10 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
         m.storage = static_cast<int>(an.storage_numel.size());
         m.storage_numel = o.g.numel();
         an.storage_numel.push_back(m.storage_numel);
+        total_numel += m.storage_numel;
+        if (total_numel > limits.max_total_numel)
+          return Error{ErrorKind::Limit, st.line, "storages of more than " + std::to_string(limits.max_total_numel) +
+                                                      " elements in all (declared and made by ops)"};
         an.fresh_storage[si] = m.storage;
         m.impl = next_impl++;
       } else {

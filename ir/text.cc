@@ -126,6 +126,7 @@ class Parser {
   Program p_;
   std::map<std::string, int> values_, storages_;
   int ops_ = 0;
+  int64_t total_numel_ = 0;
 
   Error syntax(int line, const std::string& m) { return Error{ErrorKind::Syntax, line, m}; }
 
@@ -303,6 +304,9 @@ class Parser {
     if (!lx.accept(']') || !lx.accept('=')) return syntax(line, "expected '] = INIT' in the storage declaration");
     if (n > limits_.max_numel) return Error{ErrorKind::Limit, line, "storage of " + std::to_string(n) + " elements exceeds the limit of " + std::to_string(limits_.max_numel)};
     s.numel = n;
+    total_numel_ += n;
+    if (total_numel_ > limits_.max_total_numel)
+      return Error{ErrorKind::Limit, line, "storages of more than " + std::to_string(limits_.max_total_numel) + " elements in all"};
     if (lx.accept('[')) {
       s.init = InitKind::List;
       if (!lx.accept(']')) {

@@ -12,6 +12,9 @@ struct Limits {
   int max_rank = 6;
   int64_t max_numel = int64_t{1} << 22;
   int max_ops = 10000;
+  // Elements of all storages together, declared and made by ops (4 bytes
+  // each: 256 MiB), so that no program can exhaust a worker's memory.
+  int64_t max_total_numel = int64_t{1} << 26;
 };
 
 // Parses the text; checks syntax, names and argument types. Geometry,

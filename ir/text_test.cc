@@ -197,4 +197,21 @@ TEST(Text, InvalidUtf8InAnErrorMessageIsEscaped) {
   for (unsigned char c : p.error().message) EXPECT_LT(c, 0x80) << p.error().message;
 }
 
+// All storages together are capped (declared ones when parsing, fresh
+// results of ops when analyzing): 200 storages of 2^22 elements, or a
+// chain of ops each making a 2^22-element tensor, are `limit` errors.
+TEST(Text, TotalStorageIsCapped) {
+  std::string many = "aliasfuzz 1\n";
+  for (int k = 0; k < 200; ++k) many += "storage s" + std::to_string(k) + " f32[4194304] = full(1)\n";
+  auto a = parse_and_validate(many);
+  ASSERT_FALSE(a.ok());
+  EXPECT_EQ(a.error().kind, ErrorKind::Limit);
+  std::string chain = "aliasfuzz 1\nstorage s0 f32[4194304] = full(1)\ninput x = s0\n";
+  for (int k = 0; k < 40; ++k) chain += "t" + std::to_string(k) + " = add(x, 1.0)\n";
+  auto b = parse_and_validate(chain);
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.error().kind, ErrorKind::Limit);
+  EXPECT_EQ(b.error().line, 3 + 16);  // the 16th fresh tensor passes 2^26 elements
+}
+
 }  // namespace af::ir
