@@ -100,6 +100,8 @@ ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an,
         t.added_edges.push_back(Edge{static_cast<int>(j - 1), static_cast<int>(j), true});
     }
   }
+  if (!t.error.empty() && t.error.rfind("limit: ", 0) == 0)
+    return ir::Error{ir::ErrorKind::Limit, 0, "strategy " + s + ": " + t.error.substr(7)};
   if (!t.error.empty())
     return ir::Error{ir::ErrorKind::Arg, 0, "strategy " + s + " produced an invalid program: " + t.error};
   if (!t.analysis) {

@@ -293,7 +293,12 @@ Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& 
   std::vector<int> seen(nv, 0);                     // wver of its group when v's name was last current
   for (size_t k = 0; k < p.inputs.size(); ++k) def[k] = static_cast<int>(k);
   auto resolve_new = [&](int w) {
+    const int start = w;
     for (auto it = swap.find(w); it != swap.end(); it = swap.find(w)) w = it->second;
+    // Path compression: renames only ever append at a chain's end, so
+    // pointing the start at the end changes no later answer (Thunder walks
+    // the whole chain each time; long view chains made that cubic here).
+    if (w != start) swap[start] = w;
     return w;
   };
   auto resolve = [&](int v) { return resolve_new(def[v]); };
@@ -332,12 +337,23 @@ Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& 
     dataflow_from.clear();
     return emit_resolved(op, outs, resolve_args(args), line, added);
   };
+  int64_t update_values = 0;
+  constexpr int64_t kMaxUpdateValues = int64_t{1} << 20;
   // The update node over the encountered members of `groups`.
   auto update = [&](const std::vector<int>& groups, int line) {
     std::vector<int> ms;
     for (int g : groups) ms.insert(ms.end(), members[g].begin(), members[g].end());
     std::sort(ms.begin(), ms.end());
     if (ms.empty()) return -1;
+    // Thunder's rule threads every encountered member through every update:
+    // quadratic in a view chain's length. Past a bound the strategy stops
+    // with a limit error instead of exhausting memory.
+    update_values += static_cast<int64_t>(ms.size());
+    if (update_values > kMaxUpdateValues) {
+      if (t.error.empty())
+        t.error = "limit: update_aliases nodes would define more than " + std::to_string(kMaxUpdateValues) + " values";
+      return -1;
+    }
     std::vector<int64_t> ins;
     std::vector<int> outs;
     for (int m : ms) outs.push_back(b.value(p.value_names[m], false));
@@ -442,6 +458,10 @@ Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& 
   for (int r : p.returns) b.program().returns.push_back(resolve(r));
   b.program().has_return = p.has_return;
   b.program().return_line = p.return_line;
+  if (!t.error.empty()) {
+    t.program = std::move(b.program());
+    return t;
+  }
   if (b.failed()) t.error = b.error();
   else t.analysis = std::make_shared<const ir::Analysis>(b.analysis(static_cast<int>(p.storages.size())));
   // Pass 1's reshapes are statements the strategy added.
