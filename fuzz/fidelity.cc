@@ -81,6 +81,7 @@ FidelityResult measure_fidelity(const FidelityOptions& o) {
   FidelityResult res;
   GenOptions g = o.gen;
   const std::vector<std::string> reals{"thunder", "thunder-dataflow"};
+  if (!o.out.empty()) std::filesystem::remove_all(o.out + "/disagreements");  // no cases of an earlier run
   // Ops the real systems refuse (their capability probes): nothing to predict there.
   for (const auto& r : reals) {
     auto caps = oracles::probe_capabilities(r);
