@@ -193,6 +193,8 @@ class Campaign {
   }
 
  private:
+  double last_new_ = -1;             // seconds into the campaign when the last new bucket appeared
+  int64_t must_agree_buckets_ = 0;   // of buckets_: bugs in aliasfuzz itself
   struct Bucket {
     int64_t count = 0;
     uint64_t first_k = 0;
@@ -378,6 +380,19 @@ class Campaign {
     ++b.count;
     // A bucket's program is its smallest: workers finish out of order, and
     // the same seed must give the same bucket folders with any --jobs.
+    if (fresh) {
+      last_new_ = now_s() - start_;
+      if (f["spec"].is_object() ? is_must_agree(f["spec"].value("strategy", "")) : true) ++must_agree_buckets_;
+      if (!o_.quiet) {
+        // Like AFL++/libFuzzer: a line when a bucket appears; bugs in
+        // aliasfuzz itself (must-agree, crashes, hangs) in red on a terminal.
+        const bool must = f["spec"].is_object() ? is_must_agree(f["spec"].value("strategy", "")) : true;
+        const bool tty = isatty(2);
+        std::fprintf(stderr, "[%6.1fs] %sNEW %s%s (program %llu)%s\n", last_new_, must && tty ? "\033[1;31m" : "",
+                     must ? "BUG IN ALIASFUZZ " : "", name.c_str(), static_cast<unsigned long long>(k),
+                     must && tty ? "\033[0m" : "");
+      }
+    }
     if (fresh || k < b.first_k) {
       b.first_k = k;
       b.must_agree = f["spec"].is_object() ? is_must_agree(f["spec"].value("strategy", "")) : true;
@@ -477,9 +492,19 @@ class Campaign {
     if (external_runs_ > 0)
       ext = "  compared " + std::to_string(compared_) + "/" + std::to_string(external_runs_) + "  unsupported " +
             std::to_string(unsupported_);
-    std::fprintf(out, "[%6.1fs] programs %lld  %.0f/s  invalid %lld  findings %lld  buckets %zu%s\n", el,
-                 static_cast<long long>(programs_), el > 0 ? programs_ / el : 0.0, static_cast<long long>(invalid_),
-                 static_cast<long long>(findings_), buckets_.size(), ext.c_str());
+    std::string last = last_new_ < 0 ? "never" : std::to_string(static_cast<long long>(el - last_new_)) + "s ago";
+    long rss_pages = 0, pages = 0;
+    if (FILE* sm = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(sm, "%ld %ld", &pages, &rss_pages) != 2) rss_pages = 0;
+      std::fclose(sm);
+    }
+    std::fprintf(out,
+                 "[%6.1fs] programs %lld  %.0f/s  invalid %lld  findings %lld  buckets %zu (aliasfuzz bugs %lld, "
+                 "crashes %lld, hangs %lld)  last new bucket %s  rss %ld MB%s\n",
+                 el, static_cast<long long>(programs_), el > 0 ? programs_ / el : 0.0, static_cast<long long>(invalid_),
+                 static_cast<long long>(findings_), buckets_.size(), static_cast<long long>(must_agree_buckets_),
+                 static_cast<long long>(crashes_), static_cast<long long>(timeouts_), last.c_str(),
+                 rss_pages * (sysconf(_SC_PAGESIZE) / 1024) / 1024, ext.c_str());
     std::fflush(out);
   }
 
@@ -553,6 +578,7 @@ class Campaign {
       }
     }
     write_atomic(o_.out + "/findings.jsonl", kept);
+    for (const auto& nb : buckets_) must_agree_buckets_ += nb.second.must_agree;
     // Bucket folders must show each bucket's smallest kept program.
     for (const auto& [name, f] : first) {
       const std::string dir = o_.out + "/findings/" + name;
