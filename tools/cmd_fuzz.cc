@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <type_traits>
 #include <nlohmann/json.hpp>
 
 #include "fuzz/campaign.h"
@@ -29,7 +30,50 @@ struct FuzzArgs {
   std::string seed;        // parsed strictly (CLI11 would wrap "-1" into 2^64-1)
   std::string fail_on = "bugs";
   bool check_only = false;  // validate the options and exit (aliasfuzz slurm uses it)
+  CLI::App* app = nullptr;  // to tell which flags were given (--resume)
 };
+
+// --resume continues the campaign in --out with its own settings
+// (campaign.json); a flag given again must say the same, else it is an
+// error naming both values.
+std::string adopt_campaign_settings(FuzzArgs& a) {
+  fuzz::CampaignOptions& o = a.o;
+  std::ifstream f(o.out + "/campaign.json");
+  if (!f) return "";  // nothing saved yet: the flags start it
+  nlohmann::json c = nlohmann::json::parse(f, nullptr, false);
+  if (!c.is_object()) return o.out + "/campaign.json is unreadable";
+  auto given = [&](const char* flag) { return a.app && a.app->count(flag) > 0; };
+  std::string err;
+  auto take = [&](const char* flag, const char* key, auto& field) {
+    using T = std::decay_t<decltype(field)>;
+    if (!c.contains(key)) return;
+    T saved;
+    try {
+      saved = c[key].get<T>();
+    } catch (const std::exception&) {
+      return;
+    }
+    if (given(flag) && !(saved == field) && err.empty())
+      err = std::string(flag) + " " + nlohmann::json(field).dump() + " differs from the campaign's " +
+            nlohmann::json(saved).dump() + " (" + o.out + "/campaign.json)";
+    field = saved;
+  };
+  uint64_t seed = o.seed;
+  take("--seed", "seed", seed);
+  o.seed = seed;
+  take("--strategy", "strategies", o.strategies);
+  take("--inject", "injects", o.injects);
+  take("--target", "target", o.target);
+  take("--size", "gen_size", o.gen.size);
+  take("--programs", "programs", o.programs);
+  std::string shard = a.shard;
+  take("--shard", "shard", shard);
+  if (shard != a.shard) {
+    a.shard = shard;
+    std::sscanf(a.shard.c_str(), "%d/%d", &o.shard_i, &o.shard_n);
+  }
+  return err;
+}
 
 std::string join(const std::vector<std::string>& v) {
   std::string s;
@@ -114,11 +158,12 @@ int run(FuzzArgs& a) {
     std::cerr << "aliasfuzz fuzz: --resume needs the campaign's --out\n";
     return 2;
   }
-  if (o.resume && a.seed.empty()) {
-    // The campaign's own seed (campaign.json), not the default.
-    std::ifstream f(o.out + "/campaign.json");
-    nlohmann::json c = nlohmann::json::parse(f, nullptr, false);
-    if (c.is_object() && c.contains("seed") && c["seed"].is_number_unsigned()) o.seed = c["seed"].get<uint64_t>();
+  if (o.resume) {
+    if (auto e = adopt_campaign_settings(a); !e.empty()) {
+      std::cerr << "aliasfuzz fuzz: --resume: " << e << "\n";
+      return 2;
+    }
+    a.seed = std::to_string(o.seed);
   }
   if (a.seed.empty() && !o.resume) o.seed = static_cast<uint64_t>(std::time(nullptr));
   if (o.out.empty()) o.out = "runs/fuzz-" + std::to_string(o.seed) + (o.shard_n > 1 ? "-shard" + std::to_string(o.shard_i) : "");
@@ -159,6 +204,7 @@ int run(FuzzArgs& a) {
 void register_fuzz(CLI::App& app, int* status) {
   auto a = std::make_shared<FuzzArgs>();
   auto* c = app.add_subcommand("fuzz", "run a differential fuzz campaign");
+  a->app = c;
   c->add_option("--time", a->o.time_s, "seconds to run (default 60)");
   c->add_option("--programs", a->o.programs, "check programs [0, N) instead of running for a time");
   c->add_option("--seed", a->seed, "campaign seed, 0..2^64-1 (default: the clock; printed)");

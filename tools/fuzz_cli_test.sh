@@ -39,6 +39,16 @@ grep -q "in use by pid $first" "$T/err" || { echo "FAIL holder not named"; cat "
 wait "$first"
 check "resume after the holder exits" 0 $A fuzz --resume --time 1 --out "$T/lk" --quiet --minimize-time 0
 grep -q "seed 9" "$T/out" || { echo "FAIL --resume without --seed did not take the campaign's seed"; cat "$T/out"; fail=1; }
+# --resume takes the campaign's settings; a flag that says otherwise is refused.
+check "mutant-only campaign" 0 $A fuzz --inject ua-writes-only --time 1 --seed 4 --out "$T/rs" --quiet --minimize-time 0
+check "resume with another --strategy" 2 $A fuzz --resume --strategy eager --time 1 --out "$T/rs" --quiet
+grep -q "differs from the campaign" "$T/err" || { echo "FAIL no conflict message"; cat "$T/err"; fail=1; }
+check "resume with another --seed" 2 $A fuzz --resume --seed 5 --time 1 --out "$T/rs" --quiet
+check "resume takes the settings" 0 $A fuzz --resume --time 1 --out "$T/rs" --quiet --minimize-time 0
+if ls "$T/rs/findings" | grep -qv "+ua-writes-only"; then
+  echo "FAIL the resumed campaign ran other strategies:"; ls "$T/rs/findings"; fail=1
+fi
+
 # compare --out that cannot be written: exit 2 before the work (root may
 # write read-only folders, so the folder sits under a regular file).
 touch "$T/file"
