@@ -1,8 +1,4 @@
 // aliasfuzz fuzz: a campaign (see fuzz/campaign.h) and its reports.
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -19,6 +15,7 @@
 #include "reports/report.h"
 #include "schedulers/schedulers.h"
 #include "tools/commands.h"
+#include "tools/folder_lock.h"
 
 namespace af::tools {
 
@@ -117,36 +114,6 @@ std::string invalid_options(FuzzArgs& a) {
   return "";
 }
 
-// One writer per campaign folder: an exclusive flock on OUT/campaign.lock,
-// held until the process (and its workers) exit, even by kill -9. A second
-// writer is refused, naming the holder.
-bool lock_folder(const std::string& out) {
-  std::error_code ec;
-  std::filesystem::create_directories(out, ec);
-  const std::string path = out + "/campaign.lock";
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    std::cerr << "aliasfuzz fuzz: cannot open " << path << ": " << std::strerror(errno) << "\n";
-    return false;
-  }
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    char buf[256] = {0};
-    const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
-    std::string holder = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "another process";
-    while (!holder.empty() && holder.back() == '\n') holder.pop_back();
-    std::cerr << "aliasfuzz fuzz: " << out << " is in use by " << holder << " (one writer per campaign folder)\n";
-    ::close(fd);
-    return false;
-  }
-  char host[256] = {0};
-  ::gethostname(host, sizeof host - 1);
-  const std::string me = "pid " + std::to_string(::getpid()) + " on " + host + "\n";
-  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, me.data(), me.size(), 0) < 0) {
-    // the lock holds even without the note
-  }
-  return true;  // fd stays open: the lock lives as long as the process
-}
-
 int run(FuzzArgs& a) {
   fuzz::CampaignOptions& o = a.o;
   if (auto e = invalid_options(a); !e.empty()) {
@@ -167,7 +134,7 @@ int run(FuzzArgs& a) {
   }
   if (a.seed.empty() && !o.resume) o.seed = static_cast<uint64_t>(std::time(nullptr));
   if (o.out.empty()) o.out = "runs/fuzz-" + std::to_string(o.seed) + (o.shard_n > 1 ? "-shard" + std::to_string(o.shard_i) : "");
-  if (!lock_folder(o.out)) return 2;
+  if (!lock_folder(o.out, false, "fuzz")) return 2;
   std::cerr << "aliasfuzz fuzz: seed " << o.seed << ", shard " << o.shard_i << "/" << o.shard_n << ", "
             << (o.programs >= 0 ? std::to_string(o.programs) + " programs" : std::to_string(o.time_s) + " s")
             << ", jobs " << o.jobs << ", target " << o.target << ", out " << o.out << "\n";

@@ -1,10 +1,12 @@
 // aliasfuzz merge DIR... --out DIR: combines shard campaigns of one seed.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <vector>
 
 #include "reports/report.h"
 #include "tools/commands.h"
+#include "tools/folder_lock.h"
 
 namespace af::tools {
 
@@ -27,6 +29,16 @@ void register_merge(CLI::App& app, int* status) {
         *status = 2;
         return;
       }
+    for (const auto& s : a->sources)
+      if (!std::filesystem::is_directory(s) || !lock_folder(s, true, "merge")) {
+        if (!std::filesystem::is_directory(s)) std::cerr << "aliasfuzz merge: " << s << " is not a folder\n";
+        *status = 2;
+        return;
+      }
+    if (!lock_folder(a->out, false, "merge")) {
+      *status = 2;
+      return;
+    }
     try {
       reports::merge_campaigns(a->sources, a->out);
     } catch (const std::exception& e) {

@@ -36,7 +36,10 @@ first=$!
 for _ in $(seq 50); do [[ -s "$T/lk/campaign.lock" ]] && break; sleep 0.1; done
 check "second writer refused" 2 $A fuzz --time 1 --out "$T/lk" --quiet
 grep -q "in use by pid $first" "$T/err" || { echo "FAIL holder not named"; cat "$T/err"; fail=1; }
+check "merge waits for a running shard" 2 $A merge "$T/lk" --out "$T/mg"
+grep -q "in use by pid $first" "$T/err" || { echo "FAIL merge did not name the writer"; cat "$T/err"; fail=1; }
 wait "$first"
+check "merge after the shard ends" 0 $A merge "$T/lk" --out "$T/mg"
 check "resume after the holder exits" 0 $A fuzz --resume --time 1 --out "$T/lk" --quiet --minimize-time 0
 grep -q "seed 9" "$T/out" || { echo "FAIL --resume without --seed did not take the campaign's seed"; cat "$T/out"; fail=1; }
 # --resume takes the campaign's settings; a flag that says otherwise is refused.
