@@ -6,17 +6,6 @@
 
 namespace af::schedulers {
 
-namespace {
-template <class F>
-void for_each_tensor_arg(const ir::Stmt& st, F&& f) {
-  for (const auto& a : st.args) {
-    if (a.kind == ir::Arg::Tensor) f(static_cast<int>(a.i));
-    else if (a.kind == ir::Arg::TensorList)
-      for (auto v : a.list) f(static_cast<int>(v));
-  }
-}
-}  // namespace
-
 std::vector<Edge> dataflow_edges(const ir::Program& p) {
   std::vector<int> def(p.num_values(), -1);
   std::vector<Edge> e;

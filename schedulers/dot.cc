@@ -5,6 +5,7 @@
 #include "ir/geometry.h"
 
 #include "ir/text.h"
+#include "schedulers/passes.h"
 #include "schedulers/schedulers.h"
 
 namespace af::schedulers {
@@ -53,15 +54,6 @@ std::vector<std::pair<int, int>> unordered_hazards(const Schedule& s) {
         if (!reach[a][w]) { reach[a][w] = true; stack.push_back(w); }
     }
   }
-  auto tensors = [&](int j) {
-    std::vector<int> v;
-    for (const auto& a : s.program.stmts[j].args) {
-      if (a.kind == ir::Arg::Tensor) v.push_back(static_cast<int>(a.i));
-      else if (a.kind == ir::Arg::TensorList)
-        for (auto x : a.list) v.push_back(static_cast<int>(x));
-    }
-    return v;
-  };
   auto reads_data = [&](int j) {
     const auto c = ir::op_info(s.program.stmts[j].op).cls;
     return c != ir::OpClass::View && c != ir::OpClass::Meta;
@@ -73,8 +65,9 @@ std::vector<std::pair<int, int>> unordered_hazards(const Schedule& s) {
     for (int r = 0; r < n; ++r) {
       if (r == w || !reads_data(r) || reach[r][w] || reach[w][r]) continue;
       bool hit = false;
-      for (int v : tensors(r))
+      for_each_tensor_arg(s.program.stmts[r], [&](int v) {
         hit = hit || (an.values[v].storage == dst.storage && ir::shares_any_element(an.values[v].g, dst.g));
+      });
       if (hit) out.emplace_back(std::min(r, w), std::max(r, w));
     }
   }

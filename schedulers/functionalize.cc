@@ -370,11 +370,7 @@ class Functionalize {
 
   std::vector<Arg> map_args(const ir::Stmt& st) {
     std::vector<Arg> a = st.args;
-    for (auto& x : a) {
-      if (x.kind == Arg::Tensor) x.i = current(static_cast<int>(x.i), st.line);
-      else if (x.kind == Arg::TensorList)
-        for (auto& v : x.list) v = current(static_cast<int>(v), st.line);
-    }
+    for_each_tensor_arg(a, [&](int64_t& v) { v = current(static_cast<int>(v), st.line); });
     return a;
   }
 

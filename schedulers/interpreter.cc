@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 
+#include "schedulers/passes.h"
 #include "schedulers/schedulers.h"
 
 namespace af::schedulers {
@@ -21,11 +22,7 @@ std::vector<int> read_storages(const ir::Stmt& st, const ir::Analysis& an) {
     int s = an.values[v].storage;
     if (std::find(r.begin(), r.end(), s) == r.end()) r.push_back(s);
   };
-  for (const auto& a : st.args) {
-    if (a.kind == ir::Arg::Tensor) add(static_cast<int>(a.i));
-    else if (a.kind == ir::Arg::TensorList)
-      for (auto v : a.list) add(static_cast<int>(v));
-  }
+  for_each_tensor_arg(st, add);
   return r;
 }
 

@@ -71,11 +71,7 @@ int64_t bytes_of(const ir::Stmt& st, const ir::Analysis& an) {
   if (cls == ir::OpClass::View || cls == ir::OpClass::Meta) return 0;
   if (cls == ir::OpClass::MayAlias && an.values[st.outs[0]].storage == an.values[st.args[0].i].storage) return 0;
   int64_t n = 0;
-  for (const auto& a : st.args) {
-    if (a.kind == ir::Arg::Tensor) n += an.values[a.i].g.numel();
-    else if (a.kind == ir::Arg::TensorList)
-      for (auto v : a.list) n += an.values[v].g.numel();
-  }
+  for_each_tensor_arg(st, [&](int v) { n += an.values[v].g.numel(); });
   if (cls == ir::OpClass::InPlace) n += an.values[st.args[0].i].g.numel();
   for (int o : st.outs)
     if (cls != ir::OpClass::InPlace) n += an.values[o].g.numel();

@@ -80,14 +80,9 @@ std::vector<int> thunder_dataflow_order(const std::vector<std::vector<int>>& pre
   for (int s = 0; s < n; ++s)
     for (int u : preds[s]) {
       int rank = 1 << 30;
-      for (const auto& a : program.stmts[s].args) {
-        auto see = [&](int64_t v) {
-          if (def_stmt[v] == u) rank = std::min(rank, def_out[v]);
-        };
-        if (a.kind == ir::Arg::Tensor) see(a.i);
-        else if (a.kind == ir::Arg::TensorList)
-          for (auto v : a.list) see(v);
-      }
+      for_each_tensor_arg(program.stmts[s], [&](int v) {
+        if (def_stmt[v] == u) rank = std::min(rank, def_out[v]);
+      });
       keyed[first[u + 1] - 1].push_back({rank, first[s]});
       remaining[first[s]]++;
     }

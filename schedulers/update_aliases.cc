@@ -82,15 +82,6 @@ using ir::OpKind;
 
 namespace {
 
-template <class F>
-void for_each_tensor_arg(const ir::Stmt& st, F&& f) {
-  for (const auto& a : st.args) {
-    if (a.kind == Arg::Tensor) f(static_cast<int>(a.i));
-    else if (a.kind == Arg::TensorList)
-      for (auto v : a.list) f(static_cast<int>(v));
-  }
-}
-
 bool view_creating(const ir::Stmt& st) {
   const auto c = ir::op_info(st.op).cls;
   return c == ir::OpClass::View || c == ir::OpClass::MayAlias;
@@ -177,11 +168,7 @@ Pass1 replace_aliased_inputs(const ir::Program& p) {
   for (const auto& st : p.stmts) {
     for_each_tensor_arg(st, [&](int v) { use(v, st.line); });
     std::vector<Arg> a = st.args;
-    for (auto& x : a) {
-      if (x.kind == Arg::Tensor) x.i = map[x.i];
-      else if (x.kind == Arg::TensorList)
-        for (auto& v : x.list) v = map[v];
-    }
+    for_each_tensor_arg(a, [&](int64_t& v) { v = map[v]; });
     std::vector<int> outs;
     for (int o : st.outs) outs.push_back(map[o] = b.value(p.value_names[o]));
     b.emit(st.op, outs, std::move(a), st.line, false);
@@ -316,16 +303,11 @@ Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& 
   std::vector<int> dataflow_from;  // extra dataflow (setitem_ renaming) into the statement being emitted
   // Arguments over values of `p` -> over the current names.
   auto resolve_args = [&](std::vector<Arg> args) {
-    for (auto& x : args) {
-      auto fix = [&](int64_t& v) {
-        v = resolve(static_cast<int>(v));
-        auto w = writer.find(static_cast<int>(v));
-        if (w != writer.end()) dataflow_from.push_back(w->second);
-      };
-      if (x.kind == Arg::Tensor) fix(x.i);
-      else if (x.kind == Arg::TensorList)
-        for (auto& v : x.list) fix(v);
-    }
+    for_each_tensor_arg(args, [&](int64_t& v) {
+      v = resolve(static_cast<int>(v));
+      auto w = writer.find(static_cast<int>(v));
+      if (w != writer.end()) dataflow_from.push_back(w->second);
+    });
     return args;
   };
   auto emit_resolved = [&](OpKind op, const std::vector<int>& outs, std::vector<Arg> args, int line, bool added) {
@@ -354,7 +336,6 @@ Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& 
         t.error = "limit: update_aliases nodes would define more than " + std::to_string(kMaxUpdateValues) + " values";
       return -1;
     }
-    std::vector<int64_t> ins;
     std::vector<int> outs;
     for (int m : ms) outs.push_back(b.value(p.value_names[m], false));
     std::vector<Arg> args{Arg::tensors(std::vector<int64_t>(ms.begin(), ms.end()))};
@@ -414,10 +395,11 @@ Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& 
       auto e = b.try_infer(st.op, args);
       if (e && e->kind == ir::ErrorKind::Overlap)
         for (size_t k = 1; k < args.size(); ++k)
-          if (args[k].kind == Arg::Tensor)
-            args[k].i = emit_resolved(OpKind::Clone, {b.value(b.program().value_names[args[k].i], false)},
-                                      {Arg::tensor(static_cast<int>(args[k].i))}, st.line, true),
-            args[k].i = b.program().stmts.back().outs[0];
+          if (args[k].kind == Arg::Tensor) {
+            const int c = b.value(b.program().value_names[args[k].i], false);
+            emit_resolved(OpKind::Clone, {c}, {Arg::tensor(static_cast<int>(args[k].i))}, st.line, true);
+            args[k].i = c;
+          }
     }
     int j;
     const auto oop = ir::out_of_place(st.op);
@@ -436,9 +418,10 @@ Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& 
     for (int v : in)
       if (group(v) >= 0 && fx.has(UaFix::War)) {
         auto& pend = pending[group(v)];
-        if (inplace && !need)
+        if (inplace && !need) {
           for (int r : pend) t.added_edges.push_back(Edge{r, j, true});
-        if (inplace && !need) pend.clear();
+          pend.clear();
+        }
         if (std::find(pend.begin(), pend.end(), j) == pend.end()) pend.push_back(j);
       }
     for (size_t k = 0; k < st.outs.size(); ++k)
