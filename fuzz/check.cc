@@ -69,10 +69,15 @@ std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::ve
     }
     // Mostly random topological orders (they find ordering bugs); the
     // named policies now and then.
-    // (thunder-dataflow: the order real Thunder's dataflow fusion runs in.)
-    const uint64_t pick = h % 11;
+    static const std::vector<std::string> named = [] {  // every policy but random:SEED
+      std::vector<std::string> v;
+      for (const auto& p : schedulers::reorder_policy_names())
+        if (schedulers::valid_reorder_policy(p)) v.push_back(p);
+      return v;
+    }();
+    const uint64_t pick = h % (6 + named.size());
     if (pick < 6) r.reorder = "random:" + std::to_string((h >> 8) % 1000000);
-    else r.reorder = std::vector<std::string>{"fusion", "asap", "alap", "program", "thunder-dataflow"}[pick - 6];
+    else r.reorder = named[pick - 6];
     r.fusion = kFusion[(h >> 40) % 3];
     if (m == "fusion-stale-copy" && r.fusion == std::string("none")) r.fusion = "greedy";  // needs fused regions
     specs.push_back(r);

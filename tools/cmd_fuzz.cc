@@ -84,10 +84,8 @@ std::string invalid_options(FuzzArgs& a) {
   for (const auto& s : o.strategies) {
     schedulers::Options so;
     so.strategy = s;
-    if (schedulers::check_options(so) && !oracles::is_external_strategy(s))
-      return "unknown strategy '" + s + "' (valid: " + join(schedulers::strategy_names()) +
-             ", update_aliases+FIX[+FIX...], or an external one: thunder, thunder-dataflow, thunder-no-alias-updates, "
-             "torch-functionalize)";
+    if (auto e = schedulers::check_options(so); e && !oracles::is_external_strategy(s))
+      return *e + "; external: " + join(oracles::external_strategies());
   }
   for (const auto& m : o.injects) {
     const auto& ms = schedulers::mutant_names();
