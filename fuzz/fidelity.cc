@@ -5,12 +5,12 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "fuzz/check.h"
 #include "fuzz/files.h"
 #include "fuzz/minimize.h"
-#include "ir/analysis.h"
 #include "ir/text.h"
 #include "oracles/external.h"
 #include "schedulers/ua_fixes.h"
@@ -106,12 +106,20 @@ FidelityResult measure_fidelity(const FidelityOptions& o) {
     Outcome real[2];
     for (int r = 0; r < 2; ++r) real[r] = outcome_of(run_spec(p, spec(reals[r])));
     if (res.versions.empty()) res.versions = oracles::external_versions("thunder");
+    // Each model spec runs once per program (the "any order" model reuses
+    // the runs of the first two).
+    std::map<std::string, Outcome> by_reorder;
     std::vector<Outcome> model;
     for (const auto& m : models) {
       Outcome best;
       for (const auto& s : m.specs) {
-        Outcome x = outcome_of(run_spec(p, s));
-        if (x.raised && x.what.find(schedulers::kThunderRaises) == std::string::npos) x.raised = false;  // not a prediction
+        auto it = by_reorder.find(s.reorder);
+        if (it == by_reorder.end()) {
+          Outcome x = outcome_of(run_spec(p, s));
+          if (x.raised && x.what.find(schedulers::kThunderRaises) == std::string::npos) x.raised = false;  // not a prediction
+          it = by_reorder.emplace(s.reorder, x).first;
+        }
+        const Outcome& x = it->second;
         if ((x.diverged && !best.diverged) || (x.raised && !best.raised && !best.diverged)) best = x;
       }
       model.push_back(best);

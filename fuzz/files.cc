@@ -56,4 +56,15 @@ bool read_text(const std::string& path, std::string* out) {
 
 void make_dirs(const std::string& path) { std::filesystem::create_directories(path); }
 
+std::string check_writable_dir(const std::string& dir) {
+  try {
+    make_dirs(dir);
+    write_atomic(dir + "/.writable", "");
+    std::filesystem::remove(dir + "/.writable");
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
 }  // namespace af::fuzz

@@ -25,5 +25,8 @@ class LineAppender {
 };
 bool read_text(const std::string& path, std::string* out);
 void make_dirs(const std::string& path);
+// Creates `dir` and checks a file can be written there (before a command
+// does its work): "" when it can, else why not.
+std::string check_writable_dir(const std::string& dir);
 
 }  // namespace af::fuzz

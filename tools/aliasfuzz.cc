@@ -1,5 +1,6 @@
 // The aliasfuzz command-line program: one binary, many subcommands.
 #include <cstdio>
+#include <cctype>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -8,6 +9,13 @@
 #include "tools/target_executor.h"
 
 namespace af::tools {
+
+std::string unsigned_integer(const std::string& v) {
+  if (v.empty() || v.size() > 19) return "must be a non-negative integer";
+  for (char ch : v)
+    if (!std::isdigit(static_cast<unsigned char>(ch))) return "must be a non-negative integer";
+  return "";
+}
 
 bool read_file(const std::string& path, std::string* out) {
   // A program of the largest size the limits allow (10,000 ops, storages of

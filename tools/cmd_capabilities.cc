@@ -147,7 +147,7 @@ void register_capabilities(CLI::App& app, int* status) {
   c->add_flag("--refresh", a->refresh, "probe again and rewrite the cache");
   c->add_flag("--json", a->json, "print one JSON object");
   c->add_option("--measure", a->measure, "run programs [0, N) of --seed through every strategy");
-  c->add_option("--seed", a->seed, "seed of the measured programs (default 31)");
+  c->add_option("--seed", a->seed, "seed of the measured programs (default 31)")->check(unsigned_integer);
   c->add_option("--size", a->size, "statements per measured program (default: the generator's)");
   c->add_flag("--all-ops", a->all_ops, "measure with every op (no capability weights)");
   c->add_flag("--errors", a->errors, "list every distinct error of the measured runs");

@@ -2,7 +2,6 @@
 #include <fmt/format.h>
 
 #include <iostream>
-#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -38,12 +37,9 @@ int run(CompareArgs& a) {
     return 2;
   }
   if (a.out.empty()) a.out = "runs/compare-" + std::to_string(a.o.seed);
-  try {  // a folder we cannot write is a usage error before the work, not an abort after it
-    fuzz::make_dirs(a.out);
-    fuzz::write_atomic(a.out + "/.writable", "");
-    std::filesystem::remove(a.out + "/.writable");
-  } catch (const std::exception& e) {
-    std::cerr << "aliasfuzz compare: cannot write to " << a.out << ": " << e.what() << "\n";
+  // A folder we cannot write is a usage error before the work, not an abort after it.
+  if (auto e = fuzz::check_writable_dir(a.out); !e.empty()) {
+    std::cerr << "aliasfuzz compare: cannot write to " << a.out << ": " << e << "\n";
     return 2;
   }
   std::cerr << "aliasfuzz compare: seed " << a.o.seed << ", " << a.o.programs << " programs\n";
@@ -82,7 +78,7 @@ void register_compare(CLI::App& app, int* status) {
   auto a = std::make_shared<CompareArgs>();
   auto* c = app.add_subcommand("compare", "compare strategies and policies on the same generated programs");
   c->add_option("--programs", a->o.programs, "generated programs (default 200)");
-  c->add_option("--seed", a->o.seed, "generator seed (default 1)");
+  c->add_option("--seed", a->o.seed, "generator seed (default 1)")->check(unsigned_integer);
   c->add_option("--strategy", a->o.strategies, "strategies (repeatable; default: all)");
   c->add_option("--target", a->target, "interp");
   c->add_option("--size", a->o.gen.size, "statements per program");

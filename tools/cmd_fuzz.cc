@@ -1,7 +1,5 @@
 // aliasfuzz fuzz: a campaign (see fuzz/campaign.h) and its reports.
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -99,11 +97,8 @@ std::string invalid_options(FuzzArgs& a) {
   if (o.gen.size < 1 || o.gen.size > 9000) return "--size must be in 1..9000";
   if (a.fail_on != "bugs" && a.fail_on != "any") return "--fail-on takes bugs or any";
   if (!a.seed.empty()) {
-    char* end = nullptr;
-    errno = 0;
-    const unsigned long long v = std::strtoull(a.seed.c_str(), &end, 10);
-    if (a.seed[0] == '-' || a.seed[0] == '+' || errno || !end || *end) return "--seed takes an integer in 0..2^64-1";
-    o.seed = v;
+    if (!unsigned_integer(a.seed).empty()) return "--seed takes a non-negative integer of at most 19 digits";
+    o.seed = std::strtoull(a.seed.c_str(), nullptr, 10);
   }
   if (std::sscanf(a.shard.c_str(), "%d/%d", &o.shard_i, &o.shard_n) != 2 || o.shard_n < 1 || o.shard_i < 0 ||
       o.shard_i >= o.shard_n)
@@ -172,7 +167,7 @@ void register_fuzz(CLI::App& app, int* status) {
   a->app = c;
   c->add_option("--time", a->o.time_s, "seconds to run (default 60)");
   c->add_option("--programs", a->o.programs, "check programs [0, N) instead of running for a time");
-  c->add_option("--seed", a->seed, "campaign seed, 0..2^64-1 (default: the clock; printed)");
+  c->add_option("--seed", a->seed, "campaign seed, at most 19 digits (default: the clock; printed)");
   c->add_flag("--check-options", a->check_only, "only validate the options (exit 0 or 2)");
   c->add_option("--fail-on", a->fail_on,
                 "exit 1 on: bugs (must-agree findings or crashes; default) or any (any finding)");

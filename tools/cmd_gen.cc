@@ -94,6 +94,7 @@ void register_gen(CLI::App& app, int* status) {
   auto a = std::make_shared<GenArgs>();
   auto* c = app.add_subcommand("gen", "print generated programs (or write DIR/prog-K.af)");
   c->add_option("--seed", a->seed, "campaign seed (default: from the clock; printed)")
+      ->check(unsigned_integer)
       ->each([a](const std::string&) { a->seed_given = true; });
   c->add_option("--count", a->count, "number of programs (default 1)");
   c->add_option("--start", a->start, "index of the first program (default 0)");

@@ -286,12 +286,6 @@ int run(SlurmArgs& a) {
 }  // namespace
 
 void register_slurm(CLI::App& app, int* status) {
-  auto unsigned_integer = [](const std::string& v) -> std::string {
-    if (v.empty() || v.size() > 19) return "must be a non-negative integer";
-    for (char ch : v)
-      if (!std::isdigit(static_cast<unsigned char>(ch))) return "must be a non-negative integer";
-    return "";
-  };
   auto a = std::make_shared<SlurmArgs>();
   auto* c = app.add_subcommand("slurm", "run a fuzz campaign as a Slurm job array over shards, then merge");
   c->add_option("--array", a->array, "number of shards (array tasks)")->required();

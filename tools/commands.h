@@ -21,6 +21,10 @@ void register_convert(CLI::App& app, int* status);
 void register_capabilities(CLI::App& app, int* status);
 void register_fidelity(CLI::App& app, int* status);
 
+// CLI11 check for seeds and counts: decimal digits only, at most 19 (so
+// "-1" is refused instead of wrapping to 2^64-1).
+std::string unsigned_integer(const std::string& v);
+
 // Reads a whole file; false (and a message on stderr) when it cannot.
 bool read_file(const std::string& path, std::string* out);
 
