@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <fmt/format.h>
 #include <iostream>
 #include <unistd.h>
 
@@ -95,8 +96,8 @@ void register_dot(CLI::App& app, int* status) {
   c->add_option("program", o->path, "the .af program")->required();
   c->add_option("--strategy", o->so.strategy, "strategy (default eager)");
   c->add_option("--inject", o->so.inject, "a bug-zoo mutant");
-  c->add_option("--reorder", o->so.reorder, "reorder policy: program, random:SEED, fusion, asap, alap");
-  c->add_option("--fusion", o->so.fusion, "fusion policy: none, greedy, dataflow");
+  c->add_option("--reorder", o->so.reorder, "reorder policy: " + fmt::format("{}", fmt::join(schedulers::reorder_policy_names(), ", ")));
+  c->add_option("--fusion", o->so.fusion, "fusion policy: " + fmt::format("{}", fmt::join(schedulers::fusion_policy_names(), ", ")));
   c->add_option("--out", o->out, "render to FILE.svg (or .png, .pdf, .dot) with /usr/bin/dot");
   c->add_flag("--text", o->text, "print the transformed program (.af) with its order and regions");
   c->callback([o, status] { *status = dot(*o); });

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <type_traits>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "fuzz/campaign.h"
@@ -70,12 +71,6 @@ std::string adopt_campaign_settings(FuzzArgs& a) {
   return err;
 }
 
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
-
 // Every option checked before any work (exit 2 with the valid values).
 std::string invalid_options(FuzzArgs& a) {
   fuzz::CampaignOptions& o = a.o;
@@ -83,11 +78,12 @@ std::string invalid_options(FuzzArgs& a) {
     schedulers::Options so;
     so.strategy = s;
     if (auto e = schedulers::check_options(so); e && !oracles::is_external_strategy(s))
-      return *e + "; external: " + join(oracles::external_strategies());
+      return *e + "; external: " + fmt::format("{}", fmt::join(oracles::external_strategies(), ", "));
   }
   for (const auto& m : o.injects) {
-    const auto& ms = schedulers::mutant_names();
-    if (std::find(ms.begin(), ms.end(), m) == ms.end()) return "unknown mutant '" + m + "' (valid: " + join(ms) + ")";
+    schedulers::Options so;
+    so.inject = m;
+    if (auto e = schedulers::check_options(so)) return *e;
   }
   if (!(o.time_s > 0)) return "--time must be > 0 seconds";
   if (o.programs < -1) return "--programs must be >= 0";

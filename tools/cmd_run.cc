@@ -8,6 +8,7 @@
 // (eager, functionalize, update_aliases-ordered, update_aliases-min), each
 // with the --inject mutant when one is given. Exit status: 0 valid and every
 // run agrees, 1 some run disagrees, 2 invalid program or usage error.
+#include <fmt/format.h>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -31,11 +32,7 @@ struct RunOptions {
   bool checked = false, json = false, stats = false;
 };
 
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
+std::string join(const std::vector<std::string>& v) { return fmt::format("{}", fmt::join(v, ", ")); }
 
 // One run of one strategy on one target.
 struct TargetRun {
@@ -218,8 +215,8 @@ void register_run(CLI::App& app, int* status) {
   c->add_option("--strategy", o->strategies,
                 "strategy (repeatable): " + join(schedulers::strategy_names()) + "; default: every must-agree strategy");
   c->add_option("--inject", o->inject, "a bug-zoo mutant: " + join(schedulers::mutant_names()));
-  c->add_option("--reorder", o->reorder, "reorder policy: program, random:SEED, fusion, asap, alap");
-  c->add_option("--fusion", o->fusion, "fusion policy: none, greedy, dataflow");
+  c->add_option("--reorder", o->reorder, "reorder policy: " + join(schedulers::reorder_policy_names()));
+  c->add_option("--fusion", o->fusion, "fusion policy: " + join(schedulers::fusion_policy_names()));
   c->add_option("--target", o->target, "interp (reference kernels), host, cuda or ptx (Halide)");
   c->add_flag("--checked", o->checked, "device-side checks (async asserts; Halide targets)");
   c->add_flag("--json", o->json, "print one JSON object");
