@@ -34,6 +34,9 @@ using ir::Shape;
 
 namespace {
 
+// Longest view chain replayed step by step (see view_op).
+constexpr size_t kMaxReplay = 16;
+
 struct Step {
   OpKind op;               // View, Transpose, Permute, Slice, Select, Unsqueeze, Squeeze, Diagonal, AsStrided, Alias
   std::vector<Arg> args;   // the non-tensor arguments of the view op
@@ -429,7 +432,12 @@ class Functionalize {
       // Below a view whose elements overlap, steps cannot be inverted one by
       // one (a scatter into the overlapping view would let stale duplicates
       // win): such views are one absolute as_strided step from the base.
-      if (relative && !xv.overlap) {
+      // So is a view whose chain would pass kMaxReplay steps: PyTorch
+      // replays the whole chain on every regeneration and scatters through
+      // every step on every write, which is quadratic in a view chain's
+      // length (4,000 views: 1.2 GB here); as_strided is its own fallback
+      // for views it cannot replay.
+      if (relative && !xv.overlap && xv.chain.size() < kMaxReplay) {
         o.chain = xv.chain;
         o.chain.push_back(steps[k]);
       } else {
