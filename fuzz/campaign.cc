@@ -144,7 +144,7 @@ class Campaign {
       throw std::runtime_error(o_.out + " already holds a campaign: use --resume or another --out");
     }
     save_settings();
-    findings_out_ = std::make_unique<LineAppender>(o_.out + "/findings.jsonl");
+    if (o_.log_all) all_out_ = std::make_unique<LineAppender>(o_.out + "/findings-all.jsonl");
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     signal(SIGPIPE, SIG_IGN);
@@ -199,11 +199,14 @@ class Campaign {
     int64_t count = 0;
     uint64_t first_k = 0;
     bool must_agree = false;
+    double first_t = 0;  // seconds into the campaign when it first appeared
+    json finding;        // its finding on program first_k (with "k" and "t")
   };
 
   const CampaignOptions& o_;
   std::vector<Worker> workers_;
-  std::unique_ptr<LineAppender> findings_out_;  // findings.jsonl
+  std::unique_ptr<LineAppender> all_out_;  // findings-all.jsonl (--log-all)
+  bool findings_dirty_ = true;             // findings.jsonl is behind buckets_
   uint64_t next_j_ = 0;                 // next local index to hand out
   std::deque<uint64_t> retry_;          // global indices to hand out again
   std::set<uint64_t> done_;             // completed global indices >= done_below_
@@ -365,8 +368,8 @@ class Campaign {
       json line = f;
       line["k"] = k;
       line["t"] = now_s() - start_;
-      findings_out_->append(line.dump());
-      add_finding(k, f);
+      if (all_out_) all_out_->append(line.dump());
+      add_finding(k, line);
     }
     done_.insert(k);
     while (done_.count(global(done_below_j_))) done_.erase(global(done_below_j_++));
@@ -380,8 +383,10 @@ class Campaign {
     ++b.count;
     // A bucket's program is its smallest: workers finish out of order, and
     // the same seed must give the same bucket folders with any --jobs.
+    findings_dirty_ = true;
     if (fresh) {
       last_new_ = now_s() - start_;
+      b.first_t = f.value("t", last_new_);
       if (f["spec"].is_object() ? is_must_agree(f["spec"].value("strategy", "")) : true) ++must_agree_buckets_;
       if (!o_.quiet) {
         // Like AFL++/libFuzzer: a line when a bucket appears; bugs in
@@ -395,6 +400,7 @@ class Campaign {
     }
     if (fresh || k < b.first_k) {
       b.first_k = k;
+      b.finding = f;
       b.must_agree = f["spec"].is_object() ? is_must_agree(f["spec"].value("strategy", "")) : true;
       write_bucket(name, k, f);  // minimization happens after the run, on this program
     }
@@ -513,14 +519,18 @@ class Campaign {
               {"programs", o_.programs}, {"time_s", o_.time_s}, {"strategies", o_.strategies},
               {"injects", o_.injects}, {"target", o_.target}, {"gen_size", o_.gen.size},
               {"gen_max_rank", o_.gen.max_rank}, {"gen_max_numel", o_.gen.max_numel},
-              {"gen_op_weights", o_.gen.op_weights}, {"not_supported", o_.not_supported}};
+              {"gen_op_weights", o_.gen.op_weights}, {"not_supported", o_.not_supported},
+              {"log_all", o_.log_all}};
     write_atomic(o_.out + "/campaign.json", s.dump(2) + "\n");
   }
 
+  // state.json holds everything a resume needs, buckets with their findings
+  // included, in one atomic write; findings.jsonl is rewritten from it.
   void save_state() {
     json buckets = json::object();
     for (const auto& [name, b] : buckets_)
-      buckets[name] = {{"count", b.count}, {"first_program", b.first_k}, {"must_agree", b.must_agree}};
+      buckets[name] = {{"count", b.count}, {"first_program", b.first_k}, {"must_agree", b.must_agree},
+                       {"first_t", b.first_t}, {"finding", b.finding}};
     json s = {{"seed", o_.seed}, {"done_below", done_below_j_}, {"done_extra", done_}, {"programs", programs_},
               {"invalid", invalid_}, {"findings", findings_}, {"crashes", crashes_}, {"timeouts", timeouts_},
               {"elapsed_s", now_s() - start_}, {"buckets", buckets}, {"timeline", timeline_}};
@@ -528,6 +538,26 @@ class Campaign {
       s["external"] = {{"runs", external_runs_}, {"compared", compared_}, {"unsupported", unsupported_},
                        {"unsupported_reasons", unsupported_reasons_}, {"not_supported", o_.not_supported}};
     write_atomic(o_.out + "/state.json", s.dump() + "\n");
+    if (findings_dirty_) write_findings();
+  }
+
+  // findings.jsonl: one line per bucket (its finding on its first program,
+  // with the bucket's count and first_t), by first program. Every
+  // divergence goes to findings-all.jsonl only with --log-all: logging each
+  // one grew the folder ~20 MB per minute per core.
+  void write_findings() {
+    std::vector<std::pair<std::pair<uint64_t, std::string>, json>> rows;
+    for (const auto& [name, b] : buckets_) {
+      json line = b.finding;
+      line["count"] = b.count;
+      line["first_t"] = b.first_t;
+      rows.push_back({{b.first_k, name}, std::move(line)});
+    }
+    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::string text;
+    for (const auto& r : rows) text += r.second.dump() + "\n";
+    write_atomic(o_.out + "/findings.jsonl", text);
+    findings_dirty_ = false;
   }
 
   // Resume: the state says which programs are done; findings of programs
@@ -554,41 +584,73 @@ class Campaign {
     }
     elapsed_before_ = s.value("elapsed_s", 0.0);
     timeline_ = s.value("timeline", json::array());
-    std::string lines, kept;
-    std::map<std::string, json> first;  // bucket -> its finding with the smallest program
-    read_text(o_.out + "/findings.jsonl", &lines);
-    size_t pos = 0;
-    while (pos < lines.size()) {
-      size_t nl = lines.find('\n', pos);
-      if (nl == std::string::npos) break;  // a torn last line: dropped
-      std::string line = lines.substr(pos, nl - pos);
-      pos = nl + 1;
-      json f = json::parse(line, nullptr, false);
-      if (f.is_discarded()) continue;
-      const uint64_t k = f.value("k", uint64_t{0});
-      if (!(local(k) < done_below_j_ || done_.count(k))) continue;
-      kept += line + "\n";
-      ++findings_;
-      auto [it, fresh] = buckets_.try_emplace(f.value("bucket", "unknown"));
-      ++it->second.count;
-      if (fresh || k < it->second.first_k) {
-        it->second.first_k = k;
-        it->second.must_agree = f["spec"].is_object() ? is_must_agree(f["spec"].value("strategy", "")) : true;
-        first[it->first] = f;
+    const json sb = s.value("buckets", json::object());
+    bool with_findings = sb.is_object();
+    for (auto it = sb.begin(); with_findings && it != sb.end(); ++it)
+      with_findings = it.value().is_object() && it.value().contains("finding");
+    if (with_findings) {
+      findings_ = s.value("findings", int64_t{0});
+      for (auto it = sb.begin(); it != sb.end(); ++it) {
+        Bucket& b = buckets_[it.key()];
+        b.count = it.value().value("count", int64_t{0});
+        b.first_k = it.value().value("first_program", uint64_t{0});
+        b.must_agree = it.value().value("must_agree", true);
+        b.first_t = it.value().value("first_t", 0.0);
+        b.finding = it.value()["finding"];
+      }
+    } else {
+      // A folder from before state.json held the findings: every
+      // divergence is in findings.jsonl.
+      for (const json& f : done_lines(o_.out + "/findings.jsonl", false)) {
+        ++findings_;
+        const uint64_t k = f.value("k", uint64_t{0});
+        auto [it, fresh] = buckets_.try_emplace(f.value("bucket", "unknown"));
+        Bucket& b = it->second;
+        ++b.count;
+        if (fresh || k < b.first_k) {
+          b.first_k = k;
+          b.finding = f;
+          b.first_t = f.value("t", 0.0);
+          b.must_agree = f["spec"].is_object() ? is_must_agree(f["spec"].value("strategy", "")) : true;
+        }
       }
     }
-    write_atomic(o_.out + "/findings.jsonl", kept);
+    if (o_.log_all) done_lines(o_.out + "/findings-all.jsonl", true);
     for (const auto& nb : buckets_) must_agree_buckets_ += nb.second.must_agree;
     // Bucket folders must show each bucket's smallest kept program.
-    for (const auto& [name, f] : first) {
+    for (const auto& [name, b] : buckets_) {
       const std::string dir = o_.out + "/findings/" + name;
       std::string text;
       json st = read_text(dir + "/settings.json", &text) ? json::parse(text, nullptr, false) : json();
-      if (st.is_object() && st.value("program", uint64_t{~0ULL}) == buckets_[name].first_k) continue;
+      if (st.is_object() && st.value("program", uint64_t{~0ULL}) == b.first_k) continue;
       std::remove((dir + "/min.af").c_str());
       std::remove((dir + "/repro.py").c_str());
-      write_bucket(name, buckets_[name].first_k, f);
+      write_bucket(name, b.first_k, b.finding);
     }
+  }
+
+  // The findings of a JSON-lines file that belong to programs done before
+  // the last save (the others run again); a torn last line is dropped.
+  // With `rewrite`, the file keeps only those.
+  std::vector<json> done_lines(const std::string& path, bool rewrite) {
+    std::string lines, kept;
+    std::vector<json> out;
+    read_text(path, &lines);
+    size_t pos = 0;
+    while (pos < lines.size()) {
+      const size_t nl = lines.find('\n', pos);
+      if (nl == std::string::npos) break;
+      std::string line = lines.substr(pos, nl - pos);
+      pos = nl + 1;
+      json f = json::parse(line, nullptr, false);
+      if (f.is_discarded() || !f.is_object()) continue;
+      const uint64_t k = f.value("k", uint64_t{0});
+      if (!(local(k) < done_below_j_ || done_.count(k))) continue;
+      kept += line + "\n";
+      out.push_back(std::move(f));
+    }
+    if (rewrite) write_atomic(path, kept);
+    return out;
   }
 };
 

@@ -30,6 +30,9 @@ struct CampaignOptions {
   double minimize_s = 5;         // per bucket; 0: off
   double minimize_total_s = -1;  // < 0: a quarter of time_s (30 s with --programs)
   bool quiet = false;        // no status lines
+  // findings.jsonl keeps one line per bucket (with its count); with
+  // log_all, findings-all.jsonl also gets every divergence.
+  bool log_all = false;
   GenOptions gen;
   // When every strategy is external (real Thunder, PyTorch functionalize)
   // and no mutant is asked for, the ops they cannot run (the capability

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -23,10 +24,11 @@ std::string fresh_dir(const std::string& name) {
   return d;
 }
 
-// (program, bucket) of every finding line.
-std::multiset<std::pair<uint64_t, std::string>> findings(const std::string& dir) {
+// (program, bucket) of every line of findings-all.jsonl (every divergence;
+// base() turns --log-all on), or of findings.jsonl (one line per bucket).
+std::multiset<std::pair<uint64_t, std::string>> findings(const std::string& dir, const char* file = "findings-all.jsonl") {
   std::string text;
-  read_text(dir + "/findings.jsonl", &text);
+  read_text(dir + "/" + file, &text);
   std::multiset<std::pair<uint64_t, std::string>> r;
   std::istringstream in(text);
   std::string line;
@@ -34,6 +36,21 @@ std::multiset<std::pair<uint64_t, std::string>> findings(const std::string& dir)
     auto j = nlohmann::json::parse(line);
     r.insert({j["k"].get<uint64_t>(), j["bucket"].get<std::string>()});
   }
+  return r;
+}
+
+// bucket -> count, from findings.jsonl; each count matches findings-all.jsonl.
+std::map<std::string, int64_t> bucket_counts(const std::string& dir) {
+  std::string text;
+  read_text(dir + "/findings.jsonl", &text);
+  std::map<std::string, int64_t> r, all;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    auto j = nlohmann::json::parse(line);
+    r[j["bucket"].get<std::string>()] = j["count"].get<int64_t>();
+  }
+  for (const auto& [k, bucket] : findings(dir)) ++all[bucket];
+  EXPECT_EQ(r, all);
   return r;
 }
 
@@ -45,6 +62,7 @@ CampaignOptions base(const std::string& out) {
   o.jobs = 2;
   o.quiet = true;
   o.minimize_s = 0;
+  o.log_all = true;
   return o;
 }
 
@@ -63,6 +81,13 @@ TEST(Campaign, CrashAndHangBecomeFindingsAndTheCampaignGoesOn) {
   EXPECT_EQ(f.count({200, "crash"}), 1u);
   EXPECT_EQ(f.count({42, "timeout"}), 1u);
   EXPECT_TRUE(std::filesystem::exists(o.out + "/findings/crash/case.af"));
+  // findings.jsonl: one line per bucket, its first program, its count.
+  const auto per_bucket = findings(o.out, "findings.jsonl");
+  EXPECT_EQ(per_bucket.count({17, "crash"}), 1u);
+  EXPECT_EQ(per_bucket.count({200, "crash"}), 0u);
+  EXPECT_EQ(per_bucket.count({42, "timeout"}), 1u);
+  EXPECT_EQ(bucket_counts(o.out)["crash"], 2);
+  EXPECT_EQ(bucket_counts(o.out)["timeout"], 1);
   EXPECT_TRUE(std::filesystem::exists(o.out + "/findings/timeout/note.md"));
 }
 
@@ -75,6 +100,7 @@ TEST(Campaign, SameSeedSameFindings) {
   run_campaign(b);
   EXPECT_EQ(findings(a.out), findings(b.out));
   EXPECT_FALSE(findings(a.out).empty());
+  EXPECT_EQ(findings(a.out, "findings.jsonl"), findings(b.out, "findings.jsonl"));
 }
 
 TEST(Campaign, ResumeAfterSigkillLosesNoFinding) {
@@ -109,6 +135,8 @@ TEST(Campaign, ResumeAfterSigkillLosesNoFinding) {
   o.resume = true;
   CampaignSummary s = run_campaign(o);
   EXPECT_EQ(findings(o.out), findings(ref.out));
+  EXPECT_EQ(findings(o.out, "findings.jsonl"), findings(ref.out, "findings.jsonl"));
+  EXPECT_EQ(bucket_counts(o.out), bucket_counts(ref.out));
   EXPECT_GE(s.programs, 6000);
 }
 

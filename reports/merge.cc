@@ -70,6 +70,32 @@ struct Done {
   uint64_t first_missing() const { return i + below * static_cast<uint64_t>(n); }
 };
 
+// findings-all.jsonl (campaigns run with --log-all): the union of the
+// sources' lines, deduplicated on (k, bucket, spec), ordered by k.
+void merge_all_findings(const std::vector<Source>& srcs, const std::string& out) {
+  std::vector<std::pair<std::tuple<uint64_t, std::string, std::string>, std::string>> rows;
+  std::set<std::tuple<uint64_t, std::string, std::string>> seen;
+  bool any = false;
+  for (const Source& s : srcs) {
+    std::string text;
+    if (!fuzz::read_text(s.dir + "/findings-all.jsonl", &text)) continue;
+    any = true;
+    size_t pos = 0;
+    for (size_t nl; (nl = text.find('\n', pos)) != std::string::npos; pos = nl + 1) {
+      json f = json::parse(text.substr(pos, nl - pos), nullptr, false);
+      if (f.is_discarded() || !f.is_object()) continue;
+      auto key = std::make_tuple(f.value("k", uint64_t{0}), f.value("bucket", std::string("unknown")),
+                                 f.value("spec", json(nullptr)).dump());
+      if (seen.insert(key).second) rows.push_back({key, f.dump()});
+    }
+  }
+  if (!any) return;
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::string lines;
+  for (const auto& r : rows) lines += r.second + "\n";
+  fuzz::write_atomic(out + "/findings-all.jsonl", lines);
+}
+
 }  // namespace
 
 void merge_campaigns(const std::vector<std::string>& sources, const std::string& out) {
@@ -116,56 +142,54 @@ void merge_campaigns(const std::vector<std::string>& sources, const std::string&
     srcs = std::move(kept);
   }
 
-  // Findings: union, deduplicated on (k, bucket, spec); ordered by k.
-  struct Row {
-    uint64_t k;
-    std::string bucket, spec;
-    double t;
-    json line;
-    size_t src;
-  };
-  std::vector<Row> rows;
-  std::set<std::tuple<uint64_t, std::string, std::string>> seen;
-  for (size_t si = 0; si < srcs.size(); ++si)
-    for (const json& f : srcs[si].findings) {
-      const uint64_t k = f.value("k", uint64_t{0});
-      const std::string bucket = f.value("bucket", std::string("unknown"));
-      const std::string spec = f.value("spec", json(nullptr)).dump();
-      if (!seen.insert({k, bucket, spec}).second) continue;
-      rows.push_back({k, bucket, spec, f.value("t", 0.0), f, si});
-    }
-  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
-    return std::tie(a.k, a.bucket, a.spec) < std::tie(b.k, b.bucket, b.spec);
-  });
-
-  // Buckets recomputed from the merged findings.
+  // Findings: each source's lines (one per bucket with its count; older
+  // folders: one per finding, count 1), deduplicated on (k, bucket, spec)
+  // so that a folder merged twice counts once; per bucket the counts add up
+  // and the line of the smallest program stands for it.
   struct Bucket {
     int64_t count = 0;
     uint64_t first_k = 0;
     bool must_agree = true;
     size_t src = 0;
     double first_t = 0;  // earliest time any shard found it
+    json line;
   };
   std::map<std::string, Bucket> buckets;
-  int64_t crashes = 0, timeouts = 0;
-  for (const Row& r : rows) {
-    auto [it, fresh] = buckets.try_emplace(r.bucket);
-    Bucket& b = it->second;
-    ++b.count;
-    if (fresh) {  // rows are in k order: the first row of a bucket has its smallest k
-      b.first_k = r.k;
-      b.src = r.src;
-      b.first_t = r.t;
-      const json& spec = r.line["spec"];
-      b.must_agree = spec.is_object() ? fuzz::is_must_agree(spec.value("strategy", std::string())) : true;
+  int64_t crashes = 0, timeouts = 0, findings = 0;
+  std::set<std::tuple<uint64_t, std::string, std::string>> seen;
+  for (size_t si = 0; si < srcs.size(); ++si)
+    for (const json& f : srcs[si].findings) {
+      const uint64_t k = f.value("k", uint64_t{0});
+      const std::string name = f.value("bucket", std::string("unknown"));
+      if (!seen.insert({k, name, f.value("spec", json(nullptr)).dump()}).second) continue;
+      const int64_t count = f.value("count", int64_t{1});
+      const double t = f.value("first_t", f.value("t", 0.0));
+      findings += count;
+      auto [it, fresh] = buckets.try_emplace(name);
+      Bucket& b = it->second;
+      b.count += count;
+      b.first_t = fresh ? t : std::min(b.first_t, t);
+      if (fresh || k < b.first_k) {
+        b.first_k = k;
+        b.src = si;
+        b.line = f;
+        const json& spec = f["spec"];
+        b.must_agree = spec.is_object() ? fuzz::is_must_agree(spec.value("strategy", std::string())) : true;
+      }
     }
-    b.first_t = std::min(b.first_t, r.t);
-  }
 
   fuzz::make_dirs(out + "/findings");
+  std::vector<std::pair<std::pair<uint64_t, std::string>, json>> rows;
+  for (auto& [name, b] : buckets) {
+    b.line["count"] = b.count;
+    b.line["first_t"] = b.first_t;
+    rows.push_back({{b.first_k, name}, b.line});
+  }
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::string lines;
-  for (const Row& r : rows) lines += r.line.dump() + "\n";
+  for (const auto& r : rows) lines += r.second.dump() + "\n";
   fuzz::write_atomic(out + "/findings.jsonl", lines);
+  merge_all_findings(srcs, out);
   for (const auto& [name, b] : buckets) {
     const std::string from = srcs[b.src].dir + "/findings/" + name;
     if (fs::is_directory(from)) copy_tree(from, out + "/findings/" + name);
@@ -240,9 +264,10 @@ void merge_campaigns(const std::vector<std::string>& sources, const std::string&
 
   json state_buckets = json::object();
   for (const auto& [name, b] : buckets)
-    state_buckets[name] = {{"count", b.count}, {"first_program", b.first_k}, {"must_agree", b.must_agree}};
+    state_buckets[name] = {{"count", b.count}, {"first_program", b.first_k}, {"must_agree", b.must_agree},
+                           {"first_t", b.first_t}, {"finding", b.line}};
   json state = {{"seed", seed},          {"done_below", done_below}, {"done_extra", done_extra},
-                {"programs", programs},  {"invalid", invalid},       {"findings", rows.size()},
+                {"programs", programs},  {"invalid", invalid},       {"findings", findings},
                 {"crashes", crashes},    {"timeouts", timeouts},     {"elapsed_s", elapsed},
                 {"buckets", state_buckets}, {"timeline", timeline},  {"merged", true}};
   // A regions histogram, when the sources have one: summed.

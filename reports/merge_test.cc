@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -43,20 +44,22 @@ std::vector<json> all_findings() {
 }
 
 // Writes a campaign folder as fuzz/campaign.cc would have left it after
-// checking the given programs (buckets from its own findings).
+// checking the given programs (buckets from its own findings):
+// findings.jsonl with one line per bucket and its count, or (`legacy`, as
+// folders written before that) one line per finding.
 void write_campaign(const std::string& d, const std::string& shard, const std::vector<json>& findings, int64_t programs,
                     int64_t invalid, uint64_t done_below, const std::vector<uint64_t>& done_extra,
-                    const std::string& tag, const std::vector<std::string>& extra_lines = {}) {
+                    const std::string& tag, const std::vector<std::string>& extra_lines = {}, bool legacy = false) {
   fuzz::make_dirs(d + "/findings");
   std::string lines;
   json buckets = json::object();
   int64_t crashes = 0;
   for (const json& f : findings) {
-    lines += f.dump() + "\n";
+    if (legacy) lines += f.dump() + "\n";
     const std::string b = f["bucket"];
     if (!buckets.contains(b)) {
       const bool must = f["spec"].is_object() ? fuzz::is_must_agree(f["spec"]["strategy"]) : true;
-      buckets[b] = {{"count", 0}, {"first_program", f["k"]}, {"must_agree", must}};
+      buckets[b] = {{"count", 0}, {"first_program", f["k"]}, {"must_agree", must}, {"first_t", f["t"]}, {"finding", f}};
       fuzz::make_dirs(d + "/findings/" + b);
       fuzz::write_atomic(d + "/findings/" + b + "/case.af", "# " + tag + " program " + f["k"].dump() + "\n");
       fuzz::write_atomic(d + "/findings/" + b + "/note.md", "# " + b + "\n");
@@ -64,6 +67,15 @@ void write_campaign(const std::string& d, const std::string& shard, const std::v
     buckets[b]["count"] = buckets[b]["count"].get<int64_t>() + 1;
     crashes += f["bucket"] == "crash";
   }
+  if (!legacy)
+    for (auto& [name, b] : buckets.items()) {
+      json line = b["finding"];
+      line["count"] = b["count"];
+      line["first_t"] = b["first_t"];
+      lines += line.dump() + "\n";
+    }
+  if (legacy)
+    for (auto& [name, b] : buckets.items()) b = {{"count", b["count"]}, {"first_program", b["first_program"]}, {"must_agree", b["must_agree"]}};
   for (const std::string& l : extra_lines) lines += l + "\n";
   fuzz::write_atomic(d + "/findings.jsonl", lines);
   fuzz::write_atomic(d + "/campaign.json",
@@ -88,9 +100,18 @@ std::multiset<std::string> finding_set(const std::string& dir) {
   std::multiset<std::string> s;
   for (json f : read_findings(dir)) {
     f.erase("t");
+    f.erase("first_t");
     s.insert(f.dump());
   }
   return s;
+}
+
+// A state's buckets without their findings' timing: (count, first program, must agree).
+json bucket_summary(const json& state) {
+  json r = json::object();
+  for (auto& [name, b] : state["buckets"].items())
+    r[name] = {{"count", b["count"]}, {"first_program", b["first_program"]}, {"must_agree", b["must_agree"]}};
+  return r;
 }
 
 TEST(Merge, TwoShardsEqualOneUnshardedCampaign) {
@@ -99,11 +120,14 @@ TEST(Merge, TwoShardsEqualOneUnshardedCampaign) {
   write_campaign(single, "0/1", all_findings(), 12, 2, 12, {}, "single");
   write_campaign(s0, "0/2", of_shard(0, 2), 6, 1, 6, {}, "shard0");
   // Shard 1 holds a duplicated line (e.g. copied twice): merged once.
-  write_campaign(s1, "1/2", of_shard(1, 2), 6, 1, 6, {}, "shard1", {of_shard(1, 2)[2].dump()});
+  write_campaign(s1, "1/2", of_shard(1, 2), 6, 1, 6, {}, "shard1");
+  const std::string lines = slurp(s1 + "/findings.jsonl");
+  fuzz::write_atomic(s1 + "/findings.jsonl", lines + lines.substr(0, lines.find('\n') + 1));
   merge_campaigns({s0, s1}, out);
 
   const json want = read_json(single + "/state.json"), got = read_json(out + "/state.json");
-  EXPECT_EQ(got["buckets"], want["buckets"]);
+  EXPECT_EQ(bucket_summary(got), bucket_summary(want));
+  EXPECT_EQ(read_findings(out).size(), 4u);  // one line per bucket
   EXPECT_EQ(got["programs"], want["programs"]);
   EXPECT_EQ(got["invalid"], want["invalid"]);
   EXPECT_EQ(got["findings"], want["findings"]);
@@ -143,7 +167,7 @@ TEST(Merge, TwoShardsEqualOneUnshardedCampaign) {
   // Merging in the other order gives the same result.
   const std::string out2 = root + "/merged2";
   merge_campaigns({s1, s0}, out2);
-  EXPECT_EQ(read_json(out2 + "/state.json")["buckets"], want["buckets"]);
+  EXPECT_EQ(bucket_summary(read_json(out2 + "/state.json")), bucket_summary(want));
   EXPECT_EQ(slurp(out2 + "/findings.jsonl"), slurp(out + "/findings.jsonl"));
 }
 
@@ -184,6 +208,34 @@ TEST(Merge, SameShardTwiceCountsOnce) {
   const json st = read_json(root + "/out/state.json");
   EXPECT_EQ(st["programs"], 6);
   EXPECT_EQ(st["findings"], of_shard(0, 2).size());
+}
+
+TEST(Merge, FoldersWithOneLinePerFindingMergeLikeOneLinePerBucket) {
+  const std::string root = fresh_dir("legacy");
+  write_campaign(root + "/s0", "0/2", of_shard(0, 2), 6, 1, 6, {}, "shard0", {}, true);
+  write_campaign(root + "/s1", "1/2", of_shard(1, 2), 6, 1, 6, {}, "shard1", {}, true);
+  write_campaign(root + "/single", "0/1", all_findings(), 12, 2, 12, {}, "single");
+  merge_campaigns({root + "/s0", root + "/s1"}, root + "/out");
+  const json got = read_json(root + "/out/state.json");
+  EXPECT_EQ(bucket_summary(got), bucket_summary(read_json(root + "/single/state.json")));
+  EXPECT_EQ(got["findings"], all_findings().size());
+  EXPECT_EQ(finding_set(root + "/out"), finding_set(root + "/single"));
+}
+
+TEST(Merge, EveryFindingLogsAreUnited) {
+  const std::string root = fresh_dir("log-all");
+  write_campaign(root + "/s0", "0/2", of_shard(0, 2), 6, 1, 6, {}, "shard0");
+  write_campaign(root + "/s1", "1/2", of_shard(1, 2), 6, 1, 6, {}, "shard1");
+  for (int i : {0, 1}) {
+    std::string lines;
+    for (const json& f : of_shard(i, 2)) lines += f.dump() + "\n";
+    if (i == 1) lines += of_shard(1, 2)[0].dump() + "\n";  // a duplicate
+    fuzz::write_atomic(root + "/s" + std::to_string(i) + "/findings-all.jsonl", lines);
+  }
+  merge_campaigns({root + "/s0", root + "/s1"}, root + "/out");
+  const std::string all = slurp(root + "/out/findings-all.jsonl");
+  EXPECT_EQ(static_cast<size_t>(std::count(all.begin(), all.end(), '\n')), all_findings().size());
+  EXPECT_EQ(all.substr(0, all.find('\n')), all_findings()[0].dump());  // ordered by program
 }
 
 TEST(Merge, ExternalRunsAreSummedAndReported) {

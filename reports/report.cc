@@ -121,7 +121,7 @@ json summarize(const std::string& dir) {
   std::map<std::string, int64_t> per_strategy;
   for (const json& f : findings) {
     const std::string label = strategy_label(f);
-    ++per_strategy[label];
+    per_strategy[label] += f.value("count", int64_t{1});  // one line per bucket (older folders: per finding)
     bucket_strategy.try_emplace(f.value("bucket", std::string("unknown")), label);
   }
   json buckets = json::array();

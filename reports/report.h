@@ -1,7 +1,8 @@
 // Campaign reports and shard merging.
 //
 // A campaign folder (see fuzz/campaign.h) holds campaign.json, state.json,
-// findings.jsonl and findings/BUCKET/. write_reports turns it into
+// findings.jsonl (one line per bucket, with its count), findings-all.jsonl
+// (with --log-all: every divergence) and findings/BUCKET/. write_reports turns it into
 // report.json (machine-readable summary), report.md (readable summary) and
 // report.html (self-contained page with inline SVG plots). merge_campaigns
 // combines shard folders of one seed into one folder, as if one unsharded
@@ -25,12 +26,14 @@ std::string render_html(const nlohmann::json& summary, const nlohmann::json& sta
 void write_reports(const std::string& dir);
 
 // Merges campaign folders (shards of one seed, or earlier merges) into OUT:
-// findings.jsonl is the union of the sources' lines, deduplicated on
-// (k, bucket, spec); buckets are recomputed (count, first_program = smallest
-// k); each findings/BUCKET/ is copied from the source holding its first
-// program; state.json sums the counters; campaign.json says shard "merged"
-// and lists the sources. Then writes the reports. Throws std::runtime_error
-// on unusable input (no sources, a missing state.json, different seeds).
+// findings.jsonl holds one line per bucket, the sources' lines for it
+// (deduplicated on (k, bucket, spec)) with their counts added and the line
+// of the smallest program kept; findings-all.jsonl (--log-all) is the
+// union of the sources'; each findings/BUCKET/ is copied from the source
+// holding its first program; state.json sums the counters; campaign.json
+// says shard "merged" and lists the sources. Then writes the reports.
+// Throws std::runtime_error on unusable input (no sources, a missing
+// state.json, different seeds).
 void merge_campaigns(const std::vector<std::string>& sources, const std::string& out);
 
 // Helpers shared by the report and merge code.

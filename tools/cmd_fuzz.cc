@@ -62,6 +62,7 @@ std::string adopt_campaign_settings(FuzzArgs& a) {
   take("--target", "target", o.target);
   take("--size", "gen_size", o.gen.size);
   take("--programs", "programs", o.programs);
+  take("--log-all", "log_all", o.log_all);
   std::string shard = a.shard;
   take("--shard", "shard", shard);
   if (shard != a.shard) {
@@ -177,6 +178,8 @@ void register_fuzz(CLI::App& app, int* status) {
   c->add_option("--case-timeout", a->o.case_timeout_s, "seconds before a case counts as a hang");
   c->add_option("--size", a->o.gen.size, "statements per generated program");
   c->add_flag("--quiet", a->o.quiet, "no status lines");
+  c->add_flag("--log-all", a->o.log_all,
+              "also log every divergence to findings-all.jsonl (findings.jsonl keeps one line per bucket)");
   c->add_option("--minimize-time", a->o.minimize_s, "seconds to minimize each new bucket's first finding (0: off)");
   c->add_option("--minimize-total", a->o.minimize_total_s, "seconds for all minimization (default: a quarter of --time)");
   c->callback([a, status] { *status = run(*a); });
