@@ -52,6 +52,7 @@ std::string check_one(const CampaignOptions& o, uint64_t k) {
   if (has(o.test_crash_on)) std::abort();
   if (has(o.test_hang_on)) for (;;) pause();
   json r = {{"k", k}};
+  const double t0 = now_s();
   ir::Program p = generate(o.seed, k, o.gen);
   auto an = ir::analyze(p);
   if (!an) {
@@ -61,11 +62,15 @@ std::string check_one(const CampaignOptions& o, uint64_t k) {
   }
   r["valid"] = true;
   oracles::Observables expected = oracles::run_eager(p, *an);
+  // Milliseconds per tier (generator + oracle, then each target or external
+  // strategy): the status line's programs/s per tier.
+  std::map<std::string, double> tier_ms = {{"oracle", (now_s() - t0) * 1e3}};
   auto specs = campaign_specs(o.seed, k, o.strategies, o.injects, o.target);
   json f = json::array();
   int64_t external = 0, compared = 0;
   json unsupported = json::array();
   for (const RunRecord& rec : check_program(p, expected, specs)) {
+    tier_ms[tier_of(rec.spec)] += rec.ms;
     if (is_external(rec.spec.strategy) && rec.spec.inject.empty()) {
       ++external;
       if (!rec.unsupported.empty()) unsupported.push_back(rec.spec.strategy + ": " + rec.unsupported);
@@ -84,6 +89,7 @@ std::string check_one(const CampaignOptions& o, uint64_t k) {
   }
   r["runs"] = specs.size();
   r["findings"] = f;
+  r["tier_ms"] = tier_ms;
   if (external) {
     r["external_runs"] = external;
     r["compared"] = compared;
@@ -185,6 +191,8 @@ class Campaign {
     s.timeouts = timeouts_;
     for (const auto& [name, b] : buckets_) s.must_agree_buckets += b.must_agree;
     s.elapsed_s = now_s() - start_;
+    for (const auto& [name, t] : tiers_)
+      if (t.seconds > 0) s.programs_per_s_by_tier[name] = t.programs / t.seconds;
     s.external_runs = external_runs_;
     s.compared = compared_;
     s.unsupported = unsupported_;
@@ -214,6 +222,11 @@ class Campaign {
   int64_t programs_ = 0, invalid_ = 0, findings_ = 0, crashes_ = 0, timeouts_ = 0;
   int64_t external_runs_ = 0, compared_ = 0, unsupported_ = 0;
   std::map<std::string, int64_t> unsupported_reasons_;  // "strategy: Type: message" -> runs
+  struct Tier {
+    int64_t programs = 0;
+    double seconds = 0;  // worker wall time spent in the tier
+  };
+  std::map<std::string, Tier> tiers_;
   std::map<std::string, Bucket> buckets_;
   json timeline_ = json::array();
   double start_ = 0, elapsed_before_ = 0;
@@ -358,6 +371,12 @@ class Campaign {
     ++programs_;
     if (!r.value("valid", true)) ++invalid_;
     external_runs_ += r.value("external_runs", int64_t{0});
+    const json tier_ms = r.value("tier_ms", json::object());
+    for (auto it = tier_ms.begin(); it != tier_ms.end(); ++it) {
+      Tier& t = tiers_[it.key()];
+      ++t.programs;
+      t.seconds += it.value().get<double>() / 1e3;
+    }
     compared_ += r.value("compared", int64_t{0});
     for (const json& u : r.value("unsupported", json::array())) {
       ++unsupported_;
@@ -504,13 +523,17 @@ class Campaign {
       if (std::fscanf(sm, "%ld %ld", &pages, &rss_pages) != 2) rss_pages = 0;
       std::fclose(sm);
     }
+    // Programs per second of one worker's time in each tier: where the time goes.
+    std::string tiers;
+    for (const auto& [name, t] : tiers_)
+      if (t.seconds > 0) tiers += " " + name + " " + std::to_string(static_cast<long long>(t.programs / t.seconds));
     std::fprintf(out,
                  "[%6.1fs] programs %lld  %.0f/s  invalid %lld  findings %lld  buckets %zu (aliasfuzz bugs %lld, "
-                 "crashes %lld, hangs %lld)  last new bucket %s  rss %ld MB%s\n",
+                 "crashes %lld, hangs %lld)  last new bucket %s  rss %ld MB  per worker, programs/s in:%s%s\n",
                  el, static_cast<long long>(programs_), el > 0 ? programs_ / el : 0.0, static_cast<long long>(invalid_),
                  static_cast<long long>(findings_), buckets_.size(), static_cast<long long>(must_agree_buckets_),
                  static_cast<long long>(crashes_), static_cast<long long>(timeouts_), last.c_str(),
-                 rss_pages * (sysconf(_SC_PAGESIZE) / 1024) / 1024, ext.c_str());
+                 rss_pages * (sysconf(_SC_PAGESIZE) / 1024) / 1024, tiers.c_str(), ext.c_str());
     std::fflush(out);
   }
 
@@ -533,12 +556,18 @@ class Campaign {
                        {"first_t", b.first_t}, {"finding", b.finding}};
     json s = {{"seed", o_.seed}, {"done_below", done_below_j_}, {"done_extra", done_}, {"programs", programs_},
               {"invalid", invalid_}, {"findings", findings_}, {"crashes", crashes_}, {"timeouts", timeouts_},
-              {"elapsed_s", now_s() - start_}, {"buckets", buckets}, {"timeline", timeline_}};
+              {"elapsed_s", now_s() - start_}, {"buckets", buckets}, {"timeline", timeline_}, {"tiers", tiers_json()}};
     if (external_runs_ > 0)
       s["external"] = {{"runs", external_runs_}, {"compared", compared_}, {"unsupported", unsupported_},
                        {"unsupported_reasons", unsupported_reasons_}, {"not_supported", o_.not_supported}};
     write_atomic(o_.out + "/state.json", s.dump() + "\n");
     if (findings_dirty_) write_findings();
+  }
+
+  json tiers_json() const {
+    json t = json::object();
+    for (const auto& [name, v] : tiers_) t[name] = {{"programs", v.programs}, {"seconds", v.seconds}};
+    return t;
   }
 
   // findings.jsonl: one line per bucket (its finding on its first program,
@@ -583,6 +612,9 @@ class Campaign {
       unsupported_reasons_ = e.value("unsupported_reasons", std::map<std::string, int64_t>{});
     }
     elapsed_before_ = s.value("elapsed_s", 0.0);
+    const json tiers = s.value("tiers", json::object());
+    for (auto it = tiers.begin(); it != tiers.end(); ++it)
+      tiers_[it.key()] = {it.value().value("programs", int64_t{0}), it.value().value("seconds", 0.0)};
     timeline_ = s.value("timeline", json::array());
     const json sb = s.value("buckets", json::object());
     bool with_findings = sb.is_object();

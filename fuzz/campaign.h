@@ -4,6 +4,7 @@
 // becomes a finding of kind crash or timeout and the campaign goes on.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,9 @@ struct CampaignSummary {
   // how many the compiler refused as unsupported (not findings).
   int64_t external_runs = 0, compared = 0, unsupported = 0;
   std::vector<std::string> not_supported;  // CampaignOptions::not_supported as used
+  // Per tier (generator + oracle, each target, each external strategy):
+  // programs per second of one worker's time spent in it.
+  std::map<std::string, double> programs_per_s_by_tier;
 };
 
 // Runs (or resumes) a campaign; returns its summary. Throws std::runtime_error on unusable options.

@@ -1,6 +1,7 @@
 #include "fuzz/check.h"
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <iostream>
 #include <set>
@@ -272,13 +273,22 @@ std::optional<RunRecord> check_external(const ir::Program& p, const RunSpec& s) 
 
 }  // namespace
 
+std::string tier_of(const RunSpec& s) {
+  return oracles::is_external_strategy(s.strategy) && s.inject.empty() ? s.strategy : s.target;
+}
+
 std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observables& expected,
                                      const std::vector<RunSpec>& specs) {
   std::vector<RunRecord> out;
   auto an = ir::analyze(p);
   for (const RunSpec& s : specs) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto ms = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); };
     if (oracles::is_external_strategy(s.strategy) && s.inject.empty()) {
-      if (auto r = check_external(p, s)) out.push_back(std::move(*r));
+      if (auto r = check_external(p, s)) {
+        r->ms = ms();
+        out.push_back(std::move(*r));
+      }
       continue;
     }
     RunRecord r;
@@ -291,6 +301,7 @@ std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observ
     r.error = res.error;
     if (!r.agree && r.mismatch && r.error.empty())
       r.op = bisect_first_op(p, [&](size_t n) { return prefix_diverges(p, n, o, s); });
+    r.ms = ms();
     out.push_back(r);
   }
   return out;

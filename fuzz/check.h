@@ -30,7 +30,12 @@ struct RunRecord {
   // comparison, but this is not a divergence (agree stays true, error
   // empty). A campaign counts these apart from findings.
   std::string unsupported;
+  double ms = 0;  // wall time of the run, first-op bisection included
 };
+
+// The tier a spec runs in, for throughput figures: the external strategy's
+// name (a Python child), else its target ("interp", "host", ...).
+std::string tier_of(const RunSpec& s);
 
 // The strategies that must always agree with the oracle, and those under study.
 const std::vector<std::string>& must_agree_strategies();

@@ -148,7 +148,21 @@ int run(FuzzArgs& a) {
     std::cout << "external strategies: " << s.compared << " of " << s.external_runs
               << " runs reached a value comparison, " << s.unsupported << " unsupported (not findings)\n";
   for (const auto& n : s.not_supported) std::cout << n << " (left out of the generated programs)\n";
-  std::cout << "findings: " << o.out << "/findings/\n";
+  std::string tiers;
+  for (const auto& [name, v] : s.programs_per_s_by_tier) tiers += fmt::format(" {} {:.0f}", name, v);
+  if (!tiers.empty()) std::cout << "per worker, programs/s in:" << tiers << "\n";
+  // Which divergences are expected (strategies under study, mutants) and
+  // which are bugs in aliasfuzz (must-agree strategies).
+  std::vector<std::string> must, expected;
+  for (const auto& spec : fuzz::campaign_specs(o.seed, 0, o.strategies, o.injects, o.target)) {
+    const std::string name = spec.inject.empty() ? spec.strategy : spec.strategy + "+" + spec.inject;
+    auto& list = spec.inject.empty() && fuzz::is_must_agree(spec.strategy) ? must : expected;
+    if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
+  }
+  if (!must.empty()) std::cout << "must agree (a divergence is a bug in aliasfuzz): " << fmt::format("{}", fmt::join(must, ", ")) << "\n";
+  if (!expected.empty()) std::cout << "expected to diverge (under study, mutants): " << fmt::format("{}", fmt::join(expected, ", ")) << "\n";
+  std::cout << "findings: " << o.out << "/findings/ (one line per bucket in " << o.out << "/findings.jsonl)\n";
+  std::cout << "report: " << o.out << "/report.html (also report.md, report.json)\n";
   // 1: bugs in aliasfuzz itself (must-agree findings) or crashes; with
   // --fail-on any, any finding (a compiler's own CI).
   if (s.must_agree_buckets > 0 || s.crashes > 0) return 1;

@@ -21,6 +21,10 @@ void register_convert(CLI::App& app, int* status);
 void register_capabilities(CLI::App& app, int* status);
 void register_fidelity(CLI::App& app, int* status);
 
+// Parses argv (argv[0] the program name) and runs the subcommand it names;
+// returns the exit status (2 for a usage error).
+int cli_main(int argc, const char* const* argv);
+
 // CLI11 check for seeds and counts: decimal digits only, at most 19 (so
 // "-1" is refused instead of wrapping to 2^64-1).
 std::string unsigned_integer(const std::string& v);

@@ -10,8 +10,8 @@ cd "$root"
 out=${1:?usage: run_libfuzzer.sh OUT_DIR [RUNS]}
 runs=${2:-2000}
 mkdir -p "$out"
-targets=(fuzz_parser)
-[[ -f fuzz/fuzz_differential.cc ]] && targets+=(fuzz_differential)
+# package/name: the parser, the differential check, the command line (tools/fuzz_cli.cc).
+targets=(fuzz/fuzz_parser fuzz/fuzz_differential tools/fuzz_cli)
 base="$HOME/.cache/bazel-libfuzzer"
 junit() {  # name, failed(0/1), message
   local msg
@@ -23,9 +23,9 @@ junit() {  # name, failed(0/1), message
   fi > "$out/$1.xml"
 }
 labels=()
-for t in "${targets[@]}"; do labels+=("//fuzz:$t"); done
+for t in "${targets[@]}"; do labels+=("//${t%/*}:${t#*/}"); done
 if ! log=$(bazel --output_base="$base" build --noshow_progress --config=libfuzzer "${labels[@]}" 2>&1); then
-  for t in "${targets[@]}"; do junit "$t" 1 "build failed: $log"; done
+  for t in "${targets[@]}"; do junit "${t#*/}" 1 "build failed: $log"; done
   echo "$log" | tail -20
   exit 1
 fi
@@ -35,12 +35,13 @@ for t in "${targets[@]}"; do
   corpus=$(mktemp -d)
   find corpus -name '*.af' -exec cp {} "$corpus/" \;
   # .af files are valid inputs of both targets (fuzz/bytes.h: text or decoder bytes).
-  if log=$("$bin/fuzz/$t" -runs="$runs" -seed=1 -rss_limit_mb=4096 "$corpus" 2>&1); then
-    junit "$t" 0 ""
-    echo "libfuzzer $t: $runs runs, no crash, no sanitizer report"
+  # .af files are also inputs of fuzz_cli (a program and no arguments: `run`).
+  if log=$("$bin/$t" -runs="$runs" -seed=1 -rss_limit_mb=4096 "$corpus" 2>&1); then
+    junit "${t#*/}" 0 ""
+    echo "libfuzzer ${t#*/}: $runs runs, no crash, no sanitizer report"
   else
-    junit "$t" 1 "$log"
-    echo "libfuzzer $t FAILED:"
+    junit "${t#*/}" 1 "$log"
+    echo "libfuzzer ${t#*/} FAILED:"
     echo "$log" | tail -30
     status=1
   fi

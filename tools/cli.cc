@@ -1,4 +1,5 @@
-// The aliasfuzz command-line program: one binary, many subcommands.
+// The aliasfuzz command line: every subcommand registered on one CLI11 app
+// (tools/main.cc runs it; tools/fuzz_cli.cc fuzzes it).
 #include <cstdio>
 #include <cctype>
 #include <fstream>
@@ -39,26 +40,24 @@ bool read_file(const std::string& path, std::string* out) {
   return true;
 }
 
-}  // namespace af::tools
-
-int main(int argc, char** argv) {
+int cli_main(int argc, const char* const* argv) {
   CLI::App app{"aliasfuzz: a differential fuzzer for tensor compilers (views x in-place ops)"};
   app.require_subcommand(1);
   int status = 0;
-  af::tools::register_lowering_target();
-  af::tools::register_run(app, &status);
-  af::tools::register_dot(app, &status);
-  af::tools::register_gen(app, &status);
-  af::tools::register_fidelity(app, &status);
-  af::tools::register_torch(app, &status);
-  af::tools::register_fuzz(app, &status);
-  af::tools::register_minimize(app, &status);
-  af::tools::register_slurm(app, &status);
-  af::tools::register_report(app, &status);
-  af::tools::register_merge(app, &status);
-  af::tools::register_compare(app, &status);
-  af::tools::register_convert(app, &status);
-  af::tools::register_capabilities(app, &status);
+  register_lowering_target();
+  register_run(app, &status);
+  register_dot(app, &status);
+  register_gen(app, &status);
+  register_fidelity(app, &status);
+  register_torch(app, &status);
+  register_fuzz(app, &status);
+  register_minimize(app, &status);
+  register_slurm(app, &status);
+  register_report(app, &status);
+  register_merge(app, &status);
+  register_compare(app, &status);
+  register_convert(app, &status);
+  register_capabilities(app, &status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -70,3 +69,5 @@ int main(int argc, char** argv) {
   std::cout.flush();
   return status;
 }
+
+}  // namespace af::tools
