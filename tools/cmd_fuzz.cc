@@ -155,7 +155,8 @@ int run(FuzzArgs& a) {
   // which are bugs in aliasfuzz (must-agree strategies).
   std::vector<std::string> must, expected;
   for (const auto& spec : fuzz::campaign_specs(o.seed, 0, o.strategies, o.injects, o.target)) {
-    const std::string name = spec.inject.empty() ? spec.strategy : spec.strategy + "+" + spec.inject;
+    const std::string strategy = spec.strategy.empty() ? fuzz::strategy_for_mutant(spec.inject) : spec.strategy;
+    const std::string name = spec.inject.empty() ? strategy : strategy + "+" + spec.inject;
     auto& list = spec.inject.empty() && fuzz::is_must_agree(spec.strategy) ? must : expected;
     if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
   }

@@ -3,6 +3,8 @@
 // Shrinks a finding while its bucket stays the same; writes DIR/min.af,
 // DIR/repro.py and DIR/minimize.json.
 #include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
 #include <iostream>
 #include <memory>
 
@@ -31,7 +33,42 @@ std::string source_root() {
   return ".";
 }
 
-int minimize_main(const MinimizeCmd& o) {
+// `minimize findings/BUCKET`: the case, the spec and the output folder of
+// a campaign's bucket, from its settings.json (flags given still win).
+std::string from_bucket_folder(MinimizeCmd& o, const CLI::App& c) {
+  std::string text;
+  if (!std::filesystem::is_directory(o.path)) return "";
+  std::string dir = o.path;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  if (!std::filesystem::exists(dir + "/settings.json") || !read_file(dir + "/settings.json", &text))
+    return dir + " is a folder without settings.json (give a .af case)";
+  const nlohmann::json st = nlohmann::json::parse(text, nullptr, false);
+  if (!st.is_object() || !st.contains("finding") || !st["finding"].is_object() || !st["finding"].contains("spec") ||
+      !st["finding"]["spec"].is_object())
+    return dir + "/settings.json names no run settings (a crash or timeout bucket cannot be minimized)";
+  const nlohmann::json& sp = st["finding"]["spec"];
+  auto take = [&](const char* flag, const char* key, std::string& field) {
+    if (c.count(flag) == 0 && sp.contains(key) && sp[key].is_string()) field = sp[key].get<std::string>();
+  };
+  take("--strategy", "strategy", o.spec.strategy);
+  take("--inject", "inject", o.spec.inject);
+  take("--reorder", "reorder", o.spec.reorder);
+  take("--fusion", "fusion", o.spec.fusion);
+  take("--target", "target", o.spec.target);
+  o.path = dir + "/case.af";
+  if (o.out.empty()) o.out = dir;
+  return "";
+}
+
+int minimize_main(MinimizeCmd& o, const CLI::App& c) {
+  if (auto e = from_bucket_folder(o, c); !e.empty()) {
+    std::cerr << "aliasfuzz minimize: " << e << "\n";
+    return 2;
+  }
+  if (o.out.empty()) {
+    std::cerr << "aliasfuzz minimize: --out is required with a .af case\n";
+    return 2;
+  }
   std::string text;
   if (!read_file(o.path, &text)) return 2;
   auto prog = ir::parse_and_validate(text);
@@ -82,19 +119,21 @@ int minimize_main(const MinimizeCmd& o) {
 void register_minimize(CLI::App& app, int* status) {
   auto o = std::make_shared<MinimizeCmd>();
   auto* c = app.add_subcommand("minimize", "shrink a finding, keeping its bucket; write min.af and repro.py");
-  c->add_option("case", o->path, "the .af case (e.g. findings/BUCKET/case.af)")->required();
+  c->add_option("case", o->path,
+                "the .af case, or a campaign's findings/BUCKET folder (its settings.json gives the spec, "
+                "the folder is the default --out)")->required();
   c->add_option("--strategy", o->spec.strategy, "the strategy of the finding");
   c->add_option("--inject", o->spec.inject, "the bug-zoo mutant of the finding");
   c->add_option("--reorder", o->spec.reorder, "reorder policy of the finding (default program)");
   c->add_option("--fusion", o->spec.fusion, "fusion policy of the finding (default none)");
   c->add_option("--target", o->spec.target, "target of the finding (default interp)");
-  c->add_option("--out", o->out, "output folder")->required();
+  c->add_option("--out", o->out, "output folder (required with a .af case)");
   c->add_option("--time", o->time_s, "time budget in seconds (default 60; 0: none)");
   c->add_option("--max-tests", o->max_tests, "budget in candidate runs (deterministic; default none)");
   c->add_option("--seeds", o->seeds,
                  "random:SEED findings: also try seeds 0..N-1 when a candidate loses the divergence (default 16; 0: keep the seed)");
   c->add_flag("--add-to-corpus", o->add_to_corpus, "also write corpus/regressions/NAME.af");
-  c->callback([o, status] { *status = minimize_main(*o); });
+  c->callback([o, status, c] { *status = minimize_main(*o, *c); });
 }
 
 }  // namespace af::tools

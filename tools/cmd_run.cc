@@ -17,7 +17,7 @@
 #include "oracles/eager.h"
 #include "schedulers/schedulers.h"
 #include "tools/commands.h"
-#include "tools/json_out.h"
+#include "oracles/json_out.h"
 #include "tools/target_executor.h"
 #include <memory>
 
@@ -83,7 +83,7 @@ TargetRun run_on_target(const RunOptions& o, const schedulers::Schedule& s, cons
   }
   auto mm = oracles::compare(p, expected, actual);
   r.agree = !mm && !r.first_failure;
-  if (mm) r.first_mismatch = mismatch_json(*mm);
+  if (mm) r.first_mismatch = oracles::mismatch_json(*mm);
   else if (r.first_failure) r.first_mismatch = {{"observable", "check"}, {"index", r.first_failure->first_index},
                                                 {"expected", nullptr}, {"actual", nullptr}};
   if (r.first_failure && r.first_mismatch.is_object()) {
@@ -128,7 +128,7 @@ int run(const RunOptions& o) {
   if (!an) {
     const ir::Error& e = an.error();
     if (o.json) {
-      out = {{"valid", false}, {"error", error_json(e)}, {"oracle", nullptr}, {"runs", nlohmann::json::array()}};
+      out = {{"valid", false}, {"error", oracles::error_json(e)}, {"oracle", nullptr}, {"runs", nlohmann::json::array()}};
       std::cout << out.dump() << "\n";
     } else {
       std::cout << o.path << ":" << e.line << ": " << ir::kind_name(e.kind) << " error: " << e.message << "\n";
@@ -150,7 +150,7 @@ int run(const RunOptions& o) {
         return 2;
       }
       r.agree = recs[0].agree;
-      if (recs[0].mismatch) r.first_mismatch = mismatch_json(*recs[0].mismatch);
+      if (recs[0].mismatch) r.first_mismatch = oracles::mismatch_json(*recs[0].mismatch);
       if (!recs[0].error.empty()) r.first_mismatch = {{"observable", "error"}, {"what", recs[0].error}};
       all_agree = all_agree && r.agree;
       runs.push_back({{"strategy", s}, {"inject", nullptr}, {"reorder", "program"}, {"fusion", "none"},
@@ -185,7 +185,7 @@ int run(const RunOptions& o) {
   const lowering::CompileCache& cache = compile_cache();
   const nlohmann::json cache_json = {{"hits", cache.hits()}, {"misses", cache.misses()}, {"compile_ms", cache.compile_ms()}};
   if (o.json) {
-    out = {{"valid", true}, {"error", nullptr}, {"oracle", observables_json(*prog, expected)}, {"runs", runs}};
+    out = {{"valid", true}, {"error", nullptr}, {"oracle", oracles::observables_json(*prog, expected)}, {"runs", runs}};
     if (o.target != "interp") {
       out["compile_cache"] = cache_json;
       out["lowering_stats"] = all_stats;

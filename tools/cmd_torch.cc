@@ -8,7 +8,7 @@
 #include "ir/text.h"
 #include "oracles/torch_bridge.h"
 #include "tools/commands.h"
-#include "tools/json_out.h"
+#include "oracles/json_out.h"
 
 namespace af::tools {
 
@@ -37,7 +37,7 @@ int torch_cmd(const TorchOptionsCli& o) {
   oracles::TorchResult r = runner.run(*prog, script);
   nlohmann::json j;
   if (r.ok) {
-    j = observables_json(*prog, r.obs);
+    j = oracles::observables_json(*prog, r.obs);
   } else {
     j = {{"error", {{"kind", r.kind}, {"line", r.line}, {"message", r.message}}}};
   }

@@ -4,7 +4,8 @@
 # refused while the first holds the lock, and accepted after); exit 1 with
 # --fail-on any when something was found, 0 for under-study findings only;
 # --resume without --seed takes the campaign's seed; compare --out that
-# cannot be written is exit 2.
+# cannot be written is exit 2; the summary, findings.jsonl, `minimize
+# findings/BUCKET` and repro.py's exit status.
 set -uo pipefail
 A=tools/aliasfuzz
 T=${TEST_TMPDIR:-$(mktemp -d)}
@@ -28,6 +29,20 @@ done
 
 check "under-study findings only: exit 0" 0 $A fuzz --inject fn-per-input-base --programs 200 --seed 2 --out "$T/m0" --quiet --minimize-time 0
 grep -q "findings in [1-9]" "$T/out" || { echo "FAIL expected findings"; cat "$T/out"; fail=1; }
+grep -q "expected to diverge (under study, mutants): functionalize+fn-per-input-base" "$T/out" ||
+  { echo "FAIL the summary does not say what is expected to diverge"; cat "$T/out"; fail=1; }
+grep -q "report: $T/m0/report.html" "$T/out" || { echo "FAIL the summary does not name the report"; cat "$T/out"; fail=1; }
+# findings.jsonl: one line per bucket.
+buckets=$(ls "$T/m0/findings" | wc -l)
+[[ $(wc -l < "$T/m0/findings.jsonl") -eq $buckets ]] || { echo "FAIL findings.jsonl is not one line per bucket"; fail=1; }
+# `minimize findings/BUCKET` takes the spec from settings.json and writes into the folder;
+# its repro.py re-runs the strategy through aliasfuzz and exits 1 on the divergence.
+b="$T/m0/findings/$(ls "$T/m0/findings" | head -1)"
+check "minimize a bucket folder" 0 $A minimize "$b" --time 10
+[[ -f "$b/min.af" && -f "$b/repro.py" ]] || { echo "FAIL no min.af/repro.py in $b"; fail=1; }
+check "repro.py exits 1 on the divergence" 1 env AF_BIN="$PWD/$A" /usr/bin/python3 "$b/repro.py"
+grep -q "just now" "$T/out" || { echo "FAIL repro.py did not re-run aliasfuzz"; cat "$T/out"; fail=1; }
+check "minimize a folder without settings" 2 $A minimize "$T/m0"
 check "--fail-on any: exit 1" 1 $A fuzz --inject fn-per-input-base --programs 200 --seed 2 --out "$T/m1" --quiet --minimize-time 0 --fail-on any
 
 # The lock, with two real processes.

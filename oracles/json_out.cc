@@ -1,8 +1,8 @@
-#include "tools/json_out.h"
+#include "oracles/json_out.h"
 
 #include <cmath>
 
-namespace af::tools {
+namespace af::oracles {
 
 nlohmann::json error_json(const ir::Error& e) {
   return {{"kind", ir::kind_name(e.kind)}, {"line", e.line}, {"message", e.message}};
@@ -22,7 +22,7 @@ nlohmann::json values_json(const std::vector<float>& v) {
 }
 }  // namespace
 
-nlohmann::json observables_json(const ir::Program& p, const oracles::Observables& o) {
+nlohmann::json observables_json(const ir::Program& p, const Observables& o) {
   nlohmann::json rets = nlohmann::json::array();
   for (const auto& r : o.returns) rets.push_back({{"sizes", r.sizes}, {"values", values_json(r.v)}});
   nlohmann::json st = nlohmann::json::object();
@@ -30,11 +30,11 @@ nlohmann::json observables_json(const ir::Program& p, const oracles::Observables
   return {{"returns", rets}, {"storages", st}};
 }
 
-nlohmann::json mismatch_json(const oracles::Mismatch& m) {
+nlohmann::json mismatch_json(const Mismatch& m) {
   nlohmann::json j = {{"observable", m.observable}, {"index", m.index},
                       {"expected", float_json(m.expected)}, {"actual", float_json(m.actual)}};
   if (!m.what.empty()) j["what"] = m.what;
   return j;
 }
 
-}  // namespace af::tools
+}  // namespace af::oracles
