@@ -533,8 +533,21 @@ class Campaign {
     std::fflush(out);
   }
 
+  // campaign.json; its "commands" keep every command line that started or
+  // resumed the campaign.
   void save_settings() {
-    json s = {{"seed", o_.seed}, {"shard", std::to_string(o_.shard_i) + "/" + std::to_string(o_.shard_n)},
+    json commands = json::array(), versions = json::object();
+    if (o_.resume) {
+      std::string text;
+      if (read_text(o_.out + "/campaign.json", &text)) {
+        const json old = json::parse(text, nullptr, false);
+        if (old.is_object() && old.contains("commands") && old["commands"].is_array()) commands = old["commands"];
+        if (old.is_object() && old.contains("versions") && old["versions"].is_object()) versions = old["versions"];
+      }
+    }
+    if (!o_.command_line.empty()) commands.push_back(o_.command_line);
+    for (const auto& [tool, v] : o_.versions) versions[tool] = v;
+    json s = {{"commands", commands}, {"versions", versions},{"seed", o_.seed}, {"shard", std::to_string(o_.shard_i) + "/" + std::to_string(o_.shard_n)},
               {"programs", o_.programs}, {"time_s", o_.time_s}, {"strategies", o_.strategies},
               {"injects", o_.injects}, {"target", o_.target}, {"gen_size", o_.gen.size},
               {"gen_max_rank", o_.gen.max_rank}, {"gen_max_numel", o_.gen.max_numel},
@@ -709,6 +722,7 @@ void resolve_capabilities(CampaignOptions& o) {
       if (!o.quiet) std::fprintf(stderr, "aliasfuzz fuzz: no capability probe of %s: %s\n", s.c_str(), c.error.c_str());
       continue;
     }
+    if (!c.versions.empty()) o.versions[s] = c.versions;
     for (const auto& [op, why] : c.unsupported) o.gen.op_weights[op] = 0.0;
     const std::string note = oracles::capabilities_summary(c);
     if (!note.empty()) o.not_supported.push_back(note);

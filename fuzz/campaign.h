@@ -34,6 +34,11 @@ struct CampaignOptions {
   // findings.jsonl keeps one line per bucket (with its count); with
   // log_all, findings-all.jsonl also gets every divergence.
   bool log_all = false;
+  // For campaign.json and the reports: the command line that started (or
+  // resumed) the campaign, and versions of the tools ("aliasfuzz", "halide";
+  // run_campaign adds each external strategy's from its capability probe).
+  std::string command_line;
+  std::map<std::string, std::string> versions;
   GenOptions gen;
   // When every strategy is external (real Thunder, PyTorch functionalize)
   // and no mutant is asked for, the ops they cannot run (the capability

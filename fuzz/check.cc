@@ -218,6 +218,17 @@ std::string strategy_for_mutant(const std::string& m) {
   return "update_aliases-ordered";  // ua-*
 }
 
+CampaignRuns campaign_runs(const std::vector<std::string>& strategies, const std::vector<std::string>& injects) {
+  CampaignRuns r;
+  for (const auto& spec : campaign_specs(0, 0, strategies, injects, "interp")) {
+    const std::string strategy = spec.strategy.empty() ? strategy_for_mutant(spec.inject) : spec.strategy;
+    const std::string name = spec.inject.empty() ? strategy : strategy + "+" + spec.inject;
+    auto& list = spec.inject.empty() && is_must_agree(spec.strategy) ? r.must_agree : r.expected_to_diverge;
+    if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
+  }
+  return r;
+}
+
 namespace {
 
 bool external_prefix_diverges(const ir::Program& p, size_t n, const std::string& strategy) {

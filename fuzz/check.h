@@ -61,6 +61,14 @@ bool is_external(const std::string& strategy);
 std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::vector<std::string>& strategies,
                                     const std::vector<std::string>& injects, const std::string& target);
 
+// The runs of a campaign by name ("update_aliases", "functionalize+fn-no-regenerate"),
+// split into those that must agree with the oracle (a divergence is a bug
+// in aliasfuzz) and those expected to diverge (under study, mutants).
+struct CampaignRuns {
+  std::vector<std::string> must_agree, expected_to_diverge;
+};
+CampaignRuns campaign_runs(const std::vector<std::string>& strategies, const std::vector<std::string>& injects);
+
 // Runs every spec on a valid program (already analyzed) against the oracle's observables.
 std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observables& expected,
                                      const std::vector<RunSpec>& specs);

@@ -1,6 +1,7 @@
 // The aliasfuzz command line: every subcommand registered on one CLI11 app
 // (tools/main.cc runs it; tools/fuzz_cli.cc fuzzes it).
 #include <cstdio>
+#include <cstdlib>
 #include <cctype>
 #include <fstream>
 #include <iostream>
@@ -40,7 +41,47 @@ bool read_file(const std::string& path, std::string* out) {
   return true;
 }
 
+namespace {
+std::string g_command_line;
+
+std::string shell_quote(const std::string& a) {
+  if (!a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=+,@%") ==
+                        std::string::npos)
+    return a;
+  std::string q = "'";
+  for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// First line of a command's output ("" when it fails).
+std::string first_line_of(const std::string& cmd) {
+  std::string out;
+  if (FILE* p = popen((cmd + " 2>/dev/null").c_str(), "r")) {
+    char buf[256];
+    if (std::fgets(buf, sizeof buf, p)) out = buf;
+    if (pclose(p) != 0) out.clear();
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+}  // namespace
+
+const std::string& command_line() { return g_command_line; }
+
+std::map<std::string, std::string> tool_versions() {
+  std::string commit = "unknown";
+  if (const char* root = std::getenv("AF_ROOT"); root && *root) {
+    const std::string git = "git -C " + shell_quote(root);
+    const std::string c = first_line_of(git + " rev-parse --short HEAD");
+    if (!c.empty()) commit = c + (first_line_of(git + " status --porcelain --untracked-files=no").empty() ? "" : "-dirty");
+  }
+  std::string halide = first_line_of("dpkg-query -W -f='${Version}' libhalide14-0-dev");
+  return {{"aliasfuzz", commit}, {"halide", halide.empty() ? "unknown" : halide}};
+}
+
 int cli_main(int argc, const char* const* argv) {
+  g_command_line.clear();
+  for (int i = 0; i < argc; ++i) g_command_line += (i ? " " : "") + shell_quote(i == 0 ? "aliasfuzz" : argv[i]);
   CLI::App app{"aliasfuzz: a differential fuzzer for tensor compilers (views x in-place ops)"};
   app.require_subcommand(1);
   int status = 0;

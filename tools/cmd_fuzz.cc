@@ -125,6 +125,8 @@ int run(FuzzArgs& a) {
   if (a.seed.empty() && !o.resume) o.seed = static_cast<uint64_t>(std::time(nullptr));
   if (o.out.empty()) o.out = "runs/fuzz-" + std::to_string(o.seed) + (o.shard_n > 1 ? "-shard" + std::to_string(o.shard_i) : "");
   if (!lock_folder(o.out, false, "fuzz")) return 2;
+  o.command_line = command_line();
+  o.versions = tool_versions();
   std::cerr << "aliasfuzz fuzz: seed " << o.seed << ", shard " << o.shard_i << "/" << o.shard_n << ", "
             << (o.programs >= 0 ? std::to_string(o.programs) + " programs" : std::to_string(o.time_s) + " s")
             << ", jobs " << o.jobs << ", target " << o.target << ", out " << o.out << "\n";
@@ -153,15 +155,12 @@ int run(FuzzArgs& a) {
   if (!tiers.empty()) std::cout << "per worker, programs/s in:" << tiers << "\n";
   // Which divergences are expected (strategies under study, mutants) and
   // which are bugs in aliasfuzz (must-agree strategies).
-  std::vector<std::string> must, expected;
-  for (const auto& spec : fuzz::campaign_specs(o.seed, 0, o.strategies, o.injects, o.target)) {
-    const std::string strategy = spec.strategy.empty() ? fuzz::strategy_for_mutant(spec.inject) : spec.strategy;
-    const std::string name = spec.inject.empty() ? strategy : strategy + "+" + spec.inject;
-    auto& list = spec.inject.empty() && fuzz::is_must_agree(spec.strategy) ? must : expected;
-    if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
-  }
-  if (!must.empty()) std::cout << "must agree (a divergence is a bug in aliasfuzz): " << fmt::format("{}", fmt::join(must, ", ")) << "\n";
-  if (!expected.empty()) std::cout << "expected to diverge (under study, mutants): " << fmt::format("{}", fmt::join(expected, ", ")) << "\n";
+  const fuzz::CampaignRuns runs = fuzz::campaign_runs(o.strategies, o.injects);
+  if (!runs.must_agree.empty())
+    std::cout << "must agree (a divergence is a bug in aliasfuzz): " << fmt::format("{}", fmt::join(runs.must_agree, ", ")) << "\n";
+  if (!runs.expected_to_diverge.empty())
+    std::cout << "expected to diverge (under study, mutants): "
+              << fmt::format("{}", fmt::join(runs.expected_to_diverge, ", ")) << "\n";
   std::cout << "findings: " << o.out << "/findings/ (one line per bucket in " << o.out << "/findings.jsonl)\n";
   std::cout << "report: " << o.out << "/report.html (also report.md, report.json)\n";
   // 1: bugs in aliasfuzz itself (must-agree findings) or crashes; with

@@ -3,6 +3,7 @@
 // *status: 0 success, 1 a disagreement or finding, 2 invalid input or usage.
 #pragma once
 #include <CLI/CLI.hpp>
+#include <map>
 #include <string>
 
 namespace af::tools {
@@ -24,6 +25,11 @@ void register_fidelity(CLI::App& app, int* status);
 // Parses argv (argv[0] the program name) and runs the subcommand it names;
 // returns the exit status (2 for a usage error).
 int cli_main(int argc, const char* const* argv);
+// The command line cli_main was given, shell-quoted (for campaign.json and reports).
+const std::string& command_line();
+// Versions of what a run used: aliasfuzz (the source commit, "-dirty" when
+// changed), Halide (the Debian package); "unknown" where not found.
+std::map<std::string, std::string> tool_versions();
 
 // CLI11 check for seeds and counts: decimal digits only, at most 19 (so
 // "-1" is refused instead of wrapping to 2^64-1).
