@@ -381,6 +381,8 @@ bool write_minimized(const std::string& dir, const MinimizedFinding& m, std::str
         {"duplicates", s.duplicates}, {"accepted", s.accepted}, {"rounds", s.rounds},
         {"budget_hit", s.budget_hit}, {"elapsed_s", s.elapsed_s}};
     if (m.record.mismatch) j["first_mismatch"] = oracles::mismatch_json(*m.record.mismatch);
+    if (!m.record.error.empty()) j["error"] = m.record.error;
+    if (!m.record.op.empty()) j["first_diverging_op"] = m.record.op;
     write_atomic(dir + "/minimize.json", j.dump(2) + "\n");
   } catch (const std::exception& e) {
     *error = e.what();

@@ -1,6 +1,9 @@
 #include "oracles/json_out.h"
 
 #include <cmath>
+#include <cstdlib>
+
+#include "ir/text.h"
 
 namespace af::oracles {
 
@@ -11,7 +14,8 @@ nlohmann::json error_json(const ir::Error& e) {
 nlohmann::json float_json(float v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return static_cast<double>(v);
+  // The shortest decimal that reads back as this float ("0.1", not 0.10000000149011612).
+  return std::strtod(ir::format_float32(v).c_str(), nullptr);
 }
 
 namespace {

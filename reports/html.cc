@@ -44,6 +44,37 @@ std::string bucket_rows(const json& summary, bool must) {
          rows + "</table>\n";
 }
 
+// Each bucket's story: settings, first mismatch, sizes, the repro command,
+// the program.
+std::string stories(const json& summary) {
+  std::string h;
+  int told = 0;
+  const json buckets = summary.value("buckets", json::array());
+  for (const json& b : buckets) {
+    if (told++ == kStories) {
+      h += "<p>(" + std::to_string(buckets.size() - kStories) + " more buckets: see report.json)</p>\n";
+      break;
+    }
+    const json story = b.value("story", json::object());
+    const bool must = b.value("must_agree", false);
+    h += "<h3" + std::string(must ? " class=\"bug\"" : "") + "><code>" + html_escape(b.value("name", std::string())) +
+         "</code></h3>\n<p>" + (must ? "<b class=\"bug\">A bug in aliasfuzz itself.</b> " : "") +
+         std::to_string(b.value("count", int64_t{0})) + " findings, first on program " +
+         std::to_string(b.value("first_program", int64_t{0})) + ".</p>\n<ul>\n";
+    for (const auto& l : story_lines(story)) h += "<li>" + html_escape(l) + "</li>\n";
+    if (story.contains("repro")) h += "<li>reproduce: <code>" + html_escape(value_text(story["repro"])) + "</code></li>\n";
+    h += "</ul>\n";
+    if (story.contains("program")) h += "<pre>" + html_escape(value_text(story["program"])) + "</pre>\n";
+  }
+  return h.empty() ? "<p>None.</p>\n" : h;
+}
+
+std::string text_list(const json& a) {
+  std::string t;
+  for (const auto& x : a) t += (t.empty() ? "" : ", ") + value_text(x);
+  return t.empty() ? std::string("none") : t;
+}
+
 }  // namespace
 
 std::string render_html(const json& s, const json& state) {
@@ -51,7 +82,7 @@ std::string render_html(const json& s, const json& state) {
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>aliasfuzz report</title>\n"
       "<style>\nbody{font-family:sans-serif;margin:2em;max-width:1100px}\n"
       "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}\n"
-      "td.n{text-align:right}.bug{color:#b00}.plots svg{margin:0.5em 0.5em 0 0}\ncode{font-size:90%}\n</style>\n"
+      "td.n{text-align:right}.bug{color:#b00}pre{background:#f6f6f6;padding:0.5em;overflow-x:auto}.plots svg{margin:0.5em 0.5em 0 0}\ncode{font-size:90%}\n</style>\n"
       "</head>\n<body>\n<h1>aliasfuzz campaign report</h1>\n";
   const int64_t must = s.value("must_agree_buckets", int64_t{0});
   h += "<ul>\n<li>seed " + html_escape(s.value("seed", json(nullptr)).dump()) + ", shard " +
@@ -66,6 +97,23 @@ std::string render_html(const json& s, const json& state) {
   h += "<li>programs: " + std::to_string(s.value("programs", int64_t{0})) + " in " + fmt(s.value("elapsed_s", 0.0)) +
        " s (" + fmt(s.value("programs_per_s", 0.0)) + " programs/s)</li>\n";
   h += "<li>invalid: " + std::to_string(s.value("invalid", int64_t{0})) + "</li>\n";
+  for (const auto& c : s.value("commands", json::array()))
+    h += "<li>command: <code>" + html_escape(value_text(c)) + "</code></li>\n";
+  const json versions = s.value("versions", json::object());
+  if (!versions.empty()) {
+    std::string v;
+    for (auto it = versions.begin(); it != versions.end(); ++it) v += (v.empty() ? "" : "; ") + it.key() + " " + value_text(it.value());
+    h += "<li>versions: " + html_escape(v) + "</li>\n";
+  }
+  h += "<li>must agree (a divergence is a bug in aliasfuzz): " + html_escape(text_list(s.value("must_agree", json::array()))) +
+       "</li>\n<li>expected to diverge (under study, mutants): " +
+       html_escape(text_list(s.value("expected_to_diverge", json::array()))) + "</li>\n";
+  const json tiers = s.value("programs_per_s_by_tier", json::object());
+  if (!tiers.empty()) {
+    std::string t;
+    for (auto it = tiers.begin(); it != tiers.end(); ++it) t += (t.empty() ? "" : ", ") + it.key() + " " + fmt(it.value().get<double>(), "%.0f");
+    h += "<li>programs/s of one worker's time in each tier: " + html_escape(t) + "</li>\n";
+  }
   h += "<li>findings: " + std::to_string(s.value("findings", int64_t{0})) + " in " +
        std::to_string(s.value("bucket_count", int64_t{0})) + " buckets</li>\n";
   h += "<li>crashes: " + std::to_string(s.value("crashes", int64_t{0})) + ", timeouts: " +
@@ -118,6 +166,7 @@ std::string render_html(const json& s, const json& state) {
   }
   h += "<h2 class=\"bug\">Bugs in aliasfuzz (must-agree strategies, crashes, timeouts)</h2>\n" + bucket_rows(s, true);
   h += "<h2>Findings against strategies under study</h2>\n" + bucket_rows(s, false);
+  h += "<h2>Buckets</h2>\n" + stories(s);
   h += "<p>Also: <a href=\"report.json\">report.json</a>, <a href=\"report.md\">report.md</a>, "
        "<a href=\"findings.jsonl\">findings.jsonl</a>.</p>\n</body>\n</html>\n";
   return h;

@@ -281,6 +281,17 @@ void merge_campaigns(const std::vector<std::string>& sources, const std::string&
           regions[it.key()] = regions.value(it.key(), int64_t{0}) + std::llround(it.value().get<double>());
     }
   if (any_regions) state["regions_histogram"] = regions;
+  // Time per tier (programs and worker seconds): summed.
+  json tiers = json::object();
+  for (const Source& s : srcs) {
+    const json t = s.state.value("tiers", json::object());
+    for (auto it = t.begin(); it != t.end(); ++it) {
+      json& m = tiers[it.key()];
+      m["programs"] = m.value("programs", int64_t{0}) + it.value().value("programs", int64_t{0});
+      m["seconds"] = m.value("seconds", 0.0) + it.value().value("seconds", 0.0);
+    }
+  }
+  if (!tiers.empty()) state["tiers"] = tiers;
   // Runs of external strategies (reached a value comparison, unsupported): summed.
   json external;
   for (const Source& s : srcs) {

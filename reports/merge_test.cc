@@ -156,7 +156,9 @@ TEST(Merge, TwoShardsEqualOneUnshardedCampaign) {
 
   // The reports agree with those of the single campaign on the buckets.
   write_reports(single);
-  const json rs = read_json(single + "/report.json"), rm = read_json(out + "/report.json");
+  json rs = read_json(single + "/report.json"), rm = read_json(out + "/report.json");
+  for (json* r : {&rs, &rm})  // stories name each folder's own files
+    for (json& b : (*r)["buckets"]) b.erase("story");
   EXPECT_EQ(rm["buckets"], rs["buckets"]);
   EXPECT_EQ(rm["findings_per_strategy"], rs["findings_per_strategy"]);
   EXPECT_EQ(rm["programs"], 12);

@@ -39,6 +39,20 @@ fi
 size=$(stat -c %s "$work/shot.png" 2>/dev/null || echo 0)
 if [[ "$size" -gt 20000 ]]; then record ScreenshotShowsPage 0 ""; else record ScreenshotShowsPage 1 "screenshot of $size bytes: $log"; fi
 if [[ -n "${TEST_UNDECLARED_OUTPUTS_DIR:-}" ]]; then cp "$work/shot.png" "$TEST_UNDECLARED_OUTPUTS_DIR/report.png" 2>/dev/null; fi
+# compare.svg is an SVG document a browser opens as an image (the SVG
+# namespace on its root), not markup shown as text.
+"$bin" compare --programs 20 --seed 3 --out "$work/cmp" >/dev/null 2>&1
+if /usr/bin/python3 -c 'import sys, xml.etree.ElementTree as E; sys.exit(E.parse(sys.argv[1]).getroot().tag != "{http://www.w3.org/2000/svg}svg")' "$work/cmp/compare.svg" 2>/dev/null; then
+  record CompareSvgIsAnImage 0 ""
+else
+  record CompareSvgIsAnImage 1 "compare.svg is not an SVG document: $(head -c 200 "$work/cmp/compare.svg" 2>&1)"
+fi
+# Each bucket's story is in the page: its program inline and a repro command.
+if grep -q "<h2>Buckets</h2>" "$work/run/report.html" && grep -q "reproduce: <code>" "$work/run/report.html" && grep -q "<pre>aliasfuzz 1" "$work/run/report.html"; then
+  record PageTellsEachBucketsStory 0 ""
+else
+  record PageTellsEachBucketsStory 1 "no bucket stories in report.html"
+fi
 # The plots are inline SVG in the page itself.
 if [[ $(grep -c "<svg" "$work/run/report.html") -ge 2 ]]; then record PageHasPlots 0 ""; else record PageHasPlots 1 "fewer than 2 inline SVG plots"; fi
 finish

@@ -115,14 +115,32 @@ json summarize(const std::string& dir) {
   r["findings"] = state.value("findings", static_cast<int64_t>(findings.size()));
   r["crashes"] = state.value("crashes", int64_t{0});
   r["timeouts"] = state.value("timeouts", int64_t{0});
+  // How the campaign ran: its command lines, tools, and which runs must agree.
+  r["commands"] = campaign.value("commands", json::array());
+  r["versions"] = campaign.value("versions", json::object());
+  const fuzz::CampaignRuns runs = fuzz::campaign_runs(campaign.value("strategies", std::vector<std::string>{}),
+                                                      campaign.value("injects", std::vector<std::string>{}));
+  r["must_agree"] = runs.must_agree;
+  r["expected_to_diverge"] = runs.expected_to_diverge;
+  // Programs per second of one worker's time in each tier.
+  json tiers = json::object();
+  const json st = state.value("tiers", json::object());
+  for (auto it = st.begin(); it != st.end(); ++it) {
+    const double sec = it.value().value("seconds", 0.0);
+    if (sec > 0) tiers[it.key()] = it.value().value("programs", int64_t{0}) / sec;
+  }
+  r["programs_per_s_by_tier"] = tiers;
 
   // Per bucket: a strategy label from its first finding; per strategy: counts.
   std::map<std::string, std::string> bucket_strategy;
   std::map<std::string, int64_t> per_strategy;
+  std::map<std::string, json> first_finding;  // bucket -> its finding on its smallest program
   for (const json& f : findings) {
-    const std::string label = strategy_label(f);
+    const std::string label = strategy_label(f), name = f.value("bucket", std::string("unknown"));
     per_strategy[label] += f.value("count", int64_t{1});  // one line per bucket (older folders: per finding)
-    bucket_strategy.try_emplace(f.value("bucket", std::string("unknown")), label);
+    bucket_strategy.try_emplace(name, label);
+    auto [it, fresh] = first_finding.try_emplace(name, f);
+    if (!fresh && f.value("k", uint64_t{0}) < it->second.value("k", uint64_t{0})) it->second = f;
   }
   json buckets = json::array();
   int64_t must = 0;
@@ -143,6 +161,7 @@ json summarize(const std::string& dir) {
       if (exists(dir + "/" + rel)) files[key] = rel;
     }
     e["files"] = files;
+    e["story"] = bucket_story(dir, name, first_finding.count(name) ? first_finding[name] : b.value("finding", json::object()));
     must += e["must_agree"].get<bool>();
     buckets.push_back(e);
   }
@@ -178,6 +197,26 @@ std::string render_markdown(const json& s) {
   m += "- programs: " + std::to_string(s.value("programs", int64_t{0})) + " in " + fmt(s.value("elapsed_s", 0.0)) +
        " s (" + fmt(s.value("programs_per_s", 0.0)) + " programs/s)\n";
   m += "- invalid: " + std::to_string(s.value("invalid", int64_t{0})) + "\n";
+  for (const auto& c : s.value("commands", json::array())) m += "- command: `" + value_text(c) + "`\n";
+  const json versions = s.value("versions", json::object());
+  if (!versions.empty()) {
+    m += "- versions:";
+    for (auto it = versions.begin(); it != versions.end(); ++it) m += " " + it.key() + " " + value_text(it.value()) + ";";
+    m.back() = '\n';
+  }
+  auto list = [](const json& a) {
+    std::string t;
+    for (const auto& x : a) t += (t.empty() ? "" : ", ") + value_text(x);
+    return t.empty() ? std::string("none") : t;
+  };
+  m += "- must agree (a divergence is a bug in aliasfuzz): " + list(s.value("must_agree", json::array())) + "\n";
+  m += "- expected to diverge (under study, mutants): " + list(s.value("expected_to_diverge", json::array())) + "\n";
+  const json tiers = s.value("programs_per_s_by_tier", json::object());
+  if (!tiers.empty()) {
+    m += "- programs/s of one worker's time in each tier:";
+    for (auto it = tiers.begin(); it != tiers.end(); ++it) m += " " + it.key() + " " + fmt(it.value().get<double>(), "%.0f") + ",";
+    m.back() = '\n';
+  }
   m += "- findings: " + std::to_string(s.value("findings", int64_t{0})) + " in " +
        std::to_string(s.value("bucket_count", int64_t{0})) + " buckets\n";
   m += "- crashes: " + std::to_string(s.value("crashes", int64_t{0})) + ", timeouts: " +
@@ -214,6 +253,23 @@ std::string render_markdown(const json& s) {
   };
   m += "## Bugs in aliasfuzz (must-agree strategies, crashes, timeouts)\n\n" + table(true);
   m += "## Findings against strategies under study\n\n" + table(false);
+  m += "## Buckets\n\n";
+  int told = 0;
+  for (const json& b : s.value("buckets", json::array())) {
+    if (told++ == kStories) {
+      m += "(" + std::to_string(s.value("buckets", json::array()).size() - kStories) + " more buckets: see report.json)\n\n";
+      break;
+    }
+    const json story = b.value("story", json::object());
+    m += "### " + b.value("name", std::string()) + "\n\n";
+    m += std::string(b.value("must_agree", false) ? "**A bug in aliasfuzz itself.** " : "") +
+         std::to_string(b.value("count", int64_t{0})) + " findings, first on program " +
+         std::to_string(b.value("first_program", int64_t{0})) + ".\n\n";
+    for (const auto& l : story_lines(story)) m += "- " + l + "\n";
+    if (story.contains("repro")) m += "- reproduce: `" + value_text(story["repro"]) + "`\n";
+    if (story.contains("program")) m += "\n```\n" + value_text(story["program"]) + "```\n";
+    m += "\n";
+  }
   m += "## Findings per strategy\n\n";
   const json per = s.value("findings_per_strategy", json::object());
   if (per.empty()) m += "None.\n";

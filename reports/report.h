@@ -36,6 +36,21 @@ void write_reports(const std::string& dir);
 // state.json, different seeds).
 void merge_campaigns(const std::vector<std::string>& sources, const std::string& out);
 
+// One bucket's story (reports/story.cc), from its finding on its first
+// program: spec, first_mismatch {observable, index, expected, actual} or
+// error, first_diverging_op, program (min.af when minimized, else case.af)
+// and program_file, statements_before/after, and `repro`, one command with
+// absolute paths that reproduces it from any folder.
+nlohmann::json bucket_story(const std::string& dir, const std::string& name, const nlohmann::json& finding);
+
+// Plain-text lines of a story shared by report.md and report.html: the run
+// settings, the first mismatch (or error), the program's size before and
+// after minimization. At most kStories buckets get their story in the
+// pages (report.json has every one).
+constexpr int kStories = 40;
+std::vector<std::string> story_lines(const nlohmann::json& story);
+std::string value_text(const nlohmann::json& v);  // 1.5, nan, null
+
 // Helpers shared by the report and merge code.
 std::vector<nlohmann::json> read_findings(const std::string& dir);  // findings.jsonl, torn lines dropped
 std::string strategy_label(const nlohmann::json& finding);          // "update_aliases", "mutant+M", "crash"

@@ -1,0 +1,135 @@
+// The story of one bucket for the reports: what diverged and where, the
+// program (minimized when the minimizer ran), its size before and after,
+// and one command that reproduces it from any folder.
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "fuzz/check.h"
+#include "fuzz/files.h"
+#include "fuzz/repro.h"
+#include "ir/text.h"
+#include "reports/report.h"
+
+namespace af::reports {
+
+using nlohmann::json;
+
+namespace {
+
+// The aliasfuzz command a reader can paste anywhere: the repository's
+// wrapper when known (AF_ROOT, set by it), else this binary.
+std::string aliasfuzz_command() {
+  if (const char* root = std::getenv("AF_ROOT"); root && *root) return std::string(root) + "/aliasfuzz";
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  const std::string self = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+  return self.size() >= 10 && self.compare(self.size() - 10, 10, "/aliasfuzz") == 0 ? self : "aliasfuzz";
+}
+
+// Statements of a program file (-1 when it does not parse).
+int statements(const std::string& text) {
+  auto p = ir::parse(text);
+  return p.ok() ? static_cast<int>(p->stmts.size()) : -1;
+}
+
+// The program text without the comment lines a tool put on top.
+std::string body(const std::string& text) {
+  size_t pos = 0;
+  while (pos < text.size() && text[pos] == '#') {
+    const size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) return "";
+    pos = nl + 1;
+  }
+  return text.substr(pos);
+}
+
+}  // namespace
+
+json bucket_story(const std::string& dir, const std::string& name, const json& finding) {
+  std::error_code ec;
+  const std::string folder = std::filesystem::absolute(dir + "/findings/" + name, ec).string();
+  json s = json::object();
+  s["spec"] = finding.value("spec", json(nullptr));
+  std::string case_text, min_text, min_json;
+  const bool has_case = fuzz::read_text(folder + "/case.af", &case_text);
+  const bool has_min = fuzz::read_text(folder + "/min.af", &min_text);
+  // What diverged: on the minimized program when there is one (its
+  // minimize.json), else on the campaign's program.
+  json what = finding;
+  if (has_min && fuzz::read_text(folder + "/minimize.json", &min_json)) {
+    const json m = json::parse(min_json, nullptr, false);
+    if (m.is_object()) {
+      what = m.value("first_mismatch", json::object());
+      if (m.contains("error")) what["error"] = m["error"];
+      what["op"] = m.value("first_diverging_op", json(""));
+      if (m.contains("spec")) s["spec"] = m["spec"];  // the minimizer may change a random:SEED
+    }
+  }
+  if (what.contains("observable") && !what.contains("error"))
+    s["first_mismatch"] = {{"observable", what["observable"]}, {"index", what.value("index", json(nullptr))},
+                           {"expected", what.value("expected", json(nullptr))},
+                           {"actual", what.value("actual", json(nullptr))}};
+  if (what.contains("error")) s["error"] = what["error"];
+  if (what.value("op", json("")) != json("")) s["first_diverging_op"] = what["op"];
+  if (has_case) s["statements_before"] = statements(case_text);
+  if (has_min) s["statements_after"] = statements(min_text);
+  if (has_min || has_case) {
+    s["program_file"] = has_min ? "min.af" : "case.af";
+    s["program"] = body(has_min ? min_text : case_text);
+  }
+  const json spec = s["spec"];
+  if (spec.is_object()) {
+    fuzz::RunSpec r{spec.value("strategy", std::string()),
+                    spec["inject"].is_string() ? spec["inject"].get<std::string>() : std::string(),
+                    spec.value("reorder", std::string("program")), spec.value("fusion", std::string("none")),
+                    spec.value("target", std::string("interp"))};
+    const std::string file = folder + "/" + (has_min ? "min.af" : "case.af");
+    if (fuzz::is_external(r.strategy)) {
+      // `aliasfuzz run` does not run real compilers: repro.py does (its first line names its Python).
+      std::string script;
+      std::string python = "/usr/bin/python3";
+      if (fuzz::read_text(folder + "/repro.py", &script) && script.rfind("#!", 0) == 0)
+        python = script.substr(2, script.find('\n') - 2);
+      s["repro"] = has_min && !script.empty() ? python + " " + folder + "/repro.py"
+                                              : aliasfuzz_command() + " minimize " + folder;
+    } else {
+      s["repro"] = aliasfuzz_command() + " run " + file + " " + fuzz::spec_flags(r);
+    }
+  }
+  return s;
+}
+
+std::string value_text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+std::vector<std::string> story_lines(const json& s) {
+  std::vector<std::string> out;
+  const json spec = s.value("spec", json(nullptr));
+  if (spec.is_object()) {
+    std::string l = "strategy " + spec.value("strategy", std::string());
+    if (spec["inject"].is_string() && !spec["inject"].get<std::string>().empty())
+      l += ", mutant " + spec["inject"].get<std::string>();
+    l += ", reorder " + spec.value("reorder", std::string()) + ", fusion " + spec.value("fusion", std::string()) +
+         ", target " + spec.value("target", std::string());
+    out.push_back(l);
+  }
+  if (s.contains("first_mismatch")) {
+    const json& m = s["first_mismatch"];
+    out.push_back("first mismatch: " + value_text(m.value("observable", json(""))) + "[" +
+                  value_text(m.value("index", json(0))) + "]: expected " + value_text(m.value("expected", json(nullptr))) +
+                  ", got " + value_text(m.value("actual", json(nullptr))) +
+                  (s.contains("first_diverging_op") ? " (first diverging op: " + value_text(s["first_diverging_op"]) + ")" : ""));
+  }
+  if (s.contains("error")) out.push_back("error: " + value_text(s["error"]));
+  if (s.contains("program_file")) {
+    std::string l = "program: " + value_text(s["program_file"]);
+    if (s.contains("statements_before") && s.contains("statements_after"))
+      l += ", " + value_text(s["statements_before"]) + " statements minimized to " + value_text(s["statements_after"]);
+    else if (s.contains("statements_before"))
+      l += ", " + value_text(s["statements_before"]) + " statements (not minimized)";
+    out.push_back(l);
+  }
+  return out;
+}
+
+}  // namespace af::reports
