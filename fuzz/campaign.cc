@@ -450,6 +450,8 @@ class Campaign {
     write_atomic(dir + "/note.md", note);
   }
 
+  static constexpr int64_t kMinimizeTests = 3000;
+
   // Minimizes the first finding of each bucket that has no min.af yet, in
   // priority order, each in a child process (a crash or hang of the
   // minimizer costs that bucket only).
@@ -486,6 +488,10 @@ class Campaign {
         signal(SIGINT, SIG_IGN);
         MinimizeOptions mo;
         mo.time_s = std::min(o_.minimize_s, left);
+        // A budget in candidate runs too: the same bucket minimizes to the
+        // same program (and bug) whatever the machine's speed, unless the
+        // time runs out first (slow external compilers).
+        mo.max_tests = kMinimizeTests;
         MinimizedFinding m = minimize_finding(p, spec, mo);
         std::string err;
         _exit(m.ok && write_minimized(dir, m, &err) ? 0 : 1);

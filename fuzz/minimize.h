@@ -92,6 +92,11 @@ struct MinimizedFinding {
   std::string bucket;             // bucket_of the diverging run (kept)
   ir::Program original, minimized;
   RunRecord record;               // the diverging run of the minimized program
+  // min.af shrunk further while the spec still diverges the same way
+  // (values, or the same error type) on any observable: the program the
+  // finding's bug signature comes from (fuzz/signature.h), and its run.
+  ir::Program bug_program;
+  RunRecord bug_record;
   oracles::Observables expected;  // the oracle's observables of the minimized program
   MinimizeStats stats;
 };

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "fuzz/files.h"
+#include "fuzz/signature.h"
 #include "ir/analysis.h"
 #include "ir/text.h"
 #include "oracles/external.h"
@@ -382,6 +383,11 @@ bool write_minimized(const std::string& dir, const MinimizedFinding& m, std::str
         {"budget_hit", s.budget_hit}, {"elapsed_s", s.elapsed_s}};
     if (m.record.mismatch) j["first_mismatch"] = oracles::mismatch_json(*m.record.mismatch);
     if (!m.record.error.empty()) j["error"] = m.record.error;
+    // The bug this finding is (fuzz/signature.h): findings of one bug share it.
+    const BugSignature bug = bug_signature(m.bug_record, m.bug_program);
+    j["bug"] = bug.name;
+    j["bug_key"] = bug.key;
+    j["bug_program"] = ir::print(m.bug_program);
     if (!m.record.op.empty()) j["first_diverging_op"] = m.record.op;
     write_atomic(dir + "/minimize.json", j.dump(2) + "\n");
   } catch (const std::exception& e) {

@@ -115,7 +115,8 @@ std::string render_html(const json& s, const json& state) {
     h += "<li>programs/s of one worker's time in each tier: " + html_escape(t) + "</li>\n";
   }
   h += "<li>findings: " + std::to_string(s.value("findings", int64_t{0})) + " in " +
-       std::to_string(s.value("bucket_count", int64_t{0})) + " buckets</li>\n";
+       std::to_string(s.value("bucket_count", int64_t{0})) + " buckets, " + std::to_string(s.value("bug_count", int64_t{0})) +
+       " distinct bugs (buckets whose minimized programs share a signature)</li>\n";
   h += "<li>crashes: " + std::to_string(s.value("crashes", int64_t{0})) + ", timeouts: " +
        std::to_string(s.value("timeouts", int64_t{0})) + "</li>\n";
   h += std::string("<li") + (must ? " class=\"bug\"" : "") + "><b>bugs in aliasfuzz itself</b> (must-agree buckets): " +

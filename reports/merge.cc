@@ -287,6 +287,7 @@ void merge_campaigns(const std::vector<std::string>& sources, const std::string&
     const json t = s.state.value("tiers", json::object());
     for (auto it = t.begin(); it != t.end(); ++it) {
       json& m = tiers[it.key()];
+      if (!m.is_object()) m = {{"programs", 0}, {"seconds", 0.0}};
       m["programs"] = m.value("programs", int64_t{0}) + it.value().value("programs", int64_t{0});
       m["seconds"] = m.value("seconds", 0.0) + it.value().value("seconds", 0.0);
     }

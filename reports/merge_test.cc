@@ -251,6 +251,7 @@ TEST(Merge, ExternalRunsAreSummedAndReported) {
            {s1, {{"runs", 6}, {"compared", 5}, {"unsupported", 1}, {"unsupported_reasons", {{"thunder: X", 1}}}}}}) {
     json st = read_json(d + "/state.json");
     st["external"] = e;
+    st["tiers"] = {{"thunder", {{"programs", 6}, {"seconds", 3.0}}}};
     st["external"]["not_supported"] = note;
     fuzz::write_atomic(d + "/state.json", st.dump());
     json c = read_json(d + "/campaign.json");
@@ -263,6 +264,10 @@ TEST(Merge, ExternalRunsAreSummedAndReported) {
   EXPECT_EQ(e["compared"], 9);
   EXPECT_EQ(e["unsupported"], 2);
   EXPECT_EQ(e["unsupported_reasons"]["thunder: X"], 2);
+  const json tiers = read_json(out + "/state.json")["tiers"];
+  EXPECT_EQ(tiers["thunder"]["programs"], 12);
+  EXPECT_EQ(tiers["thunder"]["seconds"], 6.0);
+  EXPECT_EQ(read_json(out + "/report.json")["programs_per_s_by_tier"]["thunder"], 2.0);
   const std::string md = slurp(out + "/report.md");
   EXPECT_NE(md.find("external strategies: 9 of 12 runs reached a value comparison (75.0%), 2 unsupported"),
             std::string::npos) << md;

@@ -162,6 +162,10 @@ json summarize(const std::string& dir) {
     }
     e["files"] = files;
     e["story"] = bucket_story(dir, name, first_finding.count(name) ? first_finding[name] : b.value("finding", json::object()));
+    // The bug it is (fuzz/signature.h, from minimize.json); a class that
+    // was not minimized is its own bug.
+    const json mj = read_json(dir + "/findings/" + name + "/minimize.json", false);
+    e["bug"] = mj.value("bug", name);
     must += e["must_agree"].get<bool>();
     buckets.push_back(e);
   }
@@ -173,6 +177,21 @@ json summarize(const std::string& dir) {
   });
   r["buckets"] = buckets;
   r["bucket_count"] = buckets.size();
+  // Bugs: buckets whose minimized programs have one signature, in the
+  // order of their first bucket (must-agree first, biggest first).
+  json bugs = json::array();
+  std::map<std::string, size_t> bug_index;
+  for (const json& e : buckets) {
+    const std::string bug = e["bug"];
+    auto [it, fresh] = bug_index.try_emplace(bug, bugs.size());
+    if (fresh) bugs.push_back({{"name", bug}, {"buckets", json::array()}, {"count", 0}, {"must_agree", false}});
+    json& g = bugs[it->second];
+    g["buckets"].push_back(e["name"]);
+    g["count"] = g["count"].get<int64_t>() + e["count"].get<int64_t>();
+    g["must_agree"] = g["must_agree"].get<bool>() || e["must_agree"].get<bool>();
+  }
+  r["bugs"] = bugs;
+  r["bug_count"] = bugs.size();
   r["must_agree_buckets"] = must;
   r["findings_per_strategy"] = per_strategy;
   // External strategies: runs that reached a value comparison, runs the
@@ -218,7 +237,8 @@ std::string render_markdown(const json& s) {
     m.back() = '\n';
   }
   m += "- findings: " + std::to_string(s.value("findings", int64_t{0})) + " in " +
-       std::to_string(s.value("bucket_count", int64_t{0})) + " buckets\n";
+       std::to_string(s.value("bucket_count", int64_t{0})) + " buckets, " +
+       std::to_string(s.value("bug_count", int64_t{0})) + " distinct bugs (buckets whose minimized programs share a signature)\n";
   m += "- crashes: " + std::to_string(s.value("crashes", int64_t{0})) + ", timeouts: " +
        std::to_string(s.value("timeouts", int64_t{0})) + "\n";
   if (s.contains("external")) {
@@ -253,7 +273,14 @@ std::string render_markdown(const json& s) {
   };
   m += "## Bugs in aliasfuzz (must-agree strategies, crashes, timeouts)\n\n" + table(true);
   m += "## Findings against strategies under study\n\n" + table(false);
-  m += "## Buckets\n\n";
+  m += "## Bugs (buckets with one minimized signature)\n\n| bug | findings | buckets |\n|---|---:|---|\n";
+  for (const json& g : s.value("bugs", json::array())) {
+    std::string names;
+    for (const auto& b : g["buckets"]) names += (names.empty() ? "" : ", ") + b.get<std::string>();
+    m += "| " + md_cell(g.value("name", std::string())) + (g.value("must_agree", false) ? " **(aliasfuzz)**" : "") + " | " +
+         std::to_string(g.value("count", int64_t{0})) + " | " + md_cell(names) + " |\n";
+  }
+  m += "\n## Buckets\n\n";
   int told = 0;
   for (const json& b : s.value("buckets", json::array())) {
     if (told++ == kStories) {

@@ -1,0 +1,83 @@
+#include "fuzz/signature.h"
+
+#include <gtest/gtest.h>
+
+#include "fuzz/minimize.h"
+#include "ir/text.h"
+
+namespace af::fuzz {
+namespace {
+
+ir::Program parse(const std::string& text) {
+  auto p = ir::parse_and_validate(text);
+  EXPECT_TRUE(p.ok()) << text;
+  return *p;
+}
+
+TEST(Signature, SkeletonKeepsOpsAndAliasingAndDropsNumbers) {
+  const ir::Program a = parse(
+      "aliasfuzz 1\nstorage s0 f32[6] = random(3)\ninput x0 = as_strided(s0, [2, 3], [3, 1], 0)\n"
+      "input x1 = as_strided(s0, [3], [1], 3)\nadd_(x0, 1.5)\nt0 = mul(x1, 2.0)\nreturn t0\n");
+  const ir::Program b = parse(  // other sizes, offsets, constants, values; another return
+      "aliasfuzz 1\nstorage s0 f32[10] = iota(0, 1)\ninput x0 = as_strided(s0, [5], [2], 0)\n"
+      "input x1 = as_strided(s0, [2, 2], [1, 2], 1)\nadd_(x0, -3.0)\nt0 = mul(x1, 0.5)\nreturn x0, t0\n");
+  EXPECT_EQ(skeleton(a), skeleton(b));
+  EXPECT_EQ(skeleton(a), "storage s0\ninput x0 = as_strided(s0, [#], [#], #)\ninput x1 = as_strided(s0, [#], [#], #)\n"
+                         "add_(x0, #)\nt0 = mul(x1, #)\n");
+  // Another alias structure (x1 on its own storage) or another op: another skeleton.
+  const ir::Program c = parse(
+      "aliasfuzz 1\nstorage s0 f32[6] = random(3)\nstorage s1 f32[3] = random(4)\n"
+      "input x0 = as_strided(s0, [2, 3], [3, 1], 0)\ninput x1 = as_strided(s1, [3], [1], 0)\n"
+      "add_(x0, 1.5)\nt0 = mul(x1, 2.0)\nreturn t0\n");
+  EXPECT_NE(skeleton(a), skeleton(c));
+  const ir::Program d = parse(
+      "aliasfuzz 1\nstorage s0 f32[6] = random(3)\ninput x0 = as_strided(s0, [2, 3], [3, 1], 0)\n"
+      "input x1 = as_strided(s0, [3], [1], 3)\nmul_(x0, 1.5)\nt0 = mul(x1, 2.0)\nreturn t0\n");
+  EXPECT_NE(skeleton(a), skeleton(d));
+}
+
+TEST(Signature, ErrorTypes) {
+  EXPECT_EQ(error_type("IndexError: list index out of range"), "IndexError");
+  EXPECT_EQ(error_type("strategy update_aliases produced an invalid program: Thunder raises: IndexError in x"), "IndexError");
+  EXPECT_EQ(error_type("thunder: RuntimeError: shape '[5]' is invalid"), "RuntimeError");
+  EXPECT_EQ(error_type("limit: update_aliases nodes would define more than 1048576 values"), "limit");
+  EXPECT_EQ(error_type("something else"), "error");
+}
+
+TEST(Signature, KeyHasStrategyWhatAndSkeletonNotTheObservable) {
+  const ir::Program a = parse("aliasfuzz 1\nstorage s0 f32[2] = full(0.0)\ninput x0 = s0\nadd_(x0, 1.0)\nreturn x0\n");
+  RunRecord r;
+  r.spec = RunSpec{"", "ua-writes-only", "program", "none", "interp"};
+  r.mismatch = oracles::Mismatch{"return 0", 0, 1.0f, 0.0f, ""};
+  RunRecord s = r;
+  s.mismatch = oracles::Mismatch{"s0", 1, 1.0f, 0.0f, ""};
+  EXPECT_EQ(bug_signature(r, a).key, bug_signature(s, a).key);
+  EXPECT_EQ(bug_signature(r, a).name.rfind("update_aliases-ordered+ua-writes-only__values__add___", 0), 0u)
+      << bug_signature(r, a).name;
+  RunRecord e = r;
+  e.mismatch.reset();
+  e.error = "IndexError: x";
+  EXPECT_NE(bug_signature(e, a).key, bug_signature(r, a).key);
+}
+
+// Two findings of one bug, written with different ops, sizes and values,
+// minimize to one signature.
+TEST(Signature, TwoFindingsOfOneBugMinimizeToOneSignature) {
+  const RunSpec spec{"", "fn-per-input-base", "program", "none", "interp"};
+  const ir::Program a = parse(
+      "aliasfuzz 1\nstorage s0 f32[8] = random(1)\ninput x0 = as_strided(s0, [2, 4], [4, 1], 0)\n"
+      "input x1 = as_strided(s0, [4], [1], 4)\nt0 = exp(x1)\ntanh_(x0)\nt1 = sigmoid(x1)\nreturn t1, t0\n");
+  const ir::Program b = parse(
+      "aliasfuzz 1\nstorage s0 f32[5] = iota(0, 0.5)\ninput x0 = s0\ninput x1 = as_strided(s0, [5], [1], 0)\n"
+      "t0 = neg(x0)\nmul_(x0, 3.0)\nt1 = abs(x1)\nreturn t1\n");
+  MinimizeOptions o;
+  o.max_tests = 3000;
+  const MinimizedFinding ma = minimize_finding(a, spec, o), mb = minimize_finding(b, spec, o);
+  ASSERT_TRUE(ma.ok) << ma.error;
+  ASSERT_TRUE(mb.ok) << mb.error;
+  EXPECT_EQ(bug_signature(ma.bug_record, ma.bug_program).key, bug_signature(mb.bug_record, mb.bug_program).key)
+      << ir::print(ma.bug_program) << "\n" << ir::print(mb.bug_program);
+}
+
+}  // namespace
+}  // namespace af::fuzz
