@@ -186,3 +186,41 @@ TEST(Campaign, InjectedMutantIsFoundBucketedAndMinimized) {
 
 }  // namespace
 }  // namespace af::fuzz
+
+namespace af::fuzz {
+namespace {
+
+// bucket -> the bug its minimized program is (minimize.json).
+std::map<std::string, std::string> bugs(const std::string& dir) {
+  std::map<std::string, std::string> r;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/findings")) {
+    std::string text;
+    if (!read_text(e.path().string() + "/minimize.json", &text)) continue;
+    r[e.path().filename().string()] = nlohmann::json::parse(text)["bug"].get<std::string>();
+  }
+  return r;
+}
+
+TEST(Campaign, SameBucketsAndBugsWithOneOrTwoJobs) {
+  CampaignOptions a = base(fresh_dir("bugs-a"));
+  a.programs = 150;
+  a.injects = {"fn-per-input-base"};
+  a.minimize_s = 20;
+  a.minimize_total_s = 300;
+  CampaignOptions b = a;
+  b.out = fresh_dir("bugs-b");
+  b.jobs = 1;
+  run_campaign(a);
+  run_campaign(b);
+  EXPECT_EQ(findings(a.out, "findings.jsonl"), findings(b.out, "findings.jsonl"));
+  const auto ba = bugs(a.out);
+  EXPECT_FALSE(ba.empty());
+  EXPECT_EQ(ba, bugs(b.out));
+  // Fewer bugs than buckets: buckets of one bug fold.
+  std::set<std::string> distinct;
+  for (const auto& [bucket, bug] : ba) distinct.insert(bug);
+  EXPECT_LT(distinct.size(), ba.size());
+}
+
+}  // namespace
+}  // namespace af::fuzz
