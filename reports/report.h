@@ -51,6 +51,17 @@ constexpr int kStories = 40;
 std::vector<std::string> story_lines(const nlohmann::json& story);
 std::string value_text(const nlohmann::json& v);  // 1.5, nan, null
 
+// `report --issues`: DIR/issues/BUG.md for every bug of a strategy under
+// study whose bucket has a repro.py: a title, the versions, what happens,
+// the script itself (PyTorch and the compiler only), and what it printed
+// when run just now (at most timeout_s seconds), saying whether it still
+// reproduces (repro.py exits 1).
+struct IssueWritten {
+  std::string path;
+  bool reproduces = false;
+};
+std::vector<IssueWritten> write_issues(const std::string& dir, int timeout_s = 300);
+
 // Helpers shared by the report and merge code.
 std::vector<nlohmann::json> read_findings(const std::string& dir);  // findings.jsonl, torn lines dropped
 std::string strategy_label(const nlohmann::json& finding);          // "update_aliases", "mutant+M", "crash"

@@ -43,6 +43,13 @@ check "minimize a bucket folder" 0 $A minimize "$b" --time 10
 check "repro.py exits 1 on the divergence" 1 env AF_BIN="$PWD/$A" /usr/bin/python3 "$b/repro.py"
 grep -q "just now" "$T/out" || { echo "FAIL repro.py did not re-run aliasfuzz"; cat "$T/out"; fail=1; }
 check "minimize a folder without settings" 2 $A minimize "$T/m0"
+# report --issues: one issue.md per bug, its script run once (and reproducing).
+check "small campaign for issues" 0 $A fuzz --inject fn-per-input-base --programs 12 --seed 2 --out "$T/is" --quiet
+check "report --issues" 0 env AF_BIN="$PWD/$A" $A report "$T/is" --issues
+n=$(ls "$T/is/issues"/*.md 2>/dev/null | wc -l)
+[[ $n -ge 1 ]] || { echo "FAIL no issue.md written"; cat "$T/out"; fail=1; }
+[[ $(grep -c "(reproduces)" "$T/out") -eq $n ]] || { echo "FAIL an issue does not reproduce"; cat "$T/out"; fail=1; }
+grep -q '^```python' "$T/is/issues/"*.md || { echo "FAIL issue.md has no script"; fail=1; }
 check "--fail-on any: exit 1" 1 $A fuzz --inject fn-per-input-base --programs 200 --seed 2 --out "$T/m1" --quiet --minimize-time 0 --fail-on any
 
 # The lock, with two real processes.

@@ -1,0 +1,94 @@
+// `aliasfuzz report DIR --issues`: one issue.md per bug, ready to file
+// upstream. Its script is the bug's repro.py (PyTorch and the compiler
+// only, no aliasfuzz import), run once while the issue is written so the
+// issue says whether it still reproduces and shows what it printed.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "fuzz/files.h"
+#include "reports/report.h"
+
+namespace af::reports {
+
+using nlohmann::json;
+
+namespace {
+
+struct Ran {
+  int status = -1;  // exit status; -1: could not run
+  std::string output;
+};
+
+// Runs `python script` with a time limit, capturing stdout and stderr.
+Ran run_script(const std::string& python, const std::string& script, int timeout_s) {
+  Ran r;
+  const std::string cmd = "timeout " + std::to_string(timeout_s) + " '" + python + "' '" + script + "' 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0 && r.output.size() < (size_t{1} << 20)) r.output.append(buf, n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+std::string issue_text(const json& summary, const json& bug, const json& bucket, const std::string& script,
+                       const std::string& python, const Ran& ran) {
+  const json story = bucket.value("story", json::object());
+  const json spec = story.value("spec", json::object());
+  const std::string strategy = spec.is_object() ? spec.value("strategy", std::string()) : std::string();
+  std::string t = "# " + (strategy.empty() ? std::string("aliasfuzz") : strategy) + ": ";
+  if (story.contains("error")) t += "raises on a program PyTorch eager runs (" + value_text(story["error"]).substr(0, 80) + ")";
+  else t += "result differs from PyTorch eager (" + value_text(bug["name"]) + ")";
+  t += "\n\n## Versions\n\n";
+  const json versions = summary.value("versions", json::object());
+  for (auto it = versions.begin(); it != versions.end(); ++it) t += "- " + it.key() + ": " + value_text(it.value()) + "\n";
+  t += "- Python: `" + python + "`\n";
+  t += "\n## What happens\n\n";
+  for (const auto& l : story_lines(story)) t += "- " + l + "\n";
+  t += "- findings of it in the campaign: " + std::to_string(bug.value("count", int64_t{0})) + " (buckets: ";
+  std::string names;
+  for (const auto& b : bug["buckets"]) names += (names.empty() ? "" : ", ") + b.get<std::string>();
+  t += names + ")\n";
+  t += "\n## Reproduce\n\nSave as `repro.py` and run `" + python + " repro.py` (exit 1 while the bug reproduces):\n\n```python\n" +
+       script + (script.empty() || script.back() == '\n' ? "" : "\n") + "```\n";
+  t += "\n## Output (run while this issue was written)\n\n";
+  if (ran.status == 1) t += "**Reproduces** (exit 1).\n\n";
+  else if (ran.status == 0) t += "**Does not reproduce any more** (exit 0): fixed, or the environment differs.\n\n";
+  else t += "**Could not run** (exit " + std::to_string(ran.status) + ").\n\n";
+  t += "```\n" + ran.output + (ran.output.empty() || ran.output.back() == '\n' ? "" : "\n") + "```\n";
+  t += "\nThe aliasfuzz program it was minimized from:\n\n```\n" + value_text(story.value("program", json(""))) + "```\n";
+  return t;
+}
+
+}  // namespace
+
+std::vector<IssueWritten> write_issues(const std::string& dir, int timeout_s) {
+  const json summary = summarize(dir);
+  std::vector<IssueWritten> out;
+  for (const json& bug : summary.value("bugs", json::array())) {
+    if (bug.value("must_agree", false)) continue;  // aliasfuzz's own bugs are not filed upstream
+    // The bug's first bucket with a repro.py (the pages list buckets biggest first).
+    for (const auto& name : bug["buckets"]) {
+      const std::string folder = dir + "/findings/" + name.get<std::string>();
+      std::string script;
+      if (!fuzz::read_text(folder + "/repro.py", &script)) continue;
+      json bucket;
+      for (const json& b : summary["buckets"])
+        if (b["name"] == name) bucket = b;
+      const std::string python = script.rfind("#!", 0) == 0 ? script.substr(2, script.find('\n') - 2) : "/usr/bin/python3";
+      const Ran ran = run_script(python, folder + "/repro.py", timeout_s);
+      const std::string path = dir + "/issues/" + bug["name"].get<std::string>() + ".md";
+      fuzz::make_dirs(dir + "/issues");
+      fuzz::write_atomic(path, issue_text(summary, bug, bucket, script, python, ran));
+      out.push_back({path, ran.status == 1});
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace af::reports
