@@ -7,6 +7,7 @@
 
 #include "fuzz/check.h"
 #include "fuzz/files.h"
+#include "fuzz/ledger.h"
 
 namespace af::reports {
 
@@ -166,6 +167,7 @@ json summarize(const std::string& dir) {
     // was not minimized is its own bug.
     const json mj = read_json(dir + "/findings/" + name + "/minimize.json", false);
     e["bug"] = mj.value("bug", name);
+    if (mj.contains("bug_key")) e["bug_key"] = mj["bug_key"];
     must += e["must_agree"].get<bool>();
     buckets.push_back(e);
   }
@@ -178,18 +180,34 @@ json summarize(const std::string& dir) {
   r["buckets"] = buckets;
   r["bucket_count"] = buckets.size();
   // Bugs: buckets whose minimized programs have one signature, in the
-  // order of their first bucket (must-agree first, biggest first).
+  // order of their first bucket (must-agree first, biggest first), then
+  // new ones before those the ledger knows.
+  std::vector<fuzz::LedgerEntry> entries;
+  if (const std::string ld = fuzz::default_ledger_dir(); !ld.empty()) entries = fuzz::load_ledger(ld, nullptr);
+  std::map<std::string, const fuzz::LedgerEntry*> ledger;
+  for (const auto& le : entries) ledger[le.key] = &le;
   json bugs = json::array();
   std::map<std::string, size_t> bug_index;
   for (const json& e : buckets) {
     const std::string bug = e["bug"];
     auto [it, fresh] = bug_index.try_emplace(bug, bugs.size());
-    if (fresh) bugs.push_back({{"name", bug}, {"buckets", json::array()}, {"count", 0}, {"must_agree", false}});
+    if (fresh) {
+      json g = {{"name", bug}, {"buckets", json::array()}, {"count", 0}, {"must_agree", false}};
+      // A bug the ledger (corpus/findings) already holds is labelled with its entry.
+      if (e.contains("bug_key") && ledger.count(e["bug_key"].get<std::string>())) {
+        const fuzz::LedgerEntry& le = *ledger.at(e["bug_key"].get<std::string>());
+        g["ledger"] = {{"entry", le.name}, {"status", le.status}, {"reference", le.reference}, {"cause", le.cause}};
+      }
+      bugs.push_back(g);
+    }
     json& g = bugs[it->second];
     g["buckets"].push_back(e["name"]);
     g["count"] = g["count"].get<int64_t>() + e["count"].get<int64_t>();
     g["must_agree"] = g["must_agree"].get<bool>() || e["must_agree"].get<bool>();
   }
+  std::stable_sort(bugs.begin(), bugs.end(), [](const json& a, const json& b) {
+    return !a.contains("ledger") && b.contains("ledger");
+  });
   r["bugs"] = bugs;
   r["bug_count"] = bugs.size();
   r["must_agree_buckets"] = must;
@@ -273,12 +291,16 @@ std::string render_markdown(const json& s) {
   };
   m += "## Bugs in aliasfuzz (must-agree strategies, crashes, timeouts)\n\n" + table(true);
   m += "## Findings against strategies under study\n\n" + table(false);
-  m += "## Bugs (buckets with one minimized signature)\n\n| bug | findings | buckets |\n|---|---:|---|\n";
+  m += "## Bugs (buckets with one minimized signature; new first)\n\n| bug | ledger | findings | buckets |\n|---|---|---:|---|\n";
   for (const json& g : s.value("bugs", json::array())) {
     std::string names;
     for (const auto& b : g["buckets"]) names += (names.empty() ? "" : ", ") + b.get<std::string>();
+    std::string known = "**new**";
+    if (g.contains("ledger"))
+      known = value_text(g["ledger"]["entry"]) + " (" + value_text(g["ledger"]["status"]) +
+              (g["ledger"]["reference"] == "" ? "" : " " + value_text(g["ledger"]["reference"])) + ")";
     m += "| " + md_cell(g.value("name", std::string())) + (g.value("must_agree", false) ? " **(aliasfuzz)**" : "") + " | " +
-         std::to_string(g.value("count", int64_t{0})) + " | " + md_cell(names) + " |\n";
+         md_cell(known) + " | " + std::to_string(g.value("count", int64_t{0})) + " | " + md_cell(names) + " |\n";
   }
   m += "\n## Buckets\n\n";
   int told = 0;

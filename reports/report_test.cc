@@ -224,3 +224,47 @@ TEST(Report, EachBucketTellsItsStory) {
 
 }  // namespace
 }  // namespace af::reports
+
+#include "fuzz/ledger.h"
+
+namespace af::reports {
+namespace {
+
+// A bug whose signature a ledger entry holds is labelled with it; new bugs come first.
+TEST(Report, KnownBugsAreLabelledFromTheLedger) {
+  const std::string root = fresh_dir("ledger-root");
+  const std::string entry =
+      "# aliasfuzz finding: a cause\n# system: thunder 0.2.6\n# strategy: thunder\n# what: values\n"
+      "# status: known https://example.org/42\n"
+      "aliasfuzz 1\nstorage s0 f32[4] = full(0.0)\ninput x0 = s0\nadd_(x0, 1.0)\nreturn x0\n";
+  fuzz::make_dirs(root + "/corpus/findings");
+  fuzz::write_atomic(root + "/corpus/findings/known-one.af", entry);
+  std::string err;
+  const auto le = fuzz::parse_ledger_entry("known-one", entry, &err);
+  ASSERT_TRUE(le) << err;
+  const std::string d = fresh_dir("ledger-campaign");
+  json buckets = json::object();
+  std::string lines;
+  for (const auto& [b, key] : std::vector<std::pair<std::string, std::string>>{{"thunder__a", le->key}, {"thunder__b", "other"}}) {
+    fuzz::make_dirs(d + "/findings/" + b);
+    fuzz::write_atomic(d + "/findings/" + b + "/minimize.json", json{{"bug", b + "-bug"}, {"bug_key", key}}.dump());
+    buckets[b] = {{"count", b == "thunder__a" ? 5 : 1}, {"first_program", 1}, {"must_agree", false}};
+    lines += json{{"k", 1}, {"bucket", b}, {"spec", spec("thunder")}, {"count", 1}}.dump() + "\n";
+  }
+  fuzz::write_atomic(d + "/findings.jsonl", lines);
+  fuzz::write_atomic(d + "/campaign.json", json{{"seed", 1}, {"shard", "0/1"}}.dump());
+  fuzz::write_atomic(d + "/state.json", json{{"seed", 1}, {"programs", 2}, {"buckets", buckets}}.dump());
+  setenv("AF_ROOT", root.c_str(), 1);
+  write_reports(d);
+  unsetenv("AF_ROOT");
+  const json bugs = read_json(d + "/report.json")["bugs"];
+  ASSERT_EQ(bugs.size(), 2u);
+  EXPECT_EQ(bugs[0]["name"], "thunder__b-bug");  // new first, although smaller
+  EXPECT_FALSE(bugs[0].contains("ledger"));
+  EXPECT_EQ(bugs[1]["ledger"]["entry"], "known-one");
+  EXPECT_EQ(bugs[1]["ledger"]["reference"], "https://example.org/42");
+  EXPECT_NE(slurp(d + "/report.md").find("known-one (known https://example.org/42)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace af::reports
