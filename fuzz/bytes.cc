@@ -1,5 +1,7 @@
 #include "fuzz/bytes.h"
 
+#include "ir/hash.h"
+
 #include <cstring>
 
 #include "fuzz/generator.h"
@@ -31,9 +33,7 @@ ir::Result<ir::Program> decode_input(const uint8_t* data, size_t size) {
 }
 
 uint64_t input_seed(const uint8_t* data, size_t size) {
-  uint64_t h = 1469598103934665603ULL;
-  for (size_t i = 0; i < size; ++i) h = (h ^ data[i]) * 1099511628211ULL;
-  return h;
+  return ir::fnv1a(data, size);
 }
 
 }  // namespace af::fuzz

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "ir/analysis.h"
+#include "ir/hash.h"
 #include "oracles/external.h"
 #include "schedulers/schedulers.h"
 
@@ -33,16 +34,9 @@ bool is_must_agree(const std::string& s) {
 }
 
 namespace {
-uint64_t mix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
+using ir::mix64;
 uint64_t hash_str(const std::string& s) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
-  return h;
+  return ir::fnv1a(s);
 }
 }  // namespace
 
@@ -59,7 +53,7 @@ std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::ve
   static const char* kFusion[] = {"none", "greedy", "dataflow"};
   std::vector<RunSpec> specs;
   for (const auto& [s, m] : runs) {
-    const uint64_t h = mix(mix(seed ^ mix(index)) ^ hash_str(s + "/" + m));
+    const uint64_t h = mix64(mix64(seed ^ mix64(index)) ^ hash_str(s + "/" + m));
     RunSpec r;
     r.strategy = s;
     r.inject = m;

@@ -30,6 +30,7 @@
 #include <iterator>
 
 #include "ir/analysis.h"
+#include "ir/hash.h"
 #include "oracles/eager.h"
 
 namespace af::fuzz {
@@ -41,12 +42,7 @@ using ir::Shape;
 
 namespace {
 
-uint64_t splitmix64(uint64_t* s) {
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
+using ir::splitmix64;
 
 class Rng {
  public:
@@ -1121,8 +1117,7 @@ GenOptions clamp_options(const GenOptions& opts) {
 ir::Program generate_from_bytes(const uint8_t* data, size_t size, const GenOptions& opts) {
   const GenOptions options = clamp_options(opts);
   // The fallback stream depends on the bytes, so inputs that run out early still differ.
-  uint64_t h = 1469598103934665603ULL;
-  for (size_t i = 0; i < size; ++i) h = (h ^ data[i]) * 1099511628211ULL;
+  const uint64_t h = ir::fnv1a(data, size);
   for (uint64_t attempt = 0;; ++attempt) {
     Gen g(h, attempt, options);
     g.r.use_bytes(data, size);

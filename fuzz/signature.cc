@@ -5,6 +5,7 @@
 #include <sstream>
 #include <vector>
 
+#include "ir/hash.h"
 #include "ir/text.h"
 
 namespace af::fuzz {
@@ -39,12 +40,6 @@ std::string abstract_line(const std::string& line) {
     }
   }
   return out;
-}
-
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
-  return h;
 }
 
 }  // namespace
@@ -100,7 +95,7 @@ BugSignature bug_signature(const RunRecord& rec, const ir::Program& minimized) {
   std::string opnames;
   for (const auto& op : ops) opnames += (opnames.empty() ? "" : "-") + op;
   char hash[20];
-  std::snprintf(hash, sizeof hash, "%08llx", static_cast<unsigned long long>(fnv1a(b.key) & 0xffffffffULL));
+  std::snprintf(hash, sizeof hash, "%08llx", static_cast<unsigned long long>(ir::fnv1a(b.key) & 0xffffffffULL));
   b.name = who + "__" + what + "__" + (opnames.empty() ? "no-ops" : opnames) + "__" + hash;
   for (char& c : b.name)
     if (!(ident_char(c) || c == '-' || c == '+' || c == '.')) c = '_';

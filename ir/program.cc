@@ -1,5 +1,7 @@
 #include "ir/program.h"
 
+#include "ir/hash.h"
+
 #include <cmath>
 #include <cstring>
 
@@ -58,11 +60,7 @@ std::vector<float> initial_values(const StorageDecl& s) {
     case InitKind::Random: {
       uint64_t state = s.seed;
       for (int64_t i = 0; i < s.numel; ++i) {
-        state += 0x9E3779B97F4A7C15ULL;
-        uint64_t z = state;
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-        z ^= z >> 31;
+        const uint64_t z = splitmix64(&state);
         v[i] = static_cast<float>(static_cast<double>(z >> 40) / 4194304.0 - 2.0);
       }
       break;
@@ -74,12 +72,11 @@ std::vector<float> initial_values(const StorageDecl& s) {
 namespace {
 // FNV-1a over a stream of 64-bit words.
 struct Hasher {
-  uint64_t h = 1469598103934665603ULL;
+  uint64_t h = fnv1a("", 0);
   void word(uint64_t w) {
-    for (int i = 0; i < 8; ++i) {
-      h ^= (w >> (8 * i)) & 0xff;
-      h *= 1099511628211ULL;
-    }
+    unsigned char b[8];
+    for (int i = 0; i < 8; ++i) b[i] = static_cast<unsigned char>(w >> (8 * i));  // little-endian on every host
+    h = fnv1a(b, 8, h);
   }
   void dbl(double d) {
     if (std::isnan(d)) d = NAN;

@@ -172,14 +172,17 @@ TEST(Zoo, ThundersRuleStudied) {
   Study s = study("update_aliases", "");
   std::cout << "update_aliases (Thunder's rule): diverges on " << s.detected << " of " << kPrograms
             << " programs under these schedules (rate per 1,000: " << s.detected * 1000 / kPrograms << ")\n";
-  if (s.smallest >= 0) {
+  // Thunder's rule has known bugs the generator reaches often: finding none
+  // would mean the study or the model is broken.
+  EXPECT_GT(progs, 0);
+  ASSERT_GE(s.smallest, 0);
+  {
     ir::Program small = shrink(programs()[s.smallest].p, "update_aliases");
     std::cout << "smallest diverging program found (generated index " << s.smallest << ", shrunk by deleting statements to "
               << small.stmts.size() << " statements):\n" << ir::print(small);
     EXPECT_TRUE(diverges(small, "update_aliases", 64));
     EXPECT_FALSE(diverges(small, "update_aliases-ordered", 64));
   }
-  SUCCEED();
 }
 
 }  // namespace

@@ -13,17 +13,11 @@
 
 #include "schedulers/passes.h"
 
+#include "ir/hash.h"
+
 namespace af::schedulers {
 
 namespace {
-
-uint64_t splitmix(uint64_t& s) {
-  s += 0x9E3779B97F4A7C15ULL;
-  uint64_t z = s;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
 
 std::vector<std::vector<int>> successors(const std::vector<std::vector<int>>& preds) {
   std::vector<std::vector<int>> succ(preds.size());
@@ -68,7 +62,7 @@ std::vector<int> reorder(const std::vector<std::vector<int>>& preds, const std::
   if (policy.rfind("random:", 0) == 0) {
     uint64_t state = std::strtoull(policy.c_str() + 7, nullptr, 10) ^ 0x5eedULL;
     return kahn(preds, [&](const std::vector<int>& ready, const std::vector<int>&) {
-      return static_cast<size_t>(splitmix(state) % ready.size());
+      return static_cast<size_t>(ir::splitmix64(&state) % ready.size());
     });
   }
   if (policy == "fusion") {

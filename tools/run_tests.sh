@@ -20,7 +20,9 @@ if ! bazel build --noshow_progress //...; then
   echo "0 passed, 1 failed"
   exit 1
 fi
-bazel test --noshow_progress "${test_env[@]}" //... "${args[@]}"
+# GoogleTest cases run in a random order (the seed is in each test log):
+# no test may depend on another having run first.
+bazel test --noshow_progress "${test_env[@]}" --test_env=GTEST_SHUFFLE=1 //... "${args[@]}"
 rc=$?
 extra=$(mktemp -d)
 tools/run_libfuzzer.sh "$extra/libfuzzer" 2000
