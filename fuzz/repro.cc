@@ -141,7 +141,7 @@ def main():
         return 2
     actual = STRATEGY_OBSERVABLES
     functional = None
-    if FINDING["strategy"] == "torch-functionalize" or FUNCTIONALIZE:
+    if FUNCTIONALIZE and COMPILER is None:
         try:
             from functorch.experimental import functionalize
             inputs, storages = _setup()
@@ -149,23 +149,25 @@ def main():
             functional = _observe(list(rets), storages)
         except Exception as e:
             print("functorch.experimental.functionalize raised: %s: %s" % (type(e).__name__, e))
-        if FINDING["strategy"] == "torch-functionalize" and functional is not None:
-            actual = functional
     compiled = None
-    if FINDING["strategy"] in THUNDER_OPTIONS:
-        # The real Lightning Thunder: thunder.jit(_fn) called on fresh
-        # storages with the same aliasing (never on tensors eager mutated).
+    if COMPILER is not None:
+        # The real compiler, as aliasfuzz's table of external strategies
+        # runs it: the compiled _fn called on fresh storages with the same
+        # aliasing (never on tensors eager mutated).
         try:
-            import warnings
+            import os, warnings
             warnings.filterwarnings("ignore")
-            import thunder
+            sys.path.append(os.getcwd())  # a py:MODULE:FUNCTION module beside this script
+            ns = {}
+            exec(COMPILER["imports"], ns)
+            ns["fn"] = _fn
             inputs, storages = _setup()
-            jfn = thunder.jit(_fn, **THUNDER_OPTIONS[FINDING["strategy"]])
-            compiled = _observe(list(jfn(*inputs)), storages)
-            print("thunder %s, torch %s: thunder.jit(_fn, **%r)" % (
-                getattr(thunder, "__version__", "?"), torch.__version__, THUNDER_OPTIONS[FINDING["strategy"]]))
+            compiled = _observe(list(eval(COMPILER["compile"], ns)(*inputs)), storages)
+            thunder = sys.modules.get("thunder")
+            print("%s: %s (torch %s%s)" % (label, COMPILER["compile"], torch.__version__,
+                                          ", thunder %s" % getattr(thunder, "__version__", "?") if thunder else ""))
         except Exception as e:
-            print("thunder.jit raised: %s: %s" % (type(e).__name__, e))
+            print("%s raised: %s: %s" % (COMPILER["compile"], type(e).__name__, e))
         if compiled is not None:
             actual = compiled
     mm = FINDING["mismatch"]
@@ -174,7 +176,7 @@ def main():
         exp, eag = _get(EXPECTED, name), _get(eager, name)
         act = _get(actual, name)
         # External strategies are compared with eager PyTorch of this Python.
-        ref = eag if FINDING["strategy"] in EXTERNAL else exp
+        ref = eag if COMPILER is not None else exp
         diverges = (act is not None and _first_diff(act, ref) is not None) or (
             act is None and mm is not None and mm["observable"] == name)
         print("%s%s" % (name, "   <-- DIVERGES" if diverges else ""))
@@ -187,7 +189,7 @@ def main():
         d = _first_diff(eag, exp)
         if d is not None:
             print("  NOTE: PyTorch eager differs from the oracle at %s" % (d,))
-        if functional is not None and FINDING["strategy"] != "torch-functionalize":
+        if functional is not None:
             print("  functionalize              : %s" % _fmt(_get(functional, name)))
     print()
     if functional is not None:
@@ -203,18 +205,17 @@ def main():
         diffs = [(n, d) for n, d in diffs if d is not None]
         if diffs:
             for n, d in diffs:
-                print("thunder DIFFERS from eager: %s[%s]: thunder %s, eager %s" % (n, d[0], d[1], d[2]))
+                print("%s DIFFERS from eager: %s[%s]: %s %s, eager %s" % (label, n, d[0], label, d[1], d[2]))
         else:
-            print("thunder agrees with eager on every observable")
+            print("%s agrees with eager on every observable" % label)
     # The verdict, from the compiler run just now: a real compiler against
     # eager PyTorch of this Python; aliasfuzz's own strategies re-run through
     # `aliasfuzz run`; the recorded result only when neither can run here.
-    if FINDING["strategy"] in THUNDER_OPTIONS or FINDING["strategy"] == "torch-functionalize":
-        now = compiled if FINDING["strategy"] in THUNDER_OPTIONS else functional
-        if now is None:
+    if COMPILER is not None:
+        if compiled is None:
             print("DIVERGENCE: %s raised (see above)" % label)
             return 1
-        diverged = any(_first_diff(_get(now, n), _get(eager, n)) is not None for n in _names(eager))
+        diverged = any(_first_diff(_get(compiled, n), _get(eager, n)) is not None for n in _names(eager))
         print("DIVERGENCE: %s differs from eager PyTorch (see above)" % label if diverged else
               "%s now agrees with eager PyTorch: the finding no longer reproduces" % label)
         return 1 if diverged else 0
@@ -279,6 +280,18 @@ static std::string self_binary() {
   return path.size() >= 10 && path.compare(path.size() - 10, 10, "/aliasfuzz") == 0 ? path : "";
 }
 
+// The Python a repro.py runs with: the external strategy's (a path that
+// says what to install when it is missing), else Debian's for the PyTorch
+// eager comparison.
+static std::string repro_python(const RunSpec& spec) {
+  const auto ext = spec.inject.empty() ? oracles::external_strategy(spec.strategy) : std::nullopt;
+  if (!ext) return "/usr/bin/python3";
+  const std::string py = oracles::external_python(spec.strategy);
+  if (!py.empty()) return py;
+  using Py = oracles::ExternalStrategy::Python;
+  return ext->python == Py::Venv ? ".venv-thunder/bin/python" : ext->python == Py::Given ? ext->python_path : "/usr/bin/python3";
+}
+
 std::string spec_flags(const RunSpec& s) {
   // The strategy always (a mutant alone would make `run` try it under every strategy).
   std::string f = "--strategy " + (s.strategy.empty() ? strategy_for_mutant(s.inject) : s.strategy) + " ";
@@ -293,18 +306,14 @@ std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRec
   const size_t m = script.rfind("\nif __name__ == \"__main__\":");
   if (m != std::string::npos) script.erase(m + 1);
   // The header replaces the script's first comment lines.
-  // Thunder findings run with the .venv-thunder Python (torch 2.9.1 and
-  // lightning-thunder 0.2.6), every other one with Debian's torch 1.13.
-  const bool thunder = oracles::is_thunder_strategy(spec.strategy);
-  std::string python = "/usr/bin/python3";
-  if (thunder) {
-    python = oracles::find_thunder_python();
-    if (python.empty()) python = ".venv-thunder/bin/python";
-  }
+  const auto ext = spec.inject.empty() ? oracles::external_strategy(spec.strategy) : std::nullopt;
+  const std::string python = repro_python(spec);
   std::string head = "#!" + python + "\n# aliasfuzz repro (written by `aliasfuzz minimize`). Run: " + python + " repro.py\n";
-  if (thunder)
-    head += "# (the Python of .venv-thunder, made by `./aliasfuzz setup --thunder`: torch 2.9.1, lightning-thunder 0.2.6;\n"
-            "#  the divergence is thunder.jit against eager PyTorch of the same Python)\n";
+  if (ext)
+    head += "# (the divergence is " + ext->compile + " against eager PyTorch of the same Python" +
+            (ext->python == oracles::ExternalStrategy::Python::Venv
+                 ? ";\n#  .venv-thunder is made by `./aliasfuzz setup --thunder`: torch 2.9.1, lightning-thunder 0.2.6)\n"
+                 : ")\n");
   head += "# bucket: " + bucket_of(rec) + "\n# spec: " + spec_flags(spec) + "\n";
   if (rec.mismatch)
     head += "# first mismatch: " + rec.mismatch->observable + "[" + std::to_string(rec.mismatch->index) +
@@ -339,14 +348,13 @@ std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRec
   out += "# What the diverging strategy produced (None: only FINDING's first mismatch is known).\n";
   out += "STRATEGY_OBSERVABLES = " + (actual ? py_observables(p, *actual) : std::string("None")) + "\n";
   out += "# Also run functorch.experimental.functionalize on _fn and print where it differs from eager\n"
-         "# (always done for torch-functionalize findings; set True to see it for any finding).\n";
+         "# (for aliasfuzz's own strategies; set True to see it).\n";
   out += "FUNCTIONALIZE = False\n";
-  out += "# Strategies run through a real compiler, compared with eager PyTorch of this Python.\n";
-  out += "EXTERNAL = (\"torch-functionalize\", \"thunder\", \"thunder-dataflow\", \"thunder-no-alias-updates\")\n";
-  out += "# thunder.jit options of each Thunder strategy.\n";
-  out += "THUNDER_OPTIONS = {\"thunder\": {}, \"thunder-dataflow\": {\"fusion_type\": \"dataflow\"},\n"
-         "                   \"thunder-no-alias-updates\": {\"skip_inplace_alias_updates\": True}}\n";
-  if (fn.empty()) out += "if FINDING[\"strategy\"] == \"torch-functionalize\":\n    FUNCTIONALIZE = False\n";
+  out += "# The real compiler of an external strategy (aliasfuzz's table, oracles/external.cc): `imports`,\n"
+         "# then `compile` with fn = _fn gives the compiled function; compared with eager PyTorch of this Python.\n";
+  out += "COMPILER = " +
+         (ext ? "{\"imports\": " + py_str(ext->imports) + ", \"compile\": " + py_str(ext->compile) + "}" : std::string("None")) +
+         "\n";
   out += kReproMain;
   return out;
 }
@@ -360,12 +368,9 @@ bool write_minimized(const std::string& dir, const MinimizedFinding& m, std::str
     make_dirs(dir);
     std::string head = "# minimized by aliasfuzz: bucket " + m.bucket + "\n# reproduce: aliasfuzz run min.af " +
                        spec_flags(m.spec) + "\n";
-    if (oracles::is_external_strategy(m.spec.strategy)) {  // `aliasfuzz run` does not run external strategies
-      std::string py = oracles::is_thunder_strategy(m.spec.strategy) ? oracles::find_thunder_python() : "/usr/bin/python3";
-      if (py.empty()) py = ".venv-thunder/bin/python";
-      head = "# minimized by aliasfuzz: bucket " + m.bucket + "\n# reproduce: " + py +
-             " repro.py   (or: aliasfuzz minimize min.af " + spec_flags(m.spec) + ")\n";
-    }
+    if (oracles::is_external_strategy(m.spec.strategy) && m.spec.inject.empty())
+      head = "# minimized by aliasfuzz: bucket " + m.bucket + "\n# reproduce: " + repro_python(m.spec) +
+             " repro.py   (or: aliasfuzz run min.af " + spec_flags(m.spec) + ")\n";
     write_atomic(dir + "/min.af", head + ir::print(m.minimized));
     const auto actual = strategy_observables(m.minimized, m.record);
     write_atomic(dir + "/repro.py", repro_script(m.minimized, m.spec, m.record, m.expected, actual ? &*actual : nullptr));

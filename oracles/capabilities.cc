@@ -313,10 +313,8 @@ Capabilities probe_capabilities(const std::string& strategy, bool refresh) {
   Capabilities c;
   c.strategy = strategy;
   const std::string py = external_python(strategy);
-  if (!is_external_strategy(strategy) || py.empty()) {
-    c.error = !is_external_strategy(strategy) ? "'" + strategy + "' is not an external strategy"
-              : is_thunder_strategy(strategy) ? "thunder not installed (./aliasfuzz setup --thunder)"
-                                              : "no /usr/bin/python3 with PyTorch";
+  if (py.empty()) {
+    c.error = external_unavailable(strategy);
     return c;  // not memoized: a later call may find it installed
   }
   const json versions = python_versions(py);

@@ -64,18 +64,87 @@ std::vector<std::string> root_candidates() {
 
 }  // namespace
 
+namespace {
+
+using Py = ExternalStrategy::Python;
+
+// The built-in external strategies: one row each, nothing else in C++ or
+// in external_runner.py names them. `compile` is evaluated by the runner
+// (and by repro.py) with `fn` bound to the program's function.
+const ExternalStrategy kBuiltins[] = {
+    {"torch-functionalize", Py::System, "", "from functorch.experimental import functionalize", "functionalize(fn)", false},
+    {"thunder", Py::Venv, "", "import thunder", "thunder.jit(fn)", true},
+    {"thunder-dataflow", Py::Venv, "", "import thunder", "thunder.jit(fn, fusion_type=\"dataflow\")", true},
+    {"thunder-no-alias-updates", Py::Venv, "", "import thunder", "thunder.jit(fn, skip_inplace_alias_updates=True)",
+     true},
+    {"inductor", Py::Venv, "", "import torch", "torch.compile(fn, backend=\"inductor\")", false},
+    // AOTAutograd's functionalization without Inductor: tells the two apart.
+    {"aot-eager", Py::Venv, "", "import torch", "torch.compile(fn, backend=\"aot_eager\")", false},
+    // Thunder's torch.compile backend with its defaults (ThunderCompiler()).
+    {"thunderfx", Py::Venv, "", "from thunder.dynamo import thunderfx", "thunderfx(fn)", true},
+    {"torch-func-functionalize", Py::Venv, "", "import torch.func", "torch.func.functionalize(fn)", false},
+};
+
+const std::regex& identifier() {
+  static const std::regex re("[A-Za-z_][A-Za-z0-9_]*");
+  return re;
+}
+
+// py:MODULE:FUNCTION[@PYTHON] -> the entry, or the reason it is malformed.
+std::optional<ExternalStrategy> parse_py_spec(const std::string& s, std::string* why) {
+  static const std::regex module("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*");
+  const std::string body = s.substr(3);
+  const size_t at = body.find('@');
+  const std::string target = body.substr(0, at);
+  const std::string python = at == std::string::npos ? "" : body.substr(at + 1);
+  const size_t colon = target.find(':');
+  const std::string mod = target.substr(0, colon);
+  const std::string fn = colon == std::string::npos ? "" : target.substr(colon + 1);
+  if (colon == std::string::npos || !std::regex_match(mod, module) || !std::regex_match(fn, identifier()))
+    *why = "'" + s + "': expected py:MODULE:FUNCTION[@PYTHON] (MODULE a dotted Python module name, FUNCTION a name)";
+  else if (at != std::string::npos && (python.empty() || python.find_first_of(" \t\n'\"") != std::string::npos))
+    *why = "'" + s + "': PYTHON after '@' must be a path without spaces or quotes";
+  if (!why->empty()) return std::nullopt;
+  ExternalStrategy e;
+  e.name = s;
+  e.python = python.empty() ? Py::Venv : Py::Given;
+  e.python_path = python;
+  e.imports = "import " + mod;
+  e.compile = mod + "." + fn + "(fn)";
+  return e;
+}
+
+}  // namespace
+
 const std::vector<std::string>& external_strategies() {
-  static const std::vector<std::string> v{"torch-functionalize", "thunder", "thunder-dataflow",
-                                          "thunder-no-alias-updates"};
+  static const std::vector<std::string> v = [] {
+    std::vector<std::string> names;
+    for (const auto& e : kBuiltins) names.push_back(e.name);
+    return names;
+  }();
   return v;
 }
 
-bool is_external_strategy(const std::string& s) {
-  const auto& v = external_strategies();
-  return std::find(v.begin(), v.end(), s) != v.end();
+std::optional<ExternalStrategy> external_strategy(const std::string& s) {
+  for (const auto& e : kBuiltins)
+    if (e.name == s) return e;
+  std::string why;
+  if (s.rfind("py:", 0) == 0) return parse_py_spec(s, &why);
+  return std::nullopt;
 }
 
-bool is_thunder_strategy(const std::string& s) { return is_external_strategy(s) && s.rfind("thunder", 0) == 0; }
+std::string py_spec_error(const std::string& s) {
+  std::string why;
+  if (s.rfind("py:", 0) == 0) parse_py_spec(s, &why);
+  return why;
+}
+
+bool is_external_strategy(const std::string& s) { return external_strategy(s).has_value(); }
+
+bool is_thunder_strategy(const std::string& s) {
+  const auto e = external_strategy(s);
+  return e && e->thunder;
+}
 
 std::string find_thunder_python() {
   if (auto e = env("AF_THUNDER_PYTHON"); !e.empty()) return access(e.c_str(), X_OK) == 0 ? e : "";
@@ -87,11 +156,27 @@ std::string find_thunder_python() {
 }
 
 std::string external_python(const std::string& strategy) {
-  if (is_thunder_strategy(strategy)) return find_thunder_python();
-  if (strategy == "torch-functionalize") {
-    std::string py = env("AF_TORCH_PYTHON");
-    if (py.empty()) py = "/usr/bin/python3";
-    return access(py.c_str(), X_OK) == 0 ? py : "";
+  const auto e = external_strategy(strategy);
+  if (!e) return "";
+  switch (e->python) {
+    case Py::Venv: return find_thunder_python();
+    case Py::Given: return access(e->python_path.c_str(), X_OK) == 0 ? e->python_path : "";
+    case Py::System: {
+      std::string py = env("AF_TORCH_PYTHON");
+      if (py.empty()) py = "/usr/bin/python3";
+      return access(py.c_str(), X_OK) == 0 ? py : "";
+    }
+  }
+  return "";
+}
+
+std::string external_unavailable(const std::string& strategy) {
+  const auto e = external_strategy(strategy);
+  if (!e) return "'" + strategy + "' is not an external strategy";
+  switch (e->python) {
+    case Py::Venv: return "the .venv-thunder Python is not installed (./aliasfuzz setup --thunder)";
+    case Py::Given: return "no Python at '" + e->python_path + "'";
+    case Py::System: return "no /usr/bin/python3 with PyTorch";
   }
   return "";
 }
@@ -160,6 +245,12 @@ bool ExternalRunner::start(std::string* error) {
 ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& strategy) {
   using S = ExternalResult::Status;
   ExternalResult r;
+  const auto entry = external_strategy(strategy);
+  if (!entry) {
+    r.status = S::Unavailable;
+    r.message = "'" + strategy + "' is not an external strategy";
+    return r;
+  }
   std::string err;
   if (!start(&err)) {
     r.status = S::Unavailable;
@@ -173,7 +264,9 @@ ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& stra
     r.message = "the program could not be split into _setup and _fn";
     return r;
   }
-  LineReply reply = proc_.request({{"id", next_id_++}, {"strategy", strategy}, {"code", code}}, o_.timeout_s);
+  LineReply reply = proc_.request({{"id", next_id_++}, {"strategy", strategy}, {"imports", entry->imports},
+                                   {"compile", entry->compile}, {"code", code}},
+                                  o_.timeout_s);
   if (!reply.ok) {  // hung or dead: the next program starts a new process
     r.status = S::Failed;
     r.error_type = reply.failure;
@@ -184,7 +277,10 @@ ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& stra
   const nlohmann::json& j = reply.answer;
   try {
     r.exec_s = j.value("exec_s", 0.0);
-    if (j.contains("internal")) {
+    if (j.contains("unavailable")) {
+      r.status = S::Unavailable;
+      r.message = "cannot import the compiler of " + strategy + ": " + j["unavailable"].get<std::string>();
+    } else if (j.contains("internal")) {
       r.status = S::Failed;
       r.error_type = "internal";
       r.message = j["internal"].get<std::string>();
@@ -240,16 +336,10 @@ Registry& registry() {
 
 ExternalResult run_external(const ir::Program& p, const std::string& strategy) {
   ExternalResult r;
-  if (!is_external_strategy(strategy)) {
-    r.status = ExternalResult::Status::Unavailable;
-    r.message = "'" + strategy + "' is not an external strategy";
-    return r;
-  }
   const std::string py = external_python(strategy);
   if (py.empty()) {
     r.status = ExternalResult::Status::Unavailable;
-    r.message = is_thunder_strategy(strategy) ? "thunder not installed (./aliasfuzz setup --thunder)"
-                                              : "no /usr/bin/python3 with PyTorch";
+    r.message = external_unavailable(strategy);
     return r;
   }
   return registry().get(py)->run(p, strategy);

@@ -1,20 +1,30 @@
 // External strategies under study: a program run through a real compiler
-// transform in Python and compared with eager PyTorch of the same Python.
+// in Python and compared with eager PyTorch of the same Python. Every one
+// is an entry of one table (external.cc, kBuiltins): the Python it runs in
+// and a Python expression that compiles `fn`, the program's function:
 //
-//   torch-functionalize        functorch.experimental.functionalize(_fn),
-//                              /usr/bin/python3 (Debian's PyTorch 1.13)
-//   thunder                    thunder.jit(_fn) with its defaults (CPU, torch executor)
-//   thunder-dataflow           thunder.jit(_fn, fusion_type="dataflow")
-//   thunder-no-alias-updates   thunder.jit(_fn, skip_inplace_alias_updates=True)
+//   torch-functionalize        functorch.experimental.functionalize(fn), /usr/bin/python3 (PyTorch 1.13)
+//   thunder                    thunder.jit(fn) with its defaults (CPU, torch executor)
+//   thunder-dataflow           thunder.jit(fn, fusion_type="dataflow")
+//   thunder-no-alias-updates   thunder.jit(fn, skip_inplace_alias_updates=True)
+//   inductor                   torch.compile(fn, backend="inductor") (CPU)
+//   aot-eager                  torch.compile(fn, backend="aot_eager")
+//   thunderfx                  thunder.dynamo.thunderfx(fn) (Thunder as a torch.compile backend)
+//   torch-func-functionalize   torch.func.functionalize(fn) (torch 2.9)
+//   py:MODULE:FUNCTION[@PYTHON]  MODULE.FUNCTION(fn): any compiler, in PYTHON
+//                              (default: the venv's); MODULE importable there
+//                              (the working directory is on sys.path)
 //
-// The thunder ones run in .venv-thunder (torch 2.9.1, lightning-thunder
-// 0.2.6; `./aliasfuzz setup --thunder`). Eager runs _fn on one set of
-// storages, the transformed function on a fresh, independent set with the
-// same aliasing (oracles/torch_function.h). Programs go to one long-lived
+// All but torch-functionalize run in .venv-thunder (torch 2.9.1,
+// lightning-thunder 0.2.6; `./aliasfuzz setup --thunder`). Eager runs fn on
+// one set of storages, the compiled function on a fresh, independent set
+// with the same aliasing (oracles/torch_function.h); Dynamo is reset before
+// every program, so each compiles afresh. Programs go to one long-lived
 // Python process per interpreter (oracles/external_runner.py), started
 // lazily on first use and restarted after a crash, a timeout or a fork.
 #pragma once
 #include <map>
+#include <optional>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -25,17 +35,38 @@
 
 namespace af::oracles {
 
+// One external strategy: an entry of the built-in table or a parsed py: spec.
+struct ExternalStrategy {
+  enum class Python { Venv, System, Given };
+  std::string name;
+  Python python = Python::Venv;
+  std::string python_path;  // Python::Given: the path after '@'
+  std::string imports;      // Python statements that make `compile` evaluable
+  std::string compile;      // a Python expression in `fn` giving the compiled callable
+  bool thunder = false;     // lightning-thunder's version belongs to its versions
+};
+
+// The built-in names (not the py: ones), in table order.
 const std::vector<std::string>& external_strategies();
+// The table entry of `strategy`, or the parsed `py:MODULE:FUNCTION[@PYTHON]`;
+// nullopt for any other name (a malformed py: spec included).
+std::optional<ExternalStrategy> external_strategy(const std::string& strategy);
 bool is_external_strategy(const std::string& strategy);
 bool is_thunder_strategy(const std::string& strategy);
+// Why `strategy` (starting with "py:") is malformed, "" when it is well formed
+// or not a py: spec at all.
+std::string py_spec_error(const std::string& strategy);
 
 // The .venv-thunder Python: $AF_THUNDER_PYTHON, else .venv-thunder/bin/python
 // under $AF_ROOT, $BUILD_WORKSPACE_DIRECTORY, the directories above the
 // binary (and the working directory). Empty when not installed.
 std::string find_thunder_python();
-// The Python that runs `strategy`: the thunder venv's, or $AF_TORCH_PYTHON /
-// /usr/bin/python3 for torch-functionalize. Empty when not installed.
+// The Python that runs `strategy`: the thunder venv's, $AF_TORCH_PYTHON or
+// /usr/bin/python3 for torch-functionalize, a py: spec's own. Empty when
+// not installed.
 std::string external_python(const std::string& strategy);
+// Why external_python(strategy) is empty, with the way to install it.
+std::string external_unavailable(const std::string& strategy);
 // oracles/external_runner.py ($AF_EXTERNAL_RUNNER, runfiles, source tree); empty when not found.
 std::string find_external_runner();
 

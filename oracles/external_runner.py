@@ -3,23 +3,29 @@
 
 One long-lived process per Python: /usr/bin/python3 (Debian's PyTorch 1.13)
 for `torch-functionalize`, the .venv-thunder Python (torch 2.9.1 and
-lightning-thunder 0.2.6) for `thunder`, `thunder-dataflow` and
-`thunder-no-alias-updates`.
+lightning-thunder 0.2.6) for the others, a py: spec's own Python.
+Which compiler a strategy is comes with each request, from the one table of
+external strategies in oracles/external.cc: statements to run (`imports`)
+and an expression in `fn` that gives the compiled callable (`compile`).
+The working directory is on sys.path (after the installed packages), so a
+py:MODULE:FUNCTION module beside the user's campaign is importable.
 
 Protocol, one JSON object per line:
   out: {"ready": true, "torch": V, "thunder": V or null, "python": PATH}   once
-  in:  {"id": ID, "strategy": S, "code": MODULE}
+  in:  {"id": ID, "strategy": S, "imports": STMTS, "compile": EXPR, "code": MODULE}
        MODULE is oracles::torch_function_module(p): it defines _setup()
        (fresh storages and the inputs as views of them), _fn(inputs...)
        (the program; returns the list of returned tensors) and _observe.
   out: {"id": ID, "eager": OBS, "actual": OBS, "exec_s": S}
     or {"id": ID, "eager": OBS, "error": {"type": T, "message": M}}   the strategy raised
     or {"id": ID, "eager_error": {"type": T, "message": M}}           eager PyTorch raised
+    or {"id": ID, "unavailable": M}        the compiler's imports failed (ImportError)
     or {"id": ID, "internal": M}                                      a broken request
 OBS is {"returns": [{"sizes", "values"}], "storages": {name: values}}.
 Eager runs _fn on the inputs of one _setup(); the strategy runs the
-transformed _fn on the inputs of a second, independent _setup() (fresh
-copies with the same aliasing), never on tensors eager mutated.
+compiled _fn on the inputs of a second, independent _setup() (fresh
+copies with the same aliasing), never on tensors eager mutated. Dynamo's
+caches are reset before each program: every program compiles afresh.
 """
 import gc
 import json
@@ -27,34 +33,46 @@ import os
 import sys
 import time
 import traceback
+import types
 import warnings
 
-THUNDER_OPTIONS = {
-    "thunder": {},
-    "thunder-dataflow": {"fusion_type": "dataflow"},
-    "thunder-no-alias-updates": {"skip_inplace_alias_updates": True},
-}
+def _unwrap(e):
+    # torch.compile wraps a backend's exception (BackendCompilerFailed:
+    # "backend='inductor' raised:"); what decides unsupported or internal
+    # is the compiler's own exception.
+    while getattr(e, "inner_exception", None) is not None:
+        e = e.inner_exception
+    return e
 
 
 def _err(e):
+    e = _unwrap(e)
     msg = str(e).strip().splitlines()
     return {"type": type(e).__name__, "message": (msg[0] if msg else "")[:500]}
 
 
-def transform(strategy, fn):
-    if strategy == "torch-functionalize":
-        from functorch.experimental import functionalize
-        return functionalize(fn)
-    if strategy in THUNDER_OPTIONS:
-        import thunder
-        return thunder.jit(fn, **THUNDER_OPTIONS[strategy])
-    if strategy == "eager":  # the runner's own control
-        return fn
-    raise ValueError("unknown external strategy %r" % strategy)
+def compile_fn(req, fn):
+    """The compiled fn: the table entry's `compile` expression, evaluated
+    after its `imports`, with a fresh Dynamo (no cache from an earlier program)."""
+    dynamo = sys.modules.get("torch._dynamo")
+    if dynamo is not None:
+        dynamo.reset()
+    ns = _imported(req["imports"])
+    ns["fn"] = fn
+    return eval(req["compile"], ns)
+
+
+def _imported(imports):
+    ns = {}
+    exec(imports, ns)
+    return ns
 
 
 def handle(req):
-    ns = {"__name__": "aliasfuzz_program"}
+    # A real module: Dynamo looks up the module of the function's globals.
+    mod = types.ModuleType("aliasfuzz_program")
+    sys.modules[mod.__name__] = mod
+    ns = mod.__dict__
     exec(compile(req["code"], "<aliasfuzz>", "exec"), ns)
     setup, fn, observe = ns["_setup"], ns["_fn"], ns["_observe"]
     res = {}
@@ -64,10 +82,14 @@ def handle(req):
     except Exception as e:
         return {"eager_error": _err(e)}
     res["eager"] = eager
+    try:  # a compiler that cannot even be imported is not installed, not a finding
+        _imported(req["imports"])
+    except ImportError as e:
+        return {"unavailable": "%s: %s" % (type(e).__name__, e)}
     inputs, storages = setup()  # fresh storages, same aliasing
     t0 = time.perf_counter()
     try:
-        rets = transform(req["strategy"], fn)(*inputs)
+        rets = compile_fn(req, fn)(*inputs)
         res["exec_s"] = time.perf_counter() - t0
         res["actual"] = observe(list(rets), storages)
     except Exception as e:
@@ -82,6 +104,7 @@ def main():
     out = sys.stdout
     sys.stdout = sys.stderr  # nothing a program or Thunder prints may corrupt the protocol
     warnings.filterwarnings("ignore")
+    sys.path.append(os.getcwd())
     import torch
     torch.set_num_threads(int(os.environ.get("AF_TORCH_THREADS", "1")))
     try:

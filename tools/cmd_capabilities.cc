@@ -39,7 +39,8 @@ int run(CapArgs& a) {
   if (a.strategies.empty()) a.strategies = {"thunder", "thunder-dataflow", "thunder-no-alias-updates"};
   for (const auto& s : a.strategies)
     if (!oracles::is_external_strategy(s)) {
-      std::cerr << "aliasfuzz capabilities: '" << s << "' is not an external strategy\n";
+      const std::string why = oracles::py_spec_error(s);
+      std::cerr << "aliasfuzz capabilities: " << (why.empty() ? "'" + s + "' is not an external strategy" : why) << "\n";
       return 2;
     }
   nlohmann::json out = nlohmann::json::object();

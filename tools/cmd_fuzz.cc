@@ -78,8 +78,10 @@ std::string invalid_options(FuzzArgs& a) {
   for (const auto& s : o.strategies) {
     schedulers::Options so;
     so.strategy = s;
+    if (auto why = oracles::py_spec_error(s); !why.empty()) return "--strategy " + why;
     if (auto e = schedulers::check_options(so); e && !oracles::is_external_strategy(s))
-      return *e + "; external: " + fmt::format("{}", fmt::join(oracles::external_strategies(), ", "));
+      return *e + "; external: " + fmt::format("{}", fmt::join(oracles::external_strategies(), ", ")) +
+             ", py:MODULE:FUNCTION[@PYTHON]";
   }
   for (const auto& m : o.injects) {
     schedulers::Options so;

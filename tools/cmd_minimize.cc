@@ -12,6 +12,7 @@
 #include "fuzz/repro.h"
 #include "ir/analysis.h"
 #include "ir/text.h"
+#include "oracles/external.h"
 #include "tools/commands.h"
 
 namespace af::tools {
@@ -79,6 +80,10 @@ int minimize_main(MinimizeCmd& o, const CLI::App& c) {
   }
   if (o.spec.strategy.empty() && o.spec.inject.empty()) {
     std::cerr << "aliasfuzz minimize: give --strategy (and/or --inject)\n";
+    return 2;
+  }
+  if (auto why = oracles::py_spec_error(o.spec.strategy); !why.empty()) {
+    std::cerr << "aliasfuzz minimize: --strategy " << why << "\n";
     return 2;
   }
   fuzz::MinimizeOptions mo;

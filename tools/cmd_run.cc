@@ -15,6 +15,7 @@
 #include "fuzz/check.h"
 #include "ir/analysis.h"
 #include "oracles/eager.h"
+#include "oracles/external.h"
 #include "schedulers/schedulers.h"
 #include "tools/commands.h"
 #include "oracles/json_out.h"
@@ -109,6 +110,10 @@ int run(const RunOptions& o) {
   std::vector<std::string> strategies =
       o.strategies.empty() ? schedulers::must_agree_strategy_names() : o.strategies;
   for (const auto& s : strategies) {
+    if (auto why = oracles::py_spec_error(s); !why.empty()) {
+      std::cerr << "aliasfuzz run: --strategy " << why << "\n";
+      return 2;
+    }
     if (fuzz::is_external(s) && o.inject.empty()) continue;  // run through Python, below
     schedulers::Options so{s, o.inject, o.reorder, o.fusion};
     if (auto e = schedulers::check_options(so)) {
@@ -146,7 +151,7 @@ int run(const RunOptions& o) {
       // in its own Python and compared with eager PyTorch of that Python.
       auto recs = fuzz::check_program(*prog, expected, {fuzz::RunSpec{s, "", "program", "none", "interp"}});
       if (recs.empty()) {
-        std::cerr << "aliasfuzz run: strategy " << s << " is not available here (./aliasfuzz setup --thunder)\n";
+        std::cerr << "aliasfuzz run: strategy " << s << " is not available here (see above)\n";
         return 2;
       }
       r.agree = recs[0].agree;

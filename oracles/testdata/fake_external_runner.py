@@ -26,7 +26,7 @@ _real_handle = R.handle
 def handle(req):
     code = req["code"]
     body = code[code.index("def _fn("):]
-    res = _real_handle(dict(req, strategy="eager"))
+    res = _real_handle(dict(req, imports="", compile="fn"))  # eager
     if "eager" not in res:
         return res
     err = None
