@@ -173,5 +173,34 @@ TEST_F(ExternalCampaign, ResumeKeepsTheWeightsAndMixedCampaignsDoNotProbe) {
   EXPECT_EQ(read_json(m.out + "/campaign.json")["gen_op_weights"], (json{{"abs_", 8.0}}));
 }
 
+// A campaign against a compiler of the user's (py:, here a toy that loses
+// in-place writes, in Debian's Python): its own tier, its versions in
+// campaign.json, and findings.
+TEST(PyCampaign, FindsAWrongToyCompiler) {
+  if (!have_torch()) GTEST_SKIP() << "skipped: /usr/bin/python3 has no torch";
+  const std::string wrong = "py:oracles.testdata.toy_compiler:drop_inplace_writes@/usr/bin/python3";
+  setenv("AF_CAPABILITY_CACHE", tmp("py-caps").c_str(), 1);
+  oracles::forget_capabilities();
+  CampaignOptions o;
+  o.out = tmp("py-campaign");
+  std::filesystem::remove_all(o.out);
+  o.seed = 5;
+  o.programs = 12;
+  o.jobs = 1;
+  o.quiet = true;
+  o.minimize_s = 0;
+  o.strategies = {wrong};
+  const CampaignSummary s = run_campaign(o);
+  unsetenv("AF_CAPABILITY_CACHE");
+  oracles::forget_capabilities();
+  EXPECT_EQ(s.programs, 12);
+  EXPECT_EQ(s.external_runs, 12);
+  EXPECT_GT(s.findings, 0);
+  EXPECT_EQ(s.must_agree_buckets, 0);
+  EXPECT_EQ(s.programs_per_s_by_tier.count(wrong), 1u);
+  const json c = read_json(o.out + "/campaign.json");
+  EXPECT_NE(c.dump().find("torch 1.13"), std::string::npos) << c.dump();
+}
+
 }  // namespace
 }  // namespace af::fuzz

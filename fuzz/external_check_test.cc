@@ -245,6 +245,66 @@ TEST(ExternalCheck, ThunderFindingMinimizesToARepro) {
   EXPECT_NE(out.find("DIVERGENCE: thunder differs from eager PyTorch"), std::string::npos) << out;
 }
 
+// A compiler of the user's (py:MODULE:FUNCTION@PYTHON; the module is
+// oracles/testdata/toy_compiler.py, importable from the runfiles root, the
+// working directory of tests) that loses in-place writes: found, bucketed
+// under its spec, minimized, and its repro.py re-runs it.
+TEST(ExternalCheck, PyStrategyFindingMinimizesToARepro) {
+  if (!have_torch()) GTEST_SKIP() << "skipped: /usr/bin/python3 has no torch";
+  const std::string wrong = "py:oracles.testdata.toy_compiler:drop_inplace_writes@/usr/bin/python3";
+  const ir::Program p = program(kOverlapping);
+  RunSpec spec;
+  spec.strategy = wrong;
+  auto r = run_spec(p, spec);
+  ASSERT_TRUE(r.has_value());
+  ASSERT_FALSE(r->agree) << r->unsupported;
+  EXPECT_TRUE(r->error.empty()) << r->error;
+  EXPECT_EQ(bucket_of(*r).rfind("py_oracles.testdata.toy_compiler_drop_inplace_writes__usr_bin_python3__", 0), 0u)
+      << bucket_of(*r);
+  MinimizeOptions mo;
+  mo.time_s = 20;
+  MinimizedFinding m = minimize_finding(p, spec, mo);
+  ASSERT_TRUE(m.ok) << m.error;
+  EXPECT_LE(m.minimized.stmts.size(), 2u);  // an in-place write and what shows it
+  const std::string dir = tmpdir() + "/py_repro";
+  std::string err;
+  ASSERT_TRUE(write_minimized(dir, m, &err)) << err;
+  std::string text;
+  ASSERT_TRUE(read_text(dir + "/repro.py", &text));
+  EXPECT_NE(text.find("Run: /usr/bin/python3 repro.py"), std::string::npos);
+  EXPECT_NE(text.find("oracles.testdata.toy_compiler.drop_inplace_writes(fn)"), std::string::npos);
+  int status = -1;
+  const std::string out = run_python("/usr/bin/python3", dir + "/repro.py", &status);
+  EXPECT_EQ(status, 1) << out;
+  EXPECT_EQ(out.find("raised"), std::string::npos) << out;
+  EXPECT_NE(out.find("DIVERGENCE: " + wrong + " differs from eager PyTorch"), std::string::npos) << out;
+}
+
+// Each new built-in strategy's repro.py re-runs its compiler through the
+// same table row (no minimization: a compile costs seconds).
+TEST(ExternalCheck, NewStrategiesReproRunsTheirCompiler) {
+  REQUIRE_THUNDER();
+  const ir::Program p = program(kOverlapping);
+  const oracles::Observables expected = oracles::run_eager(p, *ir::analyze(p));
+  const std::string py = oracles::find_thunder_python();
+  for (const char* s : {"aot-eager", "torch-func-functionalize", "thunderfx"}) {
+    RunSpec spec;
+    spec.strategy = s;
+    RunRecord rec;
+    rec.spec = spec;
+    const std::string path = tmpdir() + "/repro-" + s + ".py";
+    write_atomic(path, repro_script(p, spec, rec, expected, nullptr));
+    int status = -1;
+    const std::string out = run_python(py, path, &status);
+    const std::string compile = oracles::external_strategy(s)->compile;
+    EXPECT_NE(out.find(std::string(s) + ": " + compile + " (torch 2."), std::string::npos) << s << "\n" << out;
+    // The verdict is the compiler's, just now: 1 on a divergence, 0 when it agrees.
+    const bool diverged = out.find("DIVERGENCE: " + std::string(s) + " differs") != std::string::npos;
+    EXPECT_EQ(status, diverged ? 1 : 0) << s << "\n" << out;
+    std::printf("%s on overlapping inputs: %s\n", s, diverged ? "diverges" : "agrees");
+  }
+}
+
 // The corpus cases of real Thunder bugs (corpus/regressions/thunder-*.af,
 // header `# real: STRATEGY`): the model diverges on them (regression_test)
 // and so does the real Thunder, with the same first diverging value.

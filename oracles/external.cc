@@ -350,7 +350,7 @@ std::string external_versions(const std::string& strategy) {
   if (py.empty()) return "";
   ExternalRunner* r = registry().get(py);
   std::string s = r->torch_version().empty() ? "" : "torch " + r->torch_version();
-  if (!r->thunder_version().empty()) s += ", thunder " + r->thunder_version();
+  if (is_thunder_strategy(strategy) && !r->thunder_version().empty()) s += ", thunder " + r->thunder_version();
   return s;
 }
 

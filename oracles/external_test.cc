@@ -81,6 +81,65 @@ TEST(External, StrategyNames) {
   EXPECT_EQ(run_external(ir::Program(), "update_aliases").status, S::Unavailable);
 }
 
+TEST(External, OneTableAndPySpecs) {
+  EXPECT_EQ(external_strategies().size(), 8u);
+  for (const char* s : {"inductor", "aot-eager", "thunderfx", "torch-func-functionalize"})
+    EXPECT_TRUE(is_external_strategy(s)) << s;
+  EXPECT_TRUE(is_thunder_strategy("thunderfx"));
+  EXPECT_FALSE(is_thunder_strategy("inductor"));
+  EXPECT_EQ(external_strategy("aot-eager")->compile, "torch.compile(fn, backend=\"aot_eager\")");
+  using Py = ExternalStrategy::Python;
+  const auto e = external_strategy("py:my.pkg:compile_it@/opt/py/bin/python");
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->python, Py::Given);
+  EXPECT_EQ(e->python_path, "/opt/py/bin/python");
+  EXPECT_EQ(e->imports, "import my.pkg");
+  EXPECT_EQ(e->compile, "my.pkg.compile_it(fn)");
+  EXPECT_EQ(external_strategy("py:m:f")->python, Py::Venv);  // the venv's Python by default
+  EXPECT_EQ(py_spec_error("py:m:f"), "");
+  EXPECT_EQ(py_spec_error("thunder"), "");  // not a py: spec
+  EXPECT_EQ(external_python("py:m:f@/nonexistent/python"), "");
+  EXPECT_NE(external_unavailable("py:m:f@/nonexistent/python").find("/nonexistent/python"), std::string::npos);
+  for (const char* bad : {"py:", "py:m", "py:m:", "py::f", "py:m:f:g", "py:1m:f", "py:m.:f", "py:m:f-g", "py:m:f@",
+                          "py:m:f@/a b", "py:m:f@/a'b"}) {
+    EXPECT_FALSE(is_external_strategy(bad)) << bad;
+    EXPECT_NE(py_spec_error(bad), "") << bad;
+  }
+}
+
+// oracles/testdata/toy_compiler.py: drop_inplace_writes loses every
+// in-place method's write (needs only a torch with TorchFunctionMode, so
+// Debian's 1.13 runs it); wrap is torch.compile with a custom backend.
+const char* kWrongToy = "py:oracles.testdata.toy_compiler:drop_inplace_writes@/usr/bin/python3";
+
+TEST(PyStrategy, AWrongToyCompilerDiverges) {
+  REQUIRE_TORCH();
+  const ir::Program p = load("examples/inplace_on_input.af");
+  const ExternalResult r = run_external(p, kWrongToy);
+  ASSERT_EQ(r.status, S::Ok) << r.error_type << ": " << r.message;
+  EXPECT_FALSE(compare(p, oracle(p), r.eager));
+  EXPECT_TRUE(compare(p, r.eager, r.actual).has_value()) << "the dropped add_ must show";
+  // A module that does not import is not installed, never a finding.
+  const ExternalResult missing = run_external(p, "py:oracles.testdata.no_such_module:f@/usr/bin/python3");
+  EXPECT_EQ(missing.status, S::Unavailable);
+  EXPECT_NE(missing.message.find("No module named"), std::string::npos) << missing.message;
+}
+
+TEST(NewStrategies, EachAgreesOnAnInplaceWriteAndReportsVersions) {
+  REQUIRE_THUNDER();
+  // One program each: torch.compile costs seconds per program.
+  const ir::Program p = load("examples/inplace_on_input.af");
+  for (const char* s : {"aot-eager", "torch-func-functionalize", "thunderfx", "inductor",
+                        "py:oracles.testdata.toy_compiler:wrap"}) {
+    const ExternalResult r = run_external(p, s);
+    ASSERT_EQ(r.status, S::Ok) << s << ": " << r.error_type << ": " << r.message;
+    EXPECT_FALSE(compare(p, r.eager, r.actual)) << s;
+  }
+  EXPECT_EQ(external_versions("inductor").rfind("torch 2.", 0), 0u) << external_versions("inductor");
+  EXPECT_EQ(external_versions("inductor").find("thunder"), std::string::npos) << external_versions("inductor");
+  EXPECT_NE(external_versions("thunderfx").find(", thunder "), std::string::npos) << external_versions("thunderfx");
+}
+
 TEST(TorchFunctionalize, AgreesOnAnUnaliasedProgram) {
   REQUIRE_TORCH();
   const ir::Program p = load("examples/inplace_on_input.af");
