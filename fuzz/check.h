@@ -41,8 +41,8 @@ std::string tier_of(const RunSpec& s);
 const std::vector<std::string>& must_agree_strategies();
 const std::vector<std::string>& under_study_strategies();
 bool is_must_agree(const std::string& strategy);
-// Strategies run through a real compiler in Python (torch-functionalize,
-// thunder, thunder-dataflow, thunder-no-alias-updates; oracles/external.h):
+// Strategies run through a real compiler in Python (the rows of
+// oracles/external.h's table: thunder, inductor, ...; and py:MODULE:FUNCTION):
 // under study, run only when named, compared with eager PyTorch of the
 // same Python (not with the oracle). A compiler exception is either
 // unsupported (NotImplementedError, "not supported", an unknown attribute
