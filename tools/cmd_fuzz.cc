@@ -72,6 +72,9 @@ std::string adopt_campaign_settings(FuzzArgs& a) {
   return err;
 }
 
+// The default --case-timeout of campaigns with an external strategy.
+constexpr double kExternalCaseTimeout = 120;
+
 // Every option checked before any work (exit 2 with the valid values).
 std::string invalid_options(FuzzArgs& a) {
   fuzz::CampaignOptions& o = a.o;
@@ -113,6 +116,11 @@ int run(FuzzArgs& a) {
     return 2;
   }
   if (a.check_only) return 0;
+  // A worker's first external case starts its Python and compiles once
+  // (torch.compile: ~20-40 s on a loaded machine): under the default 20 s
+  // every worker counted as hung and its restart hung again.
+  const bool external = std::any_of(o.strategies.begin(), o.strategies.end(), oracles::is_external_strategy);
+  if (external && !(a.app && a.app->count("--case-timeout") > 0)) o.case_timeout_s = kExternalCaseTimeout;
   if (o.resume && o.out.empty()) {
     std::cerr << "aliasfuzz fuzz: --resume needs the campaign's --out\n";
     return 2;
@@ -191,7 +199,8 @@ void register_fuzz(CLI::App& app, int* status) {
   c->add_option("--out", a->o.out, "output folder (default runs/fuzz-SEED)");
   c->add_flag("--resume", a->o.resume, "continue an interrupted campaign in --out");
   c->add_option("--shard", a->shard, "take every N-th program starting at i: i/N");
-  c->add_option("--case-timeout", a->o.case_timeout_s, "seconds before a case counts as a hang");
+  c->add_option("--case-timeout", a->o.case_timeout_s,
+                "seconds before a case counts as a hang (default 20; 120 with an external strategy)");
   c->add_option("--size", a->o.gen.size, "statements per generated program");
   c->add_flag("--quiet", a->o.quiet, "no status lines");
   c->add_flag("--log-all", a->o.log_all,
