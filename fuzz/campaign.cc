@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <deque>
 #include <map>
+#include <optional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -70,7 +71,14 @@ std::string check_one(const CampaignOptions& o, uint64_t k) {
   json f = json::array();
   int64_t external = 0, compared = 0;
   json unsupported = json::array();
-  for (const RunRecord& rec : check_program(p, expected, specs)) {
+  const std::vector<RunRecord> records = check_program(p, expected, specs);
+  // Attribution when both run: a divergence of inductor that aot-eager
+  // (AOTAutograd without Inductor) shares is AOTAutograd's/functionalization's;
+  // one aot-eager does not share is Inductor's.
+  std::optional<bool> aot_diverges;
+  for (const RunRecord& rec : records)
+    if (rec.spec.strategy == "aot-eager" && rec.unsupported.empty()) aot_diverges = !rec.agree;
+  for (const RunRecord& rec : records) {
     tier_ms[tier_of(rec.spec)] += rec.ms;
     if (is_external(rec.spec.strategy) && rec.spec.inject.empty()) {
       ++external;
@@ -81,6 +89,9 @@ std::string check_one(const CampaignOptions& o, uint64_t k) {
     json m = {{"spec", spec_json(rec.spec)}, {"bucket", bucket_of(rec)}, {"op", rec.op}, {"regions", rec.regions}};
     if (rec.mismatch) m.update(oracles::mismatch_json(*rec.mismatch));  // observable, index, expected, actual[, what]
     if (!rec.error.empty()) m["error"] = rec.error;
+    if (rec.spec.strategy == "inductor" && aot_diverges)
+      m["attribution"] = *aot_diverges ? "AOTAutograd/functionalization (aot-eager diverges too)"
+                                       : "Inductor (aot-eager agrees)";
     f.push_back(m);
   }
   r["runs"] = specs.size();
@@ -496,7 +507,9 @@ class Campaign {
         std::string err;
         _exit(m.ok && write_minimized(dir, m, &err) ? 0 : 1);
       }
-      const double deadline = now_s() + std::min(o_.minimize_s, left) + 10;
+      // Slack past the budget for the minimizer's last checks (a run of a
+      // real compiler can take tens of seconds).
+      const double deadline = now_s() + std::min(o_.minimize_s, left) + (is_external(spec.strategy) ? 120 : 10);
       int status = 0;
       while (waitpid(pid, &status, WNOHANG) == 0) {
         if (now_s() > deadline) {
@@ -528,7 +541,12 @@ class Campaign {
     // Programs per second of one worker's time in each tier: where the time goes.
     std::string tiers;
     for (const auto& [name, t] : tiers_)
-      if (t.seconds > 0) tiers += " " + name + " " + std::to_string(static_cast<long long>(t.programs / t.seconds));
+      if (t.seconds > 0) {
+        const double rate = t.programs / t.seconds;
+        char b[32];
+        std::snprintf(b, sizeof b, rate < 10 ? "%.2f" : "%.0f", rate);  // slow compilers: 0.24, not 0
+        tiers += " " + name + " " + b;
+      }
     std::fprintf(out,
                  "[%6.1fs] programs %lld  %.0f/s  invalid %lld  findings %lld  buckets %zu (aliasfuzz bugs %lld, "
                  "crashes %lld, hangs %lld)  last new bucket %s  rss %ld MB  per worker, programs/s in:%s%s\n",

@@ -541,6 +541,7 @@ Interesting same_bucket(const RunSpec& spec, const std::string& bucket) {
 constexpr int64_t kBugTests = 1000;
 
 MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const MinimizeOptions& o) {
+  const double t_start = now_s();
   MinimizedFinding m;
   m.original_spec = spec;
   m.spec = spec;
@@ -631,6 +632,8 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
   // observable or first op; a budget in runs keeps it deterministic.
   MinimizeOptions o3 = o;
   o3.max_tests = o.max_tests >= 0 ? std::min<int64_t>(kBugTests, o.max_tests) : kBugTests;
+  // Within the caller's time budget (what phases 1 and 2 left of it).
+  if (o.time_s > 0) o3.time_s = std::max(1e-3, o.time_s - (now_s() - t_start));
   // Like phase 2, a random:SEED order may switch seeds (the order is a
   // chaotic function of the program: deleting a dead statement changes it).
   const RunRecord first = m.record;

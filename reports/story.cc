@@ -72,6 +72,7 @@ json bucket_story(const std::string& dir, const std::string& name, const json& f
                            {"actual", what.value("actual", json(nullptr))}};
   if (what.contains("error")) s["error"] = what["error"];
   if (what.value("op", json("")) != json("")) s["first_diverging_op"] = what["op"];
+  if (finding.contains("attribution")) s["attribution"] = finding["attribution"];
   if (has_case) s["statements_before"] = statements(case_text);
   if (has_min) s["statements_after"] = statements(min_text);
   if (has_min || has_case) {
@@ -121,6 +122,7 @@ std::vector<std::string> story_lines(const json& s) {
                   (s.contains("first_diverging_op") ? " (first diverging op: " + value_text(s["first_diverging_op"]) + ")" : ""));
   }
   if (s.contains("error")) out.push_back("error: " + value_text(s["error"]));
+  if (s.contains("attribution")) out.push_back("attribution: " + value_text(s["attribution"]));
   if (s.contains("program_file")) {
     std::string l = "program: " + value_text(s["program_file"]);
     if (s.contains("statements_before") && s.contains("statements_after"))

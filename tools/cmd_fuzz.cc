@@ -74,6 +74,8 @@ std::string adopt_campaign_settings(FuzzArgs& a) {
 
 // The default --case-timeout of campaigns with an external strategy.
 constexpr double kExternalCaseTimeout = 120;
+// The default --minimize-time of those campaigns (per bucket, within --minimize-total).
+constexpr double kExternalMinimizeTime = 120;
 
 // Every option checked before any work (exit 2 with the valid values).
 std::string invalid_options(FuzzArgs& a) {
@@ -121,6 +123,9 @@ int run(FuzzArgs& a) {
   // every worker counted as hung and its restart hung again.
   const bool external = std::any_of(o.strategies.begin(), o.strategies.end(), oracles::is_external_strategy);
   if (external && !(a.app && a.app->count("--case-timeout") > 0)) o.case_timeout_s = kExternalCaseTimeout;
+  // Minimizing a finding of a real compiler takes tens of runs of a second
+  // or more each: the 5 s default per bucket wrote nothing.
+  if (external && !(a.app && a.app->count("--minimize-time") > 0)) o.minimize_s = kExternalMinimizeTime;
   if (o.resume && o.out.empty()) {
     std::cerr << "aliasfuzz fuzz: --resume needs the campaign's --out\n";
     return 2;
@@ -205,7 +210,7 @@ void register_fuzz(CLI::App& app, int* status) {
   c->add_flag("--quiet", a->o.quiet, "no status lines");
   c->add_flag("--log-all", a->o.log_all,
               "also log every divergence to findings-all.jsonl (findings.jsonl keeps one line per bucket)");
-  c->add_option("--minimize-time", a->o.minimize_s, "seconds to minimize each new bucket's first finding (0: off)");
+  c->add_option("--minimize-time", a->o.minimize_s, "seconds to minimize each new bucket's first finding (default 5; 120 with an external strategy; 0: off)");
   c->add_option("--minimize-total", a->o.minimize_total_s, "seconds for all minimization (default: a quarter of --time)");
   c->callback([a, status] { *status = run(*a); });
 }
