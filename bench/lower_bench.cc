@@ -1,7 +1,8 @@
 // The Halide tier's throughput and compile cache (DESIGN.md, Metrics).
-//   lower_bench [--programs N] [--seed S] [--strategies K] [--whole M]
+//   lower_bench [--programs N] [--seed S] [--strategies K] [--whole M] [--target T]
 // Phases over N generated programs (default 1,000), one region per
-// statement (the eager schedule), on the host target:
+// statement (the eager schedule), on target T (default host; opencl runs
+// the GPU schedules on pocl and reports host<->device transfers):
 //   cold     empty cache, programs 0..N-1
 //   warm     the same cache, N new programs N..2N-1 (campaign steady state)
 //   rerun    programs 0..N-1 again (every pipeline cached: run cost only)
@@ -30,7 +31,7 @@ using namespace af;
 
 struct Phase {
   std::string name;
-  int programs = 0, regions = 0, pipelines = 0, disagree = 0, errors = 0;
+  int programs = 0, regions = 0, pipelines = 0, disagree = 0, errors = 0, transfers = 0;
   int64_t hits = 0, misses = 0;
   double secs = 0, compile_ms = 0, run_ms = 0;
   std::vector<double> compile_each;
@@ -44,6 +45,8 @@ double pct(std::vector<double> v, double q) {
 
 // per_region >= 0: program-order partition; -1: the schedule of `strategy`
 // (reorder program, fusion greedy) from the schedulers package.
+lowering::Target g_target = lowering::Target::Host;
+
 Phase run_phase(const std::string& name, const std::vector<ir::Program>& progs,
                 const std::vector<oracles::Observables>& expected, int per_region, bool checked,
                 lowering::CompileCache& cache, const std::string& strategy = "") {
@@ -54,6 +57,7 @@ Phase run_phase(const std::string& name, const std::vector<ir::Program>& progs,
   for (size_t i = 0; i < progs.size(); ++i) {
     if (std::getenv("LOWER_BENCH_TRACE")) std::fprintf(stderr, "%s %zu\n", name.c_str(), i);
     lowering::LowerOptions o;
+    o.target = g_target;
     o.checked = checked;
     schedulers::Schedule sched;
     if (per_region >= 0) {
@@ -84,6 +88,7 @@ Phase run_phase(const std::string& name, const std::vector<ir::Program>& progs,
     ph.misses += r.stats.cache_misses;
     ph.compile_ms += r.stats.compile_ms;
     ph.run_ms += r.stats.run_ms;
+    ph.transfers += r.stats.uploads + r.stats.downloads;
   }
   ph.secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ph.compile_each.assign(cache.compile_ms_each().begin() + each0, cache.compile_ms_each().end());
@@ -94,10 +99,12 @@ void print(const Phase& p) {
   const double hit = p.hits + p.misses ? 100.0 * p.hits / (p.hits + p.misses) : 0;
   std::printf(
       "%-14s %5d progs %7.1f s %8.2f progs/s | pipelines %6d hits %6lld misses %5lld hit-rate %5.1f%% | "
-      "compile p50 %6.1f p95 %6.1f ms (total %7.0f) | run %7.1f ms (%.3f ms/pipeline) | disagree %d errors %d\n",
+      "compile p50 %6.1f p95 %6.1f ms (total %7.0f) | run %7.1f ms (%.3f ms/pipeline) | %.1f transfers/prog | "
+      "disagree %d errors %d\n",
       p.name.c_str(), p.programs, p.secs, p.programs / std::max(p.secs, 1e-9), p.pipelines,
       static_cast<long long>(p.hits), static_cast<long long>(p.misses), hit, pct(p.compile_each, 0.5),
-      pct(p.compile_each, 0.95), p.compile_ms, p.run_ms, p.run_ms / std::max(1, p.pipelines), p.disagree, p.errors);
+      pct(p.compile_each, 0.95), p.compile_ms, p.run_ms, p.run_ms / std::max(1, p.pipelines),
+      static_cast<double>(p.transfers) / std::max(1, p.programs), p.disagree, p.errors);
   std::fflush(stdout);
 }
 
@@ -111,6 +118,14 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--seed")) seed = std::strtoull(argv[i + 1], nullptr, 10);
     else if (!std::strcmp(argv[i], "--whole")) whole = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--strategies")) strat = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--target")) {
+      auto t = lowering::target_from_name(argv[i + 1]);
+      if (!t) {
+        std::fprintf(stderr, "lower_bench: unknown target %s\n", argv[i + 1]);
+        return 2;
+      }
+      g_target = *t;
+    }
   }
   std::vector<ir::Program> a, b;
   std::vector<oracles::Observables> ea, eb;
@@ -120,8 +135,8 @@ int main(int argc, char** argv) {
     b.push_back(fuzz::generate(seed, n + i));
     eb.push_back(*oracles::run_eager(b.back()));
   }
-  std::printf("lower_bench: %d generated programs (seed %llu), host target, one region per statement\n", n,
-              static_cast<unsigned long long>(seed));
+  std::printf("lower_bench: %d generated programs (seed %llu), target %s, one region per statement\n", n,
+              static_cast<unsigned long long>(seed), lowering::target_name(g_target));
   lowering::CompileCache cache;
   Phase cold = run_phase("eager cold", a, ea, 1, false, cache);
   print(cold);

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <sstream>
 #include <unordered_map>
 
@@ -83,36 +84,57 @@ H::Expr binary(OpKind op, H::Expr a, H::Expr b) {
   }
 }
 
-// GPU schedules. Pure (and update) stages over pure vars: split the
-// innermost var into threads, blocks over the rest (at most 3 block dims;
-// outer dims stay host loops).
-void gpu_pure_stage(H::Stage s, int rank) {
-  H::Var xo("xo"), xi("xi");
-  const auto& v = vars();
-  s.split(v[0], xo, xi, 32, H::TailStrategy::GuardWithIf).gpu_threads(xi);
-  if (rank == 1) s.gpu_blocks(xo);
-  else if (rank == 2) s.gpu_blocks(xo, v[1]);
-  else s.gpu_blocks(xo, v[1], v[2]);
+// GPU schedules, one for every stage of every GPU target (cuda, opencl,
+// and the CUDA code ptx assembles): the stage's loop variables (innermost
+// first) fused into one, split into blocks of 32 threads, and the blocks
+// folded into a 2-D grid `fold` wide, so that no grid dimension exceeds
+// 65,535 blocks (CUDA's limit for y and z) whatever the tensor's shape:
+// Session sets fold from the largest tensor of the program.
+void gpu_loops(H::Stage s, std::vector<H::VarOrRVar> loops, const H::Expr& fold) {
+  H::VarOrRVar f = loops[0];
+  for (size_t k = 1; k < loops.size(); ++k) {
+    H::VarOrRVar g(f.name() + "_" + loops[k].name(), f.is_rvar);
+    s.fuse(f, loops[k], g);
+    f = g;
+  }
+  H::VarOrRVar b("gb", f.is_rvar), t("gt", f.is_rvar), bx("gbx", f.is_rvar), by("gby", f.is_rvar);
+  s.split(f, b, t, 32, H::TailStrategy::GuardWithIf)
+      .split(b, by, bx, fold, H::TailStrategy::GuardWithIf)
+      .gpu_blocks(bx, by)
+      .gpu_threads(t);
 }
-void gpu_pure(H::Func f, int rank) {
-  gpu_pure_stage(f, rank);
-  for (int u = 0; u < f.num_update_definitions(); ++u) gpu_pure_stage(f.update(u), rank);
+void gpu_pure_stage(H::Stage s, int rank, const H::Expr& fold) {
+  std::vector<H::VarOrRVar> loops;
+  for (int k = 0; k < rank; ++k) loops.push_back(vars()[k]);
+  gpu_loops(s, loops, fold);
 }
-// Update stages whose domain is an RDom (scatters, checks); see
-// toolchain-notes: split the innermost RVar, blocks over the rest.
-void gpu_rdom(H::Stage s, const H::RDom& r, int rank) {
-  H::RVar ro("ro"), ri("ri");
-  s.split(r[0], ro, ri, 32, H::TailStrategy::GuardWithIf).gpu_threads(ri);
-  if (rank == 1) s.gpu_blocks(ro);
-  else if (rank == 2) s.gpu_blocks(ro, r[1]);
-  else s.gpu_blocks(ro, r[1], r[2]);
+void gpu_pure(H::Func f, int rank, const H::Expr& fold) {
+  gpu_pure_stage(f, rank, fold);
+  for (int u = 0; u < f.num_update_definitions(); ++u) gpu_pure_stage(f.update(u), rank, fold);
+}
+// Update stages whose domain is an RDom (scatters, checks).
+void gpu_rdom(H::Stage s, const H::RDom& r, int rank, const H::Expr& fold) {
+  std::vector<H::VarOrRVar> loops;
+  for (int k = 0; k < rank; ++k) loops.push_back(r[k]);
+  gpu_loops(s, loops, fold);
+}
+
+// The grid fold for tensors of at most max_numel elements: blocks of 32,
+// at most 65,535 rows of `fold` blocks.
+int grid_fold(int64_t max_numel) {
+  const int64_t blocks = (max_numel + 31) / 32;
+  return static_cast<int>(std::max<int64_t>(1, (blocks + 65534) / 65535));
 }
 
 struct Built {
   std::vector<H::ImageParam> inputs;
   std::vector<H::Param<int>> ip;
   std::vector<H::Param<float>> fp;
-  H::ImageParam expected;
+  H::Param<int> fold{"fold"};
+  // Checked regions: the program's expected values, its status (read and
+  // written: bound to the same buffer as the status output), this region's index.
+  H::ImageParam expected, status_in;
+  H::Param<int> region{"region"};
   bool has_status = false;
   std::vector<H::Func> outputs;  // flat outputs, then the status
 };
@@ -149,10 +171,10 @@ Built build(const RegionSpec& s, bool gpu) {
         f(idx) = in(1)(ra);
         f.compute_root();
         if (gpu) {
-          gpu_pure_stage(f, 1);
+          gpu_pure_stage(f, 1, b.fold);
           H::Stage u = f.update(0);
           u.allow_race_conditions();
-          gpu_rdom(u, r, n.rank);
+          gpu_rdom(u, r, n.rank, b.fold);
         }
         break;
       }
@@ -201,7 +223,7 @@ Built build(const RegionSpec& s, bool gpu) {
           f(pv) = acc(pv);
         }
         acc.compute_root();
-        if (gpu) gpu_pure(acc, n.rank);
+        if (gpu) gpu_pure(acc, n.rank, b.fold);
         break;
       }
       case NK::Softmax: {
@@ -218,8 +240,8 @@ Built build(const RegionSpec& s, bool gpu) {
         mx.compute_root();
         se.compute_root();
         if (gpu) {
-          gpu_pure(mx, n.rank);
-          gpu_pure(se, n.rank);
+          gpu_pure(mx, n.rank, b.fold);
+          gpu_pure(se, n.rank, b.fold);
         }
         break;
       }
@@ -230,7 +252,7 @@ Built build(const RegionSpec& s, bool gpu) {
         m(v[0], v[1]) += H::cast<double>(in(0)(v[0], r.x)) * H::cast<double>(in(1)(r.x, v[1]));
         f(v[0], v[1]) = H::cast<float>(m(v[0], v[1]));
         m.compute_root();
-        if (gpu) gpu_pure(m, 2);
+        if (gpu) gpu_pure(m, 2, b.fold);
         break;
       }
       case NK::Cat: {
@@ -248,7 +270,7 @@ Built build(const RegionSpec& s, bool gpu) {
     }
     if (n.root && n.k != NK::Scatter) {
       f.compute_root();
-      if (gpu) gpu_pure(f, n.rank);
+      if (gpu) gpu_pure(f, n.rank, b.fold);
     }
     F[ni] = f;
   }
@@ -278,7 +300,7 @@ Built build(const RegionSpec& s, bool gpu) {
       H::Func badf("bad" + std::to_string(c));
       badf(pure_vars(ck.rank)) = H::select(ok, 0, 1);
       badf.compute_root();
-      if (gpu) gpu_pure(badf, ck.rank);
+      if (gpu) gpu_pure(badf, ck.rank, b.fold);
       H::Region dom;
       for (int k = 0; k < ck.rank; ++k) dom.push_back(H::Range(0, I(ck.ip + k)));
       H::RDom r(dom);
@@ -297,12 +319,12 @@ Built build(const RegionSpec& s, bool gpu) {
     }
     chk.compute_root();
     if (gpu) {
-      gpu_pure_stage(chk, 1);
+      gpu_pure_stage(chk, 1, b.fold);
       for (size_t c = 0; c < s.checks.size(); ++c)
         for (int u = 0; u < 2; ++u) {
           H::Stage st = chk.update(static_cast<int>(2 * c + u));
           st.atomic();
-          gpu_rdom(st, doms[c], s.checks[c].rank);
+          gpu_rdom(st, doms[c], s.checks[c].rank, b.fold);
         }
     }
     H::Expr minop = kBig, cnt = 0, first = -1;
@@ -315,9 +337,22 @@ Built build(const RegionSpec& s, bool gpu) {
       minop = H::select(better, id, minop);
       cnt = cnt + n;
     }
-    H::Func status("status");
-    status(v[0]) = H::select(v[0] == 0, minop, v[0] == 1, cnt, first);
-    if (gpu) gpu_pure_stage(status, 1);
+    // Merge into the program's status on the device: the first region (in
+    // execution order) that fails sets where; every region adds its count.
+    // nst is computed whole before status overwrites status_in.
+    b.status_in = H::ImageParam(H::Int(32), 1, "status_in");
+    const H::Expr first_fail = b.status_in(1) == 0 && cnt > 0;
+    H::Func nst("nst"), status("status");
+    nst(v[0]) = H::select(v[0] == 0, H::select(first_fail, minop, b.status_in(0)),  //
+                          v[0] == 1, b.status_in(1) + cnt,                            //
+                          v[0] == 2, H::select(first_fail, first, b.status_in(2)),   //
+                          H::select(first_fail, b.region, b.status_in(3)));
+    nst.compute_root();
+    status(v[0]) = nst(v[0]);
+    if (gpu) {
+      gpu_pure_stage(nst, 1, b.fold);
+      gpu_pure_stage(status, 1, b.fold);
+    }
     b.outputs.push_back(status);
   }
   return b;
@@ -381,28 +416,108 @@ bool cuda_available(std::string* why) {
   return true;  // the driver stays loaded: Halide's CUDA runtime uses it
 }
 
+bool opencl_available(std::string* why) {
+  static std::once_flag once;
+  if (!detail::opencl_load(why)) return false;
+  // Before the runtime's first OpenCL call (it looks its entry points up
+  // once): every lookup goes through the counting wrappers.
+  std::call_once(once, [] {
+    H::JITHandlers h = H::Internal::JITSharedRuntime::set_default_handlers(H::JITHandlers{});
+    h.custom_get_library_symbol = &detail::opencl_symbol;
+    H::Internal::JITSharedRuntime::set_default_handlers(h);
+  });
+  return true;
+}
+
 namespace detail {
 
 struct Session::Impl {
   CompileCache::Impl& cache;
   Target target;
-  bool alias_mutant;
+  bool gpu, alias_mutant;
   H::Target jit_target;
-  std::vector<std::pair<int, H::Buffer<int>>> statuses;
+  H::DeviceAPI api = H::DeviceAPI::Host;
+  int fold = 1;
+  LowerStats& stats;
+  DriverCounts driver0;
+  // Each storage's current version, from its first use by a region (on the
+  // device for GPU targets); undefined while `mem` still holds it.
+  std::vector<H::Buffer<float>> store;
+  std::vector<bool> written;
+  std::vector<float> expected_host;
+  H::Buffer<float> expected;  // uploaded at the first checked region
+  H::Buffer<int> status;      // stmt, count, first index, region
+
+  // One host-to-device copy of a buffer whose host values are current.
+  template <typename T>
+  void upload(H::Buffer<T>& b) {
+    if (!gpu) return;
+    b.set_host_dirty();
+    if (b.copy_to_device(api, jit_target) != 0) throw std::runtime_error("copy to device failed");
+    ++stats.uploads;
+    stats.upload_bytes += static_cast<int64_t>(b.size_in_bytes());
+  }
+  template <typename T>
+  void download(H::Buffer<T>& b) {
+    if (!gpu || !b.device_dirty()) return;
+    if (b.copy_to_host() != 0) throw std::runtime_error("copy to host failed");
+    ++stats.downloads;
+    stats.download_bytes += static_cast<int64_t>(b.size_in_bytes());
+  }
+  // Drops a version; its device copy is freed explicitly (Halide refuses to
+  // free a device allocation newer than its host one implicitly).
+  template <typename T>
+  static void release(H::Buffer<T>& b) {
+    if (b.defined() && b.has_device_allocation()) b.device_free();
+    b = H::Buffer<T>();
+  }
+  // Storage s as a region input: resident from its first use on.
+  H::Buffer<float>& resident(int s, const oracles::Memory& mem) {
+    auto& b = store[s];
+    if (!b.defined()) {
+      const auto& host = mem[s];
+      b = H::Buffer<float>(std::max<int>(1, static_cast<int>(host.size())));
+      std::copy(host.begin(), host.end(), b.data());
+      upload(b);
+    }
+    return b;
+  }
 };
 
-Session::Session(CompileCache& cache, Target target, bool alias_mutant)
-    : impl_(new Impl{*cache.impl(), target, alias_mutant, H::get_jit_target_from_environment(), {}}) {
-  if (target == Target::Cuda)
-    impl_->jit_target = impl_->jit_target.with_feature(H::Target::CUDA).with_feature(H::Target::CUDACapability86);
+Session::Session(CompileCache& cache, Target target, bool alias_mutant, int64_t max_numel, LowerStats& stats)
+    : impl_(new Impl{*cache.impl(), target, target == Target::Cuda || target == Target::OpenCL, alias_mutant,
+                     H::get_jit_target_from_environment(), H::DeviceAPI::Host, grid_fold(max_numel), stats, {},
+                     {}, {}, {}, {}, {}}) {
+  auto& m = *impl_;
+  if (target == Target::Cuda) {
+    m.jit_target = m.jit_target.with_feature(H::Target::CUDA).with_feature(H::Target::CUDACapability86);
+    m.api = H::DeviceAPI::CUDA;
+  } else if (target == Target::OpenCL) {
+    // Sums and softmax accumulate in double, as on the host (pocl has cl_khr_fp64).
+    m.jit_target = m.jit_target.with_feature(H::Target::OpenCL).with_feature(H::Target::CLDoubles);
+    m.api = H::DeviceAPI::OpenCL;
+    m.driver0 = opencl_counts();
+    reset_opencl_max_groups();
+  }
 }
-Session::~Session() = default;
 
-std::string Session::run(int region, const RegionSpec& spec, oracles::Memory& mem, const std::vector<float>* expected,
-                         LowerStats& stats) {
-  auto& c = impl_->cache;
-  const bool gpu = impl_->target == Target::Cuda;
-  const std::string key = (gpu ? "cuda:" : "host:") + spec.key;
+Session::~Session() {
+  for (auto& b : impl_->store) Impl::release(b);
+  Impl::release(impl_->expected);
+  Impl::release(impl_->status);
+}
+
+void Session::set_expected(std::vector<float> values) { impl_->expected_host = std::move(values); }
+
+std::string Session::run(int region, const RegionSpec& spec, const oracles::Memory& mem) {
+  auto& m = *impl_;
+  auto& c = m.cache;
+  auto& stats = m.stats;
+  if (m.store.empty()) {
+    m.store.resize(mem.size());
+    m.written.assign(mem.size(), false);
+  }
+  const std::string key = std::string(target_name(m.target)) + ":" + spec.key;
   try {
     Entry* e;
     auto it = c.jit.find(key);
@@ -420,9 +535,9 @@ std::string Session::run(int region, const RegionSpec& spec, oracles::Memory& me
       }
       const double t0 = thread_cpu_ms();
       auto ne = std::make_unique<Entry>();
-      ne->b = build(spec, gpu);
+      ne->b = build(spec, m.gpu);
       ne->pipe = H::Pipeline(ne->b.outputs);
-      ne->pipe.compile_jit(impl_->jit_target);
+      ne->pipe.compile_jit(m.jit_target);
       const double ms = thread_cpu_ms() - t0;
       ++c.misses;
       ++stats.cache_misses;
@@ -437,55 +552,52 @@ std::string Session::run(int region, const RegionSpec& spec, oracles::Memory& me
     Built& b = e->b;
     for (size_t i = 0; i < spec.iparams.size(); ++i) b.ip[i].set(spec.iparams[i]);
     for (size_t i = 0; i < spec.fparams.size(); ++i) b.fp[i].set(spec.fparams[i]);
-    static float dummy[1] = {0.f};
-    std::vector<H::Buffer<float>> ins;
-    for (size_t i = 0; i < spec.input_storages.size(); ++i) {
-      auto& st = mem[spec.input_storages[i]];
-      ins.emplace_back(st.empty() ? dummy : st.data(), std::max<int>(1, static_cast<int>(st.size())));
-      if (gpu) ins.back().set_host_dirty();  // the device copy must be made from these host values
-      b.inputs[i].set(ins.back());
-    }
-    H::Buffer<float> exp_buf;
-    if (b.has_status) {
-      exp_buf = H::Buffer<float>(const_cast<float*>(expected->empty() ? dummy : expected->data()),
-                                 std::max<int>(1, static_cast<int>(expected->size())));
-      if (gpu) exp_buf.set_host_dirty();
-      b.expected.set(exp_buf);
-    }
-    std::vector<std::vector<float>> fresh(spec.output_nodes.size());
+    b.fold.set(m.fold);
+    for (size_t i = 0; i < spec.input_storages.size(); ++i) b.inputs[i].set(m.resident(spec.input_storages[i], mem));
     std::vector<H::Buffer<>> outs;
-    std::vector<bool> in_place(spec.output_nodes.size(), false);
+    std::vector<H::Buffer<float>> fresh(spec.output_nodes.size());
     for (size_t o = 0; o < spec.output_nodes.size(); ++o) {
       const int s = spec.output_storages[o];
-      const int n = static_cast<int>(spec.output_numel[o]);
-      int slot = -1;
-      for (size_t is = 0; is < spec.input_storages.size(); ++is)
-        if (spec.input_storages[is] == s) slot = static_cast<int>(is);
-      if (impl_->alias_mutant && slot >= 0) {
+      const bool is_input =
+          std::find(spec.input_storages.begin(), spec.input_storages.end(), s) != spec.input_storages.end();
+      if (m.alias_mutant && is_input) {
         // The mutant: the storage's buffer is bound as input and output
         // (the same Buffer object, so also the same device allocation).
-        in_place[o] = true;
-        outs.push_back(ins[slot]);
+        outs.push_back(m.store[s]);
       } else {
-        fresh[o].assign(n, 0.f);
-        outs.push_back(H::Buffer<float>(fresh[o].data(), n));
+        fresh[o] = H::Buffer<float>(static_cast<int>(spec.output_numel[o]));
+        outs.push_back(fresh[o]);
       }
     }
-    H::Buffer<int> status;
     if (b.has_status) {
-      status = H::Buffer<int>(3);
-      outs.push_back(status);
+      if (!m.status.defined()) {
+        m.expected = H::Buffer<float>(std::max<int>(1, static_cast<int>(m.expected_host.size())));
+        std::copy(m.expected_host.begin(), m.expected_host.end(), m.expected.data());
+        m.upload(m.expected);
+        m.status = H::Buffer<int>(4);
+        m.status(0) = kBig;
+        m.status(1) = 0;
+        m.status(2) = m.status(3) = -1;
+        m.upload(m.status);
+      }
+      b.expected.set(m.expected);
+      b.status_in.set(m.status);
+      b.region.set(region);
+      outs.push_back(m.status);
     }
     H::Realization real(outs);
-    e->pipe.realize(real, impl_->jit_target);
+    e->pipe.realize(real, m.jit_target);
     for (size_t o = 0; o < spec.output_nodes.size(); ++o) {
-      if (gpu) outs[o].copy_to_host();
-      if (!in_place[o]) mem[spec.output_storages[o]].swap(fresh[o]);
+      const int s = spec.output_storages[o];
+      m.written[s] = true;
+      if (!fresh[o].defined()) continue;  // written in place (the mutant)
+      Impl::release(m.store[s]);
+      m.store[s] = fresh[o];
     }
     for (auto& ib : b.inputs) ib.reset();
     if (b.has_status) {
       b.expected.reset();
-      impl_->statuses.emplace_back(region, status);
+      b.status_in.reset();
     }
     stats.run_ms += ms_since(t0);
     ++stats.pipelines_run;
@@ -497,8 +609,9 @@ std::string Session::run(int region, const RegionSpec& spec, oracles::Memory& me
   return "";
 }
 
-std::string Session::ptx(const RegionSpec& spec, const LowerOptions& o, LowerStats& stats, std::string* finding) {
+std::string Session::ptx(const RegionSpec& spec, const LowerOptions& o, std::string* finding) {
   auto& c = impl_->cache;
+  auto& stats = impl_->stats;
   auto it = c.ptx.find(spec.key);
   if (it == c.ptx.end()) {
     PtxVerdict v;
@@ -554,17 +667,31 @@ std::string Session::ptx(const RegionSpec& spec, const LowerOptions& o, LowerSta
   return it->second.error;
 }
 
-std::vector<RegionStatus> Session::finish() {
-  std::vector<RegionStatus> r;
-  for (auto& [region, buf] : impl_->statuses) {
-    buf.copy_to_host();
-    RegionStatus s;
-    s.region = region;
-    s.status = {buf(0), buf(1), buf(2)};
-    r.push_back(s);
+std::string Session::finish(oracles::Memory& mem, const std::vector<bool>& observed, Status* status) {
+  auto& m = *impl_;
+  try {
+    for (size_t s = 0; s < m.store.size(); ++s) {
+      if (!m.written[s] || !observed[s]) continue;
+      m.download(m.store[s]);
+      std::copy(m.store[s].data(), m.store[s].data() + mem[s].size(), mem[s].begin());
+    }
+    if (m.status.defined()) {
+      m.download(m.status);
+      *status = Status{m.status(0), m.status(1), m.status(2), m.status(3)};
+    }
+  } catch (const H::Error& err) {
+    return std::string("Halide: ") + err.what();
+  } catch (const std::exception& err) {
+    return std::string("lowering: ") + err.what();
   }
-  impl_->statuses.clear();
-  return r;
+  if (m.target == Target::OpenCL) {
+    const DriverCounts now = opencl_counts();
+    m.stats.cl_writes = static_cast<int>(now.writes - m.driver0.writes);
+    m.stats.cl_reads = static_cast<int>(now.reads - m.driver0.reads);
+    m.stats.cl_launches = static_cast<int>(now.launches - m.driver0.launches);
+    m.stats.max_grid = now.max_groups;
+  }
+  return "";
 }
 
 }  // namespace detail

@@ -1,5 +1,6 @@
 #include "lowering/lowering.h"
 
+#include <algorithm>
 #include <climits>
 #include <stdexcept>
 
@@ -8,19 +9,24 @@
 
 namespace af::lowering {
 
+const std::vector<std::string>& target_names() {
+  static const std::vector<std::string> names = {"host", "opencl", "cuda", "ptx"};
+  return names;
+}
+
 const char* target_name(Target t) {
   switch (t) {
     case Target::Host: return "host";
-    case Target::Ptx: return "ptx";
+    case Target::OpenCL: return "opencl";
     case Target::Cuda: return "cuda";
+    case Target::Ptx: return "ptx";
   }
   return "?";
 }
 
 std::optional<Target> target_from_name(const std::string& s) {
-  if (s == "host") return Target::Host;
-  if (s == "ptx") return Target::Ptx;
-  if (s == "cuda") return Target::Cuda;
+  for (Target t : {Target::Host, Target::OpenCL, Target::Cuda, Target::Ptx})
+    if (s == target_name(t)) return t;
   return std::nullopt;
 }
 
@@ -85,10 +91,10 @@ LowerResult run_schedule(const schedulers::Schedule& schedule, const LowerOption
     }
     an = std::make_shared<const ir::Analysis>(std::move(*a));
   }
-  if (options.target == Target::Cuda) {
+  if (options.target == Target::Cuda || options.target == Target::OpenCL) {
     std::string why;
-    if (!cuda_available(&why)) {
-      res.error = "target cuda: " + why;
+    if (!(options.target == Target::Cuda ? cuda_available(&why) : opencl_available(&why))) {
+      res.error = std::string("target ") + target_name(options.target) + ": " + why;
       return res;
     }
   }
@@ -107,10 +113,30 @@ LowerResult run_schedule(const schedulers::Schedule& schedule, const LowerOption
   const auto needed = detail::needed_after(p, *an, schedule.regions);
   oracles::Memory mem = oracles::initial_memory(p, *an);
   for (size_t s = 0; s < mem.size(); ++s) mem[s].resize(an->storage_numel[s], 0.f);
-  const Target exec = options.target == Target::Cuda ? Target::Cuda : Target::Host;
+  int64_t max_numel = 1;
+  for (int64_t n : an->storage_numel) max_numel = std::max(max_numel, n);
+  for (const auto& v : an->values) max_numel = std::max(max_numel, v.g.numel());
+  const Target exec = options.target == Target::Ptx ? Target::Host : options.target;
   const bool stale = options.inject == "fusion-stale-copy" || schedule.inject == "fusion-stale-copy";
   const bool alias_mutant = options.inject == "lower-halide-alias" || schedule.inject == "lower-halide-alias";
-  detail::Session session(cache, exec, alias_mutant);
+  detail::Session session(cache, exec, alias_mutant, max_numel, res.stats);
+  // Checked mode: the expected values of all statements in one buffer (one
+  // upload); base[k] is where statement k's values start.
+  std::vector<int64_t> base;
+  if (options.checked) {
+    std::vector<float> all;
+    base.assign(p.stmts.size(), -1);
+    for (size_t k = 0; k < p.stmts.size() && k < expected->by_stmt.size(); ++k)
+      if (expected->by_stmt[k]) {
+        base[k] = static_cast<int64_t>(all.size());
+        all.insert(all.end(), expected->by_stmt[k]->v.begin(), expected->by_stmt[k]->v.end());
+      }
+    if (all.size() > static_cast<size_t>(INT_MAX)) {
+      res.error = "checked mode: more than 2^31 expected values";
+      return res;
+    }
+    session.set_expected(std::move(all));
+  }
   for (size_t r = 0; r < schedule.regions.size(); ++r) {
     detail::RegionSpec spec;
     try {
@@ -120,48 +146,49 @@ LowerResult run_schedule(const schedulers::Schedule& schedule, const LowerOption
       return res;
     }
     if (!spec.has_code()) continue;
-    std::vector<float> exp_buf;
-    if (!spec.checks.empty()) {
-      // Concatenate the expected values of the region's checks; set each base.
-      for (const auto& c : spec.checks) {
-        spec.iparams[c.ip + c.rank] = static_cast<int>(exp_buf.size());
-        int64_t numel = 1;
-        for (int k = 0; k < c.rank; ++k) numel *= spec.iparams[c.ip + k];
-        const bool have = c.stmt < static_cast<int>(expected->by_stmt.size()) && expected->by_stmt[c.stmt] &&
-                          static_cast<int64_t>(expected->by_stmt[c.stmt]->v.size()) == numel;
-        if (!have) {
-          res.error = "checked mode: no expected value of the right size for statement " + std::to_string(c.stmt);
-          return res;
-        }
-        const auto& d = *expected->by_stmt[c.stmt];
-        exp_buf.insert(exp_buf.end(), d.v.begin(), d.v.end());
+    for (const auto& c : spec.checks) {
+      int64_t numel = 1;
+      for (int k = 0; k < c.rank; ++k) numel *= spec.iparams[c.ip + k];
+      const bool have = c.stmt < static_cast<int>(base.size()) && base[c.stmt] >= 0 &&
+                        static_cast<int64_t>(expected->by_stmt[c.stmt]->v.size()) == numel;
+      if (!have) {
+        res.error = "checked mode: no expected value of the right size for statement " + std::to_string(c.stmt);
+        return res;
       }
+      spec.iparams[c.ip + c.rank] = static_cast<int>(base[c.stmt]);
     }
     if (options.target == Target::Ptx) {
       std::string finding;
-      std::string err = session.ptx(spec, options, res.stats, &finding);
+      std::string err = session.ptx(spec, options, &finding);
       if (!err.empty()) {
         res.error = "region " + std::to_string(r) + ": " + err;
         return res;
       }
       if (!finding.empty()) res.ptx_findings.push_back({static_cast<int>(r), finding});
     }
-    std::string err = session.run(static_cast<int>(r), spec, mem, &exp_buf, res.stats);
+    std::string err = session.run(static_cast<int>(r), spec, mem);
     if (!err.empty()) {
       res.error = "region " + std::to_string(r) + ": " + err;
       return res;
     }
   }
-  for (const auto& st : session.finish()) {
-    if (st.status[1] == 0 || st.status[0] == INT_MAX) continue;
-    if (res.first_failure) continue;  // keep the earliest region in execution order
+  // Only what the comparison reads comes back: declared storages and the returns' storages.
+  std::vector<bool> observed(mem.size(), false);
+  for (size_t s = 0; s < p.storages.size() && s < observed.size(); ++s) observed[s] = true;
+  for (int v : p.returns) observed[an->values[v].storage] = true;
+  detail::Status st;
+  if (std::string err = session.finish(mem, observed, &st); !err.empty()) {
+    res.error = err;
+    return res;
+  }
+  if (st.count > 0) {
     CheckFailure f;
-    f.stmt = st.status[0];
+    f.stmt = st.stmt;
     f.op = ir::op_name(p.stmts[f.stmt].op);
     f.line = p.stmts[f.stmt].line;
     f.region = st.region;
-    f.count = st.status[1];
-    f.first_index = st.status[2];
+    f.count = st.count;
+    f.first_index = st.first_index;
     res.first_failure = f;
   }
   res.obs = oracles::observe(p, *an, mem);

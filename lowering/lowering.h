@@ -56,9 +56,12 @@
 
 namespace af::lowering {
 
-enum class Target { Host, Ptx, Cuda };
+enum class Target { Host, OpenCL, Cuda, Ptx };
 const char* target_name(Target t);
-std::optional<Target> target_from_name(const std::string& s);  // "host" | "ptx" | "cuda"
+std::optional<Target> target_from_name(const std::string& s);
+// Every code-generating target's name, the one list that command-line
+// validation and help texts use: host, opencl, cuda, ptx.
+const std::vector<std::string>& target_names();
 
 struct LowerOptions {
   Target target = Target::Host;
@@ -90,7 +93,7 @@ struct CheckFailure {
   std::string op;         // its op name, e.g. "add_"
   int line = 0;           // its source line (0 when not parsed from text)
   int region = -1;        // index of the region that reported it
-  int64_t count = 0;      // failing elements in that region
+  int64_t count = 0;      // failing elements in the whole run (every region runs after a failure)
   int64_t first_index = -1;  // first failing flat logical index of that op
 };
 
@@ -109,6 +112,17 @@ struct LowerStats {
   int ptx_rejected = 0;
   double ptx_ms = 0;          // Halide CUDA codegen + ptxas
   int64_t ptx_bytes = 0;
+  // Host<->device copies made by this run (cuda, opencl; 0 on host): each
+  // storage a region reads is uploaded once, the expected values and the
+  // status once (checked mode); the observed storages and the status come
+  // back once. None depends on the number of regions.
+  int uploads = 0, downloads = 0;
+  int64_t upload_bytes = 0, download_bytes = 0;
+  // opencl: what reached the OpenCL driver, counted there (so a copy that
+  // Halide's runtime made on its own would show): buffer writes, reads,
+  // kernel launches, and the most work-groups along one grid dimension.
+  int cl_writes = 0, cl_reads = 0, cl_launches = 0;
+  int64_t max_grid = 0;
 };
 
 struct LowerResult {
@@ -160,6 +174,10 @@ std::vector<std::string> region_keys(const schedulers::Schedule& schedule, bool 
 
 // True when a CUDA device is usable (libcuda loads and reports a device).
 bool cuda_available(std::string* why = nullptr);
+// True when an OpenCL platform is usable (on a machine without a GPU: pocl,
+// installed by tools/setup.sh). Loads the driver the way it must be loaded
+// next to libHalide; run_schedule calls it before the first OpenCL use.
+bool opencl_available(std::string* why = nullptr);
 
 // Schedules for tests and benchmarks while real strategies are elsewhere:
 // program order, regions of `per_region` consecutive statements (1 = one

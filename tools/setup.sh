@@ -7,6 +7,7 @@ PACKAGES=(
   libbenchmark-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   clang libclang-rt-14-dev python3-torch graphviz creduce
   slurm-wlm munge chromium
+  pocl-opencl-icd ocl-icd-opencl-dev clinfo
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
