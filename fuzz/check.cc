@@ -140,6 +140,10 @@ ir::Program prefix(const ir::Program& p, size_t n) {
 }
 
 TargetExecutor g_executor = nullptr;
+std::vector<std::string>& registered_targets() {
+  static std::vector<std::string> names{"interp"};
+  return names;
+}
 
 // Schedules and runs one spec: the interpreter tier, or a registered
 // code-generating target.
@@ -160,7 +164,7 @@ schedulers::RunOutcome run_spec_once(const ir::Program& p, const ir::Analysis& a
   }
   r.regions = s->counters.regions;
   r.counters = s->counters;
-  TargetOutcome t = g_executor(*s, spec);
+  TargetOutcome t = execute_on_target(*s, spec);
   if (!t.ok) {
     r.error = t.error;
     r.mismatch = oracles::Mismatch{"lowering", 0, 0, 0, t.error};
@@ -197,10 +201,26 @@ std::string bisect_first_op(const ir::Program& p, const std::function<bool(size_
 
 }  // namespace
 
-void register_target_executor(TargetExecutor executor) { g_executor = executor; }
+void register_target_executor(TargetExecutor executor, std::vector<std::string> targets) {
+  g_executor = executor;
+  targets.insert(targets.begin(), "interp");
+  registered_targets() = std::move(targets);
+}
+
+const std::vector<std::string>& target_names() { return registered_targets(); }
 
 bool target_available(const std::string& target) {
-  return target == "interp" || ((target == "host" || target == "ptx" || target == "cuda") && g_executor);
+  const auto& t = target_names();
+  return std::find(t.begin(), t.end(), target) != t.end();
+}
+
+TargetOutcome execute_on_target(const schedulers::Schedule& s, const RunSpec& spec) {
+  if (!g_executor || !target_available(spec.target)) {
+    TargetOutcome out;
+    out.error = "target '" + spec.target + "' is not linked into this program";
+    return out;
+  }
+  return g_executor(s, spec);
 }
 
 std::string strategy_for_mutant(const std::string& m) {

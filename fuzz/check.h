@@ -73,7 +73,7 @@ CampaignRuns campaign_runs(const std::vector<std::string>& strategies, const std
 std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observables& expected,
                                      const std::vector<RunSpec>& specs);
 
-// Executes a schedule on a code-generating target ("host", "ptx", "cuda")
+// Executes a schedule on a code-generating target (lowering::target_names())
 // and returns its observables, or an error message. The binary that links
 // the Halide lowering registers it (tools/target_executor.cc), so that this
 // checking core, the minimizer and the libFuzzer target stay free of Halide.
@@ -86,8 +86,14 @@ struct TargetOutcome {
 namespace af::schedulers { struct Schedule; }
 namespace af::fuzz {
 using TargetExecutor = TargetOutcome (*)(const schedulers::Schedule& s, const RunSpec& spec);
-void register_target_executor(TargetExecutor executor);
+// `targets`: the names the executor accepts (the lowering's target_names()).
+void register_target_executor(TargetExecutor executor, std::vector<std::string> targets);
 bool target_available(const std::string& target);
+// "interp" and the registered targets: the one list that validation and
+// help texts name.
+const std::vector<std::string>& target_names();
+// Runs a schedule on a registered target (an error when none is linked).
+TargetOutcome execute_on_target(const schedulers::Schedule& s, const RunSpec& spec);
 
 // The strategy a mutant is run with when the spec names none.
 std::string strategy_for_mutant(const std::string& mutant);

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "fuzz/check.h"
 #include "ir/analysis.h"
 #include "oracles/eager.h"
 #include "schedulers/schedulers.h"
@@ -48,7 +49,17 @@ std::vector<CompareRow> compare_strategies(const CompareOptions& o) {
         ++row.errors;
         continue;
       }
-      const oracles::Observables actual = schedulers::interpret(*sched);
+      oracles::Observables actual;
+      if (o.target == "interp") {
+        actual = schedulers::interpret(*sched);
+      } else {
+        TargetOutcome t = execute_on_target(*sched, RunSpec{opt.strategy, "", opt.reorder, opt.fusion, o.target});
+        if (!t.ok) {
+          ++row.errors;
+          continue;
+        }
+        actual = std::move(t.obs);
+      }
       row.run_us += now_us() - t1;
       if (!oracles::compare(p, expected, actual)) ++row.agree;
       const schedulers::Counters& c = sched->counters;

@@ -26,6 +26,7 @@ struct CompareOptions {
   std::vector<std::string> reorders{"program", "random", "fusion", "asap", "alap"};  // random: seeded per program
   std::vector<std::string> fusions{"none", "greedy", "dataflow"};
   GenOptions gen;
+  std::string target = "interp";  // or a registered code-generating target (fuzz/check.h)
 };
 
 std::vector<CompareRow> compare_strategies(const CompareOptions& o);

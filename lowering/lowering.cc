@@ -30,6 +30,12 @@ std::optional<Target> target_from_name(const std::string& s) {
   return std::nullopt;
 }
 
+bool target_available(Target t, std::string* why) {
+  if (t == Target::Cuda) return cuda_available(why);
+  if (t == Target::OpenCL) return opencl_available(why);
+  return true;
+}
+
 Expected expected_values(const ir::Program& p, const ir::Analysis& an) {
   Expected e;
   e.by_stmt.resize(p.stmts.size());
@@ -91,12 +97,9 @@ LowerResult run_schedule(const schedulers::Schedule& schedule, const LowerOption
     }
     an = std::make_shared<const ir::Analysis>(std::move(*a));
   }
-  if (options.target == Target::Cuda || options.target == Target::OpenCL) {
-    std::string why;
-    if (!(options.target == Target::Cuda ? cuda_available(&why) : opencl_available(&why))) {
-      res.error = std::string("target ") + target_name(options.target) + ": " + why;
-      return res;
-    }
+  if (std::string why; !target_available(options.target, &why)) {
+    res.error = std::string("target ") + target_name(options.target) + ": " + why;
+    return res;
   }
   Expected own;
   if (options.checked && !expected) {

@@ -14,30 +14,44 @@
 //     except under the `lower-halide-alias` mutant, which does exactly that);
 //     fresh tensors that later regions or the returns need are handed on.
 //
-// Targets: host (JIT on the CPU), ptx (every region is also compiled for CUDA
-// with compile_to_module, its PTX assembled by `ptxas -arch=sm_90`; a rejected
-// PTX is reported in LowerResult::ptx_findings; execution falls back to host),
-// cuda (JIT on an NVIDIA GPU; a clear error when there is none).
+// Targets: host (JIT on the CPU), opencl (the GPU schedules on Halide's
+// OpenCL target; pocl runs them on a machine without a GPU), cuda (JIT on an
+// NVIDIA GPU; a clear error when there is none), ptx (every region is also
+// compiled for CUDA with compile_to_module, its PTX assembled by `ptxas
+// -arch=sm_90`; a rejected PTX is reported in LowerResult::ptx_findings;
+// execution runs on host). opencl and cuda share one GPU schedule: every
+// stage's loops fused, 32 threads a block, blocks folded into a 2-D grid so
+// no grid dimension exceeds 65,535 blocks.
 //
-// Checked mode (async asserts): each region also compares every value it
-// produces (out-of-place results, the written view of in-place ops) with the
-// expected value (from the eager oracle, one extra input buffer per region)
-// and checks finiteness; violations reduce on the device (atomics on the GPU,
-// never require()) into a 3-int status buffer per region: minimum failing op
-// (statement index in schedule.program), count, first failing flat (logical,
-// row-major) index of that op. The host reads all status buffers once, after
-// the last region.
+// Device residency (opencl, cuda): a storage is uploaded at its first use by
+// a region and stays on the device; each region realizes the storages it
+// writes into fresh device buffers that replace the previous versions; only
+// the observed storages (declared ones, the returns') come back, once, after
+// the last region. LowerStats counts the copies; on opencl the driver calls
+// are counted too, so a copy Halide's runtime made on its own would show.
+//
+// Checked mode (async asserts, as torch._assert_async without its
+// poisoning): each region also compares every value it produces (out-of-place
+// results, the written view of in-place ops) with the expected value (the
+// eager oracle's, all statements in one buffer uploaded once) and checks
+// finiteness; violations reduce on the device (atomics on the GPU, never
+// require()) into per-check counts and first indices, which the region then
+// merges, still on the device, into the program's one status buffer: the
+// first region in execution order that failed, its minimum failing statement
+// (index in schedule.program) and first failing flat (logical, row-major)
+// index, and the count over all regions. Nothing synchronizes until the
+// single read after the last region; every region runs after a failure.
 //
 // Nothing here includes Halide.h; the compile cache is opaque.
 //
-// Use (what `aliasfuzz run --target host|ptx|cuda [--checked] [--stats]` needs):
+// Use (what `aliasfuzz run --target host|opencl|cuda|ptx [--checked] [--stats]` needs):
 //   lowering::CompileCache cache;                    // one per process/thread, reused across programs
 //   lowering::LowerOptions o;
 //   o.target = *lowering::target_from_name("host");
 //   o.checked = checked;
 //   o.inject = inject;                               // the run's --inject (schedule.inject also counts)
 //   lowering::LowerResult r = lowering::run_schedule(schedule, o, nullptr, cache);
-//   if (!r.ok) -> error (r.error: invalid program, Halide error, "target cuda: no CUDA ...")
+//   if (!r.ok) -> error (r.error: invalid program, Halide error, "target cuda: no CUDA ...", "target opencl: ...")
 //   else compare(program, oracle_observables, r.obs) as for the interpreter tier;
 //        r.first_failure (checked mode) names the first diverging op for "first_mismatch";
 //        r.ptx_findings (target ptx) are findings (ptxas rejected a region's PTX);
@@ -178,6 +192,8 @@ bool cuda_available(std::string* why = nullptr);
 // installed by tools/setup.sh). Loads the driver the way it must be loaded
 // next to libHalide; run_schedule calls it before the first OpenCL use.
 bool opencl_available(std::string* why = nullptr);
+// Whether target t can run here (host and ptx always; cuda and opencl as above).
+bool target_available(Target t, std::string* why = nullptr);
 
 // Schedules for tests and benchmarks while real strategies are elsewhere:
 // program order, regions of `per_region` consecutive statements (1 = one

@@ -8,6 +8,7 @@
 #include "fuzz/compare.h"
 #include "fuzz/files.h"
 #include "reports/svg.h"
+#include "fuzz/check.h"
 #include "tools/commands.h"
 
 namespace af::tools {
@@ -16,7 +17,7 @@ namespace {
 
 struct CompareArgs {
   fuzz::CompareOptions o;
-  std::string target = "interp", out;
+  std::string out;
 };
 
 std::string markdown(const fuzz::CompareOptions& o, const std::vector<fuzz::CompareRow>& rows) {
@@ -32,8 +33,8 @@ std::string markdown(const fuzz::CompareOptions& o, const std::vector<fuzz::Comp
 }
 
 int run(CompareArgs& a) {
-  if (a.target != "interp") {
-    std::cerr << "aliasfuzz compare: target '" << a.target << "' is not available here (valid: interp)\n";
+  if (!fuzz::target_available(a.o.target)) {
+    std::cerr << "aliasfuzz compare: unknown target '" << a.o.target << "' (valid: " << target_help() << ")\n";
     return 2;
   }
   if (a.out.empty()) a.out = "runs/compare-" + std::to_string(a.o.seed);
@@ -80,7 +81,7 @@ void register_compare(CLI::App& app, int* status) {
   c->add_option("--programs", a->o.programs, "generated programs (default 200)");
   c->add_option("--seed", a->o.seed, "generator seed (default 1)")->check(unsigned_integer);
   c->add_option("--strategy", a->o.strategies, "strategies (repeatable; default: all)");
-  c->add_option("--target", a->target, "interp");
+  c->add_option("--target", a->o.target, "where the schedules run: " + target_help());
   c->add_option("--size", a->o.gen.size, "statements per program");
   c->add_option("--out", a->out, "output folder (default runs/compare-SEED)");
   c->callback([a, status] { *status = run(*a); });

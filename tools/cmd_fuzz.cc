@@ -107,7 +107,7 @@ std::string invalid_options(FuzzArgs& a) {
   if (std::sscanf(a.shard.c_str(), "%d/%d", &o.shard_i, &o.shard_n) != 2 || o.shard_n < 1 || o.shard_i < 0 ||
       o.shard_i >= o.shard_n)
     return "--shard takes i/N with 0 <= i < N";
-  if (!fuzz::target_available(o.target)) return "unknown or unavailable target '" + o.target + "' (valid: interp, host, ptx, cuda)";
+  if (!fuzz::target_available(o.target)) return "unknown or unavailable target '" + o.target + "' (valid: " + target_help() + ")";
   return "";
 }
 
@@ -200,7 +200,7 @@ void register_fuzz(CLI::App& app, int* status) {
   c->add_option("--jobs", a->o.jobs, "worker processes");
   c->add_option("--strategy", a->o.strategies, "strategies (repeatable; default: must-agree and under-study)");
   c->add_option("--inject", a->o.injects, "bug-zoo mutants to run too (repeatable)");
-  c->add_option("--target", a->o.target, "interp, host or cuda");
+  c->add_option("--target", a->o.target, target_help());
   c->add_option("--out", a->o.out, "output folder (default runs/fuzz-SEED)");
   c->add_flag("--resume", a->o.resume, "continue an interrupted campaign in --out");
   c->add_option("--shard", a->shard, "take every N-th program starting at i: i/N");

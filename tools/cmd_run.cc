@@ -2,7 +2,7 @@
 // agreement with them, with the JSON and exit-status contract of DESIGN.md.
 //
 //   aliasfuzz run PROGRAM.af [--strategy S]... [--inject M] [--reorder P]
-//                 [--fusion F] [--target interp|host|cuda|ptx] [--checked] [--json]
+//                 [--fusion F] [--target interp|host|opencl|cuda|ptx] [--checked] [--json] [--stats]
 //
 // With no --strategy it runs every strategy that must agree with the oracle
 // (eager, functionalize, update_aliases-ordered, update_aliases-min), each
@@ -45,9 +45,9 @@ struct TargetRun {
 };
 
 // Runs a schedule on a target: `interp` executes it with the reference
-// kernels (schedulers::interpret); host|cuda|ptx hand it to the Halide
-// lowering (ptx also assembles every region with ptxas, then runs on the
-// host). In checked mode each region also checks every value it produces
+// kernels (schedulers::interpret); host|opencl|cuda|ptx hand it to the
+// Halide lowering (ptx also assembles every region with ptxas, then runs on
+// the host). In checked mode each region also checks every value it produces
 // against the oracle's (async asserts), and a failure names the first
 // diverging op.
 TargetRun run_on_target(const RunOptions& o, const schedulers::Schedule& s, const ir::Program& p,
@@ -65,7 +65,12 @@ TargetRun run_on_target(const RunOptions& o, const schedulers::Schedule& s, cons
     lowering::LowerResult res = lowering::run_schedule(s, lo, expected_by_stmt, compile_cache());
     r.stats = {{"regions", res.stats.regions}, {"pipelines_run", res.stats.pipelines_run},
                {"cache_hits", res.stats.cache_hits}, {"cache_misses", res.stats.cache_misses},
-               {"compile_ms", res.stats.compile_ms}, {"run_ms", res.stats.run_ms}};
+               {"compile_ms", res.stats.compile_ms}, {"run_ms", res.stats.run_ms},
+               {"uploads", res.stats.uploads}, {"downloads", res.stats.downloads},
+               {"upload_bytes", res.stats.upload_bytes}, {"download_bytes", res.stats.download_bytes}};
+    if (lo.target == lowering::Target::OpenCL)
+      r.stats["opencl"] = {{"writes", res.stats.cl_writes}, {"reads", res.stats.cl_reads},
+                           {"launches", res.stats.cl_launches}, {"max_grid", res.stats.max_grid}};
     if (o.target == "ptx")
       r.stats["ptx"] = {{"compiled", res.stats.ptx_compiled}, {"rejected", res.stats.ptx_rejected},
                         {"ms", res.stats.ptx_ms}, {"bytes", res.stats.ptx_bytes}};
@@ -96,13 +101,12 @@ TargetRun run_on_target(const RunOptions& o, const schedulers::Schedule& s, cons
 }
 
 std::optional<std::string> check_target(const std::string& t) {
-  if (t == "interp" || t == "host" || t == "ptx") return std::nullopt;
-  if (t == "cuda") {
-    std::string why;
-    if (lowering::cuda_available(&why)) return std::nullopt;
-    return "target 'cuda' needs an NVIDIA GPU: " + why;
-  }
-  return "unknown target '" + t + "' (valid: interp, host, cuda, ptx)";
+  if (t == "interp") return std::nullopt;
+  auto lt = lowering::target_from_name(t);
+  if (!lt) return "unknown target '" + t + "' (valid: " + target_help() + ")";
+  std::string why;
+  if (!lowering::target_available(*lt, &why)) return "target '" + t + "' cannot run here: " + why;
+  return std::nullopt;
 }
 
 int run(const RunOptions& o) {
@@ -222,10 +226,11 @@ void register_run(CLI::App& app, int* status) {
   c->add_option("--inject", o->inject, "a bug-zoo mutant: " + join(schedulers::mutant_names()));
   c->add_option("--reorder", o->reorder, "reorder policy: " + join(schedulers::reorder_policy_names()));
   c->add_option("--fusion", o->fusion, "fusion policy: " + join(schedulers::fusion_policy_names()));
-  c->add_option("--target", o->target, "interp (reference kernels), host, cuda or ptx (Halide)");
+  c->add_option("--target", o->target, "where schedules run (interp: the reference kernels; the others: Halide): " + target_help());
   c->add_flag("--checked", o->checked, "device-side checks (async asserts; Halide targets)");
   c->add_flag("--json", o->json, "print one JSON object");
-  c->add_flag("--stats", o->stats, "print compile-cache and lowering counters (Halide targets)");
+  c->add_flag("--stats", o->stats,
+              "print compile-cache and lowering counters, host<->device transfers (Halide targets)");
   c->callback([o, status] { *status = run(*o); });
 }
 

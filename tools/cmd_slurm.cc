@@ -306,7 +306,7 @@ void register_slurm(CLI::App& app, int* status) {
   c->add_option("--jobs", a->jobs, "worker processes per shard (= --cpus-per-task)");
   c->add_option("--strategy", a->strategies, "strategies (repeatable)");
   c->add_option("--inject", a->injects, "bug-zoo mutants (repeatable)");
-  c->add_option("--target", a->target, "interp, host or cuda");
+  c->add_option("--target", a->target, target_help());
   c->add_option("--case-timeout", a->case_timeout, "seconds before a case counts as a hang");
   c->add_option("--size", a->size, "statements per generated program");
   c->add_flag("--quiet", a->quiet, "no status lines in the task logs");

@@ -35,6 +35,10 @@ std::map<std::string, std::string> tool_versions();
 // "-1" is refused instead of wrapping to 2^64-1).
 std::string unsigned_integer(const std::string& v);
 
+// "interp, host, opencl, cuda, ptx": the valid --target values for help
+// texts and errors (fuzz::target_names(); tools/target_executor.cc).
+std::string target_help();
+
 // Reads a whole file; false (and a message on stderr) when it cannot.
 bool read_file(const std::string& path, std::string* out);
 

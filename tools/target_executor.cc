@@ -1,6 +1,9 @@
 #include "tools/target_executor.h"
 
+#include <fmt/format.h>
+
 #include "fuzz/check.h"
+#include "tools/commands.h"
 
 namespace af::tools {
 
@@ -35,6 +38,8 @@ fuzz::TargetOutcome execute(const schedulers::Schedule& s, const fuzz::RunSpec& 
 }
 }  // namespace
 
-void register_lowering_target() { fuzz::register_target_executor(&execute); }
+void register_lowering_target() { fuzz::register_target_executor(&execute, lowering::target_names()); }
+
+std::string target_help() { return fmt::format("{}", fmt::join(fuzz::target_names(), ", ")); }
 
 }  // namespace af::tools

@@ -1,6 +1,7 @@
 // The Halide lowering as the code-generating target of fuzz/check.h:
 // register it once in main(); campaigns (their forked workers inherit it),
-// the minimizer and `run` then accept --target host|ptx|cuda.
+// the minimizer, `run` and `compare` then accept --target
+// host|opencl|cuda|ptx (lowering::target_names()).
 #pragma once
 #include "lowering/lowering.h"
 
