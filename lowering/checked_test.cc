@@ -80,9 +80,7 @@ TEST(CheckedMode, CorruptedExpectedNamesTheOp) {
   ASSERT_TRUE(an.ok());
   Expected e = expected_values(p, *an);
   // Corrupt the value of the middle-most statement that produces one.
-  std::vector<int> producing;
-  for (size_t i = 0; i < e.by_stmt.size(); ++i)
-    if (e.by_stmt[i] && !e.by_stmt[i]->v.empty()) producing.push_back(static_cast<int>(i));
+  const std::vector<int> producing = testing::checked_stmts(e);
   ASSERT_GE(producing.size(), 2u);
   const int victim = producing[producing.size() / 2];
   const int64_t idx = static_cast<int64_t>(e.by_stmt[victim]->v.size()) - 1;

@@ -68,10 +68,9 @@ TEST(CudaTarget, CheckedModeOnDevice) {
   auto an = ir::analyze(p);
   ASSERT_TRUE(an.ok());
   Expected e = expected_values(p, *an);
-  int victim = -1;
-  for (size_t i = 0; i < e.by_stmt.size(); ++i)
-    if (e.by_stmt[i] && !e.by_stmt[i]->v.empty()) victim = static_cast<int>(i);
-  ASSERT_GE(victim, 0);
+  const std::vector<int> checked = testing::checked_stmts(e);
+  ASSERT_FALSE(checked.empty());
+  const int victim = checked.back();
   e.by_stmt[victim]->v[0] += 100.f;
   LowerOptions o;
   o.target = Target::Cuda;

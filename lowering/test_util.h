@@ -9,6 +9,7 @@
 
 #include "ir/analysis.h"
 #include "ir/text.h"
+#include "lowering/lowering.h"
 
 namespace af::lowering::testing {
 
@@ -35,6 +36,14 @@ inline std::vector<Case> corpus_cases() {
     auto prog = ir::parse_and_validate(ss.str());
     if (prog) out.push_back({p, *prog});
   }
+  return out;
+}
+
+// The statements that have a (non-empty) expected value: what checked mode checks.
+inline std::vector<int> checked_stmts(const Expected& e) {
+  std::vector<int> out;
+  for (size_t i = 0; i < e.by_stmt.size(); ++i)
+    if (e.by_stmt[i] && !e.by_stmt[i]->v.empty()) out.push_back(static_cast<int>(i));
   return out;
 }
 
