@@ -123,9 +123,7 @@ TEST(OpenClTarget, TransfersDoNotGrowWithRegions) {
 // covers all of them), and one read at the end names the first one.
 TEST(OpenClTarget, CheckedStatusSurvivesFailures) {
   ir::Program p = fuzz::generate(99, 3);
-  auto an = ir::analyze(p);
-  ASSERT_TRUE(an.ok());
-  Expected e = expected_values(p, *an);
+  Expected e = testing::expected_of(p);
   const std::vector<int> producing = testing::checked_stmts(e);
   ASSERT_GE(producing.size(), 3u);
   const int first = producing[1], later = producing.back();

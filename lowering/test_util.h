@@ -39,6 +39,9 @@ inline std::vector<Case> corpus_cases() {
   return out;
 }
 
+// The oracle's per-statement values of a valid program.
+inline Expected expected_of(const ir::Program& p) { return expected_values(p, *ir::analyze(p)); }
+
 // The statements that have a (non-empty) expected value: what checked mode checks.
 inline std::vector<int> checked_stmts(const Expected& e) {
   std::vector<int> out;
