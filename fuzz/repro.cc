@@ -271,9 +271,7 @@ std::optional<oracles::Observables> strategy_observables(const ir::Program& p, c
   return obs;
 }
 
-// The aliasfuzz binary writing this repro (what it re-runs); "" when the
-// writer is another program (a test).
-static std::string self_binary() {
+std::string aliasfuzz_binary() {
   char buf[4096];
   const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
   const std::string path = n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
@@ -344,7 +342,7 @@ std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRec
   out += "# The program, re-run by `aliasfuzz run` for aliasfuzz's own strategies (binary: $AF_BIN, this\n"
          "# path, or `aliasfuzz` on PATH).\n";
   out += "AF_PROGRAM = " + py_str(ir::print(p)) + "\n";
-  out += "AF_BIN = " + py_str(self_binary()) + "\n";
+  out += "AF_BIN = " + py_str(aliasfuzz_binary()) + "\n";
   out += "# What the diverging strategy produced (None: only FINDING's first mismatch is known).\n";
   out += "STRATEGY_OBSERVABLES = " + (actual ? py_observables(p, *actual) : std::string("None")) + "\n";
   out += "# Also run functorch.experimental.functionalize on _fn and print where it differs from eager\n"

@@ -36,6 +36,10 @@ std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRec
 // (else nothing: the repro then embeds the first mismatch alone).
 std::optional<oracles::Observables> strategy_observables(const ir::Program& p, const RunRecord& rec);
 
+// The running aliasfuzz binary (what repro.py and the reports' repro
+// commands run); "" when this process is another program (a test).
+std::string aliasfuzz_binary();
+
 // `--strategy S [--inject M] --reorder P --fusion F --target T`
 std::string spec_flags(const RunSpec& spec);
 

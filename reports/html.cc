@@ -69,12 +69,6 @@ std::string stories(const json& summary) {
   return h.empty() ? "<p>None.</p>\n" : h;
 }
 
-std::string text_list(const json& a) {
-  std::string t;
-  for (const auto& x : a) t += (t.empty() ? "" : ", ") + value_text(x);
-  return t.empty() ? std::string("none") : t;
-}
-
 }  // namespace
 
 std::string render_html(const json& s, const json& state) {

@@ -241,13 +241,8 @@ std::string render_markdown(const json& s) {
     for (auto it = versions.begin(); it != versions.end(); ++it) m += " " + it.key() + " " + value_text(it.value()) + ";";
     m.back() = '\n';
   }
-  auto list = [](const json& a) {
-    std::string t;
-    for (const auto& x : a) t += (t.empty() ? "" : ", ") + value_text(x);
-    return t.empty() ? std::string("none") : t;
-  };
-  m += "- must agree (a divergence is a bug in aliasfuzz): " + list(s.value("must_agree", json::array())) + "\n";
-  m += "- expected to diverge (under study, mutants): " + list(s.value("expected_to_diverge", json::array())) + "\n";
+  m += "- must agree (a divergence is a bug in aliasfuzz): " + text_list(s.value("must_agree", json::array())) + "\n";
+  m += "- expected to diverge (under study, mutants): " + text_list(s.value("expected_to_diverge", json::array())) + "\n";
   const json tiers = s.value("programs_per_s_by_tier", json::object());
   if (!tiers.empty()) {
     m += "- programs/s of one worker's time in each tier:";

@@ -50,6 +50,7 @@ nlohmann::json bucket_story(const std::string& dir, const std::string& name, con
 constexpr int kStories = 40;
 std::vector<std::string> story_lines(const nlohmann::json& story);
 std::string value_text(const nlohmann::json& v);  // 1.5, nan, null
+std::string text_list(const nlohmann::json& a);   // "a, b" ("none" when empty)
 
 // `report --issues`: DIR/issues/BUG.md for every bug of a strategy under
 // study whose bucket has a repro.py: a title, the versions, what happens,

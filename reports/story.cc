@@ -21,10 +21,8 @@ namespace {
 // wrapper when known (AF_ROOT, set by it), else this binary.
 std::string aliasfuzz_command() {
   if (const char* root = std::getenv("AF_ROOT"); root && *root) return std::string(root) + "/aliasfuzz";
-  char buf[4096];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  const std::string self = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
-  return self.size() >= 10 && self.compare(self.size() - 10, 10, "/aliasfuzz") == 0 ? self : "aliasfuzz";
+  const std::string self = fuzz::aliasfuzz_binary();
+  return self.empty() ? "aliasfuzz" : self;
 }
 
 // Statements of a program file (-1 when it does not parse).
@@ -102,6 +100,12 @@ json bucket_story(const std::string& dir, const std::string& name, const json& f
 }
 
 std::string value_text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+std::string text_list(const json& a) {
+  std::string t;
+  for (const auto& x : a) t += (t.empty() ? "" : ", ") + value_text(x);
+  return t.empty() ? std::string("none") : t;
+}
 
 std::vector<std::string> story_lines(const json& s) {
   std::vector<std::string> out;
