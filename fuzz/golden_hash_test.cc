@@ -1,0 +1,119 @@
+// Change detector for refactors that must not change behaviour: hashes of
+// what 2,000 generated programs become (their text, the oracle's values,
+// every campaign spec's schedule text and verdict) and of programs decoded
+// from fixed byte strings (the libFuzzer path). The expected hashes were
+// recorded on main before the op-table and throughput work (issues #15,
+// #16); a change that alters them changes what a seed means, and must say
+// so in its commit and re-record them:
+//   AF_GOLDEN_PRINT=1 bazel test //fuzz:golden_hash_test --test_output=all
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "fuzz/check.h"
+#include "fuzz/generator.h"
+#include "ir/analysis.h"
+#include "ir/hash.h"
+#include "ir/text.h"
+#include "oracles/eager.h"
+#include "oracles/json_out.h"
+#include "schedulers/schedulers.h"
+
+namespace af::fuzz {
+namespace {
+
+struct Digest {
+  uint64_t h = 0x6a09e667f3bcc908ULL;
+  void add(const std::string& s) { h = ir::mix64(h ^ ir::fnv1a(s)); }
+};
+
+struct Hashes {
+  Digest programs, oracle, schedules, verdicts;
+  int64_t runs = 0, divergences = 0;
+};
+
+// Everything but lower-halide-alias, which only matters on Halide targets.
+std::vector<std::string> interp_mutants() {
+  std::vector<std::string> v;
+  for (const auto& m : schedulers::mutant_names())
+    if (m != "lower-halide-alias") v.push_back(m);
+  return v;
+}
+
+void hash_program(const ir::Program& p, uint64_t seed, uint64_t index, Hashes& out) {
+  out.programs.add(ir::print(p));
+  auto an = ir::analyze(p);
+  ASSERT_TRUE(an.ok()) << ir::print(p);
+  const oracles::Observables expected = oracles::run_eager(p, an.value());
+  out.oracle.add(oracles::observables_json(p, expected).dump());
+  std::vector<RunSpec> specs = campaign_specs(seed, index, {}, {}, "interp");
+  for (const RunSpec& m : campaign_specs(seed, index, {}, interp_mutants(), "interp")) specs.push_back(m);
+  for (const RunSpec& spec : specs) {
+    schedulers::Options o;
+    o.strategy = spec.strategy;
+    o.inject = spec.inject;
+    o.reorder = spec.reorder;
+    o.fusion = spec.fusion;
+    auto s = schedulers::make_schedule(p, an.value(), o);
+    out.schedules.add(spec.strategy + "+" + spec.inject + " " + spec.reorder + " " + spec.fusion + "\n" +
+                      (s.ok() ? schedulers::schedule_text(s.value()) : "error: " + s.error().message));
+  }
+  for (const RunRecord& r : check_program(p, expected, specs)) {
+    std::string v = r.agree ? "agree" : bucket_of(r) + " " + r.op;
+    if (r.mismatch) v += " " + oracles::mismatch_json(*r.mismatch).dump();
+    out.verdicts.add(v + " " + r.error);
+    ++out.runs;
+    out.divergences += !r.agree || !r.error.empty();
+  }
+}
+
+void expect_hash(const char* what, const Digest& d, uint64_t expected) {
+  if (std::getenv("AF_GOLDEN_PRINT")) std::printf("%s 0x%016llxULL\n", what, (unsigned long long)d.h);
+  EXPECT_EQ(d.h, expected) << what << " changed: this refactor changed what a seed means";
+}
+
+TEST(GoldenHash, TwoThousandGeneratedPrograms) {
+  Hashes h;
+  const uint64_t kSeed = 20261201;
+  for (uint64_t i = 0; i < 1600; ++i) {
+    hash_program(generate(kSeed, i), kSeed, i, h);
+    if (HasFatalFailure()) return;
+  }
+  // Larger, deeper programs exercise the generator's other branches.
+  GenOptions big;
+  big.size = 40;
+  big.max_rank = 4;
+  big.max_numel = 256;
+  big.max_storages = 4;
+  big.max_inputs = 8;
+  for (uint64_t i = 0; i < 400; ++i) {
+    hash_program(generate(kSeed + 1, i, big), kSeed + 1, i, h);
+    if (HasFatalFailure()) return;
+  }
+  // The verdicts cover both outcomes: the mutants diverge on some programs.
+  EXPECT_GT(h.divergences, 100);
+  EXPECT_LT(h.divergences, h.runs / 2);
+  if (std::getenv("AF_GOLDEN_PRINT")) std::printf("runs %lld divergences %lld\n", (long long)h.runs, (long long)h.divergences);
+  expect_hash("programs", h.programs, 0x867549981b000e95ULL);
+  expect_hash("oracle", h.oracle, 0x3332d91f5c94bbe4ULL);
+  expect_hash("schedules", h.schedules, 0x0800275bf374c34dULL);
+  expect_hash("verdicts", h.verdicts, 0xa647eafd815d8778ULL);
+}
+
+TEST(GoldenHash, ProgramsDecodedFromBytes) {
+  Digest d;
+  uint64_t x = 7;
+  for (int n = 0; n < 300; ++n) {
+    std::vector<uint8_t> bytes(static_cast<size_t>(n % 97));
+    for (auto& b : bytes) b = static_cast<uint8_t>(ir::splitmix64(&x) >> 56);
+    d.add(ir::print(generate_from_bytes(bytes.data(), bytes.size())));
+  }
+  expect_hash("bytes", d, 0xc84af160be55c196ULL);
+}
+
+}  // namespace
+}  // namespace af::fuzz
