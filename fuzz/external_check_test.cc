@@ -243,6 +243,9 @@ TEST(ExternalCheck, ThunderFindingMinimizesToARepro) {
   EXPECT_NE(out.find("thunder DIFFERS from eager: return 0"), std::string::npos) << out;
   EXPECT_NE(out.find("<-- DIVERGES"), std::string::npos) << out;
   EXPECT_NE(out.find("DIVERGENCE: thunder differs from eager PyTorch"), std::string::npos) << out;
+  // Thunder's final trace of the run, for the upstream issue.
+  EXPECT_NE(out.find("the final trace of the run above (thunder.last_traces)"), std::string::npos) << out;
+  EXPECT_NE(out.find("def computation("), std::string::npos) << out;
 }
 
 // A compiler of the user's (py:MODULE:FUNCTION@PYTHON; the module is

@@ -129,6 +129,23 @@ def _rerun_aliasfuzz():
         os.unlink(path)
 
 
+def _thunder_trace(cfn):
+    """Thunder's final computation trace(s) of the last call, as text (None
+    for other compilers): thunder.jit keeps them per function, thunderfx
+    per Dynamo subgraph."""
+    thunder = sys.modules.get("thunder")
+    if thunder is None or cfn is None:
+        return None
+    try:
+        if isinstance(getattr(type(cfn), "last_traces", None), property):
+            traces = cfn.last_traces
+        else:
+            traces = thunder.last_traces(cfn)[-1:]
+        return "\n".join(str(t) for t in traces) or None
+    except Exception:
+        return None
+
+
 def main():
     strategy = FINDING["strategy"] or "mutant"
     label = strategy + ("+" + FINDING["inject"] if FINDING["inject"] else "")
@@ -149,7 +166,7 @@ def main():
             functional = _observe(list(rets), storages)
         except Exception as e:
             print("functorch.experimental.functionalize raised: %s: %s" % (type(e).__name__, e))
-    compiled = None
+    compiled = cfn = None
     if COMPILER is not None:
         # The real compiler, as aliasfuzz's table of external strategies
         # runs it: the compiled _fn called on fresh storages with the same
@@ -162,7 +179,8 @@ def main():
             exec(COMPILER["imports"], ns)
             ns["fn"] = _fn
             inputs, storages = _setup()
-            compiled = _observe(list(eval(COMPILER["compile"], ns)(*inputs)), storages)
+            cfn = eval(COMPILER["compile"], ns)
+            compiled = _observe(list(cfn(*inputs)), storages)
             thunder = sys.modules.get("thunder")
             print("%s: %s (torch %s%s)" % (label, COMPILER["compile"], torch.__version__,
                                           ", thunder %s" % getattr(thunder, "__version__", "?") if thunder else ""))
@@ -170,6 +188,9 @@ def main():
             print("%s raised: %s: %s" % (COMPILER["compile"], type(e).__name__, e))
         if compiled is not None:
             actual = compiled
+        trace = _thunder_trace(cfn)
+        if trace:
+            print("\n%s: the final trace of the run above (thunder.last_traces):\n%s" % (label, trace))
     mm = FINDING["mismatch"]
     print()
     for name in _names(EXPECTED):
