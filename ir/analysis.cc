@@ -148,4 +148,23 @@ Result<Program> parse_and_validate(const std::string& text, const Limits& limits
   return p;
 }
 
+Geometry written_geometry(const Stmt& st, const Analysis& an) {
+  const auto& x = an.values[st.args[0].i];
+  if (st.op != OpKind::SetitemI) return x.g;
+  CheckedArg t, dim, start, end, step;
+  t.t = &x;
+  dim.i = st.args[1].i;
+  start.i = st.args[2].i;
+  end.i = st.args[3].i;
+  step.i = 1;
+  return infer(OpKind::Slice, {t, dim, start, end, step}).value()[0].g;
+}
+
+bool computes_values(const Stmt& st, const Analysis& an) {
+  const auto cls = op_info(st.op).cls;
+  if (cls == OpClass::View || cls == OpClass::Meta) return false;
+  if (cls == OpClass::MayAlias) return an.values[st.outs[0]].storage != an.values[st.args[0].i].storage;
+  return true;
+}
+
 }  // namespace af::ir

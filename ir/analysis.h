@@ -27,4 +27,13 @@ Result<Program> parse_and_validate(const std::string& text, const Limits& limits
 // shared by analyze and by passes that re-infer single statements).
 std::vector<CheckedArg> checked_args(const Stmt& st, const std::vector<TensorMeta>& values);
 
+// The elements an in-place statement writes: its first argument, or for
+// setitem_ the slice it assigns.
+Geometry written_geometry(const Stmt& st, const Analysis& an);
+// Whether a statement computes element values (in-place writes,
+// out-of-place results, may-alias ops that copy); views and update_aliases
+// only name memory. Its produced values: the written elements after an
+// in-place write, else its result.
+bool computes_values(const Stmt& st, const Analysis& an);
+
 }  // namespace af::ir

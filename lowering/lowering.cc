@@ -36,24 +36,7 @@ bool target_available(Target t, std::string* why) {
   return true;
 }
 
-Expected expected_values(const ir::Program& p, const ir::Analysis& an) {
-  Expected e;
-  e.by_stmt.resize(p.stmts.size());
-  oracles::Memory mem = oracles::initial_memory(p, an);
-  for (size_t i = 0; i < p.stmts.size(); ++i) {
-    const auto& st = p.stmts[i];
-    oracles::execute(st, an, mem);
-    if (!detail::produces_code(st, an)) continue;
-    if (ir::is_inplace(st.op)) {
-      const auto& x = an.values[st.args[0].i];
-      e.by_stmt[i] = oracles::gather(mem[x.storage], detail::written_geometry(st, an));
-    } else {
-      const auto& o = an.values[st.outs[0]];
-      e.by_stmt[i] = oracles::gather(mem[o.storage], o.g);
-    }
-  }
-  return e;
-}
+Expected expected_values(const ir::Program& p, const ir::Analysis& an) { return Expected{oracles::produced_values(p, an)}; }
 
 schedulers::Schedule program_order_schedule(const ir::Program& p, int per_region) {
   schedulers::Schedule s;
@@ -192,6 +175,7 @@ LowerResult run_schedule(const schedulers::Schedule& schedule, const LowerOption
     f.region = st.region;
     f.count = st.count;
     f.first_index = st.first_index;
+    if (f.stmt < static_cast<int>(schedule.origin.size())) f.source_stmt = schedule.origin[f.stmt];
     res.first_failure = f;
   }
   res.obs = oracles::observe(p, *an, mem);

@@ -102,14 +102,7 @@ struct Expected {
 };
 Expected expected_values(const ir::Program& p, const ir::Analysis& an);
 
-struct CheckFailure {
-  int stmt = -1;          // statement index in schedule.program (the first diverging op)
-  std::string op;         // its op name, e.g. "add_"
-  int line = 0;           // its source line (0 when not parsed from text)
-  int region = -1;        // index of the region that reported it
-  int64_t count = 0;      // failing elements in the whole run (every region runs after a failure)
-  int64_t first_index = -1;  // first failing flat logical index of that op
-};
+using CheckFailure = schedulers::CheckFailure;
 
 struct PtxFinding {
   int region = -1;

@@ -11,25 +11,6 @@ using ir::OpKind;
 
 bool is_flat(NK k) { return k == NK::Input || k == NK::Zeros || k == NK::Scatter; }
 
-Geometry written_geometry(const ir::Stmt& st, const ir::Analysis& an) {
-  const auto& x = an.values[st.args[0].i];
-  if (st.op != OpKind::SetitemI) return x.g;
-  ir::CheckedArg t, dim, start, end, step;
-  t.t = &x;
-  dim.i = st.args[1].i;
-  start.i = st.args[2].i;
-  end.i = st.args[3].i;
-  step.i = 1;
-  return ir::infer(OpKind::Slice, {t, dim, start, end, step}).value()[0].g;
-}
-
-bool produces_code(const ir::Stmt& st, const ir::Analysis& an) {
-  const auto cls = ir::op_info(st.op).cls;
-  if (cls == ir::OpClass::View || cls == ir::OpClass::Meta) return false;
-  if (cls == ir::OpClass::MayAlias) return an.values[st.outs[0]].storage != an.values[st.args[0].i].storage;
-  return true;
-}
-
 namespace {
 
 // Padded geometry: 0-d becomes [1] with stride 0.
@@ -275,12 +256,12 @@ class Builder {
   }
 
   void stmt(int si, const ir::Stmt& st) {
-    if (!produces_code(st, an_)) return;
+    if (!ir::computes_values(st, an_)) return;
     const auto& A = st.args;
     const auto cls = ir::op_info(st.op).cls;
     if (cls == ir::OpClass::InPlace) {
       const auto& x = an_.values[A[0].i];
-      const Geometry g = written_geometry(st, an_);
+      const Geometry g = ir::written_geometry(st, an_);
       if (g.numel() == 0) return;
       const int wv = flat(x.storage);  // the version the write lands on
       if (before_[x.storage] < 0) before_[x.storage] = wv;

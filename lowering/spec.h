@@ -77,10 +77,4 @@ RegionSpec build_spec(const ir::Program& p, const ir::Analysis& an, const std::v
 std::vector<std::vector<bool>> needed_after(const ir::Program& p, const ir::Analysis& an,
                                             const std::vector<std::vector<int>>& regions);
 
-// The geometry an in-place statement writes (setitem_: the slice).
-ir::Geometry written_geometry(const ir::Stmt& st, const ir::Analysis& an);
-
-// Whether a statement runs code (not a view, update_aliases, or aliasing may-alias op).
-bool produces_code(const ir::Stmt& st, const ir::Analysis& an);
-
 }  // namespace af::lowering::detail

@@ -143,6 +143,19 @@ Observables run_eager(const ir::Program& p, const ir::Analysis& an) {
   return observe(p, an, mem);
 }
 
+std::vector<std::optional<Dense>> produced_values(const ir::Program& p, const ir::Analysis& an) {
+  std::vector<std::optional<Dense>> by_stmt(p.stmts.size());
+  Memory mem = initial_memory(p, an);
+  for (size_t i = 0; i < p.stmts.size(); ++i) {
+    const auto& st = p.stmts[i];
+    execute(st, an, mem);
+    if (!ir::computes_values(st, an)) continue;
+    if (ir::is_inplace(st.op)) by_stmt[i] = gather(mem[an.values[st.args[0].i].storage], ir::written_geometry(st, an));
+    else by_stmt[i] = gather(mem[an.values[st.outs[0]].storage], an.values[st.outs[0]].g);
+  }
+  return by_stmt;
+}
+
 ir::Result<Observables> run_eager(const ir::Program& p, const ir::Limits& limits) {
   auto an = ir::analyze(p, limits);
   if (!an) return an.error();

@@ -33,6 +33,12 @@ Observables observe(const ir::Program& p, const ir::Analysis& an, const Memory& 
 ir::Result<Observables> run_eager(const ir::Program& p, const ir::Limits& limits = ir::Limits());
 Observables run_eager(const ir::Program& p, const ir::Analysis& an);
 
+// What each statement produces when the program runs in program order
+// (ir::computes_values: the written elements after an in-place write, else
+// the result, in logical order); nothing for views and update_aliases.
+// Checked mode compares every compiled statement with these.
+std::vector<std::optional<Dense>> produced_values(const ir::Program& p, const ir::Analysis& an);
+
 // Value agreement of DESIGN.md: |a - b| <= 1e-5 + 1e-5 * |b|, NaN equals
 // NaN, an infinity equals only the same infinity.
 bool values_agree(float actual, float expected);

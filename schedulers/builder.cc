@@ -80,7 +80,14 @@ int Builder::emit(OpKind op, const std::vector<int>& outs, std::vector<Arg> args
   }
   p_.stmts.push_back(std::move(st));
   added_.push_back(added);
+  origin_.push_back(added ? -1 : source_);
   return static_cast<int>(p_.stmts.size()) - 1;
+}
+
+std::vector<int> identity_origin(const ir::Program& p) {
+  std::vector<int> o(p.stmts.size());
+  for (size_t k = 0; k < o.size(); ++k) o[k] = static_cast<int>(k);
+  return o;
 }
 
 std::optional<ir::Error> Builder::try_infer(OpKind op, const std::vector<Arg>& args) const {

@@ -90,7 +90,11 @@ class Functionalize {
       v.overlap = ir::has_exact_internal_overlap(an_.values[k].g);
       if (!in.whole) v.chain.push_back(Step{OpKind::AsStrided, {Arg::ints(in.sizes), Arg::ints(in.strides), Arg::integer(in.offset)}, {bases_[key].numel}});
     }
-    for (const auto& st : p_.stmts) stmt(st);
+    for (size_t k = 0; k < p_.stmts.size(); ++k) {
+      b_.set_source(static_cast<int>(k));
+      stmt(p_.stmts[k]);
+    }
+    b_.set_source(-1);
     // Returns read the current values. A returned value that still views the
     // memory of a storage about to be written back (e.g. the source of a
     // copy_ taken as the new value) is cloned first: returns are read after
@@ -119,6 +123,7 @@ class Functionalize {
     else t.analysis = std::make_shared<const ir::Analysis>(b_.analysis(an_.num_declared));
     t.program = std::move(b_.program());
     t.added_node = std::move(b_.added());
+    t.origin = std::move(b_.origin());
     return t;
   }
 

@@ -26,18 +26,9 @@ std::vector<int> read_storages(const ir::Stmt& st, const ir::Analysis& an) {
   return r;
 }
 
-// The geometry an in-place statement writes.
-ir::Geometry written_geometry(const ir::Stmt& st, const ir::Analysis& an) {
-  const auto& x = an.values[st.args[0].i];
-  if (st.op != ir::OpKind::SetitemI) return x.g;
-  ir::CheckedArg t, d, s0, e, stp;
-  t.t = &x;
-  d.i = st.args[1].i; s0.i = st.args[2].i; e.i = st.args[3].i; stp.i = 1;
-  return ir::infer(ir::OpKind::Slice, {t, d, s0, e, stp}).value()[0].g;
-}
-
+template <class AfterStmt>
 void run_stale_region(const std::vector<int>& region, const ir::Program& p, const ir::Analysis& an,
-                      oracles::Memory& mem) {
+                      oracles::Memory& mem, AfterStmt&& after) {
   std::map<int, std::vector<float>> before;  // storage -> value before the region's first in-place write
   for (int j : region) {
     const ir::Stmt& st = p.stmts[j];
@@ -51,6 +42,7 @@ void run_stale_region(const std::vector<int>& region, const ir::Program& p, cons
     if (inplace && !before.count(dst)) before[dst] = mem[dst];
     if (stale.empty()) {
       oracles::execute(st, an, mem);
+      after(j);
       continue;
     }
     std::map<int, std::vector<float>> real;
@@ -61,26 +53,78 @@ void run_stale_region(const std::vector<int>& region, const ir::Program& p, cons
     oracles::execute(st, an, mem);
     const bool dst_stale = inplace && real.count(dst);
     if (dst_stale)  // the write landed on the stale copy: carry the written elements into the real storage
-      ir::for_each_offset(written_geometry(st, an), [&](int64_t o) { real[dst][o] = mem[dst][o]; });
+      ir::for_each_offset(ir::written_geometry(st, an), [&](int64_t o) { real[dst][o] = mem[dst][o]; });
     for (auto& [s, v] : real) mem[s] = std::move(v);
+    after(j);
   }
 }
 
 }  // namespace
 
-oracles::Observables interpret(const Schedule& s) {
+oracles::Observables interpret(const Schedule& s) { return interpret(s, nullptr, nullptr); }
+
+oracles::Observables interpret(const Schedule& s, const ExpectedByStmt* expected, std::optional<CheckFailure>* failure) {
   std::shared_ptr<const ir::Analysis> an = s.analysis;
   if (!an) an = std::make_shared<const ir::Analysis>(ir::analyze(s.program).value());
   oracles::Memory mem = oracles::initial_memory(s.program, *an);
   const bool stale = s.inject == "fusion-stale-copy";
+  // Checked mode: as the device's status buffer, the first region with a
+  // failing statement, its smallest failing statement and that statement's
+  // first failing element, and the count over the whole run.
+  int region_index = 0;
+  CheckFailure f;
+  auto after = [&](int j) {
+    if (!expected || j >= static_cast<int>(expected->size()) || !(*expected)[j]) return;
+    const ir::Stmt& st = s.program.stmts[j];
+    const oracles::Dense got =
+        ir::is_inplace(st.op) ? oracles::gather(mem[an->values[st.args[0].i].storage], ir::written_geometry(st, *an))
+                              : oracles::gather(mem[an->values[st.outs[0]].storage], an->values[st.outs[0]].g);
+    const oracles::Dense& want = *(*expected)[j];
+    if (got.v.size() != want.v.size()) return;  // provenance without a comparable value (never for valid provenance)
+    for (size_t e = 0; e < got.v.size(); ++e) {
+      if (oracles::values_agree(got.v[e], want.v[e])) continue;
+      ++f.count;
+      const bool first = f.region < 0 || (f.region == region_index && j < f.stmt);
+      if (first) {
+        f.region = region_index;
+        f.stmt = j;
+        f.first_index = static_cast<int64_t>(e);
+      } else if (f.region == region_index && j == f.stmt) {
+        f.first_index = std::min(f.first_index, static_cast<int64_t>(e));
+      }
+    }
+  };
   for (const auto& region : s.regions) {
     if (stale && region.size() > 1) {
-      run_stale_region(region, s.program, *an, mem);
-      continue;
+      run_stale_region(region, s.program, *an, mem, after);
+    } else {
+      for (int j : region) {
+        oracles::execute(s.program.stmts[j], *an, mem);
+        after(j);
+      }
     }
-    for (int j : region) oracles::execute(s.program.stmts[j], *an, mem);
+    ++region_index;
+  }
+  if (failure && f.count > 0) {
+    f.op = ir::op_name(s.program.stmts[f.stmt].op);
+    f.line = s.program.stmts[f.stmt].line;
+    f.source_stmt = f.stmt < static_cast<int>(s.origin.size()) ? s.origin[f.stmt] : -1;
+    *failure = f;
   }
   return oracles::observe(s.program, *an, mem);
+}
+
+ExpectedByStmt checked_expectations(const Schedule& s, const ir::Program& source, const ir::Analysis& source_an) {
+  std::shared_ptr<const ir::Analysis> an = s.analysis;
+  if (!an) an = std::make_shared<const ir::Analysis>(ir::analyze(s.program).value());
+  ExpectedByStmt own = oracles::produced_values(s.program, *an);
+  const ExpectedByStmt src = oracles::produced_values(source, source_an);
+  for (size_t j = 0; j < own.size() && j < s.origin.size(); ++j) {
+    const int o = s.origin[j];
+    if (!own[j] || o < 0 || o >= static_cast<int>(src.size()) || !src[o]) continue;
+    if (src[o]->v.size() == own[j]->v.size()) own[j] = src[o];
+  }
+  return own;
 }
 
 }  // namespace af::schedulers

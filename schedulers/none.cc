@@ -11,6 +11,7 @@ Transformed none_strategy(const ir::Program& p, const ir::Analysis& an) {
   t.program = p;
   t.analysis = std::make_shared<const ir::Analysis>(an);
   t.added_node.assign(p.stmts.size(), false);
+  t.origin = identity_origin(p);
   return t;
 }
 

@@ -59,6 +59,7 @@ struct Transformed {
   ir::Program program;
   std::vector<Edge> added_edges;    // the strategy's ordering edges (indices into program.stmts)
   std::vector<bool> added_node;     // by statement
+  std::vector<int> origin;          // by statement: the source statement it stands for, or -1 (Schedule::origin)
   // functionalize: write-back statements and the storage (by name index
   // into program.storages) each overwrites; the DAG orders every read of
   // that storage before it.
@@ -90,6 +91,10 @@ class Builder {
   std::optional<ir::Error> try_infer(ir::OpKind op, const std::vector<ir::Arg>& args) const;
   ir::Program& program() { return p_; }
   std::vector<bool>& added() { return added_; }
+  // Provenance: statements emitted with added == false from now on stand
+  // for source statement k (Schedule::origin); added ones get -1.
+  void set_source(int k) { source_ = k; }
+  std::vector<int>& origin() { return origin_; }
   bool failed() const { return !error_.empty(); }
   // Accept in-place ops whose operand partly overlaps the written tensor
   // (Thunder has no such check; update_aliases' pass 1 can create them and
@@ -103,6 +108,8 @@ class Builder {
  private:
   ir::Program p_;
   std::vector<bool> added_;
+  std::vector<int> origin_;
+  int source_ = -1;
   std::unordered_map<std::string, bool> names_;  // every name reserved (source) or defined here (true)
   std::unordered_map<std::string, int> counter_;
   std::vector<ir::TensorMeta> metas_;
@@ -112,6 +119,9 @@ class Builder {
   bool tolerate_overlap_ = false;
   std::string error_;
 };
+
+// Provenance of a program left as it is: statement k stands for k.
+std::vector<int> identity_origin(const ir::Program& p);
 
 // Strategy passes.
 Transformed eager_strategy(const ir::Program& p, const ir::Analysis& an);

@@ -128,6 +128,7 @@ ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an,
   for (const auto& e : writeback_edges(t.program, *sc.analysis, t.writebacks)) add(e);
   sc.program = std::move(t.program);
   sc.added_node = std::move(t.added_node);
+  sc.origin = std::move(t.origin);
   auto preds = predecessors(n, edges);
   sc.edges = std::move(edges);
   Fusible fus = fusible_for(sc.program, o.fusion, t.chain);

@@ -41,6 +41,21 @@ struct Edge {
   bool added = false;
 };
 
+// Checked mode's verdict (every target reports the same): the first
+// region in execution order with a statement whose produced values differ
+// from the expected ones, its smallest such statement, that statement's
+// first failing element, and the count of failing elements in the whole
+// run (every region runs after a failure).
+struct CheckFailure {
+  int stmt = -1;             // statement index in the schedule's program
+  std::string op;            // its op name, e.g. "add_"
+  int line = 0;              // its source line (0 when not parsed from text)
+  int region = -1;           // index of the region that reported it
+  int64_t count = 0;         // failing elements in the whole run
+  int64_t first_index = -1;  // first failing flat logical index of that statement
+  int source_stmt = -1;      // the source program's statement it stands for (Schedule::origin), or -1
+};
+
 struct Schedule {
   std::string strategy;       // e.g. "functionalize"
   std::string inject;         // mutant name or ""
@@ -55,6 +70,13 @@ struct Schedule {
   // Filled by make_schedule (may be empty for hand-built schedules).
   std::vector<Edge> edges;               // the dependence DAG
   std::vector<bool> added_node;          // by statement: inserted by the strategy
+  // Provenance, by statement: the index of the source program's statement
+  // this one stands for (its produced values, as lowering::expected_values
+  // defines them, must equal that statement's), or -1 (inserted by the
+  // strategy: scatters, clones, write-backs, update_aliases). Checked mode
+  // compares against the source program through it, so a strategy's own
+  // bug is named at its first diverging source statement.
+  std::vector<int> origin;
   std::shared_ptr<const ir::Analysis> analysis;  // of `program`, when known
 
   // The order: the regions concatenated.

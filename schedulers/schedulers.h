@@ -45,6 +45,19 @@ ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an,
 // from before the region's first in-place write to that storage).
 oracles::Observables interpret(const Schedule& s);
 
+// Checked mode, the same on every target: what each statement of a
+// schedule must produce (oracles::produced_values), by statement of
+// s.program. A statement that stands for a source statement (s.origin)
+// must produce the source statement's values, so a strategy's own bug is
+// caught at the first source statement whose value it changes; one the
+// strategy inserted must produce what the oracle computes for the
+// scheduled program, so lowering bugs in scatters and copies are caught too.
+using ExpectedByStmt = std::vector<std::optional<oracles::Dense>>;
+ExpectedByStmt checked_expectations(const Schedule& s, const ir::Program& source, const ir::Analysis& source_an);
+// The interpreter tier in checked mode: compares every statement with
+// `expected` as it runs and reports the first failure as a device would.
+oracles::Observables interpret(const Schedule& s, const ExpectedByStmt* expected, std::optional<CheckFailure>* failure);
+
 // Schedule + interpret + compare with the oracle's observables.
 struct RunOutcome {
   bool agree = false;

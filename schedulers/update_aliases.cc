@@ -92,6 +92,7 @@ bool view_creating(const ir::Stmt& st) {
 struct Pass1 {
   ir::Program program;
   std::vector<bool> added, opaque;
+  std::vector<int> origin;  // by statement: the source statement, or -1
   std::string error;
 };
 
@@ -165,7 +166,9 @@ Pass1 replace_aliased_inputs(const ir::Program& p) {
     r.opaque.resize(b.program().stmts.size(), false);
     r.opaque.back() = true;
   };
-  for (const auto& st : p.stmts) {
+  for (size_t si = 0; si < p.stmts.size(); ++si) {
+    const auto& st = p.stmts[si];
+    b.set_source(static_cast<int>(si));
     for_each_tensor_arg(st, [&](int v) { use(v, st.line); });
     std::vector<Arg> a = st.args;
     for_each_tensor_arg(a, [&](int64_t& v) { v = map[v]; });
@@ -180,6 +183,7 @@ Pass1 replace_aliased_inputs(const ir::Program& p) {
   if (b.failed() && r.error.empty()) r.error = b.error();
   r.opaque.resize(b.program().stmts.size(), false);
   r.added = std::move(b.added());
+  r.origin = std::move(b.origin());
   r.program = std::move(b.program());
   return r;
 }
@@ -260,6 +264,7 @@ Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& 
   } else {
     p1.opaque.assign(src.stmts.size(), false);
     p1.added.assign(src.stmts.size(), false);
+    p1.origin = identity_origin(src);
   }
   const ir::Program& p = *pp;
   // Pass 2.
@@ -354,6 +359,7 @@ Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& 
 
   for (size_t si = 0; si < p.stmts.size(); ++si) {
     const auto& st = p.stmts[si];
+    b.set_source(p1.origin[si]);
     const bool inplace = ir::is_inplace(st.op);
     const bool viewop = view_creating(st) && !p1.opaque[si];
     bool involves = false;
@@ -450,6 +456,7 @@ Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& 
   // Pass 1's reshapes are statements the strategy added.
   t.program = std::move(b.program());
   t.added_node = std::move(b.added());
+  t.origin = std::move(b.origin());
   return t;
 }
 
