@@ -80,17 +80,23 @@ def _names(obs):
 
 
 def _get(obs, name):
+    """One observable: {"sizes": shape (returns; None for storages), "values": [...]}."""
     if obs is None:
         return None
     if name.startswith("return "):
         i = int(name.split()[1])
-        return obs["returns"][i]["values"] if i < len(obs["returns"]) else None
-    return obs["storages"].get(name)
+        return obs["returns"][i] if i < len(obs["returns"]) else None
+    v = obs["storages"].get(name)
+    return None if v is None else {"sizes": None, "values": v}
 
 
 def _first_diff(a, e):
+    """Where observable a first differs from e: ("shape", a's, e's), ("count", ...) or (index, a's, e's)."""
     if a is None or e is None:
         return None
+    if a["sizes"] is not None and e["sizes"] is not None and list(a["sizes"]) != list(e["sizes"]):
+        return ("shape", list(a["sizes"]), list(e["sizes"]))
+    a, e = a["values"], e["values"]
     if len(a) != len(e):
         return ("count", len(a), len(e))
     for i, (x, y) in enumerate(zip(a, e)):
@@ -99,11 +105,13 @@ def _first_diff(a, e):
     return None
 
 
-def _fmt(v, limit=24):
-    if v is None:
+def _fmt(o, limit=24):
+    if o is None:
         return "(unknown)"
+    v = o["values"]
     s = ", ".join("%.8g" % float(x) for x in v[:limit])
-    return "[" + s + (", ... (%d values)" % len(v) if len(v) > limit else "") + "]"
+    s = "[" + s + (", ... (%d values)" % len(v) if len(v) > limit else "") + "]"
+    return s if o["sizes"] is None else s + " (shape %s)" % list(o["sizes"])
 
 
 def _rerun_aliasfuzz():
@@ -177,8 +185,17 @@ def main():
             sys.path.append(os.getcwd())  # a py:MODULE:FUNCTION module beside this script
             ns = {}
             exec(COMPILER["imports"], ns)
-            ns["fn"] = _fn
-            inputs, storages = _setup()
+            # _setup and _fn exactly as the campaign's runner defined them
+            # (oracles/external_runner.py): compiled from the same text into
+            # a module of their own. Compilers can behave differently for a
+            # function of __main__ (AOTAutograd in torch 2.9 classifies an
+            # output otherwise), and the repro must not differ from the campaign.
+            import types
+            mod = types.ModuleType("aliasfuzz_program")
+            sys.modules[mod.__name__] = mod
+            exec(compile(COMPILER["module"], "<aliasfuzz>", "exec"), mod.__dict__)
+            ns["fn"] = mod._fn
+            inputs, storages = mod._setup()
             cfn = eval(COMPILER["compile"], ns)
             compiled = _observe(list(cfn(*inputs)), storages)
             thunder = sys.modules.get("thunder")
@@ -334,7 +351,9 @@ std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRec
                  ? ";\n#  .venv-thunder is made by `./aliasfuzz setup --thunder`: torch 2.9.1, lightning-thunder 0.2.6)\n"
                  : ")\n");
   head += "# bucket: " + bucket_of(rec) + "\n# spec: " + spec_flags(spec) + "\n";
-  if (rec.mismatch)
+  if (rec.mismatch && !rec.mismatch->what.empty())
+    head += "# first mismatch: " + rec.mismatch->observable + ": " + rec.mismatch->what + "\n";
+  else if (rec.mismatch)
     head += "# first mismatch: " + rec.mismatch->observable + "[" + std::to_string(rec.mismatch->index) +
             "] expected " + py_float(rec.mismatch->expected) + ", got " + py_float(rec.mismatch->actual) + "\n";
   head += "# the program (min.af):\n" + comment_block(ir::print(p));
@@ -370,9 +389,12 @@ std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRec
          "# (for aliasfuzz's own strategies; set True to see it).\n";
   out += "FUNCTIONALIZE = False\n";
   out += "# The real compiler of an external strategy (aliasfuzz's table, oracles/external.cc): `imports`,\n"
-         "# then `compile` with fn = _fn gives the compiled function; compared with eager PyTorch of this Python.\n";
+         "# then `compile` with fn = _fn gives the compiled function; compared with eager PyTorch of this Python.\n"
+         "# `module` is _setup and _fn as the campaign's runner compiled them (the same text as above).\n";
   out += "COMPILER = " +
-         (ext ? "{\"imports\": " + py_str(ext->imports) + ", \"compile\": " + py_str(ext->compile) + "}" : std::string("None")) +
+         (ext ? "{\"imports\": " + py_str(ext->imports) + ", \"compile\": " + py_str(ext->compile) +
+                    ",\n            \"module\": " + py_str(oracles::torch_function_module(p)) + "}"
+              : std::string("None")) +
          "\n";
   out += kReproMain;
   return out;

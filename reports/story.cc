@@ -120,9 +120,12 @@ std::vector<std::string> story_lines(const json& s) {
   }
   if (s.contains("first_mismatch")) {
     const json& m = s["first_mismatch"];
-    out.push_back("first mismatch: " + value_text(m.value("observable", json(""))) + "[" +
-                  value_text(m.value("index", json(0))) + "]: expected " + value_text(m.value("expected", json(nullptr))) +
-                  ", got " + value_text(m.value("actual", json(nullptr))) +
+    const std::string what = m.value("what", std::string());
+    out.push_back("first mismatch: " + value_text(m.value("observable", json(""))) +
+                  (what.empty() ? "[" + value_text(m.value("index", json(0))) + "]: expected " +
+                                      value_text(m.value("expected", json(nullptr))) + ", got " +
+                                      value_text(m.value("actual", json(nullptr)))
+                                : ": " + what) +
                   (s.contains("first_diverging_op") ? " (first diverging op: " + value_text(s["first_diverging_op"]) + ")" : ""));
   }
   if (s.contains("error")) out.push_back("error: " + value_text(s["error"]));
