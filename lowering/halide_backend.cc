@@ -1,6 +1,7 @@
 // Region specs to Halide pipelines: the only file that includes Halide.h.
 #include <Halide.h>
 #include <dlfcn.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -13,11 +14,13 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "lowering/aot.h"
 #include "lowering/backend.h"
 
 namespace af::lowering {
 
 namespace H = Halide;
+using detail::grid_fold;
 using detail::NK;
 using detail::RegionSpec;
 using ir::OpKind;
@@ -117,13 +120,6 @@ void gpu_rdom(H::Stage s, const H::RDom& r, int rank, const H::Expr& fold) {
   std::vector<H::VarOrRVar> loops;
   for (int k = 0; k < rank; ++k) loops.push_back(r[k]);
   gpu_loops(s, loops, fold);
-}
-
-// The grid fold for tensors of at most max_numel elements: blocks of 32,
-// at most 65,535 rows of `fold` blocks.
-int grid_fold(int64_t max_numel) {
-  const int64_t blocks = (max_numel + 31) / 32;
-  return static_cast<int>(std::max<int64_t>(1, (blocks + 65534) / 65535));
 }
 
 struct Built {
@@ -379,23 +375,27 @@ struct CompileCache::Impl {
   int64_t hits = 0, misses = 0;
   double compile_ms = 0;
   std::vector<double> each;
+  detail::AotKernels aot;  // the persistent cache's loaded kernels (lowering/aot_cache.cc)
 };
 
 CompileCache::CompileCache(size_t max_entries) : impl_(new Impl) { impl_->max_entries = max_entries; }
-int64_t CompileCache::evictions() const { return impl_->evictions; }
+int64_t CompileCache::evictions() const { return impl_->evictions + impl_->aot.evictions; }
 CompileCache::~CompileCache() = default;
 int64_t CompileCache::hits() const { return impl_->hits; }
 int64_t CompileCache::misses() const { return impl_->misses; }
 double CompileCache::compile_ms() const { return impl_->compile_ms; }
 const std::vector<double>& CompileCache::compile_ms_each() const { return impl_->each; }
-size_t CompileCache::size() const { return impl_->jit.size(); }
+size_t CompileCache::size() const { return impl_->jit.size() + impl_->aot.loaded.size(); }
 void CompileCache::clear() {
   impl_->jit.clear();
   impl_->ptx.clear();
   impl_->hits = impl_->misses = 0;
   impl_->compile_ms = 0;
   impl_->each.clear();
+  impl_->aot.loaded.clear();  // kernels stay mapped; the next lookups go to the disk store
 }
+int64_t CompileCache::disk_hits() const { return impl_->aot.disk_hits; }
+int64_t CompileCache::disk_corrupt() const { return impl_->aot.corrupt; }
 
 bool cuda_available(std::string* why) {
   void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -690,6 +690,86 @@ std::string Session::finish(oracles::Memory& mem, const std::vector<bool>& obser
     m.stats.cl_reads = static_cast<int>(now.reads - m.driver0.reads);
     m.stats.cl_launches = static_cast<int>(now.launches - m.driver0.launches);
     m.stats.max_grid = now.max_groups;
+  }
+  return "";
+}
+
+AotKernels& aot_kernels(CompileCache& cache) {
+  cache.impl()->aot.max_entries = cache.impl()->max_entries;
+  return cache.impl()->aot;
+}
+
+void note_lookup(CompileCache& cache, LowerStats& stats, bool hit, bool compiled, double compile_ms) {
+  auto& c = *cache.impl();
+  if (hit) {
+    ++c.hits;
+    ++stats.cache_hits;
+    return;
+  }
+  ++c.misses;
+  ++stats.cache_misses;
+  if (!compiled) return;  // the disk store had it
+  c.compile_ms += compile_ms;
+  c.each.push_back(compile_ms);
+  stats.compile_ms += compile_ms;
+}
+
+std::string halide_version() {
+  // Debian's Halide 14 headers carry no version macros: the major version,
+  // the LLVM it was built with, and the library file's size (a rebuilt or
+  // upgraded libHalide changes it) key the cache instead.
+  static const std::string v = [] {
+    std::string r = "14 llvm" + std::to_string(H::Internal::get_llvm_version());
+    Dl_info info;
+    struct stat st;
+    if (dladdr(reinterpret_cast<void*>(&H::Internal::get_llvm_version), &info) && info.dli_fname &&
+        stat(info.dli_fname, &st) == 0)
+      r += " lib" + std::to_string(static_cast<long long>(st.st_size));
+    return r;
+  }();
+  return v;
+}
+
+std::string aot_target_string(Target t, bool portable) {
+  // Kits run on other machines: a baseline x86-64 (every AVX2 server) for
+  // the host part; the cache serves this machine, so it uses all it has.
+  H::Target h = portable ? H::Target("x86-64-linux-sse41-avx-avx2-f16c-fma") : H::get_host_target();
+  h = h.with_feature(H::Target::NoRuntime);
+  if (t == Target::OpenCL) h = h.with_feature(H::Target::OpenCL).with_feature(H::Target::CLDoubles);
+  if (t == Target::Cuda) h = h.with_feature(H::Target::CUDA).with_feature(H::Target::CUDACapability86);
+  return h.to_string();
+}
+
+std::string aot_compile_object(const RegionSpec& spec, Target t, const std::string& target_string,
+                               const std::string& object_path) {
+  try {
+    Built b = build(spec, t == Target::OpenCL || t == Target::Cuda);
+    // The argument order of lowering/aot.h.
+    std::vector<H::Argument> args;
+    for (auto& in : b.inputs) args.push_back(in);
+    for (auto& p : b.ip) args.push_back(p);
+    for (auto& p : b.fp) args.push_back(p);
+    args.push_back(b.fold);
+    if (b.has_status) {
+      args.push_back(b.expected);
+      args.push_back(b.status_in);
+      args.push_back(b.region);
+    }
+    H::Pipeline p(b.outputs);
+    p.compile_to_module(args, "region", H::Target(target_string)).compile({{H::OutputFileType::object, object_path}});
+  } catch (const H::Error& err) {
+    return std::string("Halide: ") + err.what();
+  } catch (const std::exception& err) {
+    return std::string("aot: ") + err.what();
+  }
+  return "";
+}
+
+std::string aot_compile_runtime(const std::string& target_string, const std::string& object_path) {
+  try {
+    H::compile_standalone_runtime(object_path, H::Target(target_string).without_feature(H::Target::NoRuntime));
+  } catch (const H::Error& err) {
+    return std::string("Halide runtime: ") + err.what();
   }
   return "";
 }

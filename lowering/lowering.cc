@@ -30,12 +30,6 @@ std::optional<Target> target_from_name(const std::string& s) {
   return std::nullopt;
 }
 
-bool target_available(Target t, std::string* why) {
-  if (t == Target::Cuda) return cuda_available(why);
-  if (t == Target::OpenCL) return opencl_available(why);
-  return true;
-}
-
 Expected expected_values(const ir::Program& p, const ir::Analysis& an) { return Expected{oracles::produced_values(p, an)}; }
 
 schedulers::Schedule program_order_schedule(const ir::Program& p, int per_region) {
@@ -67,8 +61,15 @@ std::vector<std::string> region_keys(const schedulers::Schedule& schedule, bool 
   return keys;
 }
 
-LowerResult run_schedule(const schedulers::Schedule& schedule, const LowerOptions& options, const Expected* expected,
-                         CompileCache& cache) {
+namespace detail {
+
+int grid_fold(int64_t max_numel) {
+  const int64_t blocks = (max_numel + 31) / 32;
+  return static_cast<int>(std::max<int64_t>(1, (blocks + 65534) / 65535));
+}
+
+LowerResult run_with(const schedulers::Schedule& schedule, const LowerOptions& options, const Expected* expected,
+                     const ExecutorFactory& make) {
   LowerResult res;
   const ir::Program& p = schedule.program;
   std::shared_ptr<const ir::Analysis> an = schedule.analysis;
@@ -79,10 +80,6 @@ LowerResult run_schedule(const schedulers::Schedule& schedule, const LowerOption
       return res;
     }
     an = std::make_shared<const ir::Analysis>(std::move(*a));
-  }
-  if (std::string why; !target_available(options.target, &why)) {
-    res.error = std::string("target ") + target_name(options.target) + ": " + why;
-    return res;
   }
   Expected own;
   if (options.checked && !expected) {
@@ -105,7 +102,8 @@ LowerResult run_schedule(const schedulers::Schedule& schedule, const LowerOption
   const Target exec = options.target == Target::Ptx ? Target::Host : options.target;
   const bool stale = options.inject == "fusion-stale-copy" || schedule.inject == "fusion-stale-copy";
   const bool alias_mutant = options.inject == "lower-halide-alias" || schedule.inject == "lower-halide-alias";
-  detail::Session session(cache, exec, alias_mutant, max_numel, res.stats);
+  const std::unique_ptr<detail::Executor> owned = make(exec, alias_mutant, max_numel, res.stats);
+  detail::Executor& session = *owned;
   // Checked mode: the expected values of all statements in one buffer (one
   // upload); base[k] is where statement k's values start.
   std::vector<int64_t> base;
@@ -182,5 +180,7 @@ LowerResult run_schedule(const schedulers::Schedule& schedule, const LowerOption
   res.ok = true;
   return res;
 }
+
+}  // namespace detail
 
 }  // namespace af::lowering

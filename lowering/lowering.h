@@ -148,6 +148,9 @@ struct LowerResult {
 // thread-safe: one cache per thread. At most max_entries compiled pipelines
 // are kept (least recently used evicted; each holds JIT code, about 0.5 MB);
 // 0 = unbounded.
+// Target host with the persistent kernel cache on (lowering/kernel_cache.h,
+// the default): a miss loads the AOT kernel from disk or compiles and stores
+// it; hits/misses count in-process lookups, compile_ms_each the compiles.
 class CompileCache {
  public:
   explicit CompileCache(size_t max_entries = 2048);
@@ -158,9 +161,14 @@ class CompileCache {
   int64_t hits() const;
   int64_t misses() const;
   double compile_ms() const;                    // total JIT compile time (CPU ms)
-  const std::vector<double>& compile_ms_each() const;  // one entry per miss
+  const std::vector<double>& compile_ms_each() const;  // one entry per compile
   size_t size() const;
   int64_t evictions() const;
+  // Persistent kernel cache (target host, lowering/kernel_cache.h): misses
+  // that the disk store answered (no compile), and corrupt or truncated
+  // entries found there and recompiled.
+  int64_t disk_hits() const;
+  int64_t disk_corrupt() const;
   void clear();
 
   struct Impl;
