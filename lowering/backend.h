@@ -66,6 +66,13 @@ LowerResult run_with(const schedulers::Schedule& schedule, const LowerOptions& o
 // (function "region", arguments in the order of lowering/aot.h); Halide's
 // runtime for a target string as an object file. "" or an error.
 std::string halide_version();
+// Where this process's AOT compiles spent their time (bench/kcache_bench):
+// Halide lowering to a module, LLVM code generation to an object, ld.
+struct AotTimes {
+  double lower_ms = 0, llvm_ms = 0, link_ms = 0;
+  int64_t compiles = 0;
+};
+AotTimes& aot_times();
 std::string aot_target_string(Target t, bool portable);
 std::string aot_compile_object(const RegionSpec& spec, Target t, const std::string& target_string,
                                const std::string& object_path);

@@ -734,7 +734,17 @@ std::string aot_target_string(Target t, bool portable) {
   // Kits run on other machines: a baseline x86-64 (every AVX2 server) for
   // the host part; the cache serves this machine, so it uses all it has.
   H::Target h = portable ? H::Target("x86-64-linux-sse41-avx-avx2-f16c-fma") : H::get_host_target();
-  h = h.with_feature(H::Target::NoRuntime);
+  // LLVM's loop passes were 40% of a miss's LLVM time (bench/kcache_bench:
+  // 109 -> 64 ms per compile, p95 430 -> 238 ms); fuzzed tensors are tiny,
+  // so the code they would speed up runs for microseconds.
+  h = h.with_feature(H::Target::NoRuntime).with_feature(H::Target::DisableLLVMLoopOpt);
+  // Experiments (bench/kcache_bench.sh): extra features, e.g. "no_asserts".
+  if (const char* extra = std::getenv("AF_AOT_FEATURES"); extra && *extra) {
+    std::stringstream ss(extra);
+    std::string f;
+    while (std::getline(ss, f, '-'))
+      if (!f.empty()) h = h.with_feature(H::Target::feature_from_name(f));
+  }
   if (t == Target::OpenCL) h = h.with_feature(H::Target::OpenCL).with_feature(H::Target::CLDoubles);
   if (t == Target::Cuda) h = h.with_feature(H::Target::CUDA).with_feature(H::Target::CUDACapability86);
   return h.to_string();
@@ -756,7 +766,13 @@ std::string aot_compile_object(const RegionSpec& spec, Target t, const std::stri
       args.push_back(b.region);
     }
     H::Pipeline p(b.outputs);
-    p.compile_to_module(args, "region", H::Target(target_string)).compile({{H::OutputFileType::object, object_path}});
+    const double t0 = thread_cpu_ms();
+    H::Module m = p.compile_to_module(args, "region", H::Target(target_string));
+    const double t1 = thread_cpu_ms();
+    m.compile({{H::OutputFileType::object, object_path}});
+    aot_times().lower_ms += t1 - t0;
+    aot_times().llvm_ms += thread_cpu_ms() - t1;
+    ++aot_times().compiles;
   } catch (const H::Error& err) {
     return std::string("Halide: ") + err.what();
   } catch (const std::exception& err) {

@@ -246,9 +246,12 @@ int64_t parse_size(const std::string& s) {
 }
 
 std::string link_shared(const std::vector<std::string>& objects, const std::string& out) {
-  // ld directly (not the compiler driver, which costs more than the link):
-  // no separate code segment, so a small kernel is one page or two.
-  std::vector<std::string> args = {"ld", "-shared", "-z", "noseparate-code", "--hash-style=gnu", "-o", out};
+  // ld directly (not the compiler driver, which costs more than the link).
+  // Small files matter (a kit of 500 programs holds thousands): one code
+  // segment, no RELRO page, no static symbol table (region_argv stays in
+  // the dynamic one): 6 KB instead of 10 KB for a small kernel.
+  std::vector<std::string> args = {"ld", "-shared", "-z", "noseparate-code", "-z", "norelro", "-s",
+                                   "--hash-style=gnu", "-o", out};
   args.insert(args.end(), objects.begin(), objects.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());

@@ -63,6 +63,11 @@ std::vector<std::string> region_keys(const schedulers::Schedule& schedule, bool 
 
 namespace detail {
 
+AotTimes& aot_times() {
+  static AotTimes t;
+  return t;
+}
+
 int grid_fold(int64_t max_numel) {
   const int64_t blocks = (max_numel + 31) / 32;
   return static_cast<int>(std::max<int64_t>(1, (blocks + 65534) / 65535));

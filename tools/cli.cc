@@ -99,6 +99,8 @@ int cli_main(int argc, const char* const* argv) {
   register_compare(app, &status);
   register_convert(app, &status);
   register_capabilities(app, &status);
+  register_cache(app, &status);
+  register_kit(app, &status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

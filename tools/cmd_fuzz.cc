@@ -212,6 +212,7 @@ void register_fuzz(CLI::App& app, int* status) {
               "also log every divergence to findings-all.jsonl (findings.jsonl keeps one line per bucket)");
   c->add_option("--minimize-time", a->o.minimize_s, "seconds to minimize each new bucket's first finding (default 5; 120 with an external strategy; 0: off)");
   c->add_option("--minimize-total", a->o.minimize_total_s, "seconds for all minimization (default: a quarter of --time)");
+  add_kernel_cache_flags(c);
   c->callback([a, status] { *status = run(*a); });
 }
 

@@ -231,6 +231,7 @@ void register_run(CLI::App& app, int* status) {
   c->add_flag("--json", o->json, "print one JSON object");
   c->add_flag("--stats", o->stats,
               "print compile-cache and lowering counters, host<->device transfers (Halide targets)");
+  add_kernel_cache_flags(c);
   c->callback([o, status] { *status = run(*o); });
 }
 

@@ -21,6 +21,10 @@ void register_compare(CLI::App& app, int* status);
 void register_convert(CLI::App& app, int* status);
 void register_capabilities(CLI::App& app, int* status);
 void register_fidelity(CLI::App& app, int* status);
+void register_cache(CLI::App& app, int* status);
+void register_kit(CLI::App& app, int* status);
+// --kernel-cache DIR, --kernel-cache-max SIZE (tools/cmd_cache.cc).
+void add_kernel_cache_flags(CLI::App* c);
 
 // Parses argv (argv[0] the program name) and runs the subcommand it names;
 // returns the exit status (2 for a usage error).

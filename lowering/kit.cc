@@ -1,0 +1,104 @@
+#include "lowering/kit.h"
+
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "lowering/kernel_cache.h"
+
+namespace af::lowering {
+
+using nlohmann::json;
+
+void kit_add_expected(KitCase& c, const oracles::Observables& o, std::vector<float>& floats) {
+  c.expected_offset = static_cast<int64_t>(floats.size());
+  c.return_shapes.clear();
+  c.storage_sizes.clear();
+  for (const auto& r : o.returns) {
+    c.return_shapes.emplace_back(r.sizes.begin(), r.sizes.end());
+    floats.insert(floats.end(), r.v.begin(), r.v.end());
+  }
+  for (const auto& s : o.storages) {
+    c.storage_sizes.push_back(static_cast<int64_t>(s.size()));
+    floats.insert(floats.end(), s.begin(), s.end());
+  }
+}
+
+oracles::Observables kit_expected(const KitCase& c, const std::vector<float>& floats) {
+  oracles::Observables o;
+  size_t at = static_cast<size_t>(c.expected_offset);
+  auto take = [&](int64_t n) {
+    std::vector<float> v;
+    if (at + static_cast<size_t>(n) <= floats.size()) v.assign(floats.begin() + at, floats.begin() + at + n);
+    at += static_cast<size_t>(n);
+    return v;
+  };
+  for (const auto& shape : c.return_shapes) {
+    oracles::Dense d;
+    int64_t n = 1;
+    for (int64_t s : shape) {
+      d.sizes.push_back(s);
+      n *= s;
+    }
+    d.v = take(n);
+    o.returns.push_back(std::move(d));
+  }
+  for (int64_t n : c.storage_sizes) o.storages.push_back(take(n));
+  return o;
+}
+
+std::string write_kit(const std::string& dir, const Kit& kit, const std::vector<float>& floats) {
+  json cases = json::array();
+  for (const auto& c : kit.cases)
+    cases.push_back({{"program", c.program}, {"strategy", c.strategy}, {"fusion", c.fusion},
+                     {"must_agree", c.must_agree}, {"original", c.original}, {"scheduled", c.scheduled}, {"regions", c.regions},
+                     {"expected_offset", c.expected_offset}, {"return_shapes", c.return_shapes},
+                     {"storage_sizes", c.storage_sizes}});
+  const json j = {{"format", 1},
+                  {"target", kit.target},
+                  {"target_string", kit.target_string},
+                  {"halide_version", kit.halide_version},
+                  {"seed", kit.seed},
+                  {"build_errors", kit.build_errors},
+                  {"cases", cases}};
+  std::string why;
+  const std::string bytes(reinterpret_cast<const char*>(floats.data()), floats.size() * sizeof(float));
+  if (!write_file_atomic(dir + "/expected.bin", bytes, &why) || !write_file_atomic(dir + "/kit.json", j.dump(), &why))
+    return why;
+  return "";
+}
+
+std::string read_kit(const std::string& dir, Kit* kit, std::vector<float>* floats) {
+  std::string text, bytes;
+  if (!read_bytes(dir + "/kit.json", &text)) return "cannot read " + dir + "/kit.json";
+  if (!read_bytes(dir + "/expected.bin", &bytes)) return "cannot read " + dir + "/expected.bin";
+  try {
+    const json j = json::parse(text);
+    kit->target = j.at("target");
+    kit->target_string = j.at("target_string");
+    kit->halide_version = j.at("halide_version");
+    kit->seed = j.at("seed");
+    kit->build_errors = j.at("build_errors").get<std::vector<std::string>>();
+    for (const auto& c : j.at("cases")) {
+      KitCase k;
+      k.program = c.at("program");
+      k.strategy = c.at("strategy");
+      k.fusion = c.at("fusion");
+      k.must_agree = c.at("must_agree");
+      k.original = c.at("original");
+      k.scheduled = c.at("scheduled");
+      k.regions = c.at("regions").get<std::vector<std::vector<int>>>();
+      k.expected_offset = c.at("expected_offset");
+      k.return_shapes = c.at("return_shapes").get<std::vector<std::vector<int64_t>>>();
+      k.storage_sizes = c.at("storage_sizes").get<std::vector<int64_t>>();
+      kit->cases.push_back(std::move(k));
+    }
+  } catch (const std::exception& e) {
+    return std::string("kit.json: ") + e.what();
+  }
+  floats->resize(bytes.size() / sizeof(float));
+  std::memcpy(floats->data(), bytes.data(), floats->size() * sizeof(float));
+  return "";
+}
+
+}  // namespace af::lowering

@@ -1,0 +1,174 @@
+// `aliasfuzz kit --target cuda|opencl|host --programs N --seed S
+// [--strategy ...] --out DIR`: a device kit (lowering/kit.h) for a machine
+// with a GPU driver and no compiler. Kernels are compiled for a portable
+// host part (lowering's aot_target_string(t, true)) through the persistent
+// cache (a rebuilt kit recompiles nothing), then copied into DIR/kernels.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+
+#include "fuzz/generator.h"
+#include "lowering/aot_build.h"
+#include "lowering/kit.h"
+#include "schedulers/schedulers.h"
+#include "tools/commands.h"
+
+namespace af::tools {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct KitArgs {
+  std::string target = "host", out;
+  int64_t programs = 100;
+  uint64_t seed = 1;
+  std::vector<std::string> strategies;
+};
+
+std::string self_dir() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? fs::path(std::string(buf, static_cast<size_t>(n))).parent_path().string() : ".";
+}
+
+// The runner built next to this binary (bazel-bin/lowering/kit_runner), or $AF_KIT_RUNNER.
+std::string find_runner() {
+  if (const char* e = std::getenv("AF_KIT_RUNNER"); e && *e) return e;
+  for (const std::string& p : {self_dir() + "/../lowering/kit_runner", self_dir() + "/aliasfuzz.runfiles/aliasfuzz/lowering/kit_runner"})
+    if (fs::exists(p)) return p;
+  return "";
+}
+
+// Shared libraries the runner needs besides glibc (libstdc++, libgcc_s,
+// libfmt): copied into bin/, which the runner's rpath ($ORIGIN) names.
+std::vector<std::string> runner_libs(const std::string& runner) {
+  std::vector<std::string> libs;
+  FILE* p = popen(("ldd '" + runner + "' 2>/dev/null").c_str(), "r");
+  char line[1024];
+  while (p && fgets(line, sizeof line, p)) {
+    const std::string l = line;
+    const auto arrow = l.find("=> /");
+    if (arrow == std::string::npos) continue;
+    const std::string path = l.substr(arrow + 3, l.find(' ', arrow + 3) - arrow - 3);
+    const std::string name = fs::path(path).filename().string();
+    static const std::set<std::string> glibc = {"libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "librt.so.1"};
+    if (!glibc.count(name)) libs.push_back(path);
+  }
+  if (p) pclose(p);
+  return libs;
+}
+
+int64_t folder_bytes(const std::string& dir) {
+  int64_t n = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) n += static_cast<int64_t>(e.file_size());
+  return n;
+}
+
+int run(const KitArgs& a) {
+  const auto t = lowering::target_from_name(a.target);
+  if (!t || *t == lowering::Target::Ptx) {
+    std::cerr << "aliasfuzz kit: --target must be host, opencl or cuda\n";
+    return 2;
+  }
+  const std::string runner = find_runner();
+  if (runner.empty()) {
+    std::cerr << "aliasfuzz kit: kit_runner not found (bazel build //lowering:kit_runner, or set AF_KIT_RUNNER)\n";
+    return 2;
+  }
+  fs::create_directories(a.out + "/bin");
+  const std::string ts = lowering::detail::aot_target_string(*t, true);
+  const std::string hv = lowering::detail::halide_version();
+  // Build through the persistent cache when it is on (one folder per target string's kit).
+  const std::string cache_dir = lowering::kernel_cache_dir("kit-" + a.target);
+  lowering::KernelStore kit_store(a.out + "/kernels");
+  lowering::KernelStore cache(cache_dir.empty() ? a.out + "/kernels" : cache_dir,
+                              lowering::kernel_cache_config().max_bytes);
+  auto take = [&](const std::string& key) { return &cache == &kit_store || kit_store.copy_from(cache, key); };
+  std::string why;
+  if (lowering::runtime_entry(cache, ts, &why).empty() || !take(lowering::KernelStore::full_key(hv, ts, "runtime"))) {
+    std::cerr << "aliasfuzz kit: Halide runtime for " << ts << ": " << why << "\n";
+    return 2;
+  }
+  lowering::Kit kit{a.target, ts, hv, a.seed, {}, {}};
+  std::vector<float> floats;
+  std::set<std::string> done;
+  int compiled = 0;
+  const auto strategies = a.strategies.empty() ? schedulers::strategy_names() : a.strategies;
+  const auto& fusions = schedulers::fusion_policy_names();
+  for (int64_t i = 0; i < a.programs; ++i) {
+    ir::Program p = fuzz::generate(a.seed, static_cast<uint64_t>(i));
+    auto an = ir::analyze(p);
+    if (!an) continue;
+    const oracles::Observables expected = oracles::run_eager(p, *an);
+    for (size_t k = 0; k < strategies.size(); ++k) {
+      schedulers::Options so;
+      so.strategy = strategies[k];
+      so.fusion = fusions[(static_cast<size_t>(i) + k) % fusions.size()];
+      auto s = schedulers::make_schedule(p, *an, so);
+      if (!s) continue;  // a strategy that cannot schedule this program (campaigns report it)
+      auto san = s->analysis ? *s->analysis : *ir::analyze(s->program);
+      const auto needed = lowering::detail::needed_after(s->program, san, s->regions);
+      for (bool checked : {false, true})
+        for (size_t r = 0; r < s->regions.size(); ++r) {
+          auto spec = lowering::detail::build_spec(s->program, san, s->regions[r], needed[r], checked);
+          if (!spec.has_code() || !done.insert(spec.key).second) continue;
+          bool fresh = false;
+          double ms = 0;
+          std::string err;
+          if (lowering::kernel_entry(cache, spec, *t, ts, &fresh, &ms, &err).empty() ||
+              !take(lowering::KernelStore::full_key(hv, ts, spec.key)))
+            kit.build_errors.push_back(fmt::format("program {} {} region {}: {}", i, so.strategy, r, err));
+          compiled += fresh;
+        }
+      const auto& must = schedulers::must_agree_strategy_names();
+      lowering::KitCase c{static_cast<int>(i), so.strategy, so.fusion,
+                          std::find(must.begin(), must.end(), so.strategy) != must.end(),
+                          ir::print(p), ir::print(s->program), s->regions, 0, {}, {}};
+      lowering::kit_add_expected(c, expected, floats);
+      kit.cases.push_back(std::move(c));
+    }
+  }
+  if (std::string e = lowering::write_kit(a.out, kit, floats); !e.empty()) {
+    std::cerr << "aliasfuzz kit: " << e << "\n";
+    return 2;
+  }
+  const auto copy = fs::copy_options::overwrite_existing;
+  fs::copy_file(runner, a.out + "/bin/kit_runner", copy);
+  for (const auto& lib : runner_libs(runner)) fs::copy_file(lib, a.out + "/bin/" + fs::path(lib).filename().string(), copy);
+  {
+    std::ofstream run(a.out + "/run");
+    run << "#!/bin/sh\n# Runs every case of this kit (unchecked and checked); results.json lands here\n"
+           "# unless --out DIR names another folder.\nd=$(cd \"$(dirname \"$0\")\" && pwd)\n"
+           "exec \"$d/bin/kit_runner\" \"$d\" \"$@\"\n";
+  }
+  fs::permissions(a.out + "/run", fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                      fs::perms::others_read | fs::perms::others_exec);
+  std::cout << fmt::format("kit {}: {} programs, {} cases, {} kernels ({} compiled now), {} build errors, {:.1f} MiB "
+                           "in {}\n",
+                           a.target, a.programs, kit.cases.size(), done.size(), compiled, kit.build_errors.size(),
+                           folder_bytes(a.out) / 1048576.0, a.out);
+  return 0;
+}
+
+}  // namespace
+
+void register_kit(CLI::App& app, int* status) {
+  auto a = std::make_shared<KitArgs>();
+  auto* c = app.add_subcommand("kit", "build a device kit: AOT kernels + a compiler-free runner (DIR/run)");
+  c->add_option("--target", a->target, "host, opencl or cuda (default host)");
+  c->add_option("--programs", a->programs, "generated programs [0, N) (default 100)");
+  c->add_option("--seed", a->seed, "generator seed (default 1)");
+  c->add_option("--strategy", a->strategies, "strategies (repeatable; default all)");
+  c->add_option("--out", a->out, "the kit's folder")->required();
+  add_kernel_cache_flags(c);
+  c->callback([a, status] { *status = run(*a); });
+}
+
+}  // namespace af::tools
