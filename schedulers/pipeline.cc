@@ -165,4 +165,17 @@ RunOutcome run_and_compare(const ir::Program& p, const ir::Analysis& an, const o
   return r;
 }
 
+std::vector<Schedule> rotating_schedules(const ir::Program& p, const ir::Analysis& an,
+                                         const std::vector<std::string>& strategies, size_t index) {
+  std::vector<Schedule> out;
+  const auto& fusions = fusion_policy_names();
+  for (size_t k = 0; k < strategies.size(); ++k) {
+    Options o;
+    o.strategy = strategies[k];
+    o.fusion = fusions[(index + k) % fusions.size()];
+    if (auto s = make_schedule(p, an, o)) out.push_back(std::move(*s));
+  }
+  return out;
+}
+
 }  // namespace af::schedulers

@@ -38,6 +38,13 @@ std::optional<std::string> check_options(const Options& o);
 // the strategy (reported, never a crash).
 ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an, const Options& o);
 
+// Program `index`'s schedule under each strategy (benchmarks, kits): the
+// fusion policy rotates with index + the strategy's position, so a run over
+// many programs covers every strategy/fusion pair; reorder program.
+// Strategies that cannot schedule the program are left out.
+std::vector<Schedule> rotating_schedules(const ir::Program& p, const ir::Analysis& an,
+                                         const std::vector<std::string>& strategies, size_t index);
+
 // The interpreter tier: executes the schedule region by region in its
 // order against real shared storage with the reference kernels. Inside a
 // region a read sees the newest version of a storage written earlier in

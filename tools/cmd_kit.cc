@@ -101,18 +101,13 @@ int run(const KitArgs& a) {
   std::set<std::string> done;
   int compiled = 0;
   const auto strategies = a.strategies.empty() ? schedulers::strategy_names() : a.strategies;
-  const auto& fusions = schedulers::fusion_policy_names();
   for (int64_t i = 0; i < a.programs; ++i) {
     ir::Program p = fuzz::generate(a.seed, static_cast<uint64_t>(i));
     auto an = ir::analyze(p);
     if (!an) continue;
     const oracles::Observables expected = oracles::run_eager(p, *an);
-    for (size_t k = 0; k < strategies.size(); ++k) {
-      schedulers::Options so;
-      so.strategy = strategies[k];
-      so.fusion = fusions[(static_cast<size_t>(i) + k) % fusions.size()];
-      auto s = schedulers::make_schedule(p, *an, so);
-      if (!s) continue;  // a strategy that cannot schedule this program (campaigns report it)
+    for (auto& sched : schedulers::rotating_schedules(p, *an, strategies, static_cast<size_t>(i))) {
+      const schedulers::Schedule* s = &sched;
       auto san = s->analysis ? *s->analysis : *ir::analyze(s->program);
       const auto needed = lowering::detail::needed_after(s->program, san, s->regions);
       for (bool checked : {false, true})
@@ -124,12 +119,12 @@ int run(const KitArgs& a) {
           std::string err;
           if (lowering::kernel_entry(cache, spec, *t, ts, &fresh, &ms, &err).empty() ||
               !take(lowering::KernelStore::full_key(hv, ts, spec.key)))
-            kit.build_errors.push_back(fmt::format("program {} {} region {}: {}", i, so.strategy, r, err));
+            kit.build_errors.push_back(fmt::format("program {} {} region {}: {}", i, s->strategy, r, err));
           compiled += fresh;
         }
       const auto& must = schedulers::must_agree_strategy_names();
-      lowering::KitCase c{static_cast<int>(i), so.strategy, so.fusion,
-                          std::find(must.begin(), must.end(), so.strategy) != must.end(),
+      lowering::KitCase c{static_cast<int>(i), s->strategy, s->fusion,
+                          std::find(must.begin(), must.end(), s->strategy) != must.end(),
                           ir::print(p), ir::print(s->program), s->regions, 0, {}, {}};
       lowering::kit_add_expected(c, expected, floats);
       kit.cases.push_back(std::move(c));
