@@ -68,8 +68,8 @@ struct Base {
 
 class Functionalize {
  public:
-  Functionalize(const ir::Program& p, const ir::Analysis& an, const std::string& inject)
-      : p_(p), an_(an), b_(p), per_input_(inject == "fn-per-input-base"), no_regen_(inject == "fn-no-regenerate") {}
+  Functionalize(const ir::Program& p, const ir::Analysis& an, Mutant mutant)
+      : p_(p), an_(an), b_(p), per_input_(mutant == Mutant::FnPerInputBase), no_regen_(mutant == Mutant::FnNoRegenerate) {}
 
   Transformed run() {
     vals_.resize(p_.num_values());
@@ -551,8 +551,8 @@ class Functionalize {
 
 }  // namespace
 
-Transformed functionalize_strategy(const ir::Program& p, const ir::Analysis& an, const std::string& inject) {
-  Functionalize f(p, an, inject);
+Transformed functionalize_strategy(const ir::Program& p, const ir::Analysis& an, Mutant mutant) {
+  Functionalize f(p, an, mutant);
   return f.run();
 }
 
