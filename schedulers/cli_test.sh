@@ -43,6 +43,10 @@ check "unknown reorder" 2 $A run $D/tanh_chain.af --reorder random:
 check "halide host target agrees" 0 $A run $D/tanh_chain.af --target host
 check "unknown target" 2 $A run $D/tanh_chain.af --target tpu
 check "lower-halide-alias accepted on interp" 0 $A run $D/tanh_chain.af --inject lower-halide-alias
+check "run --dump-passes" 0 $A run $D/alias_inputs.af --strategy functionalize --inject dce-drops-outputless --dump-passes
+for h in "after strategy functionalize" "after mutant dce-drops-outputless" "after dag" "after order program" "after regions none" "schedule"; do
+  grep -q "^# ---- $h" "$TEST_TMPDIR/out" || { echo "FAIL --dump-passes lacks '$h'"; fail=1; }
+done
 check "dot text" 0 $A dot $D/tanh_chain.af --strategy update_aliases-ordered --text
 grep -q "update_aliases(\[a\])" "$TEST_TMPDIR/out" || { echo "FAIL dot --text"; fail=1; }
 check "dot graphviz" 0 $A dot $D/chunk_war.af --strategy update_aliases --reorder fusion --fusion greedy
