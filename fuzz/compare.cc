@@ -23,8 +23,13 @@ std::vector<CompareRow> compare_strategies(const CompareOptions& o) {
   std::vector<std::string> strategies = o.strategies;
   if (strategies.empty()) {
     strategies = schedulers::strategy_names();
-    for (const auto& f : schedulers::ua_fix_names())
-      if (f != "dedupe" && f != "min") strategies.push_back("update_aliases+" + f);
+    // update_aliases with each fix alone (dedupe and min only refine war).
+    const auto& fixes = schedulers::ua_fix_names();
+    for (size_t k = 0; k < fixes.size(); ++k) {
+      const auto fix = static_cast<schedulers::UaFix>(1u << k);  // names follow the enum's bits
+      if (fix != schedulers::UaFix::Dedupe && fix != schedulers::UaFix::Min)
+        strategies.push_back("update_aliases+" + fixes[k]);
+    }
   }
   std::vector<CompareRow> rows;
   for (const auto& s : strategies)
