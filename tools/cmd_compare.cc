@@ -10,6 +10,7 @@
 #include "reports/svg.h"
 #include "fuzz/check.h"
 #include "tools/commands.h"
+#include "tools/run_flags.h"
 
 namespace af::tools {
 
@@ -88,8 +89,8 @@ void register_compare(CLI::App& app, int* status) {
   auto* c = app.add_subcommand("compare", "compare strategies and policies on the same generated programs");
   c->add_option("--programs", a->o.programs, "generated programs (default 200)");
   c->add_option("--seed", a->o.seed, "generator seed (default 1)")->check(unsigned_integer);
-  c->add_option("--strategy", a->o.strategies, "strategies (repeatable; default: all)");
-  c->add_option("--target", a->o.target, "where the schedules run: " + target_help());
+  flags::strategies(c, a->o.strategies, "default: all of this package");
+  flags::target(c, a->o.target, "default interp");
   c->add_option("--size", a->o.gen.size, "statements per program");
   c->add_option("--out", a->out, "output folder (default runs/compare-SEED)");
   c->callback([a, status] { *status = run(*a); });

@@ -18,6 +18,7 @@
 #include "oracles/external.h"
 #include "schedulers/schedulers.h"
 #include "tools/commands.h"
+#include "tools/run_flags.h"
 #include "oracles/json_out.h"
 #include "tools/target_executor.h"
 #include <memory>
@@ -33,7 +34,6 @@ struct RunOptions {
   bool checked = false, json = false, stats = false, dump_passes = false;
 };
 
-std::string join(const std::vector<std::string>& v) { return fmt::format("{}", fmt::join(v, ", ")); }
 
 // The "first_mismatch" JSON of a run that did not agree (null when it did).
 nlohmann::json first_mismatch_json(const schedulers::RunOutcome& r) {
@@ -198,13 +198,12 @@ void register_run(CLI::App& app, int* status) {
   auto o = std::make_shared<RunOptions>();
   auto* c = app.add_subcommand("run", "run a program under strategies and compare with the eager oracle");
   c->add_option("program", o->path, "the .af program")->required();
-  c->add_option("--strategy", o->strategies,
-                "strategy (repeatable): " + join(schedulers::strategy_names()) + "; default: every must-agree strategy");
-  c->add_option("--inject", o->inject, "a bug-zoo mutant: " + join(schedulers::mutant_names()));
-  c->add_option("--reorder", o->reorder, "reorder policy: " + join(schedulers::reorder_policy_names()));
-  c->add_option("--fusion", o->fusion, "fusion policy: " + join(schedulers::fusion_policy_names()));
-  c->add_option("--target", o->target, "where schedules run (interp: the reference kernels; the others: Halide): " + target_help());
-  c->add_flag("--checked", o->checked, "device-side checks (async asserts; Halide targets)");
+  flags::strategies(c, o->strategies, "or an external one; default: every must-agree strategy");
+  flags::inject(c, o->inject, "applied to every strategy");
+  flags::reorder(c, o->reorder, "default program");
+  flags::fusion(c, o->fusion, "default none");
+  flags::target(c, o->target, "default interp");
+  flags::checked(c, o->checked);
   c->add_flag("--json", o->json, "print one JSON object");
   c->add_flag("--dump-passes", o->dump_passes,
               "print the program after the strategy pass and the mutant pass (.af), the DAG, the order and the "
