@@ -15,6 +15,20 @@ std::string join_names(const std::vector<std::string>& v) {
 
 namespace {
 std::string join(const std::vector<std::string>& v) { return join_names(v); }
+
+// The value a table of {spelling, value} rows gives a name, and back.
+template <class Table>
+auto value_of(const Table& table, const std::string& name) -> std::optional<decltype(std::begin(table)->second)> {
+  for (const auto& [spelling, value] : table)
+    if (name == spelling) return value;
+  return std::nullopt;
+}
+template <class Table, class Value>
+const char* spelling_of(const Table& table, Value v) {
+  for (const auto& [spelling, value] : table)
+    if (value == v) return spelling;
+  std::abort();  // every enumerator has a row
+}
 bool contains(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
@@ -40,8 +54,7 @@ bool is_must_agree(const std::string& s) { return contains(must_agree_strategy_n
 std::optional<Strategy> parse_strategy(const std::string& name) {
   static const std::pair<const char*, StrategyKind> kPlain[] = {
       {"eager", StrategyKind::Eager}, {"none", StrategyKind::None}, {"functionalize", StrategyKind::Functionalize}};
-  for (const auto& [spelling, kind] : kPlain)
-    if (name == spelling) return Strategy{kind, UaFixes{}, name};
+  if (auto kind = value_of(kPlain, name)) return Strategy{*kind, UaFixes{}, name};
   if (auto fixes = ua_fixes_of(name)) return Strategy{StrategyKind::UpdateAliases, *fixes, name};
   return std::nullopt;
 }
@@ -102,8 +115,7 @@ const std::pair<const char*, ReorderKind> kSeedless[] = {{"program", ReorderKind
 }  // namespace
 
 std::optional<Reorder> parse_reorder(const std::string& r) {
-  for (const auto& [spelling, kind] : kSeedless)
-    if (r == spelling) return Reorder{kind, 0};
+  if (auto kind = value_of(kSeedless, r)) return Reorder{*kind, 0};
   const size_t n = std::char_traits<char>::length(kRandomPrefix);
   if (r.rfind(kRandomPrefix, 0) != 0 || r.size() == n || r.size() > n + 20) return std::nullopt;
   if (!std::all_of(r.begin() + n, r.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
@@ -113,9 +125,7 @@ std::optional<Reorder> parse_reorder(const std::string& r) {
 
 std::string reorder_name(const Reorder& r) {
   if (r.kind == ReorderKind::Random) return kRandomPrefix + std::to_string(r.seed);
-  for (const auto& [spelling, kind] : kSeedless)
-    if (kind == r.kind) return spelling;
-  std::abort();  // every kind has a spelling above
+  return spelling_of(kSeedless, r.kind);
 }
 
 const std::vector<std::string>& reorder_policy_names() {
@@ -142,17 +152,9 @@ const std::pair<const char*, Fusion> kFusions[] = {
     {"none", Fusion::None}, {"greedy", Fusion::Greedy}, {"consecutive", Fusion::Consecutive}, {"dataflow", Fusion::Dataflow}};
 }
 
-std::optional<Fusion> parse_fusion(const std::string& name) {
-  for (const auto& [spelling, f] : kFusions)
-    if (name == spelling) return f;
-  return std::nullopt;
-}
+std::optional<Fusion> parse_fusion(const std::string& name) { return value_of(kFusions, name); }
 
-const char* fusion_name(Fusion f) {
-  for (const auto& [spelling, g] : kFusions)
-    if (f == g) return spelling;
-  std::abort();
-}
+const char* fusion_name(Fusion f) { return spelling_of(kFusions, f); }
 
 const std::vector<std::string>& fusion_policy_names() {
   static const std::vector<std::string> v{"none", "greedy", "consecutive", "dataflow"};
@@ -169,17 +171,9 @@ const std::pair<const char*, Target> kTargets[] = {{"interp", Target::Interp},
                                                    {"ptx", Target::Ptx}};
 }
 
-std::optional<Target> parse_target(const std::string& name) {
-  for (const auto& [spelling, t] : kTargets)
-    if (name == spelling) return t;
-  return std::nullopt;
-}
+std::optional<Target> parse_target(const std::string& name) { return value_of(kTargets, name); }
 
-const char* target_name(Target t) {
-  for (const auto& [spelling, u] : kTargets)
-    if (t == u) return spelling;
-  std::abort();
-}
+const char* target_name(Target t) { return spelling_of(kTargets, t); }
 
 const std::vector<std::string>& target_names() {
   static const std::vector<std::string> v = [] {

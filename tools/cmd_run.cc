@@ -105,20 +105,6 @@ int run(const RunOptions& o) {
   for (auto& config : configs)
     if (config) config->target = *target;
   const bool on_halide = *target != schedulers::Target::Interp;
-  if (o.dump_passes) {
-    std::string text;
-    if (!read_file(o.path, &text)) return 2;
-    auto prog = ir::parse(text);
-    ir::Result<ir::Analysis> an = prog ? ir::analyze(*prog) : ir::Result<ir::Analysis>(prog.error());
-    if (!an) {
-      std::cerr << o.path << ":" << an.error().line << ": " << ir::kind_name(an.error().kind)
-                << " error: " << an.error().message << "\n";
-      return 2;
-    }
-    for (size_t k = 0; k < strategies.size(); ++k)
-      if (configs[k]) dump_passes(*prog, *an, *configs[k]);
-    return 0;
-  }
   std::string text;
   if (!read_file(o.path, &text)) return 2;
   nlohmann::json out;
@@ -133,6 +119,11 @@ int run(const RunOptions& o) {
       std::cout << o.path << ":" << e.line << ": " << ir::kind_name(e.kind) << " error: " << e.message << "\n";
     }
     return 2;
+  }
+  if (o.dump_passes) {
+    for (size_t k = 0; k < strategies.size(); ++k)
+      if (configs[k]) dump_passes(*prog, *an, *configs[k]);
+    return 0;
   }
   oracles::Observables expected = oracles::run_eager(*prog, *an);
   nlohmann::json runs = nlohmann::json::array();
