@@ -161,10 +161,16 @@ bool target_available(const std::string& target) {
   return t && (*t == schedulers::Target::Interp || g_executor);
 }
 
-schedulers::ExecuteOutcome execute(const schedulers::Schedule& s, const RunConfig& config) {
+schedulers::ExecuteOutcome execute(const schedulers::Schedule& s, const RunConfig& config,
+                                   const schedulers::ExpectedByStmt* expected) {
   schedulers::ExecuteOutcome out;
   if (config.target == schedulers::Target::Interp) {
-    out.obs = schedulers::interpret(s);
+    schedulers::ExpectedByStmt own;
+    if (config.checked && !expected) {
+      own = schedulers::checked_expectations(s, s.program, *s.analysis);
+      expected = &own;
+    }
+    out.obs = schedulers::interpret(s, config.checked ? expected : nullptr, &out.first_failure);
     return out;
   }
   if (!g_executor) {
@@ -172,13 +178,15 @@ schedulers::ExecuteOutcome execute(const schedulers::Schedule& s, const RunConfi
         "lowering", 0, std::string("target '") + schedulers::target_name(config.target) + "' is not linked into this program"};
     return out;
   }
-  return g_executor(s, config);
+  return g_executor(s, config, expected);
 }
 
 schedulers::RunOutcome run_on_target(const ir::Program& p, const ir::Analysis& an,
                                        const oracles::Observables& expected, const RunConfig& config) {
   return schedulers::run_and_compare(p, an, expected, config,
-                                     [&config](const schedulers::Schedule& s) { return execute(s, config); });
+                                     [&config](const schedulers::Schedule& s, const schedulers::ExpectedByStmt* e) {
+                                       return execute(s, config, e);
+                                     });
 }
 
 std::optional<std::string> parse_spec(const RunSpec& spec, RunConfig* out) {

@@ -85,7 +85,8 @@ std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observ
 // (tools/target_executor.cc), so that this checking core, the minimizer
 // and the libFuzzer target stay free of Halide.
 using TargetExecutor = schedulers::ExecuteOutcome (*)(const schedulers::Schedule& s,
-                                                      const schedulers::RunConfig& config);
+                                                      const schedulers::RunConfig& config,
+                                                      const schedulers::ExpectedByStmt* expected);
 void register_target_executor(TargetExecutor executor);
 bool target_available(const std::string& target);
 // interp, and the code-generating targets when an executor is registered:
@@ -96,7 +97,10 @@ const std::vector<std::string>& target_names();
 // registered executor for the others (a "lowering" failure when none is
 // linked). `run`, campaigns, `compare`, the minimizer and the libFuzzer
 // target all come here.
-schedulers::ExecuteOutcome execute(const schedulers::Schedule& s, const schedulers::RunConfig& config);
+// Checked mode compares every statement with `expected` (null: the
+// oracle's run of the scheduled program itself).
+schedulers::ExecuteOutcome execute(const schedulers::Schedule& s, const schedulers::RunConfig& config,
+                                   const schedulers::ExpectedByStmt* expected = nullptr);
 // Schedule, execute and compare with the oracle's observables.
 schedulers::RunOutcome run_on_target(const ir::Program& p, const ir::Analysis& an,
                                        const oracles::Observables& expected, const schedulers::RunConfig& config);

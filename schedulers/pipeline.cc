@@ -163,8 +163,11 @@ RunOutcome run_and_compare(const ir::Program& p, const ir::Analysis& an, const o
   r.regions = s->counters.regions;
   r.counters = s->counters;
   ExecuteOutcome x;
-  if (execute) x = execute(*s);
-  else x.obs = interpret(*s);
+  ExpectedByStmt checks;
+  if (c.checked) checks = checked_expectations(*s, p, an);
+  const ExpectedByStmt* e = c.checked ? &checks : nullptr;
+  if (execute) x = execute(*s, e);
+  else x.obs = interpret(*s, e, &x.first_failure);
   r.stats = std::move(x.stats);
   if (x.failure) return fail(std::move(*x.failure));
   r.first_failure = x.first_failure;

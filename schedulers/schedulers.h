@@ -75,7 +75,9 @@ struct RunOutcome {
 };
 // `execute` runs the schedule (the interpreter tier unless told otherwise:
 // fuzz::execute passes the executor of the run's target).
-using ExecuteFn = std::function<ExecuteOutcome(const Schedule&)>;
+// In checked mode it receives what every statement must produce
+// (checked_expectations against the source program); null otherwise.
+using ExecuteFn = std::function<ExecuteOutcome(const Schedule&, const ExpectedByStmt*)>;
 RunOutcome run_and_compare(const ir::Program& p, const ir::Analysis& an, const oracles::Observables& expected,
                            const RunConfig& c, const ExecuteFn& execute = {});
 RunOutcome run_and_compare(const ir::Program& p, const ir::Analysis& an, const oracles::Observables& expected,

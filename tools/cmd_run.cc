@@ -46,7 +46,7 @@ nlohmann::json first_mismatch_json(const schedulers::RunOutcome& r) {
     j = {{"observable", "check"}, {"index", r.first_failure->first_index}, {"expected", nullptr}, {"actual", nullptr}};
   if (r.first_failure) {
     const auto& f = *r.first_failure;
-    j["first_diverging_op"] = {{"stmt", f.stmt}, {"op", f.op}, {"line", f.line},
+    j["first_diverging_op"] = {{"stmt", f.stmt}, {"source_stmt", f.source_stmt}, {"op", f.op}, {"line", f.line},
                                {"region", f.region}, {"count", f.count}, {"first_index", f.first_index}};
   }
   return j;

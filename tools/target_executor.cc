@@ -31,13 +31,16 @@ nlohmann::json stats_json(const lowering::LowerStats& s, lowering::Target target
 // run it; ptx also assembles every region with ptxas, then runs on the
 // host. In checked mode each region also checks every value it produces
 // against the oracle's (async asserts); a failure names the first diverging op.
-schedulers::ExecuteOutcome execute(const schedulers::Schedule& s, const schedulers::RunConfig& config) {
+schedulers::ExecuteOutcome execute(const schedulers::Schedule& s, const schedulers::RunConfig& config,
+                                   const schedulers::ExpectedByStmt* expected) {
   schedulers::ExecuteOutcome out;
   lowering::LowerOptions lo;
   lo.target = config.target;
   lo.checked = config.checked;
   lo.mutant = config.mutant;
-  lowering::LowerResult r = lowering::run_schedule(s, lo, nullptr, compile_cache());
+  lowering::Expected by_stmt;
+  if (expected) by_stmt.by_stmt = *expected;
+  lowering::LowerResult r = lowering::run_schedule(s, lo, expected ? &by_stmt : nullptr, compile_cache());
   out.stats = stats_json(r.stats, config.target);
   if (!r.ok) {
     out.failure = schedulers::ExecutionFailure{"lowering", 0, r.error};
