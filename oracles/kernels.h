@@ -21,8 +21,8 @@ struct Dense {
 Dense gather(const std::vector<float>& storage, const Geometry& g);
 void scatter(std::vector<float>& storage, const Geometry& g, const std::vector<float>& values);
 
-float unary(ir::OpKind op, float x);          // exp, neg, abs, relu, tanh, sigmoid (in or out of place)
-float binary(ir::OpKind op, float a, float b);  // add, sub, mul, div (in or out of place)
+float unary(ir::Math f, float x);           // MathArity::Unary: exp, neg, abs, relu, tanh, sigmoid
+float binary(ir::Math f, float a, float b);  // MathArity::Binary: add, sub, mul, div
 float clamp(float x, float lo, float hi);
 
 Dense reduce(ir::OpKind op, const Dense& a, int64_t dim, bool keepdim);  // sum, amax
