@@ -8,8 +8,8 @@
 // tiny), so it knows every value exactly; a candidate whose result leaves
 // [-value_bound, value_bound] (or is not finite) is rolled back, divisors are
 // checked to be bounded away from 0 and exp arguments to be small. Each
-// element also carries a bound on its rounding noise (see "rounding noise"
-// below) so that compiled tiers cannot diverge from the oracle by rounding.
+// element also carries a bound on its rounding noise (see
+// fuzz/noise_model.h) so that compiled tiers cannot diverge from the oracle by rounding.
 //
 // Scenario mix: ops are drawn by weight; in-place ops prefer recently made
 // aliases ("hot" values), inputs and views of inputs; a fresh alias, piece or
@@ -29,6 +29,7 @@
 #include <cmath>
 #include <iterator>
 
+#include "fuzz/noise_model.h"
 #include "ir/analysis.h"
 #include "ir/hash.h"
 #include "oracles/eager.h"
@@ -99,40 +100,6 @@ class Rng {
   size_t left_ = 0;
 };
 
-constexpr OpKind kGenerated[] = {
-    OpKind::View,    OpKind::Reshape,  OpKind::Flatten,   OpKind::Contiguous, OpKind::T,
-    OpKind::Transpose, OpKind::Permute, OpKind::Slice,    OpKind::Narrow,     OpKind::Select,
-    OpKind::Unsqueeze, OpKind::Squeeze, OpKind::Expand,   OpKind::Diagonal,   OpKind::AsStrided,
-    OpKind::Chunk,   OpKind::Split,    OpKind::Unbind,    OpKind::Alias,
-    OpKind::AddI,    OpKind::SubI,     OpKind::MulI,      OpKind::DivI,       OpKind::ExpI,
-    OpKind::NegI,    OpKind::AbsI,     OpKind::ReluI,     OpKind::TanhI,      OpKind::SigmoidI,
-    OpKind::ClampI,  OpKind::FillI,    OpKind::ZeroI,     OpKind::CopyI,      OpKind::SetitemI,
-    OpKind::Add,     OpKind::Sub,      OpKind::Mul,       OpKind::Div,        OpKind::Exp,
-    OpKind::Neg,     OpKind::Abs,      OpKind::Relu,      OpKind::Tanh,       OpKind::Sigmoid,
-    OpKind::Clone,   OpKind::Sum,      OpKind::Amax,      OpKind::Softmax,    OpKind::Matmul,
-    OpKind::Cat,     OpKind::Full,
-};
-
-// Default relative weights (in units of 1/10). In-place ops and the ops
-// that create aliases are favoured: they are what the fuzzer is about.
-int default_weight(OpKind k) {
-  switch (k) {
-    case OpKind::AddI: case OpKind::MulI: case OpKind::CopyI: case OpKind::SetitemI:
-      return 18;
-    case OpKind::Slice: case OpKind::Select: case OpKind::Chunk: case OpKind::SubI: case OpKind::DivI:
-      return 14;
-    case OpKind::View: case OpKind::Reshape: case OpKind::Transpose: case OpKind::Narrow:
-    case OpKind::Split: case OpKind::Unbind: case OpKind::AsStrided: case OpKind::Add: case OpKind::Mul:
-    case OpKind::Clone: case OpKind::ExpI: case OpKind::NegI: case OpKind::AbsI: case OpKind::ReluI:
-    case OpKind::TanhI: case OpKind::SigmoidI: case OpKind::ClampI: case OpKind::FillI:
-      return 11;
-    case OpKind::Full: case OpKind::Alias: case OpKind::Squeeze: case OpKind::ZeroI:
-      return 6;
-    default:
-      return 8;
-  }
-}
-
 const double kSmall[] = {0.5, -0.5, 1.0, -1.0, 2.0, 0.25, 1.5, -2.0, 0.75, 3.0};
 const double kMulScalars[] = {0.5, -1.0, 2.0, -0.5, 1.5, 0.75, -2.0, 0.25};
 const double kDivScalars[] = {2.0, -2.0, 4.0, 0.5, -1.5, 1.25, -0.5, 3.0};
@@ -147,7 +114,7 @@ struct Gen {
   oracles::Memory mem;
   int next_impl = 0;
   int num_stmt_values = 0;
-  std::vector<int> weights;     // parallel to kGenerated (integers: determinism)
+  std::vector<int> weights;     // parallel to generated_ops() (integers: determinism)
   int total_weight = 0;
   std::vector<int> hot;         // recently created aliases / fresh copies: favourite write targets
   int last_written_storage = -1;
@@ -162,8 +129,8 @@ struct Gen {
   std::vector<int> storage_last_write;  // by storage id: last writing statement, -1 if none
 
   Gen(uint64_t seed, uint64_t index, const GenOptions& opt) : o(opt), r(seed, index) {
-    for (OpKind k : kGenerated) {
-      int w = default_weight(k);
+    for (OpKind k : generated_ops()) {
+      int w = ir::op_info(k).weight;
       auto it = o.op_weights.find(ir::op_name(k));
       if (it != o.op_weights.end()) w = static_cast<int>(std::lround(std::max(0.0, it->second) * w * 10));
       else w *= 10;
@@ -175,7 +142,7 @@ struct Gen {
 
   bool enabled(OpKind k) const {
     for (size_t i = 0; i < weights.size(); ++i)
-      if (kGenerated[i] == k) return weights[i] > 0;
+      if (generated_ops()[i] == k) return weights[i] > 0;
     return false;
   }
   int64_t cap() const { return std::max<int64_t>(o.max_numel, 1); }
@@ -323,212 +290,6 @@ struct Gen {
     });
   }
 
-  // ---- rounding noise ---------------------------------------------------------
-  //
-  // The oracle computes reductions in double and uses the C library's exp;
-  // compiled code (Halide on a CPU or GPU) may accumulate in float, fuse a
-  // multiply into an add, or use its own exp. Each element of each storage
-  // carries a bound on how far an implementation of the same program may
-  // drift from the oracle (first-order error analysis, worst case over
-  // roundings of eps relative each, a few ulp for transcendental functions).
-  // A candidate whose result could drift past a quarter of the comparison
-  // tolerance (1e-5 + 1e-5 * |value|) is dropped: no catastrophic
-  // cancellation, no division amplifying noise, no ill-conditioned sums.
-
-  struct Operand {
-    std::vector<float> v, n;  // values and noise bounds, in logical order
-  };
-  struct Pre {
-    int storage = -1;  // where the statement writes values (-1: nowhere)
-    Geometry og;       // the written elements
-    std::vector<Operand> ops;
-  };
-
-  Operand operand(const Arg& a, const Shape& shape) const {
-    const int64_t n = ir::numel_of(shape);
-    if (a.kind != Arg::Tensor) return {std::vector<float>(n, static_cast<float>(a.as_double())), std::vector<float>(n, 0.f)};
-    const ir::TensorMeta& m = an.values[a.i];
-    const Geometry g = m.g.sizes == shape ? m.g : ir::broadcast_to(m.g, shape);
-    return {oracles::gather(mem[m.storage], g).v, oracles::gather(noise[m.storage], g).v};
-  }
-  Operand dense(int64_t v) const {
-    const ir::TensorMeta& m = an.values[v];
-    return {oracles::gather(mem[m.storage], m.g).v, oracles::gather(noise[m.storage], m.g).v};
-  }
-
-  // Before execution: where values go, and the operands the noise rule needs.
-  Pre capture(const ir::Stmt& st, int fresh_storage) const {
-    Pre pre;
-    const auto& A = st.args;
-    if (ir::is_inplace(st.op)) {
-      const ir::TensorMeta& x = an.values[A[0].i];
-      pre.storage = x.storage;
-      pre.og = x.g;
-      if (st.op == OpKind::SetitemI) {
-        ir::CheckedArg t, d, b, e, step;
-        t.t = &x;
-        d.i = A[1].i;
-        b.i = A[2].i;
-        e.i = A[3].i;
-        step.i = 1;
-        pre.og = ir::infer(OpKind::Slice, {t, d, b, e, step}).value()[0].g;
-      }
-    } else if (fresh_storage >= 0) {
-      pre.storage = fresh_storage;
-      pre.og = an.values[st.outs[0]].g;
-    } else {
-      return pre;  // a view: no values written
-    }
-    const Shape& shape = pre.og.sizes;
-    switch (st.op) {
-      case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div:
-      case OpKind::AddI: case OpKind::SubI: case OpKind::MulI: case OpKind::DivI:
-        pre.ops = {operand(A[0], shape), operand(A[1], shape)};
-        break;
-      case OpKind::Exp: case OpKind::Neg: case OpKind::Abs: case OpKind::Relu: case OpKind::Tanh:
-      case OpKind::Sigmoid: case OpKind::ExpI: case OpKind::NegI: case OpKind::AbsI: case OpKind::ReluI:
-      case OpKind::TanhI: case OpKind::SigmoidI: case OpKind::ClampI:
-        pre.ops = {operand(A[0], shape)};
-        break;
-      case OpKind::CopyI: pre.ops = {operand(A[1], shape)}; break;
-      case OpKind::SetitemI: pre.ops = {operand(A[4], shape)}; break;
-      case OpKind::Clone: case OpKind::Reshape: case OpKind::Flatten: case OpKind::Contiguous:
-      case OpKind::Sum: case OpKind::Amax: case OpKind::Softmax:
-        pre.ops = {dense(A[0].i)};
-        break;
-      case OpKind::Matmul: pre.ops = {dense(A[0].i), dense(A[1].i)}; break;
-      case OpKind::Cat:
-        for (auto v : A[0].list) pre.ops.push_back(dense(v));
-        break;
-      default:  // fill_, zero_, full: exact
-        break;
-    }
-    return pre;
-  }
-
-  static void around(const Shape& s, int64_t dim, int64_t* outer, int64_t* n, int64_t* inner) {
-    *outer = 1;
-    *inner = 1;
-    *n = s.empty() ? 1 : s[dim];
-    for (int64_t d = 0; d < static_cast<int64_t>(s.size()); ++d) {
-      if (d < dim) *outer *= s[d];
-      if (d > dim) *inner *= s[d];
-    }
-  }
-
-  // After execution: the noise of every written element, or false when some
-  // element could drift too far.
-  bool noise_of(const ir::Stmt& st, const Pre& pre, std::vector<float>* out) const {
-    constexpr double eps = 1.2e-7, teps = 4 * eps;  // float rounding; transcendental functions
-    const std::vector<float> o = oracles::gather(mem[pre.storage], pre.og).v;
-    std::vector<double> n(o.size(), 0.0);
-    const auto& A = st.args;
-    auto wrapped = [&](int64_t d, size_t rank) { return *ir::wrap_dim(d, static_cast<int64_t>(rank)); };
-    switch (st.op) {
-      case OpKind::Add: case OpKind::Sub: case OpKind::AddI: case OpKind::SubI:
-        for (size_t i = 0; i < o.size(); ++i) n[i] = pre.ops[0].n[i] + pre.ops[1].n[i] + eps * std::fabs(o[i]);
-        break;
-      case OpKind::Mul: case OpKind::MulI:
-        for (size_t i = 0; i < o.size(); ++i) {
-          const double a = std::fabs(pre.ops[0].v[i]), b = std::fabs(pre.ops[1].v[i]);
-          const double na = pre.ops[0].n[i], nb = pre.ops[1].n[i];
-          n[i] = a * nb + b * na + na * nb + eps * std::fabs(o[i]);
-        }
-        break;
-      case OpKind::Div: case OpKind::DivI:
-        for (size_t i = 0; i < o.size(); ++i) {
-          const double d = std::fabs(pre.ops[1].v[i]) - pre.ops[1].n[i];
-          if (!(d > 0.25)) return false;
-          n[i] = (pre.ops[0].n[i] + std::fabs(o[i]) * pre.ops[1].n[i]) / d + eps * std::fabs(o[i]);
-        }
-        break;
-      case OpKind::Exp: case OpKind::ExpI:
-        for (size_t i = 0; i < o.size(); ++i)
-          n[i] = std::fabs(o[i]) * (std::expm1(static_cast<double>(pre.ops[0].n[i])) + teps);
-        break;
-      case OpKind::Tanh: case OpKind::TanhI:
-        for (size_t i = 0; i < o.size(); ++i) n[i] = pre.ops[0].n[i] + teps * std::fabs(o[i]);
-        break;
-      case OpKind::Sigmoid: case OpKind::SigmoidI:
-        for (size_t i = 0; i < o.size(); ++i) n[i] = 0.25 * pre.ops[0].n[i] + teps * std::fabs(o[i]);
-        break;
-      case OpKind::Relu: case OpKind::ReluI:
-        for (size_t i = 0; i < o.size(); ++i)
-          n[i] = pre.ops[0].v[i] < -pre.ops[0].n[i] ? 0.0 : pre.ops[0].n[i];  // robustly clamped to 0
-        break;
-      case OpKind::ClampI: {
-        const double lo = A[1].as_double(), hi = A[2].as_double();
-        for (size_t i = 0; i < o.size(); ++i) {
-          const double a = pre.ops[0].v[i], na = pre.ops[0].n[i];
-          n[i] = (a < lo - na || a > hi + na) ? 0.0 : na;
-        }
-        break;
-      }
-      case OpKind::Neg: case OpKind::Abs: case OpKind::NegI: case OpKind::AbsI: case OpKind::CopyI:
-      case OpKind::SetitemI: case OpKind::Clone: case OpKind::Reshape: case OpKind::Flatten:
-      case OpKind::Contiguous:
-        for (size_t i = 0; i < o.size(); ++i) n[i] = pre.ops[0].n[i];
-        break;
-      case OpKind::Sum: case OpKind::Amax: case OpKind::Softmax: {
-        const Operand& a = pre.ops[0];
-        const Shape& in = an.values[A[0].i].g.sizes;
-        int64_t outer, len, inner;
-        around(in, in.empty() ? 0 : wrapped(A[1].i, in.size()), &outer, &len, &inner);
-        for (int64_t q = 0; q < outer; ++q)
-          for (int64_t i = 0; i < inner; ++i) {
-            double sn = 0, sabs = 0, mx = 0;
-            for (int64_t k = 0; k < len; ++k) {
-              const int64_t j = (q * len + k) * inner + i;
-              sn += a.n[j];
-              sabs += std::fabs(a.v[j]);
-              mx = std::max<double>(mx, a.n[j]);
-            }
-            if (st.op == OpKind::Sum) n[q * inner + i] = sn + eps * static_cast<double>(len) * sabs;
-            else if (st.op == OpKind::Amax) n[q * inner + i] = mx;
-            else
-              for (int64_t k = 0; k < len; ++k) {
-                const int64_t j = (q * len + k) * inner + i;
-                n[j] = std::fabs(o[j]) * (std::expm1(2 * mx) + (len + 2) * teps);
-              }
-          }
-        break;
-      }
-      case OpKind::Matmul: {
-        const Operand &a = pre.ops[0], &b = pre.ops[1];
-        const Shape& sa = an.values[A[0].i].g.sizes;
-        const Shape& sb = an.values[A[1].i].g.sizes;
-        const int64_t M = sa[0], K = sa[1], N = sb[1];
-        for (int64_t i = 0; i < M; ++i)
-          for (int64_t j = 0; j < N; ++j) {
-            double acc = 0, sabs = 0;
-            for (int64_t k = 0; k < K; ++k) {
-              const double av = std::fabs(a.v[i * K + k]), bv = std::fabs(b.v[k * N + j]);
-              const double na = a.n[i * K + k], nb = b.n[k * N + j];
-              acc += av * nb + bv * na + na * nb;
-              sabs += av * bv;
-            }
-            n[i * N + j] = acc + eps * static_cast<double>(K) * sabs;
-          }
-        break;
-      }
-      case OpKind::Cat: {
-        std::vector<oracles::Dense> parts;
-        for (size_t k = 0; k < pre.ops.size(); ++k) parts.push_back({an.values[A[0].list[k]].g.sizes, pre.ops[k].n});
-        const oracles::Dense c = oracles::cat(parts, wrapped(A[1].i, pre.og.sizes.size()));
-        for (size_t i = 0; i < o.size(); ++i) n[i] = c.v[i];
-        break;
-      }
-      default:  // fill_, zero_, full, setitem_ of a number: exact
-        break;
-    }
-    out->resize(o.size());
-    for (size_t i = 0; i < o.size(); ++i) {
-      if (!(n[i] <= 0.25 * (1e-5 + 1e-5 * std::fabs(o[i])))) return false;
-      (*out)[i] = static_cast<float>(n[i]);
-    }
-    return true;
-  }
-
   // ---- emitting -------------------------------------------------------------
 
   std::string fresh_name() { return "t" + std::to_string(num_stmt_values++); }
@@ -594,16 +355,16 @@ struct Gen {
     mem.resize(an.storage_numel.size());
     noise.resize(an.storage_numel.size());
     if (fresh_storage >= 0) noise[fresh_storage].assign(an.storage_numel[fresh_storage], 0.f);
-    const Pre pre = o.guard_noise ? capture(st, fresh_storage) : Pre();
+    const NoiseCapture pre = o.guard_noise ? capture_operands(st, an, mem, noise, fresh_storage) : NoiseCapture();
     oracles::execute(st, an, mem);
     bool ok = inplace ? bounded(mem[written]) : (fresh_storage < 0 || bounded(mem[fresh_storage]));
     if (!ok) ++bound_exceeded;
     std::vector<float> out_noise;
-    if (ok && pre.storage >= 0 && !noise_of(st, pre, &out_noise)) {
+    if (ok && pre.storage >= 0 && !written_noise(st, an, mem, pre, &out_noise)) {
       ok = false;
       ++noise_rejected;
     }
-    if (ok && pre.storage >= 0) oracles::scatter(noise[pre.storage], pre.og, out_noise);
+    if (ok && pre.storage >= 0) oracles::scatter(noise[pre.storage], pre.written, out_noise);
     if (!ok) {
       noise.resize(ns);
       an.values.resize(nv);
@@ -665,8 +426,11 @@ struct Gen {
 
   bool try_op(OpKind op) {
     const int maxr = max_rank();
-    switch (op) {
-      case OpKind::View: case OpKind::Reshape: {
+    // One recipe per GenRecipe (ir/ops.h); ops sharing a recipe differ only
+    // in what the op itself does.
+    using R = ir::GenRecipe;
+    switch (ir::op_info(op).recipe) {
+      case R::Reshape: {
         int x = pick_where([&](int v) { return geo(v).numel() > 0; });
         if (x < 0) return false;
         const int rank = static_cast<int>(r.range(1, maxr));
@@ -676,23 +440,23 @@ struct Gen {
         // a view that is not expressible with strides: reshape copies instead
         return op == OpKind::View && enabled(OpKind::Reshape) && r.chance(500) && emit(OpKind::Reshape, {T(x), L(s)}) >= 0;
       }
-      case OpKind::Flatten: case OpKind::Contiguous: case OpKind::Alias: case OpKind::Clone: {
+      case R::Whole: {
         int x = pick_any();
         return emit(op, {T(x)}) >= 0;
       }
-      case OpKind::T: {
+      case R::T: {
         int x = pick_where([&](int v) { return geo(v).rank() == 2; });
         if (x < 0) x = pick_where([&](int v) { return geo(v).rank() <= 2; });
         if (x < 0) return false;
         return emit(op, {T(x)}) >= 0;
       }
-      case OpKind::Transpose: {
+      case R::Transpose: {
         int x = pick_where([&](int v) { return geo(v).rank() >= 2; });
         if (x < 0) return false;
         const int rank = geo(x).rank();
         return emit(op, {T(x), I(rand_dim(rank)), I(rand_dim(rank))}) >= 0;
       }
-      case OpKind::Permute: {
+      case R::Permute: {
         int x = pick_where([&](int v) { return geo(v).rank() >= 2; });
         if (x < 0) return false;
         const int rank = geo(x).rank();
@@ -702,7 +466,7 @@ struct Gen {
         if (r.chance(150)) perm[0] -= rank;
         return emit(op, {T(x), L(perm)}) >= 0;
       }
-      case OpKind::Slice: case OpKind::Narrow: case OpKind::Select: {
+      case R::Slice: {
         int x = pick_where([&](int v) { return geo(v).rank() >= 1 && geo(v).numel() > 1; });
         if (x < 0) return false;
         const Geometry& g = geo(x);
@@ -724,13 +488,13 @@ struct Gen {
         const int64_t step = r.chance(250) ? r.range(2, 3) : 1;
         return emit(op, {T(x), I(dim), I(s0), I(end), I(step)}) >= 0;
       }
-      case OpKind::Unsqueeze: {
+      case R::Unsqueeze: {
         int x = pick_where([&](int v) { return geo(v).rank() < maxr; });
         if (x < 0) return false;
         const int rank = geo(x).rank();
         return emit(op, {T(x), I(r.range(-(rank + 1), rank))}) >= 0;
       }
-      case OpKind::Squeeze: {
+      case R::Squeeze: {
         int x = pick_where([&](int v) {
           for (auto s : geo(v).sizes)
             if (s == 1) return true;
@@ -745,7 +509,7 @@ struct Gen {
         int64_t d = (!ones.empty() && r.chance(800)) ? r.pick(ones) : rand_dim(g.rank());
         return emit(op, {T(x), I(d)}) >= 0;
       }
-      case OpKind::Expand: {
+      case R::Expand: {
         int x = pick_where([&](int v) {
           if (geo(v).rank() < maxr) return true;
           for (auto s : geo(v).sizes)
@@ -767,7 +531,7 @@ struct Gen {
         }
         return emit(op, {T(x), L(s)}) >= 0;
       }
-      case OpKind::Diagonal: {
+      case R::Diagonal: {
         int x = pick_where([&](int v) { return geo(v).rank() >= 2; });
         if (x < 0) return false;
         const int rank = geo(x).rank();
@@ -775,7 +539,7 @@ struct Gen {
         if (d1 >= d0) ++d1;
         return emit(op, {T(x), I(r.range(-1, 1)), I(d0), I(d1)}) >= 0;
       }
-      case OpKind::AsStrided: {
+      case R::AsStrided: {
         int x = pick_any();
         const int64_t sn = meta(x).storage_numel;
         Shape sz, st;
@@ -796,7 +560,7 @@ struct Gen {
         }
         return emit(op, {T(x), L(sz), L(st), I(off)}) >= 0;
       }
-      case OpKind::Chunk: case OpKind::Split: case OpKind::Unbind: {
+      case R::Split: {
         int x = pick_where([&](int v) {
           for (auto s : geo(v).sizes)
             if (s >= 2 && s <= (op == OpKind::Unbind ? 4 : 8)) return true;
@@ -816,7 +580,7 @@ struct Gen {
         return emit(op, {T(x), I(r.range(std::max<int64_t>(lo, 1), n - 1)), I(dim)}) >= 0;
       }
       // ---- in-place ----
-      case OpKind::AddI: case OpKind::SubI: case OpKind::MulI: case OpKind::DivI: {
+      case R::InPlaceBinary: {
         int x = pick_target();
         if (x < 0) return false;
         const Shape to = geo(x).sizes;
@@ -826,14 +590,13 @@ struct Gen {
         if (y.kind == Arg::Tensor && r.chance(100) && op != OpKind::DivI) y = T(x);  // x op= x
         return emit(op, {T(x), y}, r.chance(150)) >= 0;
       }
-      case OpKind::ExpI: case OpKind::NegI: case OpKind::AbsI: case OpKind::ReluI:
-      case OpKind::TanhI: case OpKind::SigmoidI: case OpKind::ZeroI: {
+      case R::InPlaceUnary: {
         int x = op == OpKind::ZeroI && r.chance(200) ? pick_any() : pick_target();
         if (x < 0) return false;
         if (op == OpKind::ExpI && !(max_of(x) <= 4.0f)) return false;
         return emit(op, {T(x)}, r.chance(150)) >= 0;
       }
-      case OpKind::ClampI: {
+      case R::Clamp: {
         int x = pick_target();
         if (x < 0) return false;
         const double lo = r.pick(kSmall) - 1.0;
@@ -843,13 +606,13 @@ struct Gen {
         std::vector<Arg> args{T(x), F(lo), F(hi)};
         return emit(op, std::move(args), r.chance(150)) >= 0;
       }
-      case OpKind::FillI: {
+      case R::Fill: {
         int x = r.chance(300) ? pick_any() : pick_target();  // fill_ may write an expanded tensor
         if (x < 0) return false;
         std::vector<Arg> args{T(x), F(r.pick(kFill))};
         return emit(op, std::move(args), r.chance(150)) >= 0;
       }
-      case OpKind::CopyI: {
+      case R::Copy: {
         int x = pending_target < 0 && r.chance(400)
                     ? pick_where([&](int v) { return v < static_cast<int>(p.inputs.size()) && writable(v); })
                     : pick_target();
@@ -859,7 +622,7 @@ struct Gen {
         if (y < 0) return false;
         return emit(op, {T(x), T(y)}, r.chance(150)) >= 0;
       }
-      case OpKind::SetitemI: {
+      case R::Setitem: {
         int x = pick_target();
         if (x < 0 || geo(x).rank() < 1) x = pick_where([&](int v) { return geo(v).rank() >= 1 && writable(v); });
         if (x < 0) return false;
@@ -882,7 +645,7 @@ struct Gen {
         return emit(op, {T(x), I(r.chance(150) ? d - g.rank() : d), I(start), I(end), v}) >= 0;
       }
       // ---- out of place ----
-      case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: {
+      case R::Binary: {
         int a = pick_any();
         Arg b = F(op == OpKind::Div ? r.pick(kDivScalars) : op == OpKind::Mul ? r.pick(kMulScalars) : r.pick(kSmall));
         if (!r.chance(350)) {
@@ -896,20 +659,19 @@ struct Gen {
         }
         return emit(op, {T(a), b}) >= 0;
       }
-      case OpKind::Exp: case OpKind::Neg: case OpKind::Abs: case OpKind::Relu:
-      case OpKind::Tanh: case OpKind::Sigmoid: {
+      case R::Unary: {
         int a = pick_any();
         if (op == OpKind::Exp && !(max_of(a) <= 4.0f)) return false;
         return emit(op, {T(a)}) >= 0;
       }
-      case OpKind::Sum: case OpKind::Amax: case OpKind::Softmax: {
+      case R::Reduce: {
         int a = pick_where([&](int v) { return geo(v).rank() >= 1; });
         if (a < 0) a = pick_any();
         const int rank = std::max(1, geo(a).rank());
         if (op == OpKind::Softmax) return emit(op, {T(a), I(rand_dim(rank))}) >= 0;
         return emit(op, {T(a), I(rand_dim(rank)), I(r.below(2))}) >= 0;
       }
-      case OpKind::Matmul: {
+      case R::Matmul: {
         int a = pick_where([&](int v) { return geo(v).rank() == 2; });
         if (a < 0) return false;
         const int64_t k = geo(a).sizes[1];
@@ -922,7 +684,7 @@ struct Gen {
         }
         return emit(op, {T(a), T(b)}) >= 0;
       }
-      case OpKind::Cat: {
+      case R::Cat: {
         int a = pick_where([&](int v) { return geo(v).rank() >= 1 && geo(v).numel() > 0; });
         if (a < 0) return false;
         const Geometry& g = geo(a);
@@ -942,22 +704,23 @@ struct Gen {
         if (parts.size() < 2) parts.push_back(a);
         return emit(op, {Arg::tensors(parts), I(r.chance(150) ? d - g.rank() : d)}) >= 0;
       }
-      case OpKind::Full: {
+      case R::Full: {
         const int rank = static_cast<int>(r.range(0, maxr));
         Shape s = factor(rank == 0 ? 1 : r.range(1, std::min<int64_t>(cap(), 16)), rank);
         return emit(op, {L(s), F(r.pick(kFill))}) >= 0;
       }
-      default:
+      case R::NotGenerated:
         return false;
     }
+    return false;
   }
 
   OpKind choose_op() {
     const bool only_inplace = pending_target >= 0 && inplace_weight > 0;
     int64_t x = r.below(std::max(only_inplace ? inplace_weight : total_weight, 1));
     for (size_t i = 0; i < weights.size(); ++i) {
-      if (only_inplace && !ir::is_inplace(kGenerated[i])) continue;
-      if (x < weights[i]) return kGenerated[i];
+      if (only_inplace && !ir::is_inplace(generated_ops()[i])) continue;
+      if (x < weights[i]) return generated_ops()[i];
       x -= weights[i];
     }
     return OpKind::Clone;
@@ -1094,8 +857,15 @@ struct Gen {
 
 }  // namespace
 
+// The ops the generator draws, in table order (ir/ops.h: a recipe other
+// than NotGenerated); their default weights come from the table too.
 const std::vector<ir::OpKind>& generated_ops() {
-  static const std::vector<ir::OpKind> v(std::begin(kGenerated), std::end(kGenerated));
+  static const std::vector<ir::OpKind> v = [] {
+    std::vector<ir::OpKind> r;
+    for (ir::OpKind k : ir::all_ops())
+      if (ir::op_info(k).recipe != ir::GenRecipe::NotGenerated) r.push_back(k);
+    return r;
+  }();
   return v;
 }
 

@@ -56,8 +56,6 @@ float clamp(float x, float lo, float hi) {
   return std::min(std::max(x, lo), hi);
 }
 
-namespace {
-// Splits a shape around dim into outer * n * inner.
 void around(const Shape& s, int64_t dim, int64_t* outer, int64_t* n, int64_t* inner) {
   *outer = 1;
   *inner = 1;
@@ -67,7 +65,6 @@ void around(const Shape& s, int64_t dim, int64_t* outer, int64_t* n, int64_t* in
     if (d > dim) *inner *= s[d];
   }
 }
-}  // namespace
 
 Dense reduce(ir::OpKind op, const Dense& a, int64_t dim, bool keepdim) {
   int64_t outer, n, inner;

@@ -25,6 +25,10 @@ float unary(ir::Math f, float x);           // MathArity::Unary: exp, neg, abs, 
 float binary(ir::Math f, float a, float b);  // MathArity::Binary: add, sub, mul, div
 float clamp(float x, float lo, float hi);
 
+// Splits a shape around dim into outer * n * inner (n = 1 for a 0-d shape):
+// element (o, k, i) of the row-major order sits at (o * n + k) * inner + i.
+void around(const Shape& s, int64_t dim, int64_t* outer, int64_t* n, int64_t* inner);
+
 Dense reduce(ir::OpKind op, const Dense& a, int64_t dim, bool keepdim);  // sum, amax
 Dense softmax(const Dense& a, int64_t dim);
 Dense matmul(const Dense& a, const Dense& b);
