@@ -99,7 +99,9 @@ TEST(StrategiesOnHost, HalideTierEqualsInterpreterTierUnderMutants) {
     std::printf("mutant %s: diverges on %d of 12 programs\n", mutant.c_str(), n);
     EXPECT_TRUE(kCaughtOnTheseTwelve.count(mutant) || kRareOnTheseTwelve.count(mutant))
         << mutant << ": say whether these programs should catch it";
-    if (kCaughtOnTheseTwelve.count(mutant)) EXPECT_GT(n, 0) << mutant << " no longer diverges from the oracle";
+    if (kCaughtOnTheseTwelve.count(mutant)) {
+      EXPECT_GT(n, 0) << mutant << " no longer diverges from the oracle";
+    }
   }
   std::printf("mutants: %d runs\n", runs);
 }
