@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "lowering/backend.h"
+#include "oracles/kernels.h"
 
 namespace af::lowering {
 
@@ -61,9 +62,10 @@ H::Expr bits(H::Expr f) { return H::reinterpret(H::UInt(32), f); }
 H::Expr nonfinite(H::Expr f) { return (bits(f) & u32(0x7f800000u)) == u32(0x7f800000u); }
 H::Expr isnan_(H::Expr f) { return nonfinite(f) && (bits(f) & u32(0x007fffffu)) != u32(0); }
 
-// Halide's twin of oracles/kernels.cc: the same Math, the same order of
-// float operations. Math that is not a unary (binary) function here is a
-// bug in lowering/spec.cc.
+// Halide's twin of oracles/kernels.cc's unary: the same Math, the same
+// order of float operations (binary Math is one template for both,
+// oracles::binary). Math that is not a unary function here is a bug in
+// lowering/spec.cc.
 H::Expr unary(ir::Math f, H::Expr x) {
   using M = ir::Math;
   switch (f) {
@@ -77,19 +79,6 @@ H::Expr unary(ir::Math f, H::Expr x) {
     case M::Clamp: case M::Fill: case M::Zero: case M::Copy: break;
   }
   ir::internal_error(std::string("halide unary: not a unary function: ") + ir::math_name(f));
-}
-
-H::Expr binary(ir::Math f, H::Expr a, H::Expr b) {
-  using M = ir::Math;
-  switch (f) {
-    case M::Add: return a + b;
-    case M::Sub: return a - b;
-    case M::Mul: return a * b;
-    case M::Div: return a / b;
-    case M::None: case M::Exp: case M::Neg: case M::Abs: case M::Relu: case M::Tanh:
-    case M::Sigmoid: case M::Clamp: case M::Fill: case M::Zero: case M::Copy: break;
-  }
-  ir::internal_error(std::string("halide binary: not a binary function: ") + ir::math_name(f));
 }
 
 // GPU schedules, one for every stage of every GPU target (cuda, opencl,
@@ -200,7 +189,7 @@ Built build(const RegionSpec& s, bool gpu) {
         break;
       }
       case NK::Unary: f(pv) = unary(ir::math_of(static_cast<OpKind>(n.op)), in(0)(a)); break;
-      case NK::Binary: f(pv) = binary(ir::math_of(static_cast<OpKind>(n.op)), in(0)(a), in(1)(a)); break;
+      case NK::Binary: f(pv) = oracles::binary<H::Expr>(ir::math_of(static_cast<OpKind>(n.op)), in(0)(a), in(1)(a)); break;
       case NK::Clamp: {
         H::Expr x = in(0)(a);
         f(pv) = H::select(isnan_(x), x, H::min(H::max(x, b.fp[n.fp]), b.fp[n.fp + 1]));

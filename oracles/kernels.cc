@@ -18,9 +18,9 @@ void scatter(std::vector<float>& storage, const Geometry& g, const std::vector<f
   ir::for_each_offset(g, [&](int64_t o) { storage[o] = values[i++]; });
 }
 
-// The reference definition of each Math function; Halide's twin is in
-// lowering/halide_backend.cc. Math that is not a unary (binary) function
-// reaching here is a caller's bug.
+// The reference definition of each unary Math function; Halide's twin is
+// in lowering/halide_backend.cc (binary ones are shared: kernels.h). Math
+// that is not a unary function reaching here is a caller's bug.
 float unary(ir::Math f, float x) {
   using M = ir::Math;
   switch (f) {
@@ -34,19 +34,6 @@ float unary(ir::Math f, float x) {
     case M::Clamp: case M::Fill: case M::Zero: case M::Copy: break;
   }
   ir::internal_error(std::string("unary: not a unary function: ") + ir::math_name(f));
-}
-
-float binary(ir::Math f, float a, float b) {
-  using M = ir::Math;
-  switch (f) {
-    case M::Add: return a + b;
-    case M::Sub: return a - b;
-    case M::Mul: return a * b;
-    case M::Div: return a / b;
-    case M::None: case M::Exp: case M::Neg: case M::Abs: case M::Relu: case M::Tanh:
-    case M::Sigmoid: case M::Clamp: case M::Fill: case M::Zero: case M::Copy: break;
-  }
-  ir::internal_error(std::string("binary: not a binary function: ") + ir::math_name(f));
 }
 
 float clamp(float x, float lo, float hi) {

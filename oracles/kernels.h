@@ -2,6 +2,7 @@
 // values between a storage and a view of it. They exist once, shared by the
 // eager oracle and by the interpreter tier that executes schedules.
 #pragma once
+#include <string>
 #include <vector>
 
 #include "ir/geometry.h"
@@ -22,7 +23,22 @@ Dense gather(const std::vector<float>& storage, const Geometry& g);
 void scatter(std::vector<float>& storage, const Geometry& g, const std::vector<float>& values);
 
 float unary(ir::Math f, float x);           // MathArity::Unary: exp, neg, abs, relu, tanh, sigmoid
-float binary(ir::Math f, float a, float b);  // MathArity::Binary: add, sub, mul, div
+// MathArity::Binary: add, sub, mul, div, for any value type with the four
+// operators: float here, Halide::Expr in lowering/halide_backend.cc, so the
+// reference kernels and Halide share one definition.
+template <class V>
+V binary(ir::Math f, V a, V b) {
+  using M = ir::Math;
+  switch (f) {
+    case M::Add: return a + b;
+    case M::Sub: return a - b;
+    case M::Mul: return a * b;
+    case M::Div: return a / b;
+    case M::None: case M::Exp: case M::Neg: case M::Abs: case M::Relu: case M::Tanh:
+    case M::Sigmoid: case M::Clamp: case M::Fill: case M::Zero: case M::Copy: break;
+  }
+  ir::internal_error(std::string("binary: not a binary function: ") + ir::math_name(f));
+}
 float clamp(float x, float lo, float hi);
 
 // Splits a shape around dim into outer * n * inner (n = 1 for a 0-d shape):
