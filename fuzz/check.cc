@@ -13,25 +13,14 @@
 
 namespace af::fuzz {
 
-const std::vector<std::string>& must_agree_strategies() {
-  static const std::vector<std::string> v{"eager", "functionalize", "update_aliases-ordered", "update_aliases-min"};
-  return v;
-}
-
-const std::vector<std::string>& under_study_strategies() {
-  static const std::vector<std::string> v{"none", "update_aliases"};
-  return v;
-}
-
 // Run through a real compiler in Python (oracles/external.h); under study,
 // and only run when named (--strategy), never by default.
 const std::vector<std::string>& external_strategies() { return oracles::external_strategies(); }
 bool is_external(const std::string& s) { return oracles::is_external_strategy(s); }
 
-bool is_must_agree(const std::string& s) {
-  const auto& v = must_agree_strategies();
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
+using schedulers::Fusion;
+using schedulers::Mutant;
+using schedulers::RunConfig;
 
 namespace {
 using ir::mix64;
@@ -44,13 +33,13 @@ std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::ve
                                     const std::vector<std::string>& injects, const std::string& target) {
   std::vector<std::string> ss = strategies;
   if (ss.empty() && injects.empty()) {  // with only mutants asked for, run only them
-    ss = must_agree_strategies();
-    for (const auto& s : under_study_strategies()) ss.push_back(s);
+    ss = schedulers::must_agree_strategy_names();
+    for (const auto& s : schedulers::under_study_strategy_names()) ss.push_back(s);
   }
   std::vector<std::pair<std::string, std::string>> runs;  // strategy, inject
   for (const auto& s : ss) runs.push_back({s, ""});
   for (const auto& m : injects) runs.push_back({"", m});
-  static const char* kFusion[] = {"none", "greedy", "dataflow"};
+  static const Fusion kFusion[] = {Fusion::None, Fusion::Greedy, Fusion::Dataflow};
   std::vector<RunSpec> specs;
   for (const auto& [s, m] : runs) {
     const uint64_t h = mix64(mix64(seed ^ mix64(index)) ^ hash_str(s + "/" + m));
@@ -64,17 +53,16 @@ std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::ve
     }
     // Mostly random topological orders (they find ordering bugs); the
     // named policies now and then.
-    static const std::vector<std::string> named = [] {  // every policy but random:SEED
-      std::vector<std::string> v;
-      for (const auto& p : schedulers::reorder_policy_names())
-        if (schedulers::valid_reorder_policy(p)) v.push_back(p);
-      return v;
-    }();
+    const auto& named = schedulers::seedless_reorders();
     const uint64_t pick = h % (6 + named.size());
-    if (pick < 6) r.reorder = "random:" + std::to_string((h >> 8) % 1000000);
-    else r.reorder = named[pick - 6];
-    r.fusion = kFusion[(h >> 40) % 3];
-    if (m == "fusion-stale-copy" && r.fusion == std::string("none")) r.fusion = "greedy";  // needs fused regions
+    if (pick < 6) r.reorder = schedulers::reorder_name({schedulers::ReorderKind::Random, (h >> 8) % 1000000});
+    else r.reorder = schedulers::reorder_name(named[pick - 6]);
+    Fusion fusion = kFusion[(h >> 40) % 3];
+    const auto mutant = schedulers::parse_mutant(m);
+    if (mutant && *mutant != Mutant::None && schedulers::mutant_info(*mutant).needs_fused_regions &&
+        fusion == Fusion::None)
+      fusion = Fusion::Greedy;
+    r.fusion = schedulers::fusion_name(fusion);
     specs.push_back(r);
   }
   return specs;
@@ -84,9 +72,12 @@ namespace {
 // Coarse classes keep one bug in one bucket: a mutant's bug shows up under
 // many orders and ops, and a user wants one entry for it.
 std::string reorder_class(const std::string& reorder) {
-  return reorder == "program" ? "program-order" : "reordered";
+  const auto r = schedulers::parse_reorder(reorder);
+  return r && r->kind == schedulers::ReorderKind::Program ? "program-order" : "reordered";
 }
-std::string fusion_class(const std::string& fusion) { return fusion == "none" ? "unfused" : "fused"; }
+std::string fusion_class(const std::string& fusion) {
+  return schedulers::parse_fusion(fusion) == Fusion::None ? "unfused" : "fused";
+}
 std::string op_class(const std::string& op) {
   if (op.empty()) return "returns";  // no prefix diverges: the full program's returns do
   auto k = ir::op_from_name(op);
@@ -117,15 +108,6 @@ std::string bucket_of(const RunRecord& r) {
 
 namespace {
 
-schedulers::Options options_of(const RunSpec& s) {
-  schedulers::Options o;
-  o.strategy = s.strategy.empty() ? strategy_for_mutant(s.inject) : s.strategy;
-  o.inject = s.inject;
-  o.reorder = s.reorder;
-  o.fusion = s.fusion;
-  return o;
-}
-
 // The program cut after its first n statements, returning every value
 // those statements define: its divergence shows whether the bug has
 // happened by then.
@@ -140,47 +122,13 @@ ir::Program prefix(const ir::Program& p, size_t n) {
 }
 
 TargetExecutor g_executor = nullptr;
-std::vector<std::string>& registered_targets() {
-  static std::vector<std::string> names{"interp"};
-  return names;
-}
 
-// Schedules and runs one spec: the interpreter tier, or a registered
-// code-generating target.
-schedulers::RunOutcome run_spec_once(const ir::Program& p, const ir::Analysis& an,
-                                     const oracles::Observables& expected, const schedulers::Options& o,
-                                     const RunSpec& spec) {
-  if (spec.target == "interp" || spec.target.empty()) return schedulers::run_and_compare(p, an, expected, o);
-  schedulers::RunOutcome r;
-  if (!g_executor) {
-    r.error = "target '" + spec.target + "' is not linked into this program";
-    return r;
-  }
-  auto s = schedulers::make_schedule(p, an, o);
-  if (!s) {
-    r.error = s.error().message;
-    r.mismatch = oracles::Mismatch{"schedule", 0, 0, 0, r.error};
-    return r;
-  }
-  r.regions = s->counters.regions;
-  r.counters = s->counters;
-  TargetOutcome t = execute_on_target(*s, spec);
-  if (!t.ok) {
-    r.error = t.error;
-    r.mismatch = oracles::Mismatch{"lowering", 0, 0, 0, t.error};
-    return r;
-  }
-  r.mismatch = oracles::compare(p, expected, t.obs);
-  r.agree = !r.mismatch;
-  return r;
-}
-
-bool prefix_diverges(const ir::Program& p, size_t n, const schedulers::Options& o, const RunSpec& spec) {
+bool prefix_diverges(const ir::Program& p, size_t n, const RunConfig& config) {
   ir::Program q = prefix(p, n);
   auto an = ir::analyze(q);
   if (!an) return false;
   oracles::Observables expected = oracles::run_eager(q, *an);
-  return !run_spec_once(q, *an, expected, o, spec).agree;
+  return !run_on_target(q, *an, expected, config).agree;
 }
 
 // The kind of the first statement after which the run diverges (binary
@@ -201,35 +149,64 @@ std::string bisect_first_op(const ir::Program& p, const std::function<bool(size_
 
 }  // namespace
 
-void register_target_executor(TargetExecutor executor, std::vector<std::string> targets) {
-  g_executor = executor;
-  targets.insert(targets.begin(), "interp");
-  registered_targets() = std::move(targets);
-}
+void register_target_executor(TargetExecutor executor) { g_executor = executor; }
 
-const std::vector<std::string>& target_names() { return registered_targets(); }
+const std::vector<std::string>& target_names() {
+  static const std::vector<std::string> interp_only{schedulers::target_name(schedulers::Target::Interp)};
+  return g_executor ? schedulers::target_names() : interp_only;
+}
 
 bool target_available(const std::string& target) {
-  const auto& t = target_names();
-  return std::find(t.begin(), t.end(), target) != t.end();
+  const auto t = schedulers::parse_target(target);
+  return t && (*t == schedulers::Target::Interp || g_executor);
 }
 
-TargetOutcome execute_on_target(const schedulers::Schedule& s, const RunSpec& spec) {
-  if (!g_executor || !target_available(spec.target)) {
-    TargetOutcome out;
-    out.error = "target '" + spec.target + "' is not linked into this program";
+schedulers::ExecuteOutcome execute(const schedulers::Schedule& s, const RunConfig& config,
+                                   const schedulers::ExpectedByStmt* expected) {
+  schedulers::ExecuteOutcome out;
+  if (config.target == schedulers::Target::Interp) {
+    schedulers::ExpectedByStmt own;
+    if (config.checked && !expected) {
+      own = schedulers::checked_expectations(s, s.program, *s.analysis);
+      expected = &own;
+    }
+    out.obs = schedulers::interpret(s, config.checked ? expected : nullptr, &out.first_failure);
     return out;
   }
-  return g_executor(s, spec);
+  if (!g_executor) {
+    out.failure = schedulers::ExecutionFailure{
+        "lowering", 0, std::string("target '") + schedulers::target_name(config.target) + "' is not linked into this program"};
+    return out;
+  }
+  return g_executor(s, config, expected);
+}
+
+schedulers::RunOutcome run_on_target(const ir::Program& p, const ir::Analysis& an,
+                                       const oracles::Observables& expected, const RunConfig& config) {
+  return schedulers::run_and_compare(p, an, expected, config,
+                                     [&config](const schedulers::Schedule& s, const schedulers::ExpectedByStmt* e) {
+                                       return execute(s, config, e);
+                                     });
+}
+
+std::optional<std::string> parse_spec(const RunSpec& spec, RunConfig* out) {
+  schedulers::Options spelled;
+  spelled.strategy = spec.strategy.empty() ? strategy_for_mutant(spec.inject) : spec.strategy;
+  spelled.inject = spec.inject;
+  spelled.reorder = spec.reorder;
+  spelled.fusion = spec.fusion;
+  if (auto e = schedulers::parse_options(spelled, out)) return e;
+  const auto target = schedulers::parse_target(spec.target.empty() ? "interp" : spec.target);
+  if (!target)
+    return "unknown target '" + spec.target + "' (valid: " + schedulers::join_names(schedulers::target_names()) + ")";
+  if (out) out->target = *target;
+  return std::nullopt;
 }
 
 std::string strategy_for_mutant(const std::string& m) {
-  // fusion-stale-copy cannot fire under the update_aliases family: every
-  // access after a write sits behind an update_aliases node, which ends a
-  // region. Under functionalize the write-backs are fused with reads.
-  if (m.rfind("fn-", 0) == 0 || m == "fusion-stale-copy") return "functionalize";
-  if (m == "lower-halide-alias" || m == "dce-drops-outputless") return "eager";
-  return "update_aliases-ordered";  // ua-*
+  const auto mutant = schedulers::parse_mutant(m);
+  if (!mutant || *mutant == Mutant::None) return "update_aliases-ordered";  // as before: no mutant, no default of its own
+  return schedulers::mutant_info(*mutant).default_strategy;
 }
 
 CampaignRuns campaign_runs(const std::vector<std::string>& strategies, const std::vector<std::string>& injects) {
@@ -318,14 +295,22 @@ std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observ
     }
     RunRecord r;
     r.spec = s;
-    const schedulers::Options o = options_of(s);
-    schedulers::RunOutcome res = run_spec_once(p, *an, expected, o, s);
+    RunConfig config;
+    if (auto e = parse_spec(s, &config)) {  // as make_schedule reports unknown names
+      r.agree = false;
+      r.error = *e;
+      r.mismatch = oracles::Mismatch{"schedule", 0, 0, 0, *e};
+      r.ms = ms();
+      out.push_back(r);
+      continue;
+    }
+    schedulers::RunOutcome res = run_on_target(p, *an, expected, config);
     r.agree = res.agree;
     r.regions = res.regions;
     r.mismatch = res.mismatch;
     r.error = res.error;
     if (!r.agree && r.mismatch && r.error.empty())
-      r.op = bisect_first_op(p, [&](size_t n) { return prefix_diverges(p, n, o, s); });
+      r.op = bisect_first_op(p, [&](size_t n) { return prefix_diverges(p, n, config); });
     r.ms = ms();
     out.push_back(r);
   }

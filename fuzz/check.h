@@ -8,9 +8,13 @@
 
 #include "ir/program.h"
 #include "oracles/eager.h"
+#include "schedulers/schedulers.h"
 
 namespace af::fuzz {
 
+// The settings of one run as spelled in settings.json, findings.jsonl and
+// on the command line (strategy "" runs the mutant's default strategy);
+// parse_spec turns them into the typed schedulers::RunConfig.
 struct RunSpec {
   std::string strategy, inject, reorder = "program", fusion = "none", target = "interp";
   bool operator==(const RunSpec& o) const {
@@ -37,10 +41,13 @@ struct RunRecord {
 // name (a Python child), else its target ("interp", "host", ...).
 std::string tier_of(const RunSpec& s);
 
-// The strategies that must always agree with the oracle, and those under study.
-const std::vector<std::string>& must_agree_strategies();
-const std::vector<std::string>& under_study_strategies();
-bool is_must_agree(const std::string& strategy);
+// The strategies that must always agree with the oracle (the one list is
+// schedulers::must_agree_strategy_names()).
+using schedulers::is_must_agree;
+
+// The typed settings of a spec (its empty strategy replaced by the
+// mutant's default); a usage error names the valid choices.
+std::optional<std::string> parse_spec(const RunSpec& spec, schedulers::RunConfig* out);
 // Strategies run through a real compiler in Python (the rows of
 // oracles/external.h's table: thunder, inductor, ...; and py:MODULE:FUNCTION):
 // under study, run only when named, compared with eager PyTorch of the
@@ -73,27 +80,30 @@ CampaignRuns campaign_runs(const std::vector<std::string>& strategies, const std
 std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observables& expected,
                                      const std::vector<RunSpec>& specs);
 
-// Executes a schedule on a code-generating target (lowering::target_names())
-// and returns its observables, or an error message. The binary that links
-// the Halide lowering registers it (tools/target_executor.cc), so that this
-// checking core, the minimizer and the libFuzzer target stay free of Halide.
-struct TargetOutcome {
-  bool ok = false;
-  oracles::Observables obs;
-  std::string error;
-};
-}  // namespace af::fuzz
-namespace af::schedulers { struct Schedule; }
-namespace af::fuzz {
-using TargetExecutor = TargetOutcome (*)(const schedulers::Schedule& s, const RunSpec& spec);
-// `targets`: the names the executor accepts (the lowering's target_names()).
-void register_target_executor(TargetExecutor executor, std::vector<std::string> targets);
+// Executes a schedule on a code-generating target (every target but
+// interp). The binary that links the Halide lowering registers it
+// (tools/target_executor.cc), so that this checking core, the minimizer
+// and the libFuzzer target stay free of Halide.
+using TargetExecutor = schedulers::ExecuteOutcome (*)(const schedulers::Schedule& s,
+                                                      const schedulers::RunConfig& config,
+                                                      const schedulers::ExpectedByStmt* expected);
+void register_target_executor(TargetExecutor executor);
 bool target_available(const std::string& target);
-// "interp" and the registered targets: the one list that validation and
-// help texts name.
+// interp, and the code-generating targets when an executor is registered:
+// the list that validation and help texts name.
 const std::vector<std::string>& target_names();
-// Runs a schedule on a registered target (an error when none is linked).
-TargetOutcome execute_on_target(const schedulers::Schedule& s, const RunSpec& spec);
+
+// The one path that runs a schedule: the interpreter tier for interp, the
+// registered executor for the others (a "lowering" failure when none is
+// linked). `run`, campaigns, `compare`, the minimizer and the libFuzzer
+// target all come here.
+// Checked mode compares every statement with `expected` (null: the
+// oracle's run of the scheduled program itself).
+schedulers::ExecuteOutcome execute(const schedulers::Schedule& s, const schedulers::RunConfig& config,
+                                   const schedulers::ExpectedByStmt* expected = nullptr);
+// Schedule, execute and compare with the oracle's observables.
+schedulers::RunOutcome run_on_target(const ir::Program& p, const ir::Analysis& an,
+                                       const oracles::Observables& expected, const schedulers::RunConfig& config);
 
 // The strategy a mutant is run with when the spec names none.
 std::string strategy_for_mutant(const std::string& mutant);

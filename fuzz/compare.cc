@@ -23,8 +23,13 @@ std::vector<CompareRow> compare_strategies(const CompareOptions& o) {
   std::vector<std::string> strategies = o.strategies;
   if (strategies.empty()) {
     strategies = schedulers::strategy_names();
-    for (const auto& f : schedulers::ua_fix_names())
-      if (f != "dedupe" && f != "min") strategies.push_back("update_aliases+" + f);
+    // update_aliases with each fix alone (dedupe and min only refine war).
+    const auto& fixes = schedulers::ua_fix_names();
+    for (size_t k = 0; k < fixes.size(); ++k) {
+      const auto fix = static_cast<schedulers::UaFix>(1u << k);  // names follow the enum's bits
+      if (fix != schedulers::UaFix::Dedupe && fix != schedulers::UaFix::Min)
+        strategies.push_back("update_aliases+" + fixes[k]);
+    }
   }
   std::vector<CompareRow> rows;
   for (const auto& s : strategies)
@@ -36,32 +41,30 @@ std::vector<CompareRow> compare_strategies(const CompareOptions& o) {
     if (!an) continue;
     const oracles::Observables expected = oracles::run_eager(p, *an);
     for (CompareRow& row : rows) {
-      schedulers::Options opt;
-      opt.strategy = row.strategy;
-      opt.reorder = row.reorder == "random" ? "random:" + std::to_string(o.seed * 1000003 + k) : row.reorder;
-      opt.fusion = row.fusion;
+      // "random" in the table: a random order seeded per program.
+      const std::string reorder =
+          row.reorder == "random" ? "random:" + std::to_string(o.seed * 1000003 + k) : row.reorder;
       ++row.programs;
+      schedulers::RunConfig config;
+      if (parse_spec(RunSpec{row.strategy, "", reorder, row.fusion, o.target}, &config)) {
+        ++row.errors;
+        continue;
+      }
       const double t0 = now_us();
-      auto sched = schedulers::make_schedule(p, *an, opt);
+      auto sched = schedulers::make_schedule(p, *an, config);
       const double t1 = now_us();
       row.schedule_us += t1 - t0;
       if (!sched) {
         ++row.errors;
         continue;
       }
-      oracles::Observables actual;
-      if (o.target == "interp") {
-        actual = schedulers::interpret(*sched);
-      } else {
-        TargetOutcome t = execute_on_target(*sched, RunSpec{opt.strategy, "", opt.reorder, opt.fusion, o.target});
-        if (!t.ok) {
-          ++row.errors;
-          continue;
-        }
-        actual = std::move(t.obs);
+      const schedulers::ExecuteOutcome x = execute(*sched, config);
+      if (x.failure) {
+        ++row.errors;
+        continue;
       }
       row.run_us += now_us() - t1;
-      if (!oracles::compare(p, expected, actual)) ++row.agree;
+      if (!oracles::compare(p, expected, x.obs)) ++row.agree;
       const schedulers::Counters& c = sched->counters;
       row.regions += c.regions;
       row.fusion_breaks += c.fusion_breaks;

@@ -35,7 +35,7 @@ struct Config {
   bool abort_all = false;
   Config() {
     strategies = env_list("AF_FUZZ_STRATEGY");
-    if (strategies.empty()) strategies = af::fuzz::must_agree_strategies();
+    if (strategies.empty()) strategies = af::schedulers::must_agree_strategy_names();
     if (strategies.size() == 1 && strategies[0] == "-") strategies.clear();  // only the mutants
     injects = env_list("AF_FUZZ_INJECT");
     const char* a = std::getenv("AF_FUZZ_ABORT");

@@ -552,13 +552,9 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
     m.error = "invalid program: " + an.error().to_string();
     return m;
   }
-  schedulers::Options so;
-  so.strategy = spec.strategy.empty() ? strategy_for_mutant(spec.inject) : spec.strategy;
-  so.inject = spec.inject;
-  so.reorder = spec.reorder;
-  so.fusion = spec.fusion;
+  schedulers::RunConfig config;
   if (!is_external(spec.strategy))  // external strategies (check.h) have no schedulers options
-    if (auto e = schedulers::check_options(so)) {
+    if (auto e = parse_spec(spec, &config)) {
       m.error = *e;
       return m;
     }
@@ -577,8 +573,9 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
   // switch the random seed, and a candidate is kept exactly when it holds.
   RunSpec cur = spec;
   std::vector<std::string> alternatives;
-  if (spec.reorder.rfind("random:", 0) == 0)
-    for (int s = 0; s < o.seeds; ++s) alternatives.push_back("random:" + std::to_string(s));
+  if (!is_external(spec.strategy) && config.reorder.kind == schedulers::ReorderKind::Random)
+    for (int s = 0; s < o.seeds; ++s)
+      alternatives.push_back(schedulers::reorder_name({schedulers::ReorderKind::Random, static_cast<uint64_t>(s)}));
   const std::string bucket = m.bucket;
   bool switch_seeds = false;
   Interesting pred = [&cur, &alternatives, &bucket, &switch_seeds](const Program& q) {

@@ -289,18 +289,14 @@ if __name__ == "__main__":
 
 std::optional<oracles::Observables> strategy_observables(const ir::Program& p, const RunRecord& rec) {
   const RunSpec& s = rec.spec;
-  if (s.target != "interp" || !rec.mismatch || !rec.error.empty()) return std::nullopt;
-  schedulers::Options o;
-  o.strategy = s.strategy.empty() ? strategy_for_mutant(s.inject) : s.strategy;
-  o.inject = s.inject;
-  o.reorder = s.reorder;
-  o.fusion = s.fusion;
-  if (schedulers::check_options(o)) return std::nullopt;
+  if (!rec.mismatch || !rec.error.empty()) return std::nullopt;
+  schedulers::RunConfig config;
+  if (parse_spec(s, &config) || config.target != schedulers::Target::Interp) return std::nullopt;
   auto an = ir::analyze(p);
   if (!an) return std::nullopt;
-  auto sc = schedulers::make_schedule(p, *an, o);
+  auto sc = schedulers::make_schedule(p, *an, config);
   if (!sc) return std::nullopt;
-  oracles::Observables obs = schedulers::interpret(*sc);
+  oracles::Observables obs = execute(*sc, config).obs;
   if (obs.storages.size() > p.storages.size()) obs.storages.resize(p.storages.size());
   const auto mm = oracles::compare(p, oracles::run_eager(p, *an), obs);
   if (!mm || mm->observable != rec.mismatch->observable || mm->index != rec.mismatch->index) return std::nullopt;

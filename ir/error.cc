@@ -1,5 +1,8 @@
 #include "ir/error.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace af::ir {
 
 namespace {
@@ -17,6 +20,11 @@ std::optional<ErrorKind> kind_from_name(const std::string& s) {
 
 std::string Error::to_string() const {
   return "line " + std::to_string(line) + ": " + kind_name(kind) + ": " + message;
+}
+
+void internal_error(const std::string& what) {
+  std::fprintf(stderr, "aliasfuzz internal error: %s\n", what.c_str());
+  std::abort();
 }
 
 }  // namespace af::ir

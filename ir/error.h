@@ -19,6 +19,11 @@ struct Error {
   std::string to_string() const;  // "line 4: overlap: ..."
 };
 
+// A broken invariant of aliasfuzz itself (an op a switch does not know, an
+// unreachable state): prints `what` and aborts, so that no backend quietly
+// computes something else instead.
+[[noreturn]] void internal_error(const std::string& what);
+
 // A value or the error that prevented it.
 template <class T>
 class Result {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <tuple>
@@ -19,10 +20,42 @@ std::pair<int64_t, int64_t> slice_bounds(int64_t n, int64_t start, int64_t end) 
 
 namespace {
 
-const OpInfo kOps[] = {
-#define AF_INFO(e, n, c, s) {OpKind::e, n, OpClass::c, s},
+constexpr OpInfo kOps[] = {
+#define AF_INFO(e, n, c, s, fam, m, fn, torch, recipe, w) \
+  {OpKind::e, n, OpClass::c, s, Family::fam, Math::m, OpKind::fn, torch, GenRecipe::recipe, w},
     AF_OPS(AF_INFO)
 #undef AF_INFO
+};
+static_assert(std::size(kOps) == kOpCount, "one OpInfo per OpKind");
+
+// op_info indexes kOps by the enumerator: each row must sit at its own index.
+constexpr bool rows_in_order() {
+  for (int i = 0; i < kOpCount; ++i)
+    if (static_cast<int>(kOps[i].kind) != i) return false;
+  return true;
+}
+static_assert(rows_in_order(), "kOps rows follow OpKind order");
+
+// An in-place op's functional counterpart computes the same function out of place.
+constexpr bool functional_counterparts_agree() {
+  for (const OpInfo& o : kOps) {
+    const OpInfo& f = kOps[static_cast<int>(o.functional)];
+    if (f.kind != o.kind && (o.cls != OpClass::InPlace || f.cls != OpClass::OutOfPlace || f.math != o.math))
+      return false;
+  }
+  return true;
+}
+static_assert(functional_counterparts_agree(), "abs_ -> abs: same Math, in place -> out of place");
+
+constexpr MathArity kMathArity[] = {
+#define AF_MATH_ARITY(m, arity) MathArity::arity,
+    AF_MATH(AF_MATH_ARITY)
+#undef AF_MATH_ARITY
+};
+constexpr const char* kMathNames[] = {
+#define AF_MATH_NAME(m, arity) #m,
+    AF_MATH(AF_MATH_NAME)
+#undef AF_MATH_NAME
 };
 
 std::string fmt_shape(const Shape& s) {
@@ -441,6 +474,9 @@ Result<Outs> scatter(OpKind op, const std::vector<CheckedArg>& a) {
 
 const OpInfo& op_info(OpKind k) { return kOps[static_cast<int>(k)]; }
 
+MathArity math_arity(Math m) { return kMathArity[static_cast<int>(m)]; }
+const char* math_name(Math m) { return kMathNames[static_cast<int>(m)]; }
+
 const std::vector<OpKind>& all_ops() {
   static const std::vector<OpKind> v = [] {
     std::vector<OpKind> r;
@@ -463,25 +499,6 @@ std::optional<OpKind> op_from_name(const std::string& name) {
 
 bool is_multi_output(OpKind k) {
   return k == OpKind::Chunk || k == OpKind::Split || k == OpKind::Unbind || k == OpKind::UpdateAliases;
-}
-
-bool is_elementwise(OpKind k) {
-  switch (k) {
-    case OpKind::AddI: case OpKind::SubI: case OpKind::MulI: case OpKind::DivI:
-    case OpKind::ExpI: case OpKind::NegI: case OpKind::AbsI: case OpKind::ReluI:
-    case OpKind::TanhI: case OpKind::SigmoidI: case OpKind::ClampI: case OpKind::FillI:
-    case OpKind::ZeroI: case OpKind::CopyI: case OpKind::SetitemI:
-    case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div:
-    case OpKind::Exp: case OpKind::Neg: case OpKind::Abs: case OpKind::Relu:
-    case OpKind::Tanh: case OpKind::Sigmoid: case OpKind::Clone: case OpKind::Full:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool is_reduction(OpKind k) {
-  return k == OpKind::Sum || k == OpKind::Amax || k == OpKind::Softmax || k == OpKind::Matmul;
 }
 
 std::optional<int64_t> wrap_dim(int64_t dim, int64_t rank) {
@@ -554,7 +571,9 @@ Result<Geometry> scatter_slot(OpKind op, const Geometry& out, const std::vector<
     case OpKind::SliceScatter: return slice_geometry(out, a[2].i, a[3].i, a[4].i, a[5].i);
     case OpKind::SelectScatter: return select_geometry(out, a[2].i, a[3].i);
     case OpKind::DiagonalScatter: return diagonal_geometry(out, a[2].i, a[3].i, a[4].i);
-    default: return as_strided_geometry(TensorMeta{out, -1, out.numel()}, a[2].list, a[3].list, a[4].i);
+    case OpKind::AsStridedScatter:
+      return as_strided_geometry(TensorMeta{out, -1, out.numel()}, a[2].list, a[3].list, a[4].i);
+    default: internal_error(std::string("scatter_slot: not a scatter: ") + op_name(op));
   }
 }
 
@@ -564,6 +583,11 @@ Result<std::vector<OutMeta>> infer(OpKind op, const std::vector<CheckedArg>& a) 
     if (!r) return r.error();
     return view_of(*r);
   };
+  const OpInfo& info = op_info(op);
+  if (info.cls == OpClass::InPlace) return inplace(op, a);
+  // Unary and binary math broadcasts its arguments into a fresh result.
+  const MathArity arity = math_arity(info.math);
+  if (arity == MathArity::Unary || arity == MathArity::Binary) return elementwise(a);
   switch (op) {
     case OpKind::View: return reshape_like(*g, a[1].list, true);
     case OpKind::Reshape: return reshape_like(*g, a[1].list, false);
@@ -666,10 +690,6 @@ Result<std::vector<OutMeta>> infer(OpKind op, const std::vector<CheckedArg>& a) 
       for (int64_t i = 0; i < g->sizes[*w]; ++i) r.push_back(OutMeta{*select_geometry(*g, *w, i), false, 0});
       return r;
     }
-    case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div:
-    case OpKind::Exp: case OpKind::Neg: case OpKind::Abs: case OpKind::Relu:
-    case OpKind::Tanh: case OpKind::Sigmoid:
-      return elementwise(a);
     case OpKind::Clone: return fresh_contiguous(g->sizes);
     case OpKind::Sum: case OpKind::Amax: return reduction(op, *g, a[1].i, a[2].i);
     case OpKind::Softmax: {
@@ -702,27 +722,7 @@ Result<std::vector<OutMeta>> infer(OpKind op, const std::vector<CheckedArg>& a) 
       return r;
     }
     default:
-      return inplace(op, a);
-  }
-}
-
-}  // namespace af::ir
-
-namespace af::ir {
-
-std::optional<OpKind> out_of_place(OpKind k) {
-  switch (k) {
-    case OpKind::AddI: return OpKind::Add;
-    case OpKind::SubI: return OpKind::Sub;
-    case OpKind::MulI: return OpKind::Mul;
-    case OpKind::DivI: return OpKind::Div;
-    case OpKind::ExpI: return OpKind::Exp;
-    case OpKind::NegI: return OpKind::Neg;
-    case OpKind::AbsI: return OpKind::Abs;
-    case OpKind::ReluI: return OpKind::Relu;
-    case OpKind::TanhI: return OpKind::Tanh;
-    case OpKind::SigmoidI: return OpKind::Sigmoid;
-    default: return std::nullopt;
+      internal_error(std::string("infer: no shape rule for ") + info.name);
   }
 }
 

@@ -13,56 +13,149 @@
 
 namespace af::ir {
 
-#define AF_OPS(X)                                                      \
-  /* views */                                                          \
-  X(View, "view", View, "TL") X(Reshape, "reshape", MayAlias, "TL")    \
-  X(Flatten, "flatten", MayAlias, "T")                                 \
-  X(Contiguous, "contiguous", MayAlias, "T") X(T, "t", View, "T")      \
-  X(Transpose, "transpose", View, "TII")                               \
-  X(Permute, "permute", View, "TL") X(Slice, "slice", View, "TIIII")   \
-  X(Narrow, "narrow", View, "TIII") X(Select, "select", View, "TII")   \
-  X(Unsqueeze, "unsqueeze", View, "TI")                                \
-  X(Squeeze, "squeeze", View, "TI") X(Expand, "expand", View, "TL")    \
-  X(Diagonal, "diagonal", View, "TIII")                                \
-  X(AsStrided, "as_strided", View, "TLLI")                             \
-  X(Chunk, "chunk", View, "TII") X(Split, "split", View, "TII")        \
-  X(Unbind, "unbind", View, "TI") X(Alias, "alias", View, "T")         \
-  /* in-place */                                                       \
-  X(AddI, "add_", InPlace, "TX") X(SubI, "sub_", InPlace, "TX")        \
-  X(MulI, "mul_", InPlace, "TX") X(DivI, "div_", InPlace, "TX")        \
-  X(ExpI, "exp_", InPlace, "T") X(NegI, "neg_", InPlace, "T")          \
-  X(AbsI, "abs_", InPlace, "T") X(ReluI, "relu_", InPlace, "T")        \
-  X(TanhI, "tanh_", InPlace, "T") X(SigmoidI, "sigmoid_", InPlace, "T") \
-  X(ClampI, "clamp_", InPlace, "TNN") X(FillI, "fill_", InPlace, "TN") \
-  X(ZeroI, "zero_", InPlace, "T") X(CopyI, "copy_", InPlace, "TT")     \
-  X(SetitemI, "setitem_", InPlace, "TIIIX")                            \
-  /* out-of-place */                                                   \
-  X(Add, "add", OutOfPlace, "TX") X(Sub, "sub", OutOfPlace, "TX")      \
-  X(Mul, "mul", OutOfPlace, "TX") X(Div, "div", OutOfPlace, "TX")      \
-  X(Exp, "exp", OutOfPlace, "T") X(Neg, "neg", OutOfPlace, "T")        \
-  X(Abs, "abs", OutOfPlace, "T") X(Relu, "relu", OutOfPlace, "T")      \
-  X(Tanh, "tanh", OutOfPlace, "T")                                     \
-  X(Sigmoid, "sigmoid", OutOfPlace, "T")                               \
-  X(Clone, "clone", OutOfPlace, "T") X(Sum, "sum", OutOfPlace, "TII")  \
-  X(Amax, "amax", OutOfPlace, "TII")                                   \
-  X(Softmax, "softmax", OutOfPlace, "TI")                              \
-  X(Matmul, "matmul", OutOfPlace, "TT") X(Cat, "cat", OutOfPlace, "SI") \
-  X(Full, "full", OutOfPlace, "LN")                                    \
-  /* introduced by strategies: functionalization's scatters */         \
-  X(SliceScatter, "slice_scatter", Scatter, "TTIIII")                  \
-  X(SelectScatter, "select_scatter", Scatter, "TTII")                  \
-  X(DiagonalScatter, "diagonal_scatter", Scatter, "TTIII")             \
-  X(AsStridedScatter, "as_strided_scatter", Scatter, "TTLLI")          \
-  /* introduced by strategies: Thunder's alias threading */            \
-  X(UpdateAliases, "update_aliases", Meta, "S")
+// One row per op: what the parser, the oracle, the backends, the torch
+// bridge and the generator need to know about it. Columns:
+//   kind, name   the OpKind enumerator and the op's name in .af text;
+//   class        how its result relates to its argument's storage (OpClass);
+//   sig          one char per argument (see OpInfo::sig);
+//   family       what it computes (Family);
+//   math         the per-element function of an elementwise op (Math);
+//   functional   the out-of-place op computing what an in-place op writes
+//                (abs_ -> abs), else the op itself;
+//   torch        the PyTorch callable the torch bridge writes: ".m" a
+//                method of the first argument, "torch.f" a function of all
+//                arguments (the bridge respells a few ops as users write
+//                them: slice, alias, setitem_, clone, sum/amax, full);
+//   recipe       how the generator draws its arguments (GenRecipe);
+//   weight       the generator's default relative weight (units of 1/10).
+// A new op needs a row here; -Werror=switch then names every switch over
+// Math, Family or GenRecipe that must learn it.
+#define AF_OPS(X)                                                                                    \
+  /* views and may-alias ops: geometry, or a plain copy */                                           \
+  X(View, "view", View, "TL", Movement, None, View, ".view", Reshape, 11)                            \
+  X(Reshape, "reshape", MayAlias, "TL", Movement, None, Reshape, ".reshape", Reshape, 11)            \
+  X(Flatten, "flatten", MayAlias, "T", Movement, None, Flatten, ".flatten", Whole, 8)                \
+  X(Contiguous, "contiguous", MayAlias, "T", Movement, None, Contiguous, ".contiguous", Whole, 8)    \
+  X(T, "t", View, "T", Movement, None, T, ".t", T, 8)                                                \
+  X(Transpose, "transpose", View, "TII", Movement, None, Transpose, ".transpose", Transpose, 11)      \
+  X(Permute, "permute", View, "TL", Movement, None, Permute, ".permute", Permute, 8)                  \
+  X(Slice, "slice", View, "TIIII", Movement, None, Slice, "torch.ops.aten.slice.Tensor", Slice, 14)  \
+  X(Narrow, "narrow", View, "TIII", Movement, None, Narrow, ".narrow", Slice, 11)                    \
+  X(Select, "select", View, "TII", Movement, None, Select, ".select", Slice, 14)                     \
+  X(Unsqueeze, "unsqueeze", View, "TI", Movement, None, Unsqueeze, ".unsqueeze", Unsqueeze, 8)       \
+  X(Squeeze, "squeeze", View, "TI", Movement, None, Squeeze, ".squeeze", Squeeze, 6)                 \
+  X(Expand, "expand", View, "TL", Movement, None, Expand, ".expand", Expand, 8)                      \
+  X(Diagonal, "diagonal", View, "TIII", Movement, None, Diagonal, ".diagonal", Diagonal, 8)          \
+  X(AsStrided, "as_strided", View, "TLLI", Movement, None, AsStrided, ".as_strided", AsStrided, 11)  \
+  X(Chunk, "chunk", View, "TII", Movement, None, Chunk, ".chunk", Split, 14)                         \
+  X(Split, "split", View, "TII", Movement, None, Split, ".split", Split, 11)                          \
+  X(Unbind, "unbind", View, "TI", Movement, None, Unbind, ".unbind", Split, 11)                      \
+  X(Alias, "alias", View, "T", Movement, None, Alias, "torch.ops.aten.alias", Whole, 6)              \
+  /* in-place */                                                                                     \
+  X(AddI, "add_", InPlace, "TX", Elementwise, Add, Add, ".add_", InPlaceBinary, 18)                  \
+  X(SubI, "sub_", InPlace, "TX", Elementwise, Sub, Sub, ".sub_", InPlaceBinary, 14)                  \
+  X(MulI, "mul_", InPlace, "TX", Elementwise, Mul, Mul, ".mul_", InPlaceBinary, 18)                  \
+  X(DivI, "div_", InPlace, "TX", Elementwise, Div, Div, ".div_", InPlaceBinary, 14)                  \
+  X(ExpI, "exp_", InPlace, "T", Elementwise, Exp, Exp, ".exp_", InPlaceUnary, 11)                    \
+  X(NegI, "neg_", InPlace, "T", Elementwise, Neg, Neg, ".neg_", InPlaceUnary, 11)                    \
+  X(AbsI, "abs_", InPlace, "T", Elementwise, Abs, Abs, ".abs_", InPlaceUnary, 11)                    \
+  X(ReluI, "relu_", InPlace, "T", Elementwise, Relu, Relu, ".relu_", InPlaceUnary, 11)               \
+  X(TanhI, "tanh_", InPlace, "T", Elementwise, Tanh, Tanh, ".tanh_", InPlaceUnary, 11)               \
+  X(SigmoidI, "sigmoid_", InPlace, "T", Elementwise, Sigmoid, Sigmoid, ".sigmoid_", InPlaceUnary, 11) \
+  X(ClampI, "clamp_", InPlace, "TNN", Elementwise, Clamp, ClampI, ".clamp_", Clamp, 11)              \
+  X(FillI, "fill_", InPlace, "TN", Elementwise, Fill, FillI, ".fill_", Fill, 11)                     \
+  X(ZeroI, "zero_", InPlace, "T", Elementwise, Zero, ZeroI, ".zero_", InPlaceUnary, 6)               \
+  X(CopyI, "copy_", InPlace, "TT", Elementwise, Copy, CopyI, ".copy_", Copy, 18)                     \
+  X(SetitemI, "setitem_", InPlace, "TIIIX", Elementwise, Copy, SetitemI, ".__setitem__", Setitem, 18) \
+  /* out-of-place */                                                                                 \
+  X(Add, "add", OutOfPlace, "TX", Elementwise, Add, Add, "torch.add", Binary, 11)                    \
+  X(Sub, "sub", OutOfPlace, "TX", Elementwise, Sub, Sub, "torch.sub", Binary, 8)                     \
+  X(Mul, "mul", OutOfPlace, "TX", Elementwise, Mul, Mul, "torch.mul", Binary, 11)                    \
+  X(Div, "div", OutOfPlace, "TX", Elementwise, Div, Div, "torch.div", Binary, 8)                     \
+  X(Exp, "exp", OutOfPlace, "T", Elementwise, Exp, Exp, "torch.exp", Unary, 8)                       \
+  X(Neg, "neg", OutOfPlace, "T", Elementwise, Neg, Neg, "torch.neg", Unary, 8)                       \
+  X(Abs, "abs", OutOfPlace, "T", Elementwise, Abs, Abs, "torch.abs", Unary, 8)                       \
+  X(Relu, "relu", OutOfPlace, "T", Elementwise, Relu, Relu, "torch.relu", Unary, 8)                  \
+  X(Tanh, "tanh", OutOfPlace, "T", Elementwise, Tanh, Tanh, "torch.tanh", Unary, 8)                  \
+  X(Sigmoid, "sigmoid", OutOfPlace, "T", Elementwise, Sigmoid, Sigmoid, "torch.sigmoid", Unary, 8)   \
+  X(Clone, "clone", OutOfPlace, "T", Elementwise, Copy, Clone, ".clone", Whole, 11)                  \
+  X(Sum, "sum", OutOfPlace, "TII", Reduction, None, Sum, "torch.sum", Reduce, 8)                     \
+  X(Amax, "amax", OutOfPlace, "TII", Reduction, None, Amax, "torch.amax", Reduce, 8)                 \
+  X(Softmax, "softmax", OutOfPlace, "TI", Reduction, None, Softmax, "torch.softmax", Reduce, 8)      \
+  X(Matmul, "matmul", OutOfPlace, "TT", Reduction, None, Matmul, "torch.mm", Matmul, 8)              \
+  X(Cat, "cat", OutOfPlace, "SI", Concat, None, Cat, "torch.cat", Cat, 8)                            \
+  X(Full, "full", OutOfPlace, "LN", Elementwise, Fill, Full, "torch.full", Full, 6)                  \
+  /* introduced by strategies: functionalization's scatters */                                      \
+  X(SliceScatter, "slice_scatter", Scatter, "TTIIII", Scatter, None, SliceScatter,                   \
+    "torch.slice_scatter", NotGenerated, 0)                                                          \
+  X(SelectScatter, "select_scatter", Scatter, "TTII", Scatter, None, SelectScatter,                  \
+    "torch.select_scatter", NotGenerated, 0)                                                         \
+  X(DiagonalScatter, "diagonal_scatter", Scatter, "TTIII", Scatter, None, DiagonalScatter,           \
+    "torch.diagonal_scatter", NotGenerated, 0)                                                       \
+  X(AsStridedScatter, "as_strided_scatter", Scatter, "TTLLI", Scatter, None, AsStridedScatter,       \
+    "torch.as_strided_scatter", NotGenerated, 0)                                                     \
+  /* introduced by strategies: Thunder's alias threading (the bridge binds the inputs) */           \
+  X(UpdateAliases, "update_aliases", Meta, "S", Meta, None, UpdateAliases, "", NotGenerated, 0)
 
 enum class OpKind {
-#define AF_ENUM(e, n, c, s) e,
+#define AF_ENUM(e, ...) e,
   AF_OPS(AF_ENUM)
 #undef AF_ENUM
 };
+constexpr int kOpCount = 0
+#define AF_COUNT(...) +1
+    AF_OPS(AF_COUNT)
+#undef AF_COUNT
+    ;
 
 enum class OpClass { View, MayAlias, InPlace, OutOfPlace, Scatter, Meta };
+
+// What an op computes.
+enum class Family {
+  Movement,     // views and may-alias ops: geometry, or a copy of the values as they are
+  Elementwise,  // one Math function per element
+  Reduction,    // sum, amax, softmax, matmul: each result element reads many inputs
+  Concat,       // cat
+  Scatter,      // a clone of the base with a source written into a slot
+  Meta,         // update_aliases: no values move
+};
+
+// The per-element function of an elementwise op, and its arity:
+//   Unary    f(x) of the target (in place) or the argument;
+//   Binary   f(x, y), y the second argument (tensor broadcast, or number);
+//   Clamp    clamp(x, lo, hi) with two number bounds (NaN bound -> NaN);
+//   Fill     the number argument (fill_, full); Zero: 0 (zero_);
+//   Copy     the source tensor, broadcast (copy_, setitem_, clone).
+#define AF_MATH(X)                                                                        \
+  X(None, NotElementwise) X(Add, Binary) X(Sub, Binary) X(Mul, Binary) X(Div, Binary)    \
+  X(Exp, Unary) X(Neg, Unary) X(Abs, Unary) X(Relu, Unary) X(Tanh, Unary)                \
+  X(Sigmoid, Unary) X(Clamp, Clamp) X(Fill, Constant) X(Zero, Constant) X(Copy, Copy)
+enum class Math {
+#define AF_MATH_ENUM(m, arity) m,
+  AF_MATH(AF_MATH_ENUM)
+#undef AF_MATH_ENUM
+};
+enum class MathArity { NotElementwise, Unary, Binary, Clamp, Constant, Copy };
+MathArity math_arity(Math m);
+const char* math_name(Math m);
+
+// How the generator (fuzz/recipes.cc) draws an op's arguments; ops that
+// share a recipe differ only in what the op itself does.
+enum class GenRecipe {
+  NotGenerated,   // introduced by strategies only
+  Reshape,        // view, reshape: a factorization of numel
+  Whole,          // flatten, contiguous, alias, clone: the tensor alone
+  T, Transpose, Permute, Unsqueeze, Squeeze, Expand, Diagonal, AsStrided,
+  Slice,          // slice, narrow, select: a dim and a window
+  Split,          // chunk, split, unbind: a dim of 2..8 (unbind 2..4)
+  InPlaceBinary,  // add_ .. div_: a writable target and a safe operand
+  InPlaceUnary,   // exp_ .. sigmoid_, zero_: a writable target
+  Clamp, Fill, Copy, Setitem,
+  Binary,         // add .. div
+  Unary,          // exp .. sigmoid
+  Reduce,         // sum, amax, softmax: a dim
+  Matmul, Cat, Full,
+};
 
 struct OpInfo {
   OpKind kind;
@@ -71,6 +164,12 @@ struct OpInfo {
   // One char per argument: T tensor, X tensor or number, N number,
   // I integer, L integer list, S tensor list.
   const char* sig;
+  Family family;
+  Math math;
+  OpKind functional;
+  const char* torch;
+  GenRecipe recipe;
+  int weight;
 };
 
 const OpInfo& op_info(OpKind k);
@@ -87,11 +186,16 @@ inline bool is_view_like(OpKind k) {
 bool is_multi_output(OpKind k);
 // The out-of-place op computing what an in-place elementwise op writes
 // (add_ -> add, exp_ -> exp, ...); nothing for the others (clamp_, fill_,
-// zero_, copy_, setitem_).
-std::optional<OpKind> out_of_place(OpKind k);
+// zero_, copy_, setitem_, and ops that are not in place).
+inline std::optional<OpKind> out_of_place(OpKind k) {
+  const OpKind f = op_info(k).functional;
+  if (f == k) return std::nullopt;
+  return f;
+}
 // Elementwise ops (in or out of place), the ones fusion passes merge.
-bool is_elementwise(OpKind k);
-bool is_reduction(OpKind k);  // sum, amax, softmax, matmul
+inline bool is_elementwise(OpKind k) { return op_info(k).family == Family::Elementwise; }
+inline bool is_reduction(OpKind k) { return op_info(k).family == Family::Reduction; }  // sum, amax, softmax, matmul
+inline Math math_of(OpKind k) { return op_info(k).math; }
 
 // What the shape rule knows of a tensor argument.
 struct TensorMeta {

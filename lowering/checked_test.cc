@@ -40,7 +40,7 @@ TEST(LowerHalideAlias, DivergesOnInPlaceAddOfTransposedView) {
   LowerResult good = run_schedule(sched, o, nullptr, cache);
   ASSERT_TRUE(good.ok) << good.error;
   EXPECT_FALSE(oracles::compare(p, *expected, good.obs)) << "correct lowering must agree";
-  o.inject = "lower-halide-alias";
+  o.mutant = Mutant::LowerHalideAlias;
   LowerResult bad = run_schedule(sched, o, nullptr, cache);
   ASSERT_TRUE(bad.ok) << bad.error;
   EXPECT_TRUE(oracles::compare(p, *expected, bad.obs)) << "the mutant must diverge";
@@ -59,7 +59,7 @@ TEST(LowerHalideAlias, CheckedModeNamesTheDivergingOp) {
   LowerResult good = run_schedule(sched, o, nullptr, cache);
   ASSERT_TRUE(good.ok) << good.error;
   EXPECT_FALSE(good.first_failure) << "no alarm on an agreeing run";
-  o.inject = "lower-halide-alias";
+  o.mutant = Mutant::LowerHalideAlias;
   LowerResult bad = run_schedule(sched, o, nullptr, cache);
   ASSERT_TRUE(bad.ok) << bad.error;
   ASSERT_TRUE(bad.first_failure) << "checked mode must raise the alarm";
@@ -149,7 +149,7 @@ TEST(LowerHalideAlias, DivergesOnSomeGeneratedProgram) {
     auto expected = oracles::run_eager(p);
     ASSERT_TRUE(expected.ok());
     LowerOptions o;
-    o.inject = "lower-halide-alias";
+    o.mutant = Mutant::LowerHalideAlias;
     LowerResult r = run_schedule(program_order_schedule(p, 0), o, nullptr, cache);
     ASSERT_TRUE(r.ok) << r.error;
     if (oracles::compare(p, *expected, r.obs)) ++diverged;

@@ -16,6 +16,7 @@
 
 #include "lowering/aot.h"
 #include "lowering/backend.h"
+#include "oracles/kernels.h"
 
 namespace af::lowering {
 
@@ -64,27 +65,23 @@ H::Expr bits(H::Expr f) { return H::reinterpret(H::UInt(32), f); }
 H::Expr nonfinite(H::Expr f) { return (bits(f) & u32(0x7f800000u)) == u32(0x7f800000u); }
 H::Expr isnan_(H::Expr f) { return nonfinite(f) && (bits(f) & u32(0x007fffffu)) != u32(0); }
 
-H::Expr unary(OpKind op, H::Expr x) {
-  switch (op) {
-    case OpKind::Exp: case OpKind::ExpI: return H::exp(x);
-    case OpKind::Neg: case OpKind::NegI: return -x;
-    case OpKind::Abs: case OpKind::AbsI: return H::abs(x);
-    case OpKind::Relu: case OpKind::ReluI: return H::select(isnan_(x) || x > 0.f, x, 0.f);
-    case OpKind::Tanh: case OpKind::TanhI: return H::tanh(x);
-    case OpKind::Sigmoid: case OpKind::SigmoidI:
-      return H::cast<float>(H::Expr(1.0) / (H::Expr(1.0) + H::exp(-H::cast<double>(x))));
-    default: return x;
+// Halide's twin of oracles/kernels.cc's unary: the same Math, the same
+// order of float operations (binary Math is one template for both,
+// oracles::binary). Math that is not a unary function here is a bug in
+// lowering/spec.cc.
+H::Expr unary(ir::Math f, H::Expr x) {
+  using M = ir::Math;
+  switch (f) {
+    case M::Exp: return H::exp(x);
+    case M::Neg: return -x;
+    case M::Abs: return H::abs(x);
+    case M::Relu: return H::select(isnan_(x) || x > 0.f, x, 0.f);
+    case M::Tanh: return H::tanh(x);
+    case M::Sigmoid: return H::cast<float>(H::Expr(1.0) / (H::Expr(1.0) + H::exp(-H::cast<double>(x))));
+    case M::None: case M::Add: case M::Sub: case M::Mul: case M::Div:
+    case M::Clamp: case M::Fill: case M::Zero: case M::Copy: break;
   }
-}
-
-H::Expr binary(OpKind op, H::Expr a, H::Expr b) {
-  switch (op) {
-    case OpKind::Add: case OpKind::AddI: return a + b;
-    case OpKind::Sub: case OpKind::SubI: return a - b;
-    case OpKind::Mul: case OpKind::MulI: return a * b;
-    case OpKind::Div: case OpKind::DivI: return a / b;
-    default: return a;
-  }
+  ir::internal_error(std::string("halide unary: not a unary function: ") + ir::math_name(f));
 }
 
 // GPU schedules, one for every stage of every GPU target (cuda, opencl,
@@ -187,8 +184,8 @@ Built build(const RegionSpec& s, bool gpu) {
         f(pv) = in(0)(idx);
         break;
       }
-      case NK::Unary: f(pv) = unary(static_cast<OpKind>(n.op), in(0)(a)); break;
-      case NK::Binary: f(pv) = binary(static_cast<OpKind>(n.op), in(0)(a), in(1)(a)); break;
+      case NK::Unary: f(pv) = unary(ir::math_of(static_cast<OpKind>(n.op)), in(0)(a)); break;
+      case NK::Binary: f(pv) = oracles::binary<H::Expr>(ir::math_of(static_cast<OpKind>(n.op)), in(0)(a), in(1)(a)); break;
       case NK::Clamp: {
         H::Expr x = in(0)(a);
         f(pv) = H::select(isnan_(x), x, H::min(H::max(x, b.fp[n.fp]), b.fp[n.fp + 1]));

@@ -9,25 +9,20 @@
 
 namespace af::lowering {
 
-const std::vector<std::string>& target_names() {
-  static const std::vector<std::string> names = {"host", "opencl", "cuda", "ptx"};
-  return names;
-}
-
-const char* target_name(Target t) {
-  switch (t) {
-    case Target::Host: return "host";
-    case Target::OpenCL: return "opencl";
-    case Target::Cuda: return "cuda";
-    case Target::Ptx: return "ptx";
-  }
-  return "?";
-}
-
 std::optional<Target> target_from_name(const std::string& s) {
-  for (Target t : {Target::Host, Target::OpenCL, Target::Cuda, Target::Ptx})
-    if (s == target_name(t)) return t;
-  return std::nullopt;
+  auto t = schedulers::parse_target(s);
+  if (!t || *t == Target::Interp) return std::nullopt;
+  return t;
+}
+
+const std::vector<std::string>& target_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const auto& name : schedulers::target_names())
+      if (target_from_name(name)) v.push_back(name);
+    return v;
+  }();
+  return names;
 }
 
 Expected expected_values(const ir::Program& p, const ir::Analysis& an) { return Expected{oracles::produced_values(p, an)}; }
@@ -56,7 +51,7 @@ std::vector<std::string> region_keys(const schedulers::Schedule& schedule, bool 
   auto needed = detail::needed_after(schedule.program, *an, schedule.regions);
   for (size_t r = 0; r < schedule.regions.size(); ++r)
     keys.push_back(detail::build_spec(schedule.program, *an, schedule.regions[r], needed[r], checked,
-                                      schedule.inject == "fusion-stale-copy")
+                                      schedule.mutant == Mutant::FusionStaleCopy)
                        .key);
   return keys;
 }
@@ -105,8 +100,9 @@ LowerResult run_with(const schedulers::Schedule& schedule, const LowerOptions& o
   for (int64_t n : an->storage_numel) max_numel = std::max(max_numel, n);
   for (const auto& v : an->values) max_numel = std::max(max_numel, v.g.numel());
   const Target exec = options.target == Target::Ptx ? Target::Host : options.target;
-  const bool stale = options.inject == "fusion-stale-copy" || schedule.inject == "fusion-stale-copy";
-  const bool alias_mutant = options.inject == "lower-halide-alias" || schedule.inject == "lower-halide-alias";
+  auto honors = [&](Mutant m) { return options.mutant == m || schedule.mutant == m; };
+  const bool stale = honors(Mutant::FusionStaleCopy);
+  const bool alias_mutant = honors(Mutant::LowerHalideAlias);
   const std::unique_ptr<detail::Executor> owned = make(exec, alias_mutant, max_numel, res.stats);
   detail::Executor& session = *owned;
   // Checked mode: the expected values of all statements in one buffer (one

@@ -49,7 +49,7 @@
 //   lowering::LowerOptions o;
 //   o.target = *lowering::target_from_name("host");
 //   o.checked = checked;
-//   o.inject = inject;                               // the run's --inject (schedule.inject also counts)
+//   o.mutant = mutant;                               // the run's --inject (schedule.mutant also counts)
 //   lowering::LowerResult r = lowering::run_schedule(schedule, o, nullptr, cache);
 //   if (!r.ok) -> error (r.error: invalid program, Halide error, "target cuda: no CUDA ...", "target opencl: ...")
 //   else compare(program, oracle_observables, r.obs) as for the interpreter tier;
@@ -66,27 +66,32 @@
 #include "ir/analysis.h"
 #include "ir/program.h"
 #include "oracles/eager.h"
+#include "schedulers/execution.h"
+#include "schedulers/run_config.h"
 #include "schedulers/schedule.h"
 
 namespace af::lowering {
 
-enum class Target { Host, OpenCL, Cuda, Ptx };
-const char* target_name(Target t);
+// The targets are those of the run settings (schedulers/run_config.h);
+// every one but interp is a Halide target.
+using Target = schedulers::Target;
+using schedulers::Mutant;
+using schedulers::target_name;
+// A code-generating target by name (nothing for interp or an unknown name).
 std::optional<Target> target_from_name(const std::string& s);
-// Every code-generating target's name, the one list that command-line
-// validation and help texts use: host, opencl, cuda, ptx.
+// Every code-generating target's name: host, opencl, cuda, ptx.
 const std::vector<std::string>& target_names();
 
 struct LowerOptions {
   Target target = Target::Host;
   bool checked = false;
-  // Mutants the lowering itself honors (also when named by schedule.inject):
-  // "lower-halide-alias" (a written storage's buffer bound as input and
-  // output) and "fusion-stale-copy" (inside a region of more than one
+  // Mutants the lowering itself honors (also when named by schedule.mutant):
+  // lower-halide-alias (a written storage's buffer bound as input and
+  // output) and fusion-stale-copy (inside a region of more than one
   // statement, reads of a storage see it as it was before the region's first
   // in-place write to it, exactly as the interpreter tier does). Other
   // mutants live in the schedule itself and need nothing here.
-  std::string inject;
+  Mutant mutant = Mutant::None;
   std::string ptxas = "/usr/local/cuda/bin/ptxas";
   std::string ptx_arch = "sm_90";
   std::string ptx_dump_dir;  // when set, the PTX of every region compiled for ptx is written there

@@ -160,13 +160,14 @@ bool detected_checked(const schedulers::Schedule& s, const ir::Program& p, const
 // lowering: x.add_(x.t() + 1) as one region (checked_test.cc).
 TEST(OpenClTarget, MutantsDetectedChecked) {
   CompileCache cache;
-  for (const auto& mutant : schedulers::mutant_names()) {
-    if (mutant == "lower-halide-alias") {
+  for (const auto& row : schedulers::mutant_table()) {
+    const std::string mutant = row.name;
+    if (row.needs_halide_target) {
       ir::Program p = *ir::parse_and_validate(
           "aliasfuzz 1\nstorage s0 f32[16] = iota(0, 1)\ninput x = as_strided(s0, [4, 4], [4, 1], 0)\n"
           "y = t(x)\nw = add(y, 1.0)\nadd_(x, w)\nreturn x\n");
       auto s = program_order_schedule(p, 0);
-      s.inject = mutant;
+      s.mutant = row.mutant;
       EXPECT_TRUE(detected_checked(s, p, *oracles::run_eager(p), cache)) << mutant;
       continue;
     }
@@ -177,7 +178,7 @@ TEST(OpenClTarget, MutantsDetectedChecked) {
       ASSERT_TRUE(an.ok());
       const auto expected = oracles::run_eager(p, *an);
       for (const char* fusion : {"greedy", "dataflow"}) {
-        schedulers::Options so{fuzz::strategy_for_mutant(mutant), mutant, "random:" + std::to_string(i), fusion};
+        schedulers::Options so{row.default_strategy, mutant, "random:" + std::to_string(i), fusion};
         if (schedulers::run_and_compare(p, *an, expected, so).agree) continue;
         auto sched = schedulers::make_schedule(p, *an, so);
         ASSERT_TRUE(sched.ok()) << mutant << ": " << sched.error().to_string();

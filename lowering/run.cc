@@ -11,9 +11,16 @@
 namespace af::lowering {
 
 bool target_available(Target t, std::string* why) {
-  if (t == Target::Cuda) return cuda_available(why);
-  if (t == Target::OpenCL) return opencl_available(why);
-  return true;
+  switch (t) {
+    case Target::Interp:
+      if (why) *why = "interp is the reference interpreter, not a Halide target";
+      return false;
+    case Target::Cuda: return cuda_available(why);
+    case Target::OpenCL: return opencl_available(why);
+    case Target::Host:
+    case Target::Ptx: return true;
+  }
+  return false;
 }
 
 LowerResult run_schedule(const schedulers::Schedule& schedule, const LowerOptions& options, const Expected* expected,

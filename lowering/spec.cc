@@ -267,18 +267,17 @@ class Builder {
       if (before_[x.storage] < 0) before_[x.storage] = wv;
       const int r = rank_of(g);
       int v = -1;
-      switch (st.op) {
-        case OpKind::AddI: case OpKind::SubI: case OpKind::MulI: case OpKind::DivI: {
+      using M = ir::Math;
+      switch (ir::math_of(st.op)) {
+        case M::Add: case M::Sub: case M::Mul: case M::Div: {
           const int a = read(read_version(x.storage), x.g);
-          const int b = operand(A[1], g.sizes);
-          Node n{NK::Binary};
-          n.op = static_cast<int>(st.op);
-          n.rank = r;
-          n.in = {a, b};
-          v = add(n);
+          v = math_node(NK::Binary, st, r, {a, operand(A[1], g.sizes)});
           break;
         }
-        case OpKind::ClampI: {
+        case M::Exp: case M::Neg: case M::Abs: case M::Relu: case M::Tanh: case M::Sigmoid:
+          v = math_node(NK::Unary, st, r, {read(read_version(x.storage), x.g)});
+          break;
+        case M::Clamp: {
           Node n{NK::Clamp};
           n.rank = r;
           n.in = {read(read_version(x.storage), x.g)};
@@ -287,18 +286,10 @@ class Builder {
           v = add(n);
           break;
         }
-        case OpKind::FillI: v = constant(A[1].as_double(), r); break;
-        case OpKind::ZeroI: v = constant(0.0, r); break;
-        case OpKind::CopyI: v = operand(A[1], g.sizes); break;
-        case OpKind::SetitemI: v = operand(A[4], g.sizes); break;
-        default: {
-          Node n{NK::Unary};
-          n.op = static_cast<int>(st.op);
-          n.rank = r;
-          n.in = {read(read_version(x.storage), x.g)};
-          v = add(n);
-          break;
-        }
+        case M::Fill: v = constant(A[1].as_double(), r); break;
+        case M::Zero: v = constant(0.0, r); break;
+        case M::Copy: v = operand(A.back(), g.sizes); break;  // copy_'s source, setitem_'s value
+        case M::None: ir::internal_error(std::string("spec: in-place op without Math: ") + ir::op_name(st.op));
       }
       const int nv = scatter(wv, v, g);
       cur_[x.storage] = nv;
@@ -309,8 +300,12 @@ class Builder {
     if (out.g.numel() == 0) return;
     const int r = rank_of(out.g);
     int v = -1;
+    if (ir::is_elementwise(st.op)) {
+      fresh_result(st.outs[0], elementwise_result(st, r, out.g.sizes), si);
+      return;
+    }
     switch (st.op) {
-      case OpKind::Contiguous: case OpKind::Clone:
+      case OpKind::Contiguous:
         v = logical(static_cast<int>(A[0].i));
         break;
       case OpKind::Reshape: case OpKind::Flatten: {
@@ -319,25 +314,6 @@ class Builder {
         const int t = scatter(add(Node{NK::Zeros}), logical(static_cast<int>(A[0].i)),
                               ir::contiguous_geometry(a.g.sizes));
         v = read(t, ir::contiguous_geometry(out.g.sizes));
-        break;
-      }
-      case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: {
-        Node n{NK::Binary};
-        n.op = static_cast<int>(st.op);
-        n.rank = r;
-        const int a = operand(A[0], out.g.sizes);
-        const int b = operand(A[1], out.g.sizes);
-        n.in = {a, b};
-        v = add(n);
-        break;
-      }
-      case OpKind::Exp: case OpKind::Neg: case OpKind::Abs: case OpKind::Relu: case OpKind::Tanh:
-      case OpKind::Sigmoid: {
-        Node n{NK::Unary};
-        n.op = static_cast<int>(st.op);
-        n.rank = r;
-        n.in = {logical(static_cast<int>(A[0].i))};
-        v = add(n);
         break;
       }
       case OpKind::Sum: case OpKind::Amax: {
@@ -399,7 +375,6 @@ class Builder {
         v = add(n);
         break;
       }
-      case OpKind::Full: v = constant(A[1].as_double(), r); break;
       case OpKind::SliceScatter: case OpKind::SelectScatter: case OpKind::DiagonalScatter:
       case OpKind::AsStridedScatter: {
         const auto& base = an_.values[A[0].i];
@@ -419,9 +394,37 @@ class Builder {
         break;
       }
       default:
-        return;  // unreachable for valid programs
+        ir::internal_error(std::string("spec: no lowering for ") + ir::op_name(st.op));
     }
     fresh_result(st.outs[0], v, si);
+  }
+
+  // A Unary or Binary node computing st's Math over `in`.
+  int math_node(NK k, const ir::Stmt& st, int rank, std::vector<int> in) {
+    Node n{k};
+    n.op = static_cast<int>(st.op);
+    n.rank = rank;
+    n.in = std::move(in);
+    return add(n);
+  }
+
+  // The logical node of an out-of-place elementwise op's result.
+  int elementwise_result(const ir::Stmt& st, int rank, const ir::Shape& sizes) {
+    using M = ir::Math;
+    const auto& A = st.args;
+    switch (ir::math_of(st.op)) {
+      case M::Add: case M::Sub: case M::Mul: case M::Div: {
+        const int a = operand(A[0], sizes);
+        const int b = operand(A[1], sizes);
+        return math_node(NK::Binary, st, rank, {a, b});
+      }
+      case M::Exp: case M::Neg: case M::Abs: case M::Relu: case M::Tanh: case M::Sigmoid:
+        return math_node(NK::Unary, st, rank, {logical(static_cast<int>(A[0].i))});
+      case M::Copy: return logical(static_cast<int>(A[0].i));  // clone
+      case M::Fill: return constant(A[1].as_double(), rank);   // full
+      case M::Clamp: case M::Zero: case M::None: break;        // no out-of-place op computes these
+    }
+    ir::internal_error(std::string("spec: no out-of-place lowering for ") + ir::op_name(st.op));
   }
 
   struct Fresh {

@@ -4,6 +4,10 @@
 // semantics; lower-halide-alias excepted, it exists only in Halide).
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+#include <string>
+
 #include "fuzz/generator.h"
 #include "ir/text.h"
 #include "lowering/lowering.h"
@@ -51,19 +55,30 @@ TEST(StrategiesOnHost, MustAgreeStrategiesAgreeWithOracle) {
               static_cast<long long>(cache.hits()), static_cast<long long>(cache.misses()), cache.compile_ms());
 }
 
+// Where each mutant is expected to leave the oracle on these 12 programs
+// (seed 556, random:3 reorder, greedy fusion): a mutant is a planted bug, so
+// the Halide tier must show it. The two rarer ones need program shapes these
+// 12 do not hold; schedulers/mutants_test finds every mutant within the
+// first 50 programs of seed 1. A new mutant must be placed in one list.
+const std::set<std::string> kCaughtOnTheseTwelve = {"dce-drops-outputless", "fn-no-regenerate", "fn-per-input-base",
+                                                    "ua-no-maybe-views", "ua-no-multi-output"};
+const std::set<std::string> kRareOnTheseTwelve = {"fusion-stale-copy", "ua-writes-only"};
+
 TEST(StrategiesOnHost, HalideTierEqualsInterpreterTierUnderMutants) {
   CompileCache cache;
-  int runs = 0, diverging = 0;
+  int runs = 0;
+  std::map<std::string, int> diverging;  // mutant -> programs on which the Halide tier leaves the oracle
   for (int i = 0; i < 12; ++i) {
     ir::Program p = fuzz::generate(556, i);
     auto an = ir::analyze(p);
     ASSERT_TRUE(an.ok());
     const auto expected = oracles::run_eager(p, *an);
-    for (const auto& mutant : schedulers::mutant_names()) {
-      if (mutant == "lower-halide-alias") continue;
+    for (const auto& row : schedulers::mutant_table()) {
+      if (row.needs_halide_target) continue;
+      const std::string mutant = row.name;
       schedulers::Options so;
-      so.strategy = mutant.rfind("fn-", 0) == 0 ? "functionalize"
-                    : mutant.rfind("ua-", 0) == 0 ? "update_aliases-ordered" : "eager";
+      // fusion-stale-copy under eager: one op per region, it must change nothing.
+      so.strategy = row.mutant == schedulers::Mutant::FusionStaleCopy ? "eager" : row.default_strategy;
       so.inject = mutant;
       so.reorder = "random:3";
       so.fusion = "greedy";
@@ -77,11 +92,19 @@ TEST(StrategiesOnHost, HalideTierEqualsInterpreterTierUnderMutants) {
                        << (mm ? mm->observable + "[" + std::to_string(mm->index) + "]" : "") << "\n"
                        << schedulers::schedule_text(*sched);
       ++runs;
-      if (oracles::compare(p, expected, r.obs)) ++diverging;
+      diverging[mutant] += oracles::compare(p, expected, r.obs).has_value();
     }
     if (::testing::Test::HasFailure()) break;
   }
-  std::printf("mutants: %d runs, %d diverge from the oracle (found by the Halide tier)\n", runs, diverging);
+  for (const auto& [mutant, n] : diverging) {
+    std::printf("mutant %s: diverges on %d of 12 programs\n", mutant.c_str(), n);
+    EXPECT_TRUE(kCaughtOnTheseTwelve.count(mutant) || kRareOnTheseTwelve.count(mutant))
+        << mutant << ": say whether these programs should catch it";
+    if (kCaughtOnTheseTwelve.count(mutant)) {
+      EXPECT_GT(n, 0) << mutant << " no longer diverges from the oracle";
+    }
+  }
+  std::printf("mutants: %d runs\n", runs);
 }
 
 }  // namespace

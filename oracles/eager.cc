@@ -1,6 +1,7 @@
 #include "oracles/eager.h"
 
 #include <cmath>
+#include <string>
 
 namespace af::oracles {
 
@@ -36,89 +37,94 @@ void write_fresh(const ir::Stmt& st, const ir::Analysis& an, Memory& mem, const 
 
 int64_t wrapped(int64_t dim, int64_t rank) { return *ir::wrap_dim(dim, rank); }
 
+// The values an elementwise op writes, in logical order over `shape` (the
+// written slot in place, the result out of place). Argument 0 is the target
+// (in place) or the first operand, read broadcast to `shape`.
+std::vector<float> elementwise_values(const ir::Stmt& st, const ir::Analysis& an, const Memory& mem,
+                                      const ir::Shape& shape) {
+  using M = ir::Math;
+  const auto& A = st.args;
+  auto arg = [&](size_t k) { return operand(A[k], an, mem, shape); };
+  const M m = ir::math_of(st.op);
+  std::vector<float> v;
+  switch (m) {
+    case M::Add: case M::Sub: case M::Mul: case M::Div: {
+      v = arg(0);
+      const std::vector<float> b = arg(1);
+      for (size_t i = 0; i < v.size(); ++i) v[i] = binary(m, v[i], b[i]);
+      return v;
+    }
+    case M::Exp: case M::Neg: case M::Abs: case M::Relu: case M::Tanh: case M::Sigmoid:
+      v = arg(0);
+      for (auto& e : v) e = unary(m, e);
+      return v;
+    case M::Clamp: {
+      v = arg(0);
+      const float lo = static_cast<float>(A[1].as_double()), hi = static_cast<float>(A[2].as_double());
+      for (auto& e : v) e = clamp(e, lo, hi);
+      return v;
+    }
+    case M::Fill: return std::vector<float>(ir::numel_of(shape), static_cast<float>(A[1].as_double()));
+    case M::Zero: return std::vector<float>(ir::numel_of(shape), 0.f);
+    case M::Copy: return arg(A.size() - 1);  // copy_'s source, setitem_'s value, clone's argument
+    case M::None: break;
+  }
+  ir::internal_error(std::string("eager: not elementwise: ") + ir::op_name(st.op));
+}
+
+Dense reduction(const ir::Stmt& st, const ir::Analysis& an, const Memory& mem) {
+  const auto& A = st.args;
+  switch (st.op) {
+    case OpKind::Sum: case OpKind::Amax: {
+      Dense a = read(an, mem, A[0].i);
+      return reduce(st.op, a, wrapped(A[1].i, a.sizes.size()), A[2].i != 0);
+    }
+    case OpKind::Softmax: {
+      Dense a = read(an, mem, A[0].i);
+      return softmax(a, wrapped(A[1].i, a.sizes.size()));
+    }
+    case OpKind::Matmul: return matmul(read(an, mem, A[0].i), read(an, mem, A[1].i));
+    default: ir::internal_error(std::string("eager: not a reduction: ") + ir::op_name(st.op));
+  }
+}
+
+Dense concat(const ir::Stmt& st, const ir::Analysis& an, const Memory& mem) {
+  std::vector<Dense> parts;
+  for (auto v : st.args[0].list) parts.push_back(read(an, mem, static_cast<int>(v)));
+  int64_t rank = 0;
+  for (const auto& p : parts)
+    if (!(p.sizes.size() == 1 && p.sizes[0] == 0)) { rank = p.sizes.size(); break; }
+  return cat(parts, rank ? wrapped(st.args[1].i, rank) : 0);
+}
+
 }  // namespace
 
 void execute(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
   const auto& A = st.args;
-  const auto cls = ir::op_info(st.op).cls;
-  if (cls == ir::OpClass::View || cls == ir::OpClass::Meta) return;  // geometry only
-  if (cls == ir::OpClass::MayAlias) {
+  const auto& info = ir::op_info(st.op);
+  if (info.cls == ir::OpClass::View || info.cls == ir::OpClass::Meta) return;  // geometry only
+  if (info.cls == ir::OpClass::MayAlias) {
     const auto& out = an.values[st.outs[0]];
     const auto& in = an.values[A[0].i];
     if (out.storage != in.storage) write_fresh(st, an, mem, gather(mem[in.storage], in.g));
     return;
   }
-  if (cls == ir::OpClass::InPlace) {
+  if (info.cls == ir::OpClass::InPlace) {
     const auto& x = an.values[A[0].i];
-    auto& s = mem[x.storage];
-    Geometry g = x.g;
-    std::vector<float> v;
-    switch (st.op) {
-      case OpKind::AddI: case OpKind::SubI: case OpKind::MulI: case OpKind::DivI: {
-        v = gather(s, g).v;
-        auto b = operand(A[1], an, mem, g.sizes);
-        for (size_t i = 0; i < v.size(); ++i) v[i] = binary(st.op, v[i], b[i]);
-        break;
-      }
-      case OpKind::ClampI: {
-        v = gather(s, g).v;
-        const float lo = static_cast<float>(A[1].as_double()), hi = static_cast<float>(A[2].as_double());
-        for (auto& e : v) e = clamp(e, lo, hi);
-        break;
-      }
-      case OpKind::FillI: v.assign(g.numel(), static_cast<float>(A[1].as_double())); break;
-      case OpKind::ZeroI: v.assign(g.numel(), 0.f); break;
-      case OpKind::CopyI: v = operand(A[1], an, mem, g.sizes); break;
-      case OpKind::SetitemI:
-        g = ir::setitem_target(x.g, A[1].i, A[2].i, A[3].i).value().g;
-        v = operand(A[4], an, mem, g.sizes);
-        break;
-      default:  // unary
-        v = gather(s, g).v;
-        for (auto& e : v) e = unary(st.op, e);
-        break;
-    }
-    scatter(s, g, v);
+    // setitem_ writes its slice of x, every other in-place op all of x.
+    const Geometry g = st.op == OpKind::SetitemI ? ir::setitem_target(x.g, A[1].i, A[2].i, A[3].i).value().g : x.g;
+    std::vector<float> v = elementwise_values(st, an, mem, g.sizes);
+    scatter(mem[x.storage], g, v);
     return;
   }
   // Out-of-place and scatter ops: compute the result in logical order.
   const auto& out = an.values[st.outs[0]];
   Dense r{out.g.sizes, {}};
-  switch (st.op) {
-    case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: {
-      auto a = operand(A[0], an, mem, r.sizes), b = operand(A[1], an, mem, r.sizes);
-      r.v.resize(a.size());
-      for (size_t i = 0; i < a.size(); ++i) r.v[i] = binary(st.op, a[i], b[i]);
-      break;
-    }
-    case OpKind::Exp: case OpKind::Neg: case OpKind::Abs: case OpKind::Relu:
-    case OpKind::Tanh: case OpKind::Sigmoid:
-      r.v = read(an, mem, A[0].i).v;
-      for (auto& e : r.v) e = unary(st.op, e);
-      break;
-    case OpKind::Clone: r.v = read(an, mem, A[0].i).v; break;
-    case OpKind::Sum: case OpKind::Amax: {
-      Dense a = read(an, mem, A[0].i);
-      r = reduce(st.op, a, wrapped(A[1].i, a.sizes.size()), A[2].i != 0);
-      break;
-    }
-    case OpKind::Softmax: {
-      Dense a = read(an, mem, A[0].i);
-      r = softmax(a, wrapped(A[1].i, a.sizes.size()));
-      break;
-    }
-    case OpKind::Matmul: r = matmul(read(an, mem, A[0].i), read(an, mem, A[1].i)); break;
-    case OpKind::Cat: {
-      std::vector<Dense> parts;
-      for (auto v : A[0].list) parts.push_back(read(an, mem, static_cast<int>(v)));
-      int64_t rank = 0;
-      for (const auto& p : parts)
-        if (!(p.sizes.size() == 1 && p.sizes[0] == 0)) { rank = p.sizes.size(); break; }
-      r = cat(parts, rank ? wrapped(A[1].i, rank) : 0);
-      break;
-    }
-    case OpKind::Full: r.v.assign(ir::numel_of(r.sizes), static_cast<float>(A[1].as_double())); break;
-    default: {  // scatters: a clone of the base (preserved strides) with src written into the slot
+  switch (info.family) {
+    case ir::Family::Elementwise: r.v = elementwise_values(st, an, mem, r.sizes); break;
+    case ir::Family::Reduction: r = reduction(st, an, mem); break;
+    case ir::Family::Concat: r = concat(st, an, mem); break;
+    case ir::Family::Scatter: {  // a clone of the base (preserved strides) with src written into the slot
       std::vector<float> storage(out.storage_numel, 0.f);
       scatter(storage, out.g, read(an, mem, A[0].i).v);
       Geometry slot = ir::scatter_slot(st.op, out.g, ir::checked_args(st, an.values)).value();
@@ -126,6 +132,8 @@ void execute(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
       mem[out.storage] = std::move(storage);
       return;
     }
+    case ir::Family::Movement: case ir::Family::Meta:
+      ir::internal_error(std::string("eager: movement op past the alias checks: ") + info.name);
   }
   write_fresh(st, an, mem, r);
 }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 
 namespace af::oracles {
 
@@ -17,28 +18,22 @@ void scatter(std::vector<float>& storage, const Geometry& g, const std::vector<f
   ir::for_each_offset(g, [&](int64_t o) { storage[o] = values[i++]; });
 }
 
-float unary(ir::OpKind op, float x) {
-  using K = ir::OpKind;
-  switch (op) {
-    case K::Exp: case K::ExpI: return std::exp(x);
-    case K::Neg: case K::NegI: return -x;
-    case K::Abs: case K::AbsI: return std::fabs(x);
-    case K::Relu: case K::ReluI: return std::isnan(x) ? x : (x > 0.f ? x : 0.f);
-    case K::Tanh: case K::TanhI: return std::tanh(x);
-    case K::Sigmoid: case K::SigmoidI: return static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(x))));
-    default: return x;
+// The reference definition of each unary Math function; Halide's twin is
+// in lowering/halide_backend.cc (binary ones are shared: kernels.h). Math
+// that is not a unary function reaching here is a caller's bug.
+float unary(ir::Math f, float x) {
+  using M = ir::Math;
+  switch (f) {
+    case M::Exp: return std::exp(x);
+    case M::Neg: return -x;
+    case M::Abs: return std::fabs(x);
+    case M::Relu: return std::isnan(x) ? x : (x > 0.f ? x : 0.f);
+    case M::Tanh: return std::tanh(x);
+    case M::Sigmoid: return static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(x))));
+    case M::None: case M::Add: case M::Sub: case M::Mul: case M::Div:
+    case M::Clamp: case M::Fill: case M::Zero: case M::Copy: break;
   }
-}
-
-float binary(ir::OpKind op, float a, float b) {
-  using K = ir::OpKind;
-  switch (op) {
-    case K::Add: case K::AddI: return a + b;
-    case K::Sub: case K::SubI: return a - b;
-    case K::Mul: case K::MulI: return a * b;
-    case K::Div: case K::DivI: return a / b;
-    default: return a;
-  }
+  ir::internal_error(std::string("unary: not a unary function: ") + ir::math_name(f));
 }
 
 float clamp(float x, float lo, float hi) {
@@ -48,8 +43,6 @@ float clamp(float x, float lo, float hi) {
   return std::min(std::max(x, lo), hi);
 }
 
-namespace {
-// Splits a shape around dim into outer * n * inner.
 void around(const Shape& s, int64_t dim, int64_t* outer, int64_t* n, int64_t* inner) {
   *outer = 1;
   *inner = 1;
@@ -59,7 +52,6 @@ void around(const Shape& s, int64_t dim, int64_t* outer, int64_t* n, int64_t* in
     if (d > dim) *inner *= s[d];
   }
 }
-}  // namespace
 
 Dense reduce(ir::OpKind op, const Dense& a, int64_t dim, bool keepdim) {
   int64_t outer, n, inner;

@@ -2,6 +2,7 @@
 // values between a storage and a view of it. They exist once, shared by the
 // eager oracle and by the interpreter tier that executes schedules.
 #pragma once
+#include <string>
 #include <vector>
 
 #include "ir/geometry.h"
@@ -21,9 +22,28 @@ struct Dense {
 Dense gather(const std::vector<float>& storage, const Geometry& g);
 void scatter(std::vector<float>& storage, const Geometry& g, const std::vector<float>& values);
 
-float unary(ir::OpKind op, float x);          // exp, neg, abs, relu, tanh, sigmoid (in or out of place)
-float binary(ir::OpKind op, float a, float b);  // add, sub, mul, div (in or out of place)
+float unary(ir::Math f, float x);           // MathArity::Unary: exp, neg, abs, relu, tanh, sigmoid
+// MathArity::Binary: add, sub, mul, div, for any value type with the four
+// operators: float here, Halide::Expr in lowering/halide_backend.cc, so the
+// reference kernels and Halide share one definition.
+template <class V>
+V binary(ir::Math f, V a, V b) {
+  using M = ir::Math;
+  switch (f) {
+    case M::Add: return a + b;
+    case M::Sub: return a - b;
+    case M::Mul: return a * b;
+    case M::Div: return a / b;
+    case M::None: case M::Exp: case M::Neg: case M::Abs: case M::Relu: case M::Tanh:
+    case M::Sigmoid: case M::Clamp: case M::Fill: case M::Zero: case M::Copy: break;
+  }
+  ir::internal_error(std::string("binary: not a binary function: ") + ir::math_name(f));
+}
 float clamp(float x, float lo, float hi);
+
+// Splits a shape around dim into outer * n * inner (n = 1 for a 0-d shape):
+// element (o, k, i) of the row-major order sits at (o * n + k) * inner + i.
+void around(const Shape& s, int64_t dim, int64_t* outer, int64_t* n, int64_t* inner);
 
 Dense reduce(ir::OpKind op, const Dense& a, int64_t dim, bool keepdim);  // sum, amax
 Dense softmax(const Dense& a, int64_t dim);

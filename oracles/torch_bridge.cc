@@ -340,50 +340,43 @@ class Emitter {
     return idx;
   }
 
+  // An argument as the signature character of its position spells it.
+  std::string arg_text(char sig, const Arg& a) const {
+    switch (sig) {
+      case 'T': return T(a);
+      case 'X': case 'N': return X(a);
+      case 'I': return I(a);
+      case 'L': return L(a);
+      case 'S': return S(a);
+    }
+    ir::internal_error(std::string("torch bridge: unknown signature character ") + sig);
+  }
+
+  // The op's table spelling (ir/ops.h, column `torch`): `x.m(rest, extra)`
+  // for a method, `torch.f(all, extra)` for a function.
+  std::string table_spelling(const ir::Stmt& st, const std::string& extra = "") const {
+    const ir::OpInfo& info = ir::op_info(st.op);
+    const std::string callee = info.torch;
+    const bool is_method = !callee.empty() && callee[0] == '.';
+    std::string args;
+    for (size_t k = is_method ? 1 : 0; k < st.args.size(); ++k)
+      args += (args.empty() ? "" : ", ") + arg_text(info.sig[k], st.args[k]);
+    if (!extra.empty()) args += (args.empty() ? "" : ", ") + extra;
+    return (is_method ? T(st.args[0]) + callee : callee) + "(" + args + ")";
+  }
+
   std::vector<std::string> statement(const ir::Stmt& st, size_t si) const {
     const auto& A = st.args;
     const std::string x = A.empty() ? "" : (A[0].kind == Arg::Tensor ? T(A[0]) : "");
-    auto method = [&](const std::string& m, const std::string& args) { return x + "." + m + "(" + args + ")"; };
     std::string e;
+    // Every op has its table spelling; these few are respelt as users write
+    // them (or need a keyword the table does not carry).
     switch (st.op) {
-      case OpKind::View: e = method("view", L(A[1])); break;
-      case OpKind::Reshape: e = method("reshape", L(A[1])); break;
-      case OpKind::Flatten: e = method("flatten", ""); break;
-      case OpKind::Contiguous: e = method("contiguous", ""); break;
-      case OpKind::T: e = method("t", ""); break;
-      case OpKind::Transpose: e = method("transpose", I(A[1]) + ", " + I(A[2])); break;
-      case OpKind::Permute: e = method("permute", L(A[1])); break;
       case OpKind::Slice:
-        if (const ir::Geometry* g = geometry(si, A[0]))
-          e = x + "[" + slice_index(*g, A[1].i, A[2].i, A[3].i, A[4].i) + "]";
-        else
-          e = "torch.ops.aten.slice.Tensor(" + x + ", " + I(A[1]) + ", " + I(A[2]) + ", " + I(A[3]) + ", " + I(A[4]) + ")";
+        if (const ir::Geometry* g = geometry(si, A[0])) e = x + "[" + slice_index(*g, A[1].i, A[2].i, A[3].i, A[4].i) + "]";
+        else e = table_spelling(st);
         break;
-      case OpKind::Narrow: e = method("narrow", I(A[1]) + ", " + I(A[2]) + ", " + I(A[3])); break;
-      case OpKind::Select: e = method("select", I(A[1]) + ", " + I(A[2])); break;
-      case OpKind::Unsqueeze: e = method("unsqueeze", I(A[1])); break;
-      case OpKind::Squeeze: e = method("squeeze", I(A[1])); break;
-      case OpKind::Expand: e = method("expand", L(A[1])); break;
-      case OpKind::Diagonal: e = method("diagonal", I(A[1]) + ", " + I(A[2]) + ", " + I(A[3])); break;
-      case OpKind::AsStrided: e = method("as_strided", L(A[1]) + ", " + L(A[2]) + ", " + I(A[3])); break;
       case OpKind::Alias: e = x + "[...]"; break;  // at::alias: a new view of the same geometry
-      case OpKind::Chunk: return {names(st.outs) + " = " + method("chunk", I(A[1]) + ", " + I(A[2]))};
-      case OpKind::Split: return {names(st.outs) + " = " + method("split", I(A[1]) + ", " + I(A[2]))};
-      case OpKind::Unbind: return {names(st.outs) + " = " + method("unbind", I(A[1]))};
-      case OpKind::AddI: e = method("add_", X(A[1])); break;
-      case OpKind::SubI: e = method("sub_", X(A[1])); break;
-      case OpKind::MulI: e = method("mul_", X(A[1])); break;
-      case OpKind::DivI: e = method("div_", X(A[1])); break;
-      case OpKind::ExpI: e = method("exp_", ""); break;
-      case OpKind::NegI: e = method("neg_", ""); break;
-      case OpKind::AbsI: e = method("abs_", ""); break;
-      case OpKind::ReluI: e = method("relu_", ""); break;
-      case OpKind::TanhI: e = method("tanh_", ""); break;
-      case OpKind::SigmoidI: e = method("sigmoid_", ""); break;
-      case OpKind::ClampI: e = method("clamp_", X(A[1]) + ", " + X(A[2])); break;
-      case OpKind::FillI: e = method("fill_", X(A[1])); break;
-      case OpKind::ZeroI: e = method("zero_", ""); break;
-      case OpKind::CopyI: e = method("copy_", X(A[1])); break;
       case OpKind::SetitemI: {
         int64_t dim = A[1].i;
         if (const ir::Geometry* g = geometry(si, A[0]); g && dim < 0 && g->rank() > 0) dim = *ir::wrap_dim(dim, g->rank());
@@ -398,45 +391,26 @@ class Emitter {
         if (!st.outs.empty()) r.push_back(names(st.outs) + " = []");  // setitem_ binds nothing
         return r;
       }
-      case OpKind::Add: e = "torch.add(" + x + ", " + X(A[1]) + ")"; break;
-      case OpKind::Sub: e = "torch.sub(" + x + ", " + X(A[1]) + ")"; break;
-      case OpKind::Mul: e = "torch.mul(" + x + ", " + X(A[1]) + ")"; break;
-      case OpKind::Div: e = "torch.div(" + x + ", " + X(A[1]) + ")"; break;
-      case OpKind::Exp: e = "torch.exp(" + x + ")"; break;
-      case OpKind::Neg: e = "torch.neg(" + x + ")"; break;
-      case OpKind::Abs: e = "torch.abs(" + x + ")"; break;
-      case OpKind::Relu: e = "torch.relu(" + x + ")"; break;
-      case OpKind::Tanh: e = "torch.tanh(" + x + ")"; break;
-      case OpKind::Sigmoid: e = "torch.sigmoid(" + x + ")"; break;
       case OpKind::Clone:
         // Always a contiguous copy. Of a contiguous tensor the default
         // (preserve_format) clone is one; of any other, contiguous() makes
         // one (a copy, never an alias, since the tensor is not contiguous).
-        if (const ir::Geometry* g = geometry(si, A[0])) e = method(ir::is_contiguous(*g) ? "clone" : "contiguous", "");
-        else e = method("clone", "memory_format=torch.contiguous_format");
+        if (const ir::Geometry* g = geometry(si, A[0])) e = x + (ir::is_contiguous(*g) ? ".clone()" : ".contiguous()");
+        else e = table_spelling(st, "memory_format=torch.contiguous_format");
         break;
       case OpKind::Sum: case OpKind::Amax: {
         const std::string kd = A[2].i == 0 ? "False" : A[2].i == 1 ? "True" : I(A[2]);
-        e = std::string(st.op == OpKind::Sum ? "torch.sum(" : "torch.amax(") + x + ", " + I(A[1]) + ", keepdim=" + kd + ")";
+        e = std::string(ir::op_info(st.op).torch) + "(" + x + ", " + I(A[1]) + ", keepdim=" + kd + ")";
         break;
       }
-      case OpKind::Softmax: e = "torch.softmax(" + x + ", " + I(A[1]) + ")"; break;
-      case OpKind::Matmul: e = "torch.mm(" + x + ", " + T(A[1]) + ")"; break;
-      case OpKind::Cat: e = "torch.cat(" + S(A[0]) + ", " + I(A[1]) + ")"; break;
-      case OpKind::Full: e = "torch.full(" + L(A[0]) + ", " + X(A[1]) + ", dtype=torch.float32)"; break;
-      case OpKind::SliceScatter:
-        e = "torch.slice_scatter(" + x + ", " + T(A[1]) + ", " + I(A[2]) + ", " + I(A[3]) + ", " + I(A[4]) + ", " + I(A[5]) + ")";
-        break;
-      case OpKind::SelectScatter: e = "torch.select_scatter(" + x + ", " + T(A[1]) + ", " + I(A[2]) + ", " + I(A[3]) + ")"; break;
-      case OpKind::DiagonalScatter:
-        e = "torch.diagonal_scatter(" + x + ", " + T(A[1]) + ", " + I(A[2]) + ", " + I(A[3]) + ", " + I(A[4]) + ")";
-        break;
-      case OpKind::AsStridedScatter:
-        e = "torch.as_strided_scatter(" + x + ", " + T(A[1]) + ", " + L(A[2]) + ", " + L(A[3]) + ", " + I(A[4]) + ")";
-        break;
+      case OpKind::Full: e = table_spelling(st, "dtype=torch.float32"); break;
       case OpKind::UpdateAliases:  // identity: outputs are the inputs
         return {names(st.outs) + " = " + S(A[0])};
+      default:
+        e = table_spelling(st);
+        break;
     }
+    if (ir::is_multi_output(st.op)) return {names(st.outs) + " = " + e};
     return {bind_one(st, e, ir::is_inplace(st.op))};
   }
 

@@ -11,6 +11,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 
@@ -137,6 +139,36 @@ t0 = select(x, 0, 0)
 setitem_(t0, -1, 2, 4, u)
 return x, t0
 )";
+
+// The table's PyTorch spelling of every op (ir/ops.h, column `torch`) names
+// a callable of PyTorch 1.13: a Tensor method (".m") or a torch.* function.
+// Ops added to the table are checked here without editing the test.
+TEST(TorchSpelling, EveryTableSpellingIsAPyTorchCallable) {
+  std::string names;
+  for (ir::OpKind op : ir::all_ops()) {
+    const std::string sp = ir::op_info(op).torch;
+    if (sp.empty()) {  // update_aliases: bound to its inputs, no call
+      EXPECT_EQ(ir::op_info(op).family, ir::Family::Meta) << ir::op_name(op) << " has no PyTorch spelling";
+      continue;
+    }
+    names += "\"" + sp + "\", ";
+  }
+  const std::string script = std::string(std::filesystem::temp_directory_path() / "af_spellings.py");
+  std::ofstream(script) << "import functools, torch\n"
+                           "def callable_of(s):\n"
+                           "    if s.startswith('.'): return getattr(torch.Tensor, s[1:], None)\n"
+                           "    try: return functools.reduce(getattr, s.split('.')[1:], torch)\n"
+                           "    except AttributeError: return None\n"
+                           "print(' '.join(s for s in [" << names << "] if not callable(callable_of(s))) or 'all')\n";
+  const char* py = std::getenv("AF_TORCH_PYTHON");
+  FILE* f = popen(((py && *py ? std::string(py) : "/usr/bin/python3") + " " + script + " 2>&1").c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  std::string out;
+  char buf[256];
+  while (std::fgets(buf, sizeof buf, f)) out += buf;
+  pclose(f);
+  EXPECT_EQ(out, "all\n") << "not PyTorch callables: " << out;
+}
 
 TEST(TorchSpelling, UsersSpellingsInTheScript) {
   const std::string s = body(torch_script(parse(kSlices)));

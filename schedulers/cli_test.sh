@@ -43,6 +43,16 @@ check "unknown reorder" 2 $A run $D/tanh_chain.af --reorder random:
 check "halide host target agrees" 0 $A run $D/tanh_chain.af --target host
 check "unknown target" 2 $A run $D/tanh_chain.af --target tpu
 check "lower-halide-alias accepted on interp" 0 $A run $D/tanh_chain.af --inject lower-halide-alias
+check "run --dump-passes" 0 $A run $D/alias_inputs.af --strategy functionalize --inject dce-drops-outputless --dump-passes
+for h in "after strategy functionalize" "after mutant dce-drops-outputless" "after dag" "after order program" "after regions none" "schedule"; do
+  grep -q "^# ---- $h" "$TEST_TMPDIR/out" || { echo "FAIL --dump-passes lacks '$h'"; fail=1; }
+done
+# Checked mode judges against the source program, on the interpreter tier
+# too: fn-per-input-base is named at source statement 1 (line 6), the first
+# whose value it changes, not at a statement the strategy inserted.
+printf 'aliasfuzz 1\nstorage s f32[4] = iota(0, 1)\ninput x0 = as_strided(s, [4], [1], 0)\ninput x1 = as_strided(s, [2], [1], 2)\nmul_(x0, 2.0)\nc = add(x1, 1.0)\nreturn c\n' > "$TEST_TMPDIR/fpib.af"
+check "run --checked on interp" 1 $A run "$TEST_TMPDIR/fpib.af" --strategy functionalize --inject fn-per-input-base --checked --json
+grep -q '"first_diverging_op":{"count":2,"first_index":0,"line":6,"op":"add","region":[0-9]*,"source_stmt":1' "$TEST_TMPDIR/out" || { echo "FAIL --checked names the source statement"; cat "$TEST_TMPDIR/out"; fail=1; }
 check "dot text" 0 $A dot $D/tanh_chain.af --strategy update_aliases-ordered --text
 grep -q "update_aliases(\[a\])" "$TEST_TMPDIR/out" || { echo "FAIL dot --text"; fail=1; }
 check "dot graphviz" 0 $A dot $D/chunk_war.af --strategy update_aliases --reorder fusion --fusion greedy

@@ -68,8 +68,8 @@ struct Base {
 
 class Functionalize {
  public:
-  Functionalize(const ir::Program& p, const ir::Analysis& an, const std::string& inject)
-      : p_(p), an_(an), b_(p), per_input_(inject == "fn-per-input-base"), no_regen_(inject == "fn-no-regenerate") {}
+  Functionalize(const ir::Program& p, const ir::Analysis& an, Mutant mutant)
+      : p_(p), an_(an), b_(p), per_input_(mutant == Mutant::FnPerInputBase), no_regen_(mutant == Mutant::FnNoRegenerate) {}
 
   Transformed run() {
     vals_.resize(p_.num_values());
@@ -479,53 +479,54 @@ class Functionalize {
       if (b_.meta(s).g.sizes != sizes) s = b_.emit1(OpKind::Expand, nm, {Arg::tensor(s), Arg::ints(sizes)}, line, true);
       return s;
     };
-    switch (st.op) {
-      case OpKind::AddI: case OpKind::SubI: case OpKind::MulI: case OpKind::DivI: {
-        OpKind op = st.op == OpKind::AddI ? OpKind::Add : st.op == OpKind::SubI ? OpKind::Sub
-                    : st.op == OpKind::MulI ? OpKind::Mul : OpKind::Div;
-        n = b_.emit1(op, nm, {Arg::tensor(cv), other(1)}, line, false);
+    using M = ir::Math;
+    switch (ir::math_of(st.op)) {
+      case M::Add: case M::Sub: case M::Mul: case M::Div:
+      case M::Exp: case M::Neg: case M::Abs: case M::Relu: case M::Tanh: case M::Sigmoid: {
+        // The functional counterpart (add_ -> add) on the current values.
+        std::vector<Arg> a{Arg::tensor(cv)};
+        for (size_t k = 1; k < st.args.size(); ++k) a.push_back(other(static_cast<int>(k)));
+        n = b_.emit1(*ir::out_of_place(st.op), nm, std::move(a), line, false);
         break;
       }
-      case OpKind::ExpI: n = b_.emit1(OpKind::Exp, nm, {Arg::tensor(cv)}, line, false); break;
-      case OpKind::NegI: n = b_.emit1(OpKind::Neg, nm, {Arg::tensor(cv)}, line, false); break;
-      case OpKind::AbsI: n = b_.emit1(OpKind::Abs, nm, {Arg::tensor(cv)}, line, false); break;
-      case OpKind::ReluI: n = b_.emit1(OpKind::Relu, nm, {Arg::tensor(cv)}, line, false); break;
-      case OpKind::TanhI: n = b_.emit1(OpKind::Tanh, nm, {Arg::tensor(cv)}, line, false); break;
-      case OpKind::SigmoidI: n = b_.emit1(OpKind::Sigmoid, nm, {Arg::tensor(cv)}, line, false); break;
-      case OpKind::ClampI: {
+      case M::Clamp: {
         int c = b_.emit1(OpKind::Clone, nm, {Arg::tensor(cv)}, line, true);
         n = b_.value(nm, false);
         b_.emit(OpKind::ClampI, {n}, {Arg::tensor(c), st.args[1], st.args[2]}, line, false);
         break;
       }
-      case OpKind::FillI:
+      case M::Fill:
         n = b_.emit1(OpKind::Full, nm, {Arg::ints(vm.g.sizes), st.args[1]}, line, false);
         break;
-      case OpKind::ZeroI:
+      case M::Zero:
         n = b_.emit1(OpKind::Full, nm, {Arg::ints(vm.g.sizes), Arg::number(0.0)}, line, false);
         break;
-      case OpKind::CopyI:
-        n = expand_to(other(1).i, vm.g.sizes);
+      case M::Copy:
+        if (st.op == OpKind::SetitemI) n = setitem_scatter(st, vm, cv, nm, expand_to);
+        else n = expand_to(other(1).i, vm.g.sizes);  // copy_
         break;
-      case OpKind::SetitemI: {
-        ir::CheckedArg t, d, s0, e, stp;
-        t.t = &vm;
-        d.i = st.args[1].i; s0.i = st.args[2].i; e.i = st.args[3].i; stp.i = 1;
-        Shape slot = ir::infer(OpKind::Slice, {t, d, s0, e, stp}).value()[0].g.sizes;
-        int val;
-        if (st.args[4].kind == Arg::Tensor) val = expand_to(current(static_cast<int>(st.args[4].i), line), slot);
-        else val = b_.emit1(OpKind::Full, nm, {Arg::ints(slot), Arg::number(st.args[4].as_double())}, line, true);
-        n = b_.emit1(OpKind::SliceScatter, nm, {Arg::tensor(cv), Arg::tensor(val), st.args[1], st.args[2], st.args[3], Arg::integer(1)}, line, false);
-        break;
-      }
-      default:
-        break;
+      case M::None: break;
     }
+    if (n < 0) ir::internal_error(std::string("functionalize: no functional form of ") + ir::op_name(st.op));
     write(v, n, line);
     Val& val = vals_[v];
     val.cur = n;
     val.gen = bases_[val.key].gen;
     if (!st.outs.empty()) vals_[st.outs[0]] = val;
+  }
+
+  // setitem_(x, dim, start, end, v) as slice_scatter(x, v broadcast to the slot, ...).
+  template <class ExpandTo>
+  int setitem_scatter(const ir::Stmt& st, const ir::TensorMeta& vm, int cv, const std::string& nm, ExpandTo& expand_to) {
+    const int line = st.line;
+    ir::CheckedArg t, d, s0, e, stp;
+    t.t = &vm;
+    d.i = st.args[1].i; s0.i = st.args[2].i; e.i = st.args[3].i; stp.i = 1;
+    Shape slot = ir::infer(OpKind::Slice, {t, d, s0, e, stp}).value()[0].g.sizes;
+    int val;
+    if (st.args[4].kind == Arg::Tensor) val = expand_to(current(static_cast<int>(st.args[4].i), line), slot);
+    else val = b_.emit1(OpKind::Full, nm, {Arg::ints(slot), Arg::number(st.args[4].as_double())}, line, true);
+    return b_.emit1(OpKind::SliceScatter, nm, {Arg::tensor(cv), Arg::tensor(val), st.args[1], st.args[2], st.args[3], Arg::integer(1)}, line, false);
   }
 
   void stmt(const ir::Stmt& st) {
@@ -551,8 +552,8 @@ class Functionalize {
 
 }  // namespace
 
-Transformed functionalize_strategy(const ir::Program& p, const ir::Analysis& an, const std::string& inject) {
-  Functionalize f(p, an, inject);
+Transformed functionalize_strategy(const ir::Program& p, const ir::Analysis& an, Mutant mutant) {
+  Functionalize f(p, an, mutant);
   return f.run();
 }
 

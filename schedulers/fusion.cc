@@ -14,8 +14,7 @@
 
 namespace af::schedulers {
 
-Fusible fusible_for(const ir::Program& p, const std::string& fusion, bool chain) {
-  (void)fusion;
+Fusible fusible_for(const ir::Program& p, bool chain) {
   if (chain) return [](int) { return false; };
   const ir::Program* pp = &p;
   return [pp](int s) {
@@ -30,9 +29,9 @@ Fusible fusible_for(const ir::Program& p, const std::string& fusion, bool chain)
 }
 
 std::vector<std::vector<int>> fuse(const std::vector<int>& order, const std::vector<std::vector<int>>& preds,
-                                   const std::string& policy, const Fusible& fusible) {
+                                   Fusion policy, const Fusible& fusible) {
   std::vector<std::vector<int>> regions;
-  if (policy == "greedy" || policy == "consecutive") {  // consecutive: Thunder's default name for it
+  if (policy == Fusion::Greedy || policy == Fusion::Consecutive) {  // consecutive: Thunder's default name for it
     bool open = false;
     for (int v : order) {
       if (fusible(v)) {
@@ -46,7 +45,7 @@ std::vector<std::vector<int>> fuse(const std::vector<int>& order, const std::vec
     }
     return regions;
   }
-  if (policy == "dataflow") {
+  if (policy == Fusion::Dataflow) {
     std::vector<int> region_of(preds.size(), -1);
     std::vector<bool> region_fusible;
     for (int v : order) {

@@ -67,7 +67,7 @@ oracles::Observables interpret(const Schedule& s, const ExpectedByStmt* expected
   std::shared_ptr<const ir::Analysis> an = s.analysis;
   if (!an) an = std::make_shared<const ir::Analysis>(ir::analyze(s.program).value());
   oracles::Memory mem = oracles::initial_memory(s.program, *an);
-  const bool stale = s.inject == "fusion-stale-copy";
+  const bool stale = s.mutant == Mutant::FusionStaleCopy;
   // Checked mode: as the device's status buffer, the first region with a
   // failing statement, its smallest failing statement and that statement's
   // first failing element, and the count over the whole run.

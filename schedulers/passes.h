@@ -29,6 +29,7 @@
 
 #include "ir/analysis.h"
 #include "ir/program.h"
+#include "schedulers/run_config.h"
 #include "schedulers/schedule.h"
 #include "schedulers/ua_fixes.h"
 
@@ -126,9 +127,8 @@ std::vector<int> identity_origin(const ir::Program& p);
 // Strategy passes.
 Transformed eager_strategy(const ir::Program& p, const ir::Analysis& an);
 Transformed none_strategy(const ir::Program& p, const ir::Analysis& an);
-Transformed functionalize_strategy(const ir::Program& p, const ir::Analysis& an, const std::string& inject);
-Transformed update_aliases_strategy(const ir::Program& p, const ir::Analysis& an, UaFixes fixes,
-                                    const std::string& inject);
+Transformed functionalize_strategy(const ir::Program& p, const ir::Analysis& an, Mutant mutant);
+Transformed update_aliases_strategy(const ir::Program& p, const ir::Analysis& an, UaFixes fixes, Mutant mutant);
 
 // Mutant pass dce-drops-outputless: removes setitem_ and unbound copy_.
 void dce_drops_outputless(Transformed& t);
@@ -140,20 +140,20 @@ std::vector<Edge> writeback_edges(const ir::Program& p, const ir::Analysis& an,
                                   const std::vector<std::pair<int, int>>& writebacks);
 std::vector<std::vector<int>> predecessors(int n, const std::vector<Edge>& edges);
 
-// Fusibility under a fusion policy: update_aliases, reductions, softmax,
-// matmul and cat are fusion breaks; everything else (views, elementwise,
-// in-place, scatters) fuses. `eager` fuses nothing.
+// Fusibility (the same under every fusion policy): update_aliases,
+// reductions, softmax, matmul and cat are fusion breaks; everything else
+// (views, elementwise, in-place, scatters) fuses. `eager` fuses nothing.
 using Fusible = std::function<bool(int stmt)>;
-Fusible fusible_for(const ir::Program& p, const std::string& fusion, bool chain);
+Fusible fusible_for(const ir::Program& p, bool chain);
 
 // Reorder policies: a topological order of the DAG given by `preds`.
 // `program` is the scheduled program (thunder-dataflow weighs its ops).
-std::vector<int> reorder(const std::vector<std::vector<int>>& preds, const std::string& policy, const Fusible& fusible,
+std::vector<int> reorder(const std::vector<std::vector<int>>& preds, const Reorder& policy, const Fusible& fusible,
                          const ir::Program& program);
 // Thunder's dataflow ordering (thunder_dataflow.cc).
 std::vector<int> thunder_dataflow_order(const std::vector<std::vector<int>>& preds, const ir::Program& program);
 // Fusion policies: regions over `order` (dataflow may reorder within the DAG).
 std::vector<std::vector<int>> fuse(const std::vector<int>& order, const std::vector<std::vector<int>>& preds,
-                                   const std::string& policy, const Fusible& fusible);
+                                   Fusion policy, const Fusible& fusible);
 
 }  // namespace af::schedulers

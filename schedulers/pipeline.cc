@@ -1,66 +1,14 @@
 // make_schedule: strategy -> mutant passes -> DAG -> reorder -> fusion ->
-// counters; and the names every command line and report uses.
+// counters (each pass's result printable for --dump-passes); and
+// run_and_compare, the one path that executes a schedule and compares it.
 #include <algorithm>
-#include <cctype>
+
+#include "ir/text.h"
 
 #include "schedulers/passes.h"
 #include "schedulers/schedulers.h"
 
 namespace af::schedulers {
-
-const std::vector<std::string>& strategy_names() {
-  static const std::vector<std::string> v{"eager", "none", "functionalize", "update_aliases", "update_aliases-ordered",
-                                          "update_aliases-min"};
-  return v;
-}
-const std::vector<std::string>& must_agree_strategy_names() {
-  static const std::vector<std::string> v{"eager", "functionalize", "update_aliases-ordered", "update_aliases-min"};
-  return v;
-}
-const std::vector<std::string>& mutant_names() {
-  static const std::vector<std::string> v{"ua-no-maybe-views", "ua-no-multi-output", "ua-writes-only",
-                                          "dce-drops-outputless", "fusion-stale-copy", "fn-per-input-base",
-                                          "fn-no-regenerate", "lower-halide-alias"};
-  return v;
-}
-const std::vector<std::string>& fusion_policy_names() {
-  static const std::vector<std::string> v{"none", "greedy", "consecutive", "dataflow"};
-  return v;
-}
-const std::vector<std::string>& reorder_policy_names() {
-  static const std::vector<std::string> v{"program", "random:SEED", "fusion", "asap", "alap", "thunder-dataflow"};
-  return v;
-}
-
-bool valid_reorder_policy(const std::string& r) {
-  if (r == "program" || r == "fusion" || r == "asap" || r == "alap" || r == "thunder-dataflow") return true;
-  if (r.rfind("random:", 0) != 0 || r.size() == 7 || r.size() > 7 + 20) return false;
-  return std::all_of(r.begin() + 7, r.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-}
-
-namespace {
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
-bool contains(const std::vector<std::string>& v, const std::string& x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
-}
-}  // namespace
-
-std::optional<std::string> check_options(const Options& o) {
-  if (!contains(strategy_names(), o.strategy) && !ua_fixes_of(o.strategy))
-    return "unknown strategy '" + o.strategy + "' (valid: " + join(strategy_names()) +
-           ", or update_aliases+FIX[+FIX...] with FIX one of " + join(ua_fix_names()) + ")";
-  if (!o.inject.empty() && !contains(mutant_names(), o.inject))
-    return "unknown mutant '" + o.inject + "' (valid: " + join(mutant_names()) + ")";
-  if (!valid_reorder_policy(o.reorder))
-    return "unknown reorder policy '" + o.reorder + "' (valid: " + join(reorder_policy_names()) + ")";
-  if (!contains(fusion_policy_names(), o.fusion))
-    return "unknown fusion policy '" + o.fusion + "' (valid: " + join(fusion_policy_names()) + ")";
-  return std::nullopt;
-}
 
 namespace {
 
@@ -80,22 +28,53 @@ int64_t bytes_of(const ir::Stmt& st, const ir::Analysis& an) {
 
 }  // namespace
 
-ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an, const Options& o) {
-  if (auto e = check_options(o)) return ir::Error{ir::ErrorKind::Arg, 0, *e};
-  Transformed t;
-  const std::string& s = o.strategy;
-  if (s == "eager") t = eager_strategy(p, an);
-  else if (s == "none") t = none_strategy(p, an);
-  else if (s == "functionalize") t = functionalize_strategy(p, an, o.inject);
-  else t = update_aliases_strategy(p, an, *ua_fixes_of(s), o.inject);
-  if (o.inject == "dce-drops-outputless") {
-    dce_drops_outputless(t);
-    if (t.chain) {  // eager stays a total order
-      t.added_edges.clear();
-      for (size_t j = 1; j < t.program.stmts.size(); ++j)
-        t.added_edges.push_back(Edge{static_cast<int>(j - 1), static_cast<int>(j), true});
-    }
+namespace {
+
+Transformed run_strategy(const ir::Program& p, const ir::Analysis& an, const RunConfig& c) {
+  switch (c.strategy.kind) {
+    case StrategyKind::Eager: return eager_strategy(p, an);
+    case StrategyKind::None: return none_strategy(p, an);
+    case StrategyKind::Functionalize: return functionalize_strategy(p, an, c.mutant);
+    case StrategyKind::UpdateAliases: return update_aliases_strategy(p, an, c.strategy.fixes, c.mutant);
   }
+  std::abort();  // every StrategyKind is handled above
+}
+
+// The mutant passes that run after the strategy (the others live inside
+// a strategy or an executor).
+void run_mutant_passes(Transformed& t, Mutant m) {
+  if (m != Mutant::DceDropsOutputless) return;
+  dce_drops_outputless(t);
+  if (t.chain) {  // eager stays a total order
+    t.added_edges.clear();
+    for (size_t j = 1; j < t.program.stmts.size(); ++j)
+      t.added_edges.push_back(Edge{static_cast<int>(j - 1), static_cast<int>(j), true});
+  }
+}
+
+std::string edges_text(const std::vector<Edge>& edges) {
+  std::string t;
+  for (const auto& e : edges)
+    t += std::to_string(e.from) + " -> " + std::to_string(e.to) + (e.added ? " (strategy)" : " (dataflow)") + "\n";
+  return t;
+}
+
+std::string indices_text(const std::vector<int>& v) {
+  std::string t;
+  for (int j : v) t += (t.empty() ? "" : " ") + std::to_string(j);
+  return t;
+}
+
+}  // namespace
+
+ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an, const RunConfig& c,
+                                   std::vector<PassDump>* dump) {
+  const std::string& s = c.strategy.spelling;
+  Transformed t = run_strategy(p, an, c);
+  if (dump) dump->push_back({"strategy " + s, t.error.empty() ? ir::print(t.program) : "# failed: " + t.error + "\n"});
+  run_mutant_passes(t, c.mutant);
+  if (dump && c.mutant == Mutant::DceDropsOutputless)
+    dump->push_back({"mutant " + mutant_name(c.mutant), ir::print(t.program)});
   if (!t.error.empty() && t.error.rfind("limit: ", 0) == 0)
     return ir::Error{ir::ErrorKind::Limit, 0, "strategy " + s + ": " + t.error.substr(7)};
   if (!t.error.empty())
@@ -109,9 +88,9 @@ ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an,
   }
   Schedule sc;
   sc.strategy = s;
-  sc.inject = o.inject;
-  sc.reorder = o.reorder;
-  sc.fusion = o.fusion;
+  sc.mutant = c.mutant;
+  sc.reorder = reorder_name(c.reorder);
+  sc.fusion = fusion_name(c.fusion);
   sc.analysis = t.analysis;
   const int n = static_cast<int>(t.program.stmts.size());
   std::vector<Edge> edges = dataflow_edges(t.program);
@@ -131,37 +110,69 @@ ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an,
   sc.origin = std::move(t.origin);
   auto preds = predecessors(n, edges);
   sc.edges = std::move(edges);
-  Fusible fus = fusible_for(sc.program, o.fusion, t.chain);
-  std::vector<int> order = reorder(preds, o.reorder, fus, sc.program);
-  sc.regions = fuse(order, preds, t.chain ? "none" : o.fusion, fus);
+  if (dump) dump->push_back({"dag", edges_text(sc.edges)});
+  Fusible fus = fusible_for(sc.program, t.chain);
+  std::vector<int> order = reorder(preds, c.reorder, fus, sc.program);
+  if (dump) dump->push_back({"order " + sc.reorder, indices_text(order) + "\n"});
+  sc.regions = fuse(order, preds, t.chain ? Fusion::None : c.fusion, fus);
+  if (dump) {
+    std::string regions;
+    for (const auto& r : sc.regions) regions += indices_text(r) + "\n";
+    dump->push_back({"regions " + sc.fusion, regions});
+  }
   // Counters.
-  Counters& c = sc.counters;
-  c.regions = static_cast<int>(sc.regions.size());
+  Counters& k = sc.counters;
+  k.regions = static_cast<int>(sc.regions.size());
   for (size_t r = 1; r < sc.regions.size(); ++r) {
     const int a = sc.regions[r - 1].back(), b = sc.regions[r].front();
     auto forced = [&](int v) { return sc.program.stmts[v].op == ir::OpKind::UpdateAliases; };
-    if (t.chain || forced(a) || forced(b)) c.fusion_breaks++;
+    if (t.chain || forced(a) || forced(b)) k.fusion_breaks++;
   }
-  c.nodes_added = static_cast<int>(std::count(sc.added_node.begin(), sc.added_node.end(), true));
-  c.extra_storages = static_cast<int>(sc.analysis->storage_numel.size()) - static_cast<int>(an.storage_numel.size());
-  for (const auto& st : sc.program.stmts) c.bytes_moved += bytes_of(st, *sc.analysis);
+  k.nodes_added = static_cast<int>(std::count(sc.added_node.begin(), sc.added_node.end(), true));
+  k.extra_storages = static_cast<int>(sc.analysis->storage_numel.size()) - static_cast<int>(an.storage_numel.size());
+  for (const auto& st : sc.program.stmts) k.bytes_moved += bytes_of(st, *sc.analysis);
+  return sc;
+}
+
+ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an, const RunConfig& c) {
+  return make_schedule(p, an, c, nullptr);
+}
+
+ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an, const Options& o) {
+  RunConfig c;
+  if (auto e = parse_options(o, &c)) return ir::Error{ir::ErrorKind::Arg, 0, *e};
+  auto sc = make_schedule(p, an, c);
+  if (sc) {  // the labels as spelled (random:007 stays random:007)
+    sc->reorder = o.reorder;
+    sc->fusion = o.fusion;
+  }
   return sc;
 }
 
 RunOutcome run_and_compare(const ir::Program& p, const ir::Analysis& an, const oracles::Observables& expected,
-                           const Options& o) {
+                           const RunConfig& c, const ExecuteFn& execute) {
   RunOutcome r;
-  auto s = make_schedule(p, an, o);
-  if (!s) {
-    r.error = s.error().message;
-    r.mismatch = oracles::Mismatch{"schedule", 0, 0, 0, r.error};
+  auto fail = [&r](ExecutionFailure f) {
+    r.error = f.what;
+    r.mismatch = oracles::Mismatch{f.observable, f.index, 0, 0, f.what};
+    r.failure = std::move(f);
     return r;
-  }
+  };
+  auto s = make_schedule(p, an, c);
+  if (!s) return fail({"schedule", 0, s.error().message});
   r.regions = s->counters.regions;
   r.counters = s->counters;
-  oracles::Observables actual = interpret(*s);
-  r.mismatch = oracles::compare(p, expected, actual);
-  r.agree = !r.mismatch;
+  ExecuteOutcome x;
+  ExpectedByStmt checks;
+  if (c.checked) checks = checked_expectations(*s, p, an);
+  const ExpectedByStmt* e = c.checked ? &checks : nullptr;
+  if (execute) x = execute(*s, e);
+  else x.obs = interpret(*s, e, &x.first_failure);
+  r.stats = std::move(x.stats);
+  if (x.failure) return fail(std::move(*x.failure));
+  r.first_failure = x.first_failure;
+  r.mismatch = oracles::compare(p, expected, x.obs);
+  r.agree = !r.mismatch && !r.first_failure;
   return r;
 }
 
@@ -176,6 +187,19 @@ std::vector<Schedule> rotating_schedules(const ir::Program& p, const ir::Analysi
     if (auto s = make_schedule(p, an, o)) out.push_back(std::move(*s));
   }
   return out;
+}
+
+RunOutcome run_and_compare(const ir::Program& p, const ir::Analysis& an, const oracles::Observables& expected,
+                           const Options& o) {
+  RunConfig c;
+  if (auto e = parse_options(o, &c)) {
+    RunOutcome r;
+    r.error = *e;
+    r.mismatch = oracles::Mismatch{"schedule", 0, 0, 0, *e};
+    r.failure = ExecutionFailure{"schedule", 0, *e};
+    return r;
+  }
+  return run_and_compare(p, an, expected, c);
 }
 
 }  // namespace af::schedulers

@@ -8,7 +8,6 @@
 //   asap, alap    by earliest / latest level, ties by index
 //   thunder-dataflow  Thunder's dataflow fusion order (thunder_dataflow.cc)
 #include <algorithm>
-#include <cstdlib>
 #include <queue>
 
 #include "schedulers/passes.h"
@@ -55,17 +54,17 @@ size_t smallest(const std::vector<int>& ready) {
 
 }  // namespace
 
-std::vector<int> reorder(const std::vector<std::vector<int>>& preds, const std::string& policy, const Fusible& fusible,
+std::vector<int> reorder(const std::vector<std::vector<int>>& preds, const Reorder& policy, const Fusible& fusible,
                          const ir::Program& program) {
   const int n = static_cast<int>(preds.size());
-  if (policy == "thunder-dataflow") return thunder_dataflow_order(preds, program);
-  if (policy.rfind("random:", 0) == 0) {
-    uint64_t state = std::strtoull(policy.c_str() + 7, nullptr, 10) ^ 0x5eedULL;
+  if (policy.kind == ReorderKind::ThunderDataflow) return thunder_dataflow_order(preds, program);
+  if (policy.kind == ReorderKind::Random) {
+    uint64_t state = policy.seed ^ 0x5eedULL;
     return kahn(preds, [&](const std::vector<int>& ready, const std::vector<int>&) {
       return static_cast<size_t>(ir::splitmix64(&state) % ready.size());
     });
   }
-  if (policy == "fusion") {
+  if (policy.kind == ReorderKind::Fusion) {
     return kahn(preds, [&](const std::vector<int>& ready, const std::vector<int>& order) {
       const bool last_fusible = !order.empty() && fusible(order.back());
       int best_f = -1, best_n = -1;
@@ -78,11 +77,11 @@ std::vector<int> reorder(const std::vector<std::vector<int>>& preds, const std::
       return static_cast<size_t>(best_n >= 0 ? best_n : best_f);
     });
   }
-  if (policy == "asap" || policy == "alap") {
+  if (policy.kind == ReorderKind::Asap || policy.kind == ReorderKind::Alap) {
     // level: longest path from a source; height: longest path to a sink.
     std::vector<int> topo = kahn(preds, [](const std::vector<int>& r, const std::vector<int>&) { return smallest(r); });
     std::vector<int> key(n, 0);
-    if (policy == "asap") {
+    if (policy.kind == ReorderKind::Asap) {
       for (int v : topo)
         for (int u : preds[v]) key[v] = std::max(key[v], key[u] + 1);
     } else {

@@ -21,6 +21,7 @@
 
 #include "ir/analysis.h"
 #include "ir/program.h"
+#include "schedulers/run_config.h"
 
 namespace af::schedulers {
 
@@ -57,10 +58,14 @@ struct CheckFailure {
 };
 
 struct Schedule {
+  // How the schedule was made, as labels for printing (hand-built
+  // schedules use labels of their own, e.g. fusion "chunks:3").
   std::string strategy;       // e.g. "functionalize"
-  std::string inject;         // mutant name or ""
   std::string reorder;        // e.g. "random:3"
   std::string fusion;         // e.g. "greedy"
+  // The mutant, which the executors honor too (fusion-stale-copy in the
+  // interpreter and the lowering, lower-halide-alias in the lowering).
+  Mutant mutant = Mutant::None;
   ir::Program program;        // the transformed program
   // Regions in execution order; each is a list of indices into
   // program.stmts in execution order. Concatenated, they are the order.

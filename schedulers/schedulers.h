@@ -1,6 +1,7 @@
 // The public face of the schedulers package: names of strategies, mutants
 // and policies, make_schedule, and the interpreter tier.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,33 +10,22 @@
 #include "ir/error.h"
 #include "ir/program.h"
 #include "oracles/eager.h"
+#include "schedulers/execution.h"
+#include "schedulers/run_config.h"
 #include "schedulers/schedule.h"
 
 namespace af::schedulers {
 
-// Every strategy this package implements, and the ones that must agree.
-const std::vector<std::string>& strategy_names();
-const std::vector<std::string>& must_agree_strategy_names();  // eager, functionalize, update_aliases-ordered, update_aliases-min
-// The bug zoo (lower-halide-alias is accepted and only matters to Halide targets).
-const std::vector<std::string>& mutant_names();
-const std::vector<std::string>& fusion_policy_names();         // none, greedy, dataflow
-const std::vector<std::string>& reorder_policy_names();        // program, random:SEED, fusion, asap, alap
-bool valid_reorder_policy(const std::string& policy);
-
-struct Options {
-  std::string strategy = "eager";
-  std::string inject;              // "" or a mutant name
-  std::string reorder = "program";
-  std::string fusion = "none";
-};
-
-// A usage error (unknown strategy, mutant or policy), naming the valid
-// choices; nothing when the options are valid.
-std::optional<std::string> check_options(const Options& o);
+// The names of strategies, mutants and policies, their parsers and the
+// spelled Options are in schedulers/run_config.h.
 
 // Runs the pipeline. `an` is the analysis of `p` (which must be valid).
 // An error here means a strategy produced an invalid program: a bug in
-// the strategy (reported, never a crash).
+// the strategy (reported, never a crash). The target and checked mode of
+// the config play no part.
+ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an, const RunConfig& c);
+// The same from spelled settings: an unknown name is an Arg error naming
+// the valid choices.
 ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an, const Options& o);
 
 // Program `index`'s schedule under each strategy (benchmarks, kits): the
@@ -44,6 +34,17 @@ ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an,
 // Strategies that cannot schedule the program are left out.
 std::vector<Schedule> rotating_schedules(const ir::Program& p, const ir::Analysis& an,
                                          const std::vector<std::string>& strategies, size_t index);
+
+// What each pass made of a program, for `aliasfuzz run --dump-passes`
+// (as Halide's Lower.cpp logs the IR after each pass): the program after
+// the strategy pass and after the mutant pass (.af text), the dependence
+// DAG, the order and the regions.
+struct PassDump {
+  std::string pass;  // "strategy functionalize", "mutant dce-drops-outputless", "dag", "order", "regions"
+  std::string text;  // .af text for the program passes, plain lines otherwise
+};
+ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an, const RunConfig& c,
+                                   std::vector<PassDump>* dump);
 
 // The interpreter tier: executes the schedule region by region in its
 // order against real shared storage with the reference kernels. Inside a
@@ -65,14 +66,27 @@ ExpectedByStmt checked_expectations(const Schedule& s, const ir::Program& source
 // `expected` as it runs and reports the first failure as a device would.
 oracles::Observables interpret(const Schedule& s, const ExpectedByStmt* expected, std::optional<CheckFailure>* failure);
 
-// Schedule + interpret + compare with the oracle's observables.
+// Schedule + execute + compare with the oracle's observables. A run agrees
+// when nothing differs and checked mode reported no failure.
 struct RunOutcome {
   bool agree = false;
   int regions = 0;
   std::optional<oracles::Mismatch> mismatch;  // set when !agree
-  std::string error;                          // the strategy failed (invalid transformed program)
+  std::string error;                          // the strategy failed (invalid transformed program), or the target
   Counters counters;
+  // Why nothing was compared: observable "schedule" (the strategy failed),
+  // "lowering" or "ptx" (the target failed; ExecutionFailure).
+  std::optional<ExecutionFailure> failure;
+  std::optional<CheckFailure> first_failure;  // checked mode: the first op that differed on the device
+  nlohmann::json stats;                       // the target's counters (null on interp)
 };
+// `execute` runs the schedule (the interpreter tier unless told otherwise:
+// fuzz::execute passes the executor of the run's target).
+// In checked mode it receives what every statement must produce
+// (checked_expectations against the source program); null otherwise.
+using ExecuteFn = std::function<ExecuteOutcome(const Schedule&, const ExpectedByStmt*)>;
+RunOutcome run_and_compare(const ir::Program& p, const ir::Analysis& an, const oracles::Observables& expected,
+                           const RunConfig& c, const ExecuteFn& execute = {});
 RunOutcome run_and_compare(const ir::Program& p, const ir::Analysis& an, const oracles::Observables& expected,
                            const Options& o);
 

@@ -196,7 +196,7 @@ struct Groups {
   int count = 0;
 };
 
-Groups view_groups(const ir::Program& p, const std::vector<bool>& opaque, UaFixes fx, const std::string& inject) {
+Groups view_groups(const ir::Program& p, const std::vector<bool>& opaque, UaFixes fx, Mutant mutant) {
   const int nv = p.num_values();
   Groups g;
   g.canon.resize(nv);
@@ -228,8 +228,8 @@ Groups view_groups(const ir::Program& p, const std::vector<bool>& opaque, UaFixe
         for (int o : st.outs) g.canon[o] = in;
       continue;
     }
-    if (inject == "ua-no-multi-output" && ir::is_multi_output(st.op)) continue;
-    if (inject == "ua-no-maybe-views" && ir::op_info(st.op).cls == ir::OpClass::MayAlias) continue;
+    if (mutant == Mutant::UaNoMultiOutput && ir::is_multi_output(st.op)) continue;
+    if (mutant == Mutant::UaNoMaybeViews && ir::op_info(st.op).cls == ir::OpClass::MayAlias) continue;
     for (int o : st.outs) raw[o] = raw[in];
   }
   // Keep groups with a written member; renumber densely.
@@ -247,7 +247,7 @@ Groups view_groups(const ir::Program& p, const std::vector<bool>& opaque, UaFixe
 }  // namespace
 
 Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& an, UaFixes fx,
-                                    const std::string& inject) {
+                                    Mutant mutant) {
   (void)an;
   Transformed t;
   // Pass 1 (or its fix).
@@ -268,7 +268,7 @@ Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& 
   }
   const ir::Program& p = *pp;
   // Pass 2.
-  const Groups gr = view_groups(p, p1.opaque, fx, inject);
+  const Groups gr = view_groups(p, p1.opaque, fx, mutant);
   const int nv = p.num_values();
   auto group = [&](int v) { return gr.group[v]; };
   auto canon = [&](int v) { return gr.canon[v]; };
@@ -385,7 +385,7 @@ Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& 
       for (int v : in) stale = stale || (group(v) >= 0 && seen[v] < wver[group(v)]);
       need = fx.has(UaFix::Min) ? stale : inplace || stale;
     }
-    if (inject == "ua-writes-only" && fx.any()) need = need && inplace;
+    if (mutant == Mutant::UaWritesOnly && fx.any()) need = need && inplace;
     if (need) update(groups, st.line);
     for (int o : st.outs) encounter(o);
     // The statement itself; an in-place op binds a fresh output if the source binds none.

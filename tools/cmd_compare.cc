@@ -10,10 +10,19 @@
 #include "reports/svg.h"
 #include "fuzz/check.h"
 #include "tools/commands.h"
+#include "tools/run_flags.h"
 
 namespace af::tools {
 
 namespace {
+
+// The row the regions chart shows: reorder fusion, fusion greedy (the
+// setting that fuses most).
+bool is_fusion_greedy(const fuzz::CompareRow& r) {
+  const auto reorder = schedulers::parse_reorder(r.reorder);
+  return reorder && reorder->kind == schedulers::ReorderKind::Fusion &&
+         schedulers::parse_fusion(r.fusion) == schedulers::Fusion::Greedy;
+}
 
 struct CompareArgs {
   fuzz::CompareOptions o;
@@ -52,13 +61,13 @@ int run(CompareArgs& a) {
                  {"agree", r.agree}, {"errors", r.errors}, {"regions", r.regions}, {"fusion_breaks", r.fusion_breaks},
                  {"nodes_added", r.nodes_added}, {"extra_storages", r.extra_storages}, {"bytes_moved", r.bytes_moved},
                  {"schedule_us", r.schedule_us}, {"run_us", r.run_us}});
-    if (r.reorder == "fusion" && r.fusion == "greedy") regions[r.strategy] = {r.regions, 1};
+    if (is_fusion_greedy(r)) regions[r.strategy] = {r.regions, 1};
   }
   const std::string md = markdown(a.o, rows);
   std::cout << md;
   std::vector<std::pair<std::string, double>> bars;
   for (const auto& r : rows)
-    if (r.reorder == "fusion" && r.fusion == "greedy") bars.push_back({r.strategy, r.regions});
+    if (is_fusion_greedy(r)) bars.push_back({r.strategy, r.regions});
   try {
     fuzz::write_atomic(a.out + "/compare.md", md);
     fuzz::write_atomic(a.out + "/compare.json",
@@ -80,8 +89,8 @@ void register_compare(CLI::App& app, int* status) {
   auto* c = app.add_subcommand("compare", "compare strategies and policies on the same generated programs");
   c->add_option("--programs", a->o.programs, "generated programs (default 200)");
   c->add_option("--seed", a->o.seed, "generator seed (default 1)")->check(unsigned_integer);
-  c->add_option("--strategy", a->o.strategies, "strategies (repeatable; default: all)");
-  c->add_option("--target", a->o.target, "where the schedules run: " + target_help());
+  flags::strategies(c, a->o.strategies, "default: all of this package");
+  flags::target(c, a->o.target, "default interp");
   c->add_option("--size", a->o.gen.size, "statements per program");
   c->add_option("--out", a->out, "output folder (default runs/compare-SEED)");
   c->callback([a, status] { *status = run(*a); });

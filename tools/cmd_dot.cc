@@ -16,6 +16,7 @@
 #include "ir/analysis.h"
 #include "schedulers/schedulers.h"
 #include "tools/commands.h"
+#include "tools/run_flags.h"
 
 namespace af::tools {
 
@@ -94,10 +95,10 @@ void register_dot(CLI::App& app, int* status) {
   auto o = std::make_shared<DotOptions>();
   auto* c = app.add_subcommand("dot", "Graphviz picture of a schedule (nodes, added edges, regions)");
   c->add_option("program", o->path, "the .af program")->required();
-  c->add_option("--strategy", o->so.strategy, "strategy (default eager)");
-  c->add_option("--inject", o->so.inject, "a bug-zoo mutant");
-  c->add_option("--reorder", o->so.reorder, "reorder policy: " + fmt::format("{}", fmt::join(schedulers::reorder_policy_names(), ", ")));
-  c->add_option("--fusion", o->so.fusion, "fusion policy: " + fmt::format("{}", fmt::join(schedulers::fusion_policy_names(), ", ")));
+  flags::strategy(c, o->so.strategy, "default eager");
+  flags::inject(c, o->so.inject, "");
+  flags::reorder(c, o->so.reorder, "default program");
+  flags::fusion(c, o->so.fusion, "default none");
   c->add_option("--out", o->out, "render to FILE.svg (or .png, .pdf, .dot) with /usr/bin/dot");
   c->add_flag("--text", o->text, "print the transformed program (.af) with its order and regions");
   c->callback([o, status] { *status = dot(*o); });

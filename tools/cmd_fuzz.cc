@@ -14,6 +14,7 @@
 #include "reports/report.h"
 #include "schedulers/schedulers.h"
 #include "tools/commands.h"
+#include "tools/run_flags.h"
 #include "tools/folder_lock.h"
 
 namespace af::tools {
@@ -198,9 +199,9 @@ void register_fuzz(CLI::App& app, int* status) {
   c->add_option("--fail-on", a->fail_on,
                 "exit 1 on: bugs (must-agree findings or crashes; default) or any (any finding)");
   c->add_option("--jobs", a->o.jobs, "worker processes");
-  c->add_option("--strategy", a->o.strategies, "strategies (repeatable; default: must-agree and under-study)");
-  c->add_option("--inject", a->o.injects, "bug-zoo mutants to run too (repeatable)");
-  c->add_option("--target", a->o.target, target_help());
+  flags::strategies(c, a->o.strategies, "or an external one; default: must-agree and under-study");
+  flags::injects(c, a->o.injects, "run too; with only --inject, just the mutants");
+  flags::target(c, a->o.target, "default interp");
   c->add_option("--out", a->o.out, "output folder (default runs/fuzz-SEED)");
   c->add_flag("--resume", a->o.resume, "continue an interrupted campaign in --out");
   c->add_option("--shard", a->shard, "take every N-th program starting at i: i/N");

@@ -14,6 +14,7 @@
 #include "ir/text.h"
 #include "oracles/external.h"
 #include "tools/commands.h"
+#include "tools/run_flags.h"
 
 namespace af::tools {
 
@@ -127,11 +128,11 @@ void register_minimize(CLI::App& app, int* status) {
   c->add_option("case", o->path,
                 "the .af case, or a campaign's findings/BUCKET folder (its settings.json gives the spec, "
                 "the folder is the default --out)")->required();
-  c->add_option("--strategy", o->spec.strategy, "the strategy of the finding");
-  c->add_option("--inject", o->spec.inject, "the bug-zoo mutant of the finding");
-  c->add_option("--reorder", o->spec.reorder, "reorder policy of the finding (default program)");
-  c->add_option("--fusion", o->spec.fusion, "fusion policy of the finding (default none)");
-  c->add_option("--target", o->spec.target, "target of the finding (default interp)");
+  flags::strategy(c, o->spec.strategy, "of the finding");
+  flags::inject(c, o->spec.inject, "of the finding");
+  flags::reorder(c, o->spec.reorder, "of the finding; default program");
+  flags::fusion(c, o->spec.fusion, "of the finding; default none");
+  flags::target(c, o->spec.target, "of the finding; default interp");
   c->add_option("--out", o->out, "output folder (required with a .af case)");
   c->add_option("--time", o->time_s, "time budget in seconds (default 60; 0: none)");
   c->add_option("--max-tests", o->max_tests, "budget in candidate runs (deterministic; default none)");

@@ -18,6 +18,7 @@
 #include "oracles/external.h"
 #include "schedulers/schedulers.h"
 #include "tools/commands.h"
+#include "tools/run_flags.h"
 #include "oracles/json_out.h"
 #include "tools/target_executor.h"
 #include <memory>
@@ -30,105 +31,80 @@ struct RunOptions {
   std::string path;
   std::vector<std::string> strategies;
   std::string inject, reorder = "program", fusion = "none", target = "interp";
-  bool checked = false, json = false, stats = false;
+  bool checked = false, json = false, stats = false, dump_passes = false;
 };
 
-std::string join(const std::vector<std::string>& v) { return fmt::format("{}", fmt::join(v, ", ")); }
 
-// One run of one strategy on one target.
-struct TargetRun {
-  bool agree = false;
-  int regions = 0;
-  nlohmann::json first_mismatch;  // null when agreeing
-  std::optional<lowering::CheckFailure> first_failure;  // checked mode
-  nlohmann::json stats;           // lowering counters (Halide targets)
-};
-
-// Runs a schedule on a target: `interp` executes it with the reference
-// kernels (schedulers::interpret); host|opencl|cuda|ptx hand it to the
-// Halide lowering (ptx also assembles every region with ptxas, then runs on
-// the host). In checked mode each region also checks every value it produces
-// against the oracle's (async asserts), and a failure names the first
-// diverging op.
-TargetRun run_on_target(const RunOptions& o, const schedulers::Schedule& s, const ir::Program& p,
-                        const oracles::Observables& expected, const lowering::Expected* expected_by_stmt) {
-  TargetRun r;
-  r.regions = s.counters.regions;
-  oracles::Observables actual;
-  if (o.target == "interp") {
-    actual = schedulers::interpret(s);
-  } else {
-    lowering::LowerOptions lo;
-    lo.target = *lowering::target_from_name(o.target);
-    lo.checked = o.checked;
-    lo.inject = s.inject;
-    lowering::LowerResult res = lowering::run_schedule(s, lo, expected_by_stmt, compile_cache());
-    r.stats = {{"regions", res.stats.regions}, {"pipelines_run", res.stats.pipelines_run},
-               {"cache_hits", res.stats.cache_hits}, {"cache_misses", res.stats.cache_misses},
-               {"compile_ms", res.stats.compile_ms}, {"run_ms", res.stats.run_ms},
-               {"uploads", res.stats.uploads}, {"downloads", res.stats.downloads},
-               {"upload_bytes", res.stats.upload_bytes}, {"download_bytes", res.stats.download_bytes}};
-    if (lo.target == lowering::Target::OpenCL)
-      r.stats["opencl"] = {{"writes", res.stats.cl_writes}, {"reads", res.stats.cl_reads},
-                           {"launches", res.stats.cl_launches}, {"max_grid", res.stats.max_grid}};
-    if (o.target == "ptx")
-      r.stats["ptx"] = {{"compiled", res.stats.ptx_compiled}, {"rejected", res.stats.ptx_rejected},
-                        {"ms", res.stats.ptx_ms}, {"bytes", res.stats.ptx_bytes}};
-    if (!res.ok) {
-      r.first_mismatch = {{"observable", "lowering"}, {"index", 0}, {"expected", nullptr}, {"actual", nullptr},
-                          {"what", res.error}};
-      return r;
-    }
-    if (!res.ptx_findings.empty()) {
-      r.first_mismatch = {{"observable", "ptx"}, {"index", res.ptx_findings[0].region}, {"expected", nullptr},
-                          {"actual", nullptr}, {"what", "ptxas rejected the region: " + res.ptx_findings[0].message}};
-      return r;
-    }
-    actual = std::move(res.obs);
-    if (res.first_failure) r.first_failure = *res.first_failure;
-  }
-  auto mm = oracles::compare(p, expected, actual);
-  r.agree = !mm && !r.first_failure;
-  if (mm) r.first_mismatch = oracles::mismatch_json(*mm);
-  else if (r.first_failure) r.first_mismatch = {{"observable", "check"}, {"index", r.first_failure->first_index},
-                                                {"expected", nullptr}, {"actual", nullptr}};
-  if (r.first_failure && r.first_mismatch.is_object()) {
+// The "first_mismatch" JSON of a run that did not agree (null when it did).
+nlohmann::json first_mismatch_json(const schedulers::RunOutcome& r) {
+  if (r.failure)
+    return {{"observable", r.failure->observable}, {"index", r.failure->index}, {"expected", nullptr},
+            {"actual", nullptr}, {"what", r.failure->what}};
+  nlohmann::json j;
+  if (r.mismatch) j = oracles::mismatch_json(*r.mismatch);
+  else if (r.first_failure)
+    j = {{"observable", "check"}, {"index", r.first_failure->first_index}, {"expected", nullptr}, {"actual", nullptr}};
+  if (r.first_failure) {
     const auto& f = *r.first_failure;
-    r.first_mismatch["first_diverging_op"] = {{"stmt", f.stmt}, {"op", f.op}, {"line", f.line},
-                                              {"region", f.region}, {"count", f.count}, {"first_index", f.first_index}};
+    j["first_diverging_op"] = {{"stmt", f.stmt}, {"source_stmt", f.source_stmt}, {"op", f.op}, {"line", f.line},
+                               {"region", f.region}, {"count", f.count}, {"first_index", f.first_index}};
   }
-  return r;
+  return j;
 }
 
-std::optional<std::string> check_target(const std::string& t) {
-  if (t == "interp") return std::nullopt;
-  auto lt = lowering::target_from_name(t);
-  if (!lt) return "unknown target '" + t + "' (valid: " + target_help() + ")";
-  std::string why;
-  if (!lowering::target_available(*lt, &why)) return "target '" + t + "' cannot run here: " + why;
-  return std::nullopt;
+// The --target, when known and usable on this machine.
+std::optional<schedulers::Target> usable_target(const std::string& name, std::string* why) {
+  const auto t = schedulers::parse_target(name);
+  if (!t) {
+    *why = "unknown target '" + name + "' (valid: " + target_help() + ")";
+    return std::nullopt;
+  }
+  if (*t != schedulers::Target::Interp && !lowering::target_available(*t, why)) {
+    *why = "target '" + name + "' cannot run here: " + *why;
+    return std::nullopt;
+  }
+  return t;
+}
+
+// Prints what each pass made of the program (--dump-passes), as Halide's
+// Lower.cpp logs the IR after each pass.
+void dump_passes(const ir::Program& p, const ir::Analysis& an, const schedulers::RunConfig& config) {
+  std::vector<schedulers::PassDump> dump;
+  auto sc = schedulers::make_schedule(p, an, config, &dump);
+  for (const auto& d : dump) std::cout << "# ---- after " << d.pass << "\n" << d.text;
+  if (sc) std::cout << "# ---- schedule\n" << schedulers::schedule_text(*sc);
+  else std::cout << "# ---- schedule failed: " << sc.error().message << "\n";
 }
 
 int run(const RunOptions& o) {
-  // Usage errors first.
+  // Usage errors first: every setting parsed once, here.
   std::vector<std::string> strategies =
       o.strategies.empty() ? schedulers::must_agree_strategy_names() : o.strategies;
+  std::vector<std::optional<schedulers::RunConfig>> configs;  // by strategy; none for an external one
   for (const auto& s : strategies) {
     if (auto why = oracles::py_spec_error(s); !why.empty()) {
       std::cerr << "aliasfuzz run: --strategy " << why << "\n";
       return 2;
     }
+    configs.emplace_back();
     if (fuzz::is_external(s) && o.inject.empty()) continue;  // run through Python, below
-    schedulers::Options so{s, o.inject, o.reorder, o.fusion};
-    if (auto e = schedulers::check_options(so)) {
+    schedulers::RunConfig config;
+    config.checked = o.checked;
+    if (auto e = schedulers::parse_options({s, o.inject, o.reorder, o.fusion}, &config)) {
       std::cerr << "aliasfuzz run: " << *e << "\n";
       return 2;
     }
+    configs.back() = config;
   }
-  if (auto e = check_target(o.target)) {
-    std::cerr << "aliasfuzz run: " << *e << "\n";
+  std::string why;
+  const auto target = usable_target(o.target, &why);
+  if (!target) {
+    std::cerr << "aliasfuzz run: " << why << "\n";
     return 2;
   }
+  for (auto& config : configs)
+    if (config) config->target = *target;
+  const bool on_halide = *target != schedulers::Target::Interp;
   std::string text;
   if (!read_file(o.path, &text)) return 2;
   nlohmann::json out;
@@ -144,13 +120,18 @@ int run(const RunOptions& o) {
     }
     return 2;
   }
+  if (o.dump_passes) {
+    for (size_t k = 0; k < strategies.size(); ++k)
+      if (configs[k]) dump_passes(*prog, *an, *configs[k]);
+    return 0;
+  }
   oracles::Observables expected = oracles::run_eager(*prog, *an);
   nlohmann::json runs = nlohmann::json::array();
   nlohmann::json all_stats = nlohmann::json::array();
   bool all_agree = true;
-  for (const auto& s : strategies) {
-    TargetRun r;
-    if (fuzz::is_external(s) && o.inject.empty()) {
+  for (size_t k = 0; k < strategies.size(); ++k) {
+    const std::string& s = strategies[k];
+    if (!configs[k]) {
       // A real compiler under study (PyTorch functionalize, Thunder), run
       // in its own Python and compared with eager PyTorch of that Python.
       auto recs = fuzz::check_program(*prog, expected, {fuzz::RunSpec{s, "", "program", "none", "interp"}});
@@ -158,44 +139,31 @@ int run(const RunOptions& o) {
         std::cerr << "aliasfuzz run: strategy " << s << " is not available here (see above)\n";
         return 2;
       }
-      r.agree = recs[0].agree;
-      if (recs[0].mismatch) r.first_mismatch = oracles::mismatch_json(*recs[0].mismatch);
-      if (!recs[0].error.empty()) r.first_mismatch = {{"observable", "error"}, {"what", recs[0].error}};
-      all_agree = all_agree && r.agree;
+      nlohmann::json first_mismatch;
+      if (recs[0].mismatch) first_mismatch = oracles::mismatch_json(*recs[0].mismatch);
+      if (!recs[0].error.empty()) first_mismatch = {{"observable", "error"}, {"what", recs[0].error}};
+      all_agree = all_agree && recs[0].agree;
       runs.push_back({{"strategy", s}, {"inject", nullptr}, {"reorder", "program"}, {"fusion", "none"},
-                      {"target", "python"}, {"agree", r.agree}, {"regions", 0}, {"first_mismatch", r.first_mismatch}});
+                      {"target", "python"}, {"agree", recs[0].agree}, {"regions", 0}, {"first_mismatch", first_mismatch}});
       // The compiler said it cannot run the program: no comparison, no divergence.
       if (!recs[0].unsupported.empty()) runs.back()["unsupported"] = recs[0].unsupported;
       continue;
     }
-    schedulers::Options so{s, o.inject, o.reorder, o.fusion};
-    auto sc = schedulers::make_schedule(*prog, *an, so);
-    if (!sc) {
-      // The strategy produced an invalid program: a bug, reported as a disagreement.
-      r.first_mismatch = {{"observable", "schedule"}, {"index", 0}, {"expected", nullptr}, {"actual", nullptr},
-                          {"what", sc.error().message}};
-    } else {
-      // Checked mode compares each statement of the scheduled program with
-      // the oracle's value of that statement (the scheduled program run in
-      // its own program order).
-      std::unique_ptr<lowering::Expected> by_stmt;
-      if (o.checked && o.target != "interp") {
-        auto an_s = sc->analysis ? ir::Result<ir::Analysis>(*sc->analysis) : ir::analyze(sc->program);
-        if (an_s) by_stmt = std::make_unique<lowering::Expected>(lowering::expected_values(sc->program, *an_s));
-      }
-      r = run_on_target(o, *sc, *prog, expected, by_stmt.get());
-    }
+    // A strategy that produced an invalid program is a bug, reported as a
+    // disagreement; checked mode compares each statement of the scheduled
+    // program with the oracle's value of that statement.
+    const schedulers::RunOutcome r = fuzz::run_on_target(*prog, *an, expected, *configs[k]);
     all_agree = all_agree && r.agree;
     if (!r.stats.is_null()) all_stats.push_back(r.stats);
     runs.push_back({{"strategy", s}, {"inject", o.inject.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.inject)},
                     {"reorder", o.reorder}, {"fusion", o.fusion}, {"target", o.target}, {"agree", r.agree},
-                    {"regions", r.regions}, {"first_mismatch", r.first_mismatch}});
+                    {"regions", r.regions}, {"first_mismatch", r.agree ? nlohmann::json() : first_mismatch_json(r)}});
   }
   const lowering::CompileCache& cache = compile_cache();
   const nlohmann::json cache_json = {{"hits", cache.hits()}, {"misses", cache.misses()}, {"compile_ms", cache.compile_ms()}};
   if (o.json) {
     out = {{"valid", true}, {"error", nullptr}, {"oracle", oracles::observables_json(*prog, expected)}, {"runs", runs}};
-    if (o.target != "interp") {
+    if (on_halide) {
       out["compile_cache"] = cache_json;
       out["lowering_stats"] = all_stats;
     }
@@ -209,7 +177,7 @@ int run(const RunOptions& o) {
                     : r["agree"].get<bool>() ? "agrees"
                                              : "DISAGREES " + r["first_mismatch"].dump())
                 << "\n";
-    if (o.stats && o.target != "interp")
+    if (o.stats && on_halide)
       std::cout << "compile cache: " << cache_json.dump() << "\nper run: " << all_stats.dump() << "\n";
   }
   return all_agree ? 0 : 1;
@@ -221,14 +189,16 @@ void register_run(CLI::App& app, int* status) {
   auto o = std::make_shared<RunOptions>();
   auto* c = app.add_subcommand("run", "run a program under strategies and compare with the eager oracle");
   c->add_option("program", o->path, "the .af program")->required();
-  c->add_option("--strategy", o->strategies,
-                "strategy (repeatable): " + join(schedulers::strategy_names()) + "; default: every must-agree strategy");
-  c->add_option("--inject", o->inject, "a bug-zoo mutant: " + join(schedulers::mutant_names()));
-  c->add_option("--reorder", o->reorder, "reorder policy: " + join(schedulers::reorder_policy_names()));
-  c->add_option("--fusion", o->fusion, "fusion policy: " + join(schedulers::fusion_policy_names()));
-  c->add_option("--target", o->target, "where schedules run (interp: the reference kernels; the others: Halide): " + target_help());
-  c->add_flag("--checked", o->checked, "device-side checks (async asserts; Halide targets)");
+  flags::strategies(c, o->strategies, "or an external one; default: every must-agree strategy");
+  flags::inject(c, o->inject, "applied to every strategy");
+  flags::reorder(c, o->reorder, "default program");
+  flags::fusion(c, o->fusion, "default none");
+  flags::target(c, o->target, "default interp");
+  flags::checked(c, o->checked);
   c->add_flag("--json", o->json, "print one JSON object");
+  c->add_flag("--dump-passes", o->dump_passes,
+              "print the program after the strategy pass and the mutant pass (.af), the DAG, the order and the "
+              "regions, then the schedule (.af with comments); runs nothing");
   c->add_flag("--stats", o->stats,
               "print compile-cache and lowering counters, host<->device transfers (Halide targets)");
   add_kernel_cache_flags(c);

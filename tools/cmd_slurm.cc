@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "tools/commands.h"
+#include "tools/run_flags.h"
 
 namespace af::tools {
 
@@ -304,9 +305,9 @@ void register_slurm(CLI::App& app, int* status) {
     a->seed_given = true;
   });
   c->add_option("--jobs", a->jobs, "worker processes per shard (= --cpus-per-task)");
-  c->add_option("--strategy", a->strategies, "strategies (repeatable)");
-  c->add_option("--inject", a->injects, "bug-zoo mutants (repeatable)");
-  c->add_option("--target", a->target, target_help());
+  flags::strategies(c, a->strategies, "passed to every shard's aliasfuzz fuzz");
+  flags::injects(c, a->injects, "passed to every shard's aliasfuzz fuzz");
+  flags::target(c, a->target, "default interp");
   c->add_option("--case-timeout", a->case_timeout, "seconds before a case counts as a hang");
   c->add_option("--size", a->size, "statements per generated program");
   c->add_flag("--quiet", a->quiet, "no status lines in the task logs");

@@ -1,0 +1,118 @@
+#include "fuzz/campaign_case.h"
+
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "fuzz/check.h"
+#include "ir/analysis.h"
+#include "oracles/json_out.h"
+
+namespace af::fuzz {
+
+using nlohmann::json;
+
+double now_s() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+namespace {
+json spec_json(const RunSpec& s) {
+  return {{"strategy", s.strategy}, {"inject", s.inject.empty() ? json(nullptr) : json(s.inject)},
+          {"reorder", s.reorder}, {"fusion", s.fusion}, {"target", s.target}};
+}
+}  // namespace
+
+std::string check_case(const CampaignOptions& o, uint64_t k) {
+  auto has = [k](const std::vector<uint64_t>& v) { return std::find(v.begin(), v.end(), k) != v.end(); };
+  if (has(o.test_crash_on)) std::abort();
+  if (has(o.test_hang_on)) for (;;) pause();
+  json r = {{"k", k}};
+  const double t0 = now_s();
+  ir::Program p = generate(o.seed, k, o.gen);
+  auto an = ir::analyze(p);
+  if (!an) {
+    r["valid"] = false;
+    r["error"] = ir::kind_name(an.error().kind);
+    return r.dump();
+  }
+  r["valid"] = true;
+  oracles::Observables expected = oracles::run_eager(p, *an);
+  // Milliseconds per tier (generator + oracle, then each target or external
+  // strategy): the status line's programs/s per tier.
+  std::map<std::string, double> tier_ms = {{"oracle", (now_s() - t0) * 1e3}};
+  auto specs = campaign_specs(o.seed, k, o.strategies, o.injects, o.target);
+  json f = json::array();
+  int64_t external = 0, compared = 0;
+  json unsupported = json::array();
+  const std::vector<RunRecord> records = check_program(p, expected, specs);
+  // Attribution when both run: a divergence of inductor that aot-eager
+  // (AOTAutograd without Inductor) shares is AOTAutograd's/functionalization's;
+  // one aot-eager does not share is Inductor's.
+  std::optional<bool> aot_diverges;
+  for (const RunRecord& rec : records)
+    if (rec.spec.strategy == "aot-eager" && rec.unsupported.empty()) aot_diverges = !rec.agree;
+  for (const RunRecord& rec : records) {
+    tier_ms[tier_of(rec.spec)] += rec.ms;
+    if (is_external(rec.spec.strategy) && rec.spec.inject.empty()) {
+      ++external;
+      if (!rec.unsupported.empty()) unsupported.push_back(rec.spec.strategy + ": " + rec.unsupported);
+      else if (rec.error.empty()) ++compared;
+    }
+    if (rec.agree) continue;
+    json m = {{"spec", spec_json(rec.spec)}, {"bucket", bucket_of(rec)}, {"op", rec.op}, {"regions", rec.regions}};
+    if (rec.mismatch) m.update(oracles::mismatch_json(*rec.mismatch));  // observable, index, expected, actual[, what]
+    if (!rec.error.empty()) m["error"] = rec.error;
+    if (rec.spec.strategy == "inductor" && aot_diverges)
+      m["attribution"] = *aot_diverges ? "AOTAutograd/functionalization (aot-eager diverges too)"
+                                       : "Inductor (aot-eager agrees)";
+    f.push_back(m);
+  }
+  r["runs"] = specs.size();
+  r["findings"] = f;
+  r["tier_ms"] = tier_ms;
+  if (external) {
+    r["external_runs"] = external;
+    r["compared"] = compared;
+    if (!unsupported.empty()) r["unsupported"] = unsupported;
+  }
+  return r.dump();
+}
+
+void worker_main(const CampaignOptions& o, int in_fd, int out_fd) {
+  signal(SIGINT, SIG_IGN);
+  signal(SIGTERM, SIG_DFL);
+  if (o.memory_limit_mb > 0) {
+    // External strategies (check.h) run a Python child that inherits this
+    // limit: PyTorch 2.x maps ~5 GiB of CUDA libraries at import.
+    rlim_t mb = static_cast<rlim_t>(o.memory_limit_mb);
+    for (const auto& s : o.strategies)
+      if (is_external(s)) mb += 16384;
+    rlimit rl{mb << 20, mb << 20};
+    setrlimit(RLIMIT_AS, &rl);
+  }
+  FILE* in = fdopen(in_fd, "r");
+  char buf[64];
+  std::string out;
+  while (fgets(buf, sizeof buf, in)) {
+    const uint64_t k = std::strtoull(buf, nullptr, 10);
+    out = check_case(o, k) + "\n";
+    size_t done = 0;
+    while (done < out.size()) {
+      ssize_t n = ::write(out_fd, out.data() + done, out.size() - done);
+      if (n <= 0) _exit(0);
+      done += static_cast<size_t>(n);
+    }
+  }
+  _exit(0);
+}
+
+}  // namespace af::fuzz

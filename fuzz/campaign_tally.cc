@@ -1,0 +1,56 @@
+#include "fuzz/campaign_tally.h"
+
+#include "fuzz/check.h"
+
+namespace af::fuzz {
+
+using nlohmann::json;
+
+bool finding_must_agree(const json& f) {
+  return f["spec"].is_object() ? is_must_agree(f["spec"].value("strategy", "")) : true;
+}
+
+void CampaignTally::count_program(const json& r) {
+  ++programs;
+  if (!r.value("valid", true)) ++invalid;
+  external_runs += r.value("external_runs", int64_t{0});
+  const json tier_ms = r.value("tier_ms", json::object());
+  for (auto it = tier_ms.begin(); it != tier_ms.end(); ++it) {
+    Tier& t = tiers[it.key()];
+    ++t.programs;
+    t.seconds += it.value().get<double>() / 1e3;
+  }
+  compared += r.value("compared", int64_t{0});
+  for (const json& u : r.value("unsupported", json::array())) {
+    ++unsupported;
+    const std::string why = u.is_string() ? u.get<std::string>().substr(0, 200) : u.dump();
+    if (unsupported_reasons.count(why) || unsupported_reasons.size() < 50) ++unsupported_reasons[why];
+  }
+}
+
+CampaignTally::Added CampaignTally::add_finding(uint64_t k, const json& f, double t) {
+  ++findings;
+  auto [it, fresh] = buckets.try_emplace(f.value("bucket", "unknown"));
+  Bucket& b = it->second;
+  ++b.count;
+  Added added;
+  added.fresh = fresh;
+  if (fresh) {
+    last_new = t;
+    b.first_t = f.value("t", last_new);
+    if (finding_must_agree(f)) ++must_agree_buckets;
+  }
+  if (fresh || k < b.first_k) {
+    b.first_k = k;
+    b.finding = f;
+    b.must_agree = finding_must_agree(f);
+    added.first = true;
+  }
+  return added;
+}
+
+void CampaignTally::add_timeline_point(double t) {
+  timeline.push_back({{"t", t}, {"programs", programs}, {"buckets", buckets.size()}});
+}
+
+}  // namespace af::fuzz

@@ -1,0 +1,54 @@
+// A campaign's bookkeeping: what the answers of its workers add up to
+// (programs, invalid ones, findings, crashes and hangs, external runs,
+// time per tier) and the buckets (one per distinct bug: its count, its
+// first program and that program's finding).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace af::fuzz {
+
+struct Bucket {
+  int64_t count = 0;
+  uint64_t first_k = 0;
+  bool must_agree = false;
+  double first_t = 0;          // seconds into the campaign when it first appeared
+  nlohmann::json finding;      // its finding on program first_k (with "k" and "t")
+};
+
+struct Tier {
+  int64_t programs = 0;
+  double seconds = 0;  // worker wall time spent in the tier
+};
+
+// A finding against a must-agree strategy, or a crash or hang (no spec):
+// a bug in aliasfuzz itself.
+bool finding_must_agree(const nlohmann::json& finding);
+
+struct CampaignTally {
+  int64_t programs = 0, invalid = 0, findings = 0, crashes = 0, timeouts = 0;
+  int64_t external_runs = 0, compared = 0, unsupported = 0;
+  std::map<std::string, int64_t> unsupported_reasons;  // "strategy: Type: message" -> runs
+  std::map<std::string, Tier> tiers;
+  std::map<std::string, Bucket> buckets;
+  int64_t must_agree_buckets = 0;  // of buckets: bugs in aliasfuzz itself
+  double last_new = -1;            // seconds into the campaign when the last new bucket appeared
+  nlohmann::json timeline = nlohmann::json::array();
+
+  // Counts one program's answer (its findings go to add_finding).
+  void count_program(const nlohmann::json& answer);
+  // Adds finding f (with "k" and "t") of program k, `t` seconds into the
+  // campaign. A bucket's program is its smallest: workers finish out of
+  // order, and the same seed must give the same bucket folders with any --jobs.
+  struct Added {
+    bool fresh = false;   // a new bucket
+    bool first = false;   // k is now the bucket's first program (write its folder)
+  };
+  Added add_finding(uint64_t k, const nlohmann::json& f, double t);
+  void add_timeline_point(double t);
+};
+
+}  // namespace af::fuzz

@@ -1,0 +1,236 @@
+// The generator's toolbox (gen_state.h): random shapes and windows,
+// picking tensors by role, and emitting a statement only after ir::infer,
+// the oracle and the noise model accept it.
+#include "fuzz/gen_state.h"
+
+#include "fuzz/noise_model.h"
+
+namespace af::fuzz::detail {
+
+std::vector<int64_t> Gen::divisors(int64_t n) {
+  std::vector<int64_t> d;
+  for (int64_t k = 1; k <= n; ++k)
+    if (n % k == 0) d.push_back(k);
+  return d;
+}
+
+// A random factorization of n into `rank` sizes (n > 0).
+Shape Gen::factor(int64_t n, int rank) {
+  Shape s(rank, 1);
+  if (rank == 0) return s;
+  int64_t rest = n;
+  for (int i = 0; i < rank - 1; ++i) {
+    std::vector<int64_t> d = divisors(rest);
+    if (d.size() > 2 && rng.chance(750)) d = std::vector<int64_t>(d.begin() + 1, d.end() - 1);  // avoid 1s
+    s[i] = rng.pick(d);
+    rest /= s[i];
+  }
+  s[rank - 1] = rest;
+  // shuffle so the big remainder is not always last
+  for (int i = rank - 1; i > 0; --i) std::swap(s[i], s[rng.below(i + 1)]);
+  return s;
+}
+
+// A non-overlapping window (sizes, strides, offset) inside a storage of
+// `numel` elements: a random dense layout with optional steps.
+bool Gen::window(int64_t numel, Shape* sizes, Shape* strides, int64_t* offset) {
+  for (int tries = 0; tries < 8; ++tries) {
+    const int rank = static_cast<int>(rng.range(1, max_rank()));
+    int64_t m = rng.range(1, numel);
+    if (rng.chance(500)) {  // prefer a count with divisors
+      std::vector<int64_t> good;
+      for (int64_t k : kNumels)
+        if (k <= numel && k >= 2) good.push_back(k);
+      if (!good.empty()) m = rng.pick(good);
+    }
+    *sizes = factor(m, rank);
+    // layout order: a permutation of dims, innermost first
+    std::vector<int> order(rank);
+    for (int i = 0; i < rank; ++i) order[i] = rank - 1 - i;
+    if (rng.chance(350))
+      for (int i = rank - 1; i > 0; --i) std::swap(order[i], order[rng.below(i + 1)]);
+    strides->assign(rank, 0);
+    int64_t st = rng.chance(200) ? 2 : 1;
+    for (int i = 0; i < rank; ++i) {
+      const int d = order[i];
+      (*strides)[d] = st;
+      st *= (*sizes)[d];
+      if (rng.chance(150)) st += 1;  // a gap
+    }
+    Geometry g{*sizes, *strides, 0};
+    const int64_t need = ir::required_storage(g);
+    if (need > numel) continue;
+    *offset = rng.range(0, numel - need);
+    return true;
+  }
+  return false;
+}
+
+bool Gen::writable(int v) const {
+  const Geometry& g = geo(v);
+  return g.numel() > 0 && ir::internal_overlap_status(g) != ir::Overlap::Yes && !ir::has_exact_internal_overlap(g);
+}
+
+int Gen::pick_any() {
+  const int n = num_values();
+  const int roll = static_cast<int>(rng.below(100));
+  if (roll < 35 && last_written_storage >= 0) {  // a sibling of the last write
+    std::vector<int> sib;
+    for (int v = 0; v < n; ++v)
+      if (meta(v).storage == last_written_storage) sib.push_back(v);
+    if (!sib.empty()) return rng.pick(sib);
+  }
+  if (roll < 60) return static_cast<int>(rng.range(std::max(0, n - 4), n - 1));
+  return static_cast<int>(rng.below(n));
+}
+
+int Gen::pick_target() {
+  if (pending_target >= 0) {  // the follow-up write of a fresh alias or copy
+    const int v = pending_target;
+    pending_target = -1;
+    if (writable(v)) return v;
+  }
+  const int roll = static_cast<int>(rng.below(100));
+  if (roll < 45 && !hot.empty()) {
+    const int n = static_cast<int>(hot.size());
+    int v = hot[rng.range(std::max(0, n - 3), n - 1)];
+    if (writable(v)) return v;
+  }
+  if (roll < 60) {  // analysis input, or a view of one
+    int v = pick_where([&](int v) { return meta(v).storage < analysis.num_declared && writable(v); });
+    if (v >= 0) return v;
+  }
+  return pick_where([&](int v) { return writable(v); });
+}
+
+bool Gen::broadcasts_to(const Shape& from, const Shape& to) const {
+  Shape b;
+  return ir::broadcast_shapes(to, from, &b) && b == to;
+}
+
+bool Gen::min_abs_at_least(int v, float m) const {
+  for (float x : values_of(v))
+    if (!(std::fabs(x) >= m)) return false;
+  return true;
+}
+
+float Gen::max_of(int v) const {
+  float mx = -INFINITY;
+  for (float x : values_of(v)) mx = std::max(mx, x);
+  return mx;
+}
+
+// A tensor whose shape broadcasts to `to` (rarely `avoid` itself), or -1.
+int Gen::pick_operand_for(const Shape& to, float min_abs, int avoid) {
+  if (avoid >= 0 && rng.chance(100)) avoid = -1;
+  return pick_where([&](int v) {
+    return v != avoid && geo(v).numel() > 0 && broadcasts_to(geo(v).sizes, to) &&
+           (min_abs <= 0 || min_abs_at_least(v, min_abs));
+  });
+}
+
+bool Gen::bounded(const std::vector<float>& s) const {
+  for (float x : s)
+    if (!std::isfinite(x) || std::fabs(x) > options.value_bound) return false;
+  return true;
+}
+
+// Checks a candidate with ir::infer, runs it on the oracle's memory and
+// keeps it only when valid and every value stays bounded. Returns the
+// number of outputs bound (>= 0) or -1 when rejected.
+int Gen::emit(OpKind op, std::vector<Arg> args, bool bind_inplace) {
+  ir::Stmt st{op, {}, std::move(args), 0};
+  auto res = ir::infer(op, ir::checked_args(st, analysis.values));
+  if (!res) {
+    ++invalid_rejected;
+    return -1;
+  }
+  const auto& outs = *res;
+  const bool inplace = ir::is_inplace(op);
+  if (!inplace) {
+    bool fits = !outs.empty() && outs.size() <= 4;
+    for (const auto& om : outs)
+      if (om.g.rank() > max_rank() || om.g.numel() > cap() || om.g.numel() == 0) fits = false;
+    if (!fits) {
+      ++invalid_rejected;
+      return -1;
+    }
+  }
+  const size_t nout = inplace ? (op == OpKind::SetitemI ? 0 : (bind_inplace ? 1 : 0)) : outs.size();
+  const size_t nv = analysis.values.size(), ns = analysis.storage_numel.size();
+  const int saved_impl = next_impl, saved_names = num_stmt_values;
+  int written = -1;
+  std::vector<float> saved;
+  if (inplace) {
+    written = meta(static_cast<int>(st.args[0].i)).storage;
+    saved = memory[written];
+  }
+  int fresh_storage = -1;
+  for (size_t k = 0; k < nout; ++k) {
+    const ir::OutMeta& om = outs[k];
+    ir::TensorMeta m;
+    m.g = om.g;
+    if (om.fresh) {
+      m.storage = static_cast<int>(analysis.storage_numel.size());
+      m.storage_numel = om.g.numel();
+      analysis.storage_numel.push_back(m.storage_numel);
+      fresh_storage = m.storage;
+      m.impl = next_impl++;
+    } else {
+      const ir::TensorMeta src = analysis.values[st.args[om.source_arg].i];
+      m.storage = src.storage;
+      m.storage_numel = src.storage_numel;
+      const bool self = inplace || ((op == OpKind::Contiguous || op == OpKind::Flatten) && om.g == src.g &&
+                                    (op == OpKind::Contiguous || src.g.rank() == 1));
+      m.impl = self ? src.impl : next_impl++;
+    }
+    analysis.values.push_back(m);
+    st.outs.push_back(program.new_value(fresh_name()));
+  }
+  memory.resize(analysis.storage_numel.size());
+  noise.resize(analysis.storage_numel.size());
+  if (fresh_storage >= 0) noise[fresh_storage].assign(analysis.storage_numel[fresh_storage], 0.f);
+  const NoiseCapture pre = options.guard_noise ? capture_operands(st, analysis, memory, noise, fresh_storage) : NoiseCapture();
+  oracles::execute(st, analysis, memory);
+  bool ok = inplace ? bounded(memory[written]) : (fresh_storage < 0 || bounded(memory[fresh_storage]));
+  if (!ok) ++bound_exceeded;
+  std::vector<float> out_noise;
+  if (ok && pre.storage >= 0 && !written_noise(st, analysis, memory, pre, &out_noise)) {
+    ok = false;
+    ++noise_rejected;
+  }
+  if (ok && pre.storage >= 0) oracles::scatter(noise[pre.storage], pre.written, out_noise);
+  if (!ok) {
+    noise.resize(ns);
+    analysis.values.resize(nv);
+    analysis.storage_numel.resize(ns);
+    memory.resize(ns);
+    program.value_names.resize(nv);
+    next_impl = saved_impl;
+    num_stmt_values = saved_names;
+    if (inplace) memory[written] = std::move(saved);
+    return -1;
+  }
+  analysis.fresh_storage.push_back(fresh_storage);
+  def_stmt.resize(analysis.values.size(), static_cast<int>(program.stmts.size()));
+  storage_last_write.resize(analysis.storage_numel.size(), -1);
+  if (inplace) storage_last_write[written] = static_cast<int>(program.stmts.size());
+  if (inplace) {
+    last_written_storage = written;
+    last_written_value = static_cast<int>(st.args[0].i);
+  }
+  const int bound = static_cast<int>(st.outs.size());
+  // Aliases and fresh copies become favourite targets of later writes.
+  const auto cls = ir::op_info(op).cls;
+  if (cls == ir::OpClass::View || cls == ir::OpClass::MayAlias || op == OpKind::Clone) {
+    for (int v : st.outs) hot.push_back(v);
+    // Sometimes write the new alias (or copy) right away: a mutated piece
+    // of chunk/split/unbind, a mutated reshape result, clone then mutate.
+    const bool interesting = ir::is_multi_output(op) || cls == ir::OpClass::MayAlias || op == OpKind::Clone;
+    if (rng.chance(interesting ? 450 : 150)) pending_target = rng.pick(st.outs);
+  }
+  program.stmts.push_back(std::move(st));
+  return bound;
+}
+
+}  // namespace af::fuzz::detail

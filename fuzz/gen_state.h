@@ -1,0 +1,201 @@
+// The generator's state and its toolbox, shared by the three parts of the
+// generator (internal to fuzz/; the public API is generator.h):
+//   generator.cc    the driver: storages and inputs, op choice, the return;
+//   recipes.cc      one recipe per ir::GenRecipe: an op's random arguments;
+//   noise_model.cc  the rounding-noise bound of every written element;
+//   gen_state.cc    shapes, picking tensors, emitting a checked statement.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fuzz/generator.h"
+#include "ir/analysis.h"
+#include "ir/hash.h"
+#include "oracles/eager.h"
+
+namespace af::fuzz::detail {
+
+using ir::Arg;
+using ir::Geometry;
+using ir::OpKind;
+using ir::Shape;
+
+class Rng {
+ public:
+  Rng(uint64_t seed, uint64_t index) {
+    uint64_t x = seed ^ 0x6A09E667F3BCC909ULL;
+    const uint64_t a = ir::splitmix64(&x);
+    x = a ^ (index * 0xD1B54A32D192ED03ULL + 0x9E3779B97F4A7C15ULL);
+    for (auto& w : s_) w = ir::splitmix64(&x);
+  }
+  uint64_t next() {
+    const uint64_t r = rotl(s_[1] * 5, 7) * 9;
+    const uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return r;
+  }
+  // Byte mode (the libFuzzer decoder): choices are read from the bytes,
+  // one or two per choice, so that a mutated byte changes one decision;
+  // when the bytes run out, the seeded stream takes over.
+  void use_bytes(const uint8_t* data, size_t size) {
+    bytes_ = data;
+    left_ = size;
+  }
+  // Uniform in [0, n) (n > 0), by multiply-shift.
+  int64_t below(int64_t n) {
+    if (left_ > 0) {
+      uint64_t v = *bytes_++;
+      --left_;
+      if (n > 256 && left_ > 0) {
+        v = (v << 8) | *bytes_++;
+        --left_;
+      }
+      return static_cast<int64_t>(v % static_cast<uint64_t>(n));
+    }
+    return static_cast<int64_t>((static_cast<unsigned __int128>(next()) * static_cast<uint64_t>(n)) >> 64);
+  }
+  // Uniform in [lo, hi].
+  int64_t range(int64_t lo, int64_t hi) { return lo + below(hi - lo + 1); }
+  // True with probability num/1000 (integer arithmetic only).
+  bool chance(int per_mille) { return below(1000) < per_mille; }
+  template <class T>
+  const T& pick(const std::vector<T>& v) { return v[below(static_cast<int64_t>(v.size()))]; }
+  template <class T, size_t N>
+  const T& pick(const T (&v)[N]) { return v[below(N)]; }
+
+ private:
+  static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  uint64_t s_[4];
+  const uint8_t* bytes_ = nullptr;
+  size_t left_ = 0;
+};
+
+// Value pools the recipes draw numbers from.
+inline constexpr double kSmall[] = {0.5, -0.5, 1.0, -1.0, 2.0, 0.25, 1.5, -2.0, 0.75, 3.0};
+inline constexpr double kMulScalars[] = {0.5, -1.0, 2.0, -0.5, 1.5, 0.75, -2.0, 0.25};
+inline constexpr double kDivScalars[] = {2.0, -2.0, 4.0, 0.5, -1.5, 1.25, -0.5, 3.0};
+inline constexpr double kFill[] = {0.0, 1.0, -1.0, 0.5, 2.5, -3.25, 7.0, 0.125};
+inline constexpr int64_t kNumels[] = {1, 2, 3, 4, 6, 8, 9, 12, 12, 16, 16, 18, 20, 24, 24, 27, 30, 32, 36, 48, 64};
+
+// One program being generated: the program so far, the oracle's analysis
+// and values alongside (so every candidate is checked before it is kept),
+// the op weights, and the bookkeeping that steers the scenario mix.
+struct Gen {
+  const GenOptions& options;
+  Rng rng;
+  ir::Program program;
+  ir::Analysis analysis;
+  oracles::Memory memory;
+  int next_impl = 0;
+  int num_stmt_values = 0;
+  std::vector<int> weights;     // parallel to generated_ops() (integers: determinism)
+  int total_weight = 0;
+  std::vector<int> hot;         // recently created aliases / fresh copies: favourite write targets
+  int last_written_storage = -1;
+  int last_written_value = -1;
+  int bound_exceeded = 0;
+  oracles::Memory noise;                // by storage: a bound on each element's rounding noise
+  int noise_rejected = 0;
+  int invalid_rejected = 0;
+  int pending_target = -1;              // a value the next in-place op should write
+  int inplace_weight = 0;               // total weight of the in-place ops
+  std::vector<int> def_stmt;            // by value id: defining statement, -1 for inputs
+  std::vector<int> storage_last_write;  // by storage id: last writing statement, -1 if none
+
+  Gen(uint64_t seed, uint64_t index, const GenOptions& opt);
+
+  bool enabled(OpKind k) const;
+  int64_t cap() const { return std::max<int64_t>(options.max_numel, 1); }
+  int max_rank() const { return std::max(1, std::min(options.max_rank, 6)); }
+  const ir::TensorMeta& meta(int v) const { return analysis.values[v]; }
+  const Geometry& geo(int v) const { return analysis.values[v].g; }
+  int num_values() const { return static_cast<int>(analysis.values.size()); }
+
+  // ---- shapes -------------------------------------------------------------
+
+  std::vector<int64_t> divisors(int64_t n);
+
+  // A random factorization of n into `rank` sizes (n > 0).
+  Shape factor(int64_t n, int rank);
+
+  // A non-overlapping window (sizes, strides, offset) inside a storage of
+  // `numel` elements: a random dense layout with optional steps.
+  bool window(int64_t numel, Shape* sizes, Shape* strides, int64_t* offset);
+
+  // ---- picking tensors ------------------------------------------------------
+
+  bool writable(int v) const;
+  int pick_any();
+
+  template <class Pred>
+  int pick_where(Pred pred, int tries = 6) {
+    for (int t = 0; t < tries; ++t) {
+      int v = pick_any();
+      if (pred(v)) return v;
+    }
+    std::vector<int> ok;
+    for (int v = 0; v < num_values(); ++v)
+      if (pred(v)) ok.push_back(v);
+    if (ok.empty()) return -1;
+    return rng.pick(ok);
+  }
+
+  int pick_target();
+
+  bool broadcasts_to(const Shape& from, const Shape& to) const;
+
+  std::vector<float> values_of(int v) const { return oracles::gather(memory[meta(v).storage], geo(v)).v; }
+  bool min_abs_at_least(int v, float m) const;
+  float max_of(int v) const;
+
+  // A tensor whose shape broadcasts to `to` (rarely `avoid` itself), or -1.
+  int pick_operand_for(const Shape& to, float min_abs = 0, int avoid = -1);
+
+  // ---- emitting -------------------------------------------------------------
+
+  std::string fresh_name() { return "t" + std::to_string(num_stmt_values++); }
+
+  bool bounded(const std::vector<float>& s) const;
+
+  // Checks a candidate with ir::infer, runs it on the oracle's memory and
+  // keeps it only when valid and every value stays bounded. Returns the
+  // number of outputs bound (>= 0) or -1 when rejected.
+  int emit(OpKind op, std::vector<Arg> args, bool bind_inplace = false);
+
+  // ---- one statement of a given op -------------------------------------------
+
+  static Arg T(int v) { return Arg::tensor(v); }
+  static Arg I(int64_t i) { return Arg::integer(i); }
+  // A number argument; integral values are sometimes written as integers
+  // (`add_(x, 2)`), which the format and PyTorch accept as well.
+  Arg F(double f);
+  static Arg L(Shape s) { return Arg::ints(std::move(s)); }
+
+  int64_t rand_dim(int rank) {  // a dim, sometimes negative
+    int64_t d = rng.below(rank);
+    if (rng.chance(200)) d -= rank;
+    return d;
+  }
+
+  Arg scalar_or_tensor(const Shape& to, const double* scalars, size_t ns, float min_abs = 0, int avoid = -1);
+  bool try_op(OpKind op);
+
+  OpKind choose_op();
+
+  // ---- storages and inputs ---------------------------------------------------
+
+  void make_storages_and_inputs();
+  void make_return();
+
+  void run();
+};
+
+}  // namespace af::fuzz::detail

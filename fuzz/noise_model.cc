@@ -1,0 +1,215 @@
+#include "fuzz/noise_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "oracles/kernels.h"
+
+namespace af::fuzz {
+
+using ir::Arg;
+using ir::Geometry;
+using ir::OpKind;
+using ir::Shape;
+
+namespace {
+
+constexpr double kEps = 1.2e-7;              // float rounding
+constexpr double kTranscendental = 4 * kEps;  // exp, tanh: a few ulp
+
+NoisyOperand broadcast_operand(const Arg& a, const Shape& shape, const ir::Analysis& an,
+                               const oracles::Memory& values, const oracles::Memory& noise) {
+  const int64_t n = ir::numel_of(shape);
+  if (a.kind != Arg::Tensor) return {std::vector<float>(n, static_cast<float>(a.as_double())), std::vector<float>(n, 0.f)};
+  const ir::TensorMeta& m = an.values[a.i];
+  const Geometry g = m.g.sizes == shape ? m.g : ir::broadcast_to(m.g, shape);
+  return {oracles::gather(values[m.storage], g).v, oracles::gather(noise[m.storage], g).v};
+}
+
+NoisyOperand whole_operand(int64_t v, const ir::Analysis& an, const oracles::Memory& values,
+                           const oracles::Memory& noise) {
+  const ir::TensorMeta& m = an.values[v];
+  return {oracles::gather(values[m.storage], m.g).v, oracles::gather(noise[m.storage], m.g).v};
+}
+
+int64_t wrapped(int64_t d, size_t rank) { return *ir::wrap_dim(d, static_cast<int64_t>(rank)); }
+
+// Elementwise math: out[i] from the operands' values and noise at i.
+// Returns false when a divisor is not safely away from 0.
+bool elementwise_noise(const ir::Stmt& st, const NoiseCapture& pre, const std::vector<float>& out,
+                       std::vector<double>* noise) {
+  using M = ir::Math;
+  auto& n = *noise;
+  const auto& ops = pre.operands;
+  switch (ir::math_of(st.op)) {
+    case M::Add: case M::Sub:
+      for (size_t i = 0; i < out.size(); ++i) n[i] = ops[0].noise[i] + ops[1].noise[i] + kEps * std::fabs(out[i]);
+      return true;
+    case M::Mul:
+      for (size_t i = 0; i < out.size(); ++i) {
+        const double a = std::fabs(ops[0].values[i]), b = std::fabs(ops[1].values[i]);
+        const double na = ops[0].noise[i], nb = ops[1].noise[i];
+        n[i] = a * nb + b * na + na * nb + kEps * std::fabs(out[i]);
+      }
+      return true;
+    case M::Div:
+      for (size_t i = 0; i < out.size(); ++i) {
+        const double d = std::fabs(ops[1].values[i]) - ops[1].noise[i];
+        if (!(d > 0.25)) return false;
+        n[i] = (ops[0].noise[i] + std::fabs(out[i]) * ops[1].noise[i]) / d + kEps * std::fabs(out[i]);
+      }
+      return true;
+    case M::Exp:
+      for (size_t i = 0; i < out.size(); ++i)
+        n[i] = std::fabs(out[i]) * (std::expm1(static_cast<double>(ops[0].noise[i])) + kTranscendental);
+      return true;
+    case M::Tanh:
+      for (size_t i = 0; i < out.size(); ++i) n[i] = ops[0].noise[i] + kTranscendental * std::fabs(out[i]);
+      return true;
+    case M::Sigmoid:
+      for (size_t i = 0; i < out.size(); ++i) n[i] = 0.25 * ops[0].noise[i] + kTranscendental * std::fabs(out[i]);
+      return true;
+    case M::Relu:
+      for (size_t i = 0; i < out.size(); ++i)
+        n[i] = ops[0].values[i] < -ops[0].noise[i] ? 0.0 : ops[0].noise[i];  // robustly clamped to 0
+      return true;
+    case M::Clamp: {
+      const double lo = st.args[1].as_double(), hi = st.args[2].as_double();
+      for (size_t i = 0; i < out.size(); ++i) {
+        const double a = ops[0].values[i], na = ops[0].noise[i];
+        n[i] = (a < lo - na || a > hi + na) ? 0.0 : na;
+      }
+      return true;
+    }
+    case M::Neg: case M::Abs: case M::Copy:  // exact: the noise carries over
+      for (size_t i = 0; i < out.size(); ++i) n[i] = ops[0].noise[i];
+      return true;
+    case M::Fill: case M::Zero:  // exact constants
+      return true;
+    case M::None: break;
+  }
+  ir::internal_error(std::string("noise model: not elementwise: ") + ir::op_name(st.op));
+}
+
+// sum, amax, softmax along a dim; matmul.
+void reduction_noise(const ir::Stmt& st, const ir::Analysis& an, const NoiseCapture& pre,
+                     const std::vector<float>& out, std::vector<double>* noise) {
+  auto& n = *noise;
+  const auto& A = st.args;
+  if (st.op == OpKind::Matmul) {
+    const NoisyOperand &a = pre.operands[0], &b = pre.operands[1];
+    const Shape& sa = an.values[A[0].i].g.sizes;
+    const Shape& sb = an.values[A[1].i].g.sizes;
+    const int64_t M = sa[0], K = sa[1], N = sb[1];
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        double acc = 0, sabs = 0;
+        for (int64_t k = 0; k < K; ++k) {
+          const double av = std::fabs(a.values[i * K + k]), bv = std::fabs(b.values[k * N + j]);
+          const double na = a.noise[i * K + k], nb = b.noise[k * N + j];
+          acc += av * nb + bv * na + na * nb;
+          sabs += av * bv;
+        }
+        n[i * N + j] = acc + kEps * static_cast<double>(K) * sabs;
+      }
+    return;
+  }
+  const NoisyOperand& a = pre.operands[0];
+  const Shape& in = an.values[A[0].i].g.sizes;
+  int64_t outer, len, inner;
+  oracles::around(in, in.empty() ? 0 : wrapped(A[1].i, in.size()), &outer, &len, &inner);
+  for (int64_t q = 0; q < outer; ++q)
+    for (int64_t i = 0; i < inner; ++i) {
+      double sn = 0, sabs = 0, mx = 0;
+      for (int64_t k = 0; k < len; ++k) {
+        const int64_t j = (q * len + k) * inner + i;
+        sn += a.noise[j];
+        sabs += std::fabs(a.values[j]);
+        mx = std::max<double>(mx, a.noise[j]);
+      }
+      if (st.op == OpKind::Sum) n[q * inner + i] = sn + kEps * static_cast<double>(len) * sabs;
+      else if (st.op == OpKind::Amax) n[q * inner + i] = mx;
+      else  // softmax
+        for (int64_t k = 0; k < len; ++k) {
+          const int64_t j = (q * len + k) * inner + i;
+          n[j] = std::fabs(out[j]) * (std::expm1(2 * mx) + (len + 2) * kTranscendental);
+        }
+    }
+}
+
+}  // namespace
+
+NoiseCapture capture_operands(const ir::Stmt& st, const ir::Analysis& an, const oracles::Memory& values,
+                              const oracles::Memory& noise, int fresh_storage) {
+  NoiseCapture pre;
+  const auto& A = st.args;
+  const ir::OpInfo& info = ir::op_info(st.op);
+  if (info.cls == ir::OpClass::InPlace) {
+    const ir::TensorMeta& x = an.values[A[0].i];
+    pre.storage = x.storage;
+    pre.written = st.op == OpKind::SetitemI ? ir::setitem_target(x.g, A[1].i, A[2].i, A[3].i).value().g : x.g;
+  } else if (fresh_storage >= 0) {
+    pre.storage = fresh_storage;
+    pre.written = an.values[st.outs[0]].g;
+  } else {
+    return pre;  // a view: no values written
+  }
+  const Shape& shape = pre.written.sizes;
+  auto broadcast = [&](const Arg& a) { return broadcast_operand(a, shape, an, values, noise); };
+  switch (info.family) {
+    case ir::Family::Elementwise:
+      switch (ir::math_arity(info.math)) {
+        case ir::MathArity::Binary: pre.operands = {broadcast(A[0]), broadcast(A[1])}; break;
+        case ir::MathArity::Unary: case ir::MathArity::Clamp: pre.operands = {broadcast(A[0])}; break;
+        // copy_'s source, setitem_'s value, clone's argument
+        case ir::MathArity::Copy: pre.operands = {broadcast(A.back())}; break;
+        case ir::MathArity::Constant: break;  // fill_, zero_, full: exact
+        case ir::MathArity::NotElementwise: ir::internal_error("noise model: elementwise op without Math");
+      }
+      break;
+    case ir::Family::Movement: case ir::Family::Reduction:  // every tensor argument, whole
+      for (size_t k = 0; k < A.size(); ++k)
+        if (info.sig[k] == 'T') pre.operands.push_back(whole_operand(A[k].i, an, values, noise));
+      break;
+    case ir::Family::Concat:
+      for (auto v : A[0].list) pre.operands.push_back(whole_operand(v, an, values, noise));
+      break;
+    case ir::Family::Scatter: case ir::Family::Meta:
+      ir::internal_error(std::string("noise model: the generator does not emit ") + info.name);
+  }
+  return pre;
+}
+
+bool written_noise(const ir::Stmt& st, const ir::Analysis& an, const oracles::Memory& values,
+                   const NoiseCapture& pre, std::vector<float>* out) {
+  const std::vector<float> o = oracles::gather(values[pre.storage], pre.written).v;
+  std::vector<double> n(o.size(), 0.0);
+  switch (ir::op_info(st.op).family) {
+    case ir::Family::Elementwise:
+      if (!elementwise_noise(st, pre, o, &n)) return false;
+      break;
+    case ir::Family::Movement:  // a copy (reshape, flatten, contiguous): the noise carries over
+      for (size_t i = 0; i < o.size(); ++i) n[i] = pre.operands[0].noise[i];
+      break;
+    case ir::Family::Reduction: reduction_noise(st, an, pre, o, &n); break;
+    case ir::Family::Concat: {
+      std::vector<oracles::Dense> parts;
+      for (size_t k = 0; k < pre.operands.size(); ++k)
+        parts.push_back({an.values[st.args[0].list[k]].g.sizes, pre.operands[k].noise});
+      const oracles::Dense c = oracles::cat(parts, wrapped(st.args[1].i, pre.written.sizes.size()));
+      for (size_t i = 0; i < o.size(); ++i) n[i] = c.v[i];
+      break;
+    }
+    case ir::Family::Scatter: case ir::Family::Meta:
+      ir::internal_error(std::string("noise model: the generator does not emit ") + ir::op_name(st.op));
+  }
+  out->resize(o.size());
+  for (size_t i = 0; i < o.size(); ++i) {
+    if (!(n[i] <= 0.25 * (1e-5 + 1e-5 * std::fabs(o[i])))) return false;
+    (*out)[i] = static_cast<float>(n[i]);
+  }
+  return true;
+}
+
+}  // namespace af::fuzz

@@ -1,0 +1,158 @@
+#include "fuzz/worker_pool.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <stdexcept>
+
+#include "fuzz/campaign_case.h"
+
+namespace af::fuzz {
+
+using nlohmann::json;
+
+void WorkerPool::start(int jobs) {
+  for (int i = 0; i < jobs; ++i) workers_.emplace_back(), spawn(workers_.back());
+}
+
+bool WorkerPool::busy() const {
+  for (const auto& w : workers_)
+    if (!w.queue.empty()) return true;
+  return false;
+}
+
+void WorkerPool::feed() {
+  for (auto& w : workers_) feed(w);
+}
+
+void WorkerPool::finish() {
+  for (auto& w : workers_) stop(w);
+  for (auto& w : workers_) give_back(w);
+}
+
+void WorkerPool::spawn(Worker& w) {
+  int a[2], b[2];
+  if (pipe(a) != 0 || pipe(b) != 0) throw std::runtime_error("pipe failed");
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    ::close(a[1]);
+    ::close(b[0]);
+    for (auto& other : workers_)
+      if (other.to >= 0) ::close(other.to), ::close(other.from);
+    worker_main(o_, a[0], b[1]);
+  }
+  ::close(a[0]);
+  ::close(b[1]);
+  w.pid = pid;
+  w.to = a[1];
+  w.from = b[0];
+  w.partial.clear();
+  w.last_progress = now_s();
+  fcntl(w.from, F_SETFL, O_NONBLOCK);
+}
+
+void WorkerPool::stop(Worker& w) {
+  if (w.pid < 0) return;
+  ::close(w.to);
+  // Let it finish the case in hand, then read what it wrote.
+  fcntl(w.from, F_SETFL, 0);
+  char buf[65536];
+  ssize_t n;
+  while ((n = ::read(w.from, buf, sizeof buf)) > 0) {
+    w.partial.append(buf, static_cast<size_t>(n));
+    drain_lines(w);
+  }
+  ::close(w.from);
+  waitpid(w.pid, nullptr, 0);
+  w.pid = -1;
+  w.to = w.from = -1;
+}
+
+void WorkerPool::give_back(Worker& w) {
+  for (uint64_t k : w.queue) cb_.give_back(k);
+  w.queue.clear();
+}
+
+void WorkerPool::feed(Worker& w) {
+  // Keep a few cases queued so that a worker never waits for the parent.
+  std::string msg;
+  while (w.queue.size() < 4) {
+    const std::optional<uint64_t> k = cb_.next_case();
+    if (!k) break;
+    if (w.queue.empty()) w.last_progress = now_s();
+    w.queue.push_back(*k);
+    msg += std::to_string(*k) + "\n";
+  }
+  if (!msg.empty() && ::write(w.to, msg.data(), msg.size()) < 0) {
+    // The worker is gone; poll will notice and restart it.
+  }
+}
+
+void WorkerPool::poll() {
+  std::vector<pollfd> fds;
+  for (auto& w : workers_) fds.push_back({w.from, POLLIN, 0});
+  if (::poll(fds.data(), fds.size(), 50) > 0) {
+    for (size_t i = 0; i < workers_.size(); ++i) {
+      Worker& w = workers_[i];
+      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      char buf[65536];
+      ssize_t n = ::read(w.from, buf, sizeof buf);
+      if (n > 0) {
+        w.partial.append(buf, static_cast<size_t>(n));
+        drain_lines(w);
+      } else if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+        died(w, "crash");
+      }
+    }
+  }
+  check_timeouts();
+}
+
+void WorkerPool::check_timeouts() {
+  for (auto& w : workers_)
+    if (!w.queue.empty() && now_s() - w.last_progress > o_.case_timeout_s) {
+      ::kill(w.pid, SIGKILL);
+      died(w, "timeout");
+    }
+}
+
+// The case in hand crashed or hung: report it, hand the rest out again.
+void WorkerPool::died(Worker& w, const std::string& kind) {
+  int st = 0;
+  ::close(w.to);
+  ::close(w.from);
+  waitpid(w.pid, &st, 0);
+  w.pid = -1;
+  if (!w.queue.empty()) {
+    const uint64_t k = w.queue.front();
+    w.queue.pop_front();
+    std::string detail = kind;
+    if (kind == "crash" && WIFSIGNALED(st)) detail += " (signal " + std::to_string(WTERMSIG(st)) + ")";
+    cb_.died(k, kind, detail);
+  }
+  give_back(w);
+  if (!cb_.stopping()) spawn(w);
+}
+
+void WorkerPool::drain_lines(Worker& w) {
+  size_t nl;
+  while ((nl = w.partial.find('\n')) != std::string::npos) {
+    std::string line = w.partial.substr(0, nl);
+    w.partial.erase(0, nl + 1);
+    json r = json::parse(line, nullptr, false);
+    if (r.is_discarded() || w.queue.empty()) continue;
+    const uint64_t k = w.queue.front();
+    w.queue.pop_front();
+    w.last_progress = now_s();
+    cb_.answer(k, r);
+  }
+}
+
+}  // namespace af::fuzz

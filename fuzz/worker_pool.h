@@ -1,0 +1,64 @@
+// The worker processes of a campaign: forks them, keeps each fed with a
+// few program indices, reads their JSON lines, and notices a crash (the
+// pipe closes) or a hang (no answer within the case timeout) of the case
+// in hand, restarting the worker. What to check next and what to do with
+// an answer are the campaign's (Callbacks).
+#pragma once
+#include <sys/types.h>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fuzz/campaign.h"
+
+namespace af::fuzz {
+
+class WorkerPool {
+ public:
+  struct Callbacks {
+    std::function<std::optional<uint64_t>()> next_case;             // the next program to hand out, if any
+    std::function<void(uint64_t k)> give_back;                      // handed out, never answered: hand out again
+    std::function<void(uint64_t k, const nlohmann::json& r)> answer;  // a worker's line for program k
+    // Program k crashed ("crash", detail with the signal) or hung ("timeout").
+    std::function<void(uint64_t k, const std::string& kind, const std::string& detail)> died;
+    std::function<bool()> stopping;                                 // an interrupt: restart no worker
+  };
+
+  WorkerPool(const CampaignOptions& o, Callbacks cb) : o_(o), cb_(std::move(cb)) {}
+  void start(int jobs);
+  // Hands out cases so that no worker waits for the parent.
+  void feed();
+  bool busy() const;
+  // Reads what workers wrote (waits up to 50 ms), then kills hung cases.
+  void poll();
+  // Lets every worker finish the case in hand, then gives back the rest.
+  void finish();
+
+ private:
+  struct Worker {
+    pid_t pid = -1;
+    int to = -1, from = -1;
+    std::deque<uint64_t> queue;  // assigned, not yet answered (front = in progress)
+    double last_progress = 0;
+    std::string partial;         // bytes of an unfinished line
+  };
+  void spawn(Worker& w);
+  void feed(Worker& w);
+  void stop(Worker& w);
+  void give_back(Worker& w);
+  void died(Worker& w, const std::string& kind);
+  void drain_lines(Worker& w);
+  void check_timeouts();
+
+  const CampaignOptions& o_;
+  Callbacks cb_;
+  std::vector<Worker> workers_;
+};
+
+}  // namespace af::fuzz

@@ -1,0 +1,33 @@
+// What executing a schedule on a target gives, whichever executor ran it:
+// the interpreter tier (schedulers::interpret) or the Halide lowering
+// (registered with fuzz::register_target_executor by the binary that links
+// it). `run`, campaigns, `compare`, the minimizer and the libFuzzer target
+// all read this one result.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "oracles/eager.h"
+#include "schedulers/schedule.h"  // CheckFailure
+
+namespace af::schedulers {
+
+// Why a run has no observables to compare: observable "lowering" (the
+// target could not build or run it) or "ptx" (ptxas rejected region `index`).
+struct ExecutionFailure {
+  std::string observable;
+  int64_t index = 0;
+  std::string what;
+};
+
+struct ExecuteOutcome {
+  oracles::Observables obs;                    // valid when !failure
+  std::optional<ExecutionFailure> failure;
+  std::optional<CheckFailure> first_failure;   // checked mode only
+  nlohmann::json stats;                        // the target's counters (null on interp)
+};
+
+}  // namespace af::schedulers

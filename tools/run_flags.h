@@ -1,0 +1,24 @@
+// The run-setting flags that several subcommands take (--strategy
+// --inject --reorder --fusion --target --checked), declared here once so
+// that every subcommand shows the same help text, built from the name
+// tables of schedulers/run_config.h. Each declares into the caller's own
+// field; the values are parsed by schedulers::parse_options and
+// fuzz::parse_spec.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+namespace af::tools::flags {
+
+// `note` ends the help text: the default or how the command uses the flag.
+void strategy(CLI::App* c, std::string& into, const std::string& note);
+void strategies(CLI::App* c, std::vector<std::string>& into, const std::string& note);  // repeatable
+void inject(CLI::App* c, std::string& into, const std::string& note);
+void injects(CLI::App* c, std::vector<std::string>& into, const std::string& note);     // repeatable
+void reorder(CLI::App* c, std::string& into, const std::string& note);
+void fusion(CLI::App* c, std::string& into, const std::string& note);
+void target(CLI::App* c, std::string& into, const std::string& note);
+void checked(CLI::App* c, bool& into);
+
+}  // namespace af::tools::flags
