@@ -13,6 +13,7 @@
 
 #include "fuzz/check.h"
 #include "ir/analysis.h"
+#include "oracles/external.h"
 #include "oracles/json_out.h"
 
 namespace af::fuzz {
@@ -54,12 +55,18 @@ std::string check_case(const CampaignOptions& o, uint64_t k) {
   int64_t external = 0, compared = 0;
   json unsupported = json::array();
   const std::vector<RunRecord> records = check_program(p, expected, specs);
-  // Attribution when both run: a divergence of inductor that aot-eager
-  // (AOTAutograd without Inductor) shares is AOTAutograd's/functionalization's;
-  // one aot-eager does not share is Inductor's.
-  std::optional<bool> aot_diverges;
-  for (const RunRecord& rec : records)
-    if (rec.spec.strategy == "aot-eager" && rec.unsupported.empty()) aot_diverges = !rec.agree;
+  // Attribution when a strategy and its lower stage both run (the external
+  // table's lower_stage: inductor and aot-eager): a divergence both show is
+  // the lower stage's, one only the strategy shows is its own.
+  auto attribution = [&](const RunRecord& rec) -> std::optional<std::string> {
+    const auto e = oracles::external_strategy(rec.spec.strategy);
+    if (!e || e->lower_stage.empty()) return std::nullopt;
+    for (const RunRecord& low : records)
+      if (low.spec.strategy == e->lower_stage && low.spec.inject.empty() && low.unsupported.empty())
+        return !low.agree ? e->lower_label + " (" + e->lower_stage + " diverges too)"
+                          : e->own_label + " (" + e->lower_stage + " agrees)";
+    return std::nullopt;
+  };
   for (const RunRecord& rec : records) {
     tier_ms[tier_of(rec.spec)] += rec.ms;
     if (is_external(rec.spec.strategy) && rec.spec.inject.empty()) {
@@ -71,9 +78,7 @@ std::string check_case(const CampaignOptions& o, uint64_t k) {
     json m = {{"spec", spec_json(rec.spec)}, {"bucket", bucket_of(rec)}, {"op", rec.op}, {"regions", rec.regions}};
     if (rec.mismatch) m.update(oracles::mismatch_json(*rec.mismatch));  // observable, index, expected, actual[, what]
     if (!rec.error.empty()) m["error"] = rec.error;
-    if (rec.spec.strategy == "inductor" && aot_diverges)
-      m["attribution"] = *aot_diverges ? "AOTAutograd/functionalization (aot-eager diverges too)"
-                                       : "Inductor (aot-eager agrees)";
+    if (auto a = attribution(rec)) m["attribution"] = *a;
     f.push_back(m);
   }
   r["runs"] = specs.size();
