@@ -25,13 +25,6 @@ double now_s() {
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
-namespace {
-json spec_json(const RunSpec& s) {
-  return {{"strategy", s.strategy}, {"inject", s.inject.empty() ? json(nullptr) : json(s.inject)},
-          {"reorder", s.reorder}, {"fusion", s.fusion}, {"target", s.target}};
-}
-}  // namespace
-
 std::string check_case(const CampaignOptions& o, uint64_t k) {
   auto has = [k](const std::vector<uint64_t>& v) { return std::find(v.begin(), v.end(), k) != v.end(); };
   if (has(o.test_crash_on)) std::abort();
@@ -50,7 +43,7 @@ std::string check_case(const CampaignOptions& o, uint64_t k) {
   // Milliseconds per tier (generator + oracle, then each target or external
   // strategy): the status line's programs/s per tier.
   std::map<std::string, double> tier_ms = {{"oracle", (now_s() - t0) * 1e3}};
-  auto specs = campaign_specs(o.seed, k, o.strategies, o.injects, o.target);
+  auto specs = campaign_specs(o.seed, k, o.strategies, o.injects, o.target, o.checked);
   json f = json::array();
   int64_t external = 0, compared = 0;
   json unsupported = json::array();
@@ -78,6 +71,7 @@ std::string check_case(const CampaignOptions& o, uint64_t k) {
     json m = {{"spec", spec_json(rec.spec)}, {"bucket", bucket_of(rec)}, {"op", rec.op}, {"regions", rec.regions}};
     if (rec.mismatch) m.update(oracles::mismatch_json(*rec.mismatch));  // observable, index, expected, actual[, what]
     if (!rec.error.empty()) m["error"] = rec.error;
+    if (rec.first_failure) m["first_diverging_op"] = check_failure_json(*rec.first_failure);
     if (auto a = attribution(rec)) m["attribution"] = *a;
     f.push_back(m);
   }
