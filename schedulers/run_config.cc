@@ -74,7 +74,7 @@ const std::vector<MutantInfo>& mutant_table() {
       {Mutant::FusionStaleCopy, "fusion-stale-copy", "functionalize", true, false},
       {Mutant::FnPerInputBase, "fn-per-input-base", "functionalize", false, false},
       {Mutant::FnNoRegenerate, "fn-no-regenerate", "functionalize", false, false},
-      {Mutant::LowerHalideAlias, "lower-halide-alias", "eager", false, true},
+      {Mutant::LowerHalideAlias, "lower-halide-alias", "functionalize", true, true},
   };
   return v;
 }
