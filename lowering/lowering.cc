@@ -142,7 +142,7 @@ LowerResult run_with(const schedulers::Schedule& schedule, const LowerOptions& o
       }
       spec.iparams[c.ip + c.rank] = static_cast<int>(base[c.stmt]);
     }
-    if (options.target == Target::Ptx) {
+    if (options.target == Target::Ptx || (options.ptx_check && options.target != Target::Host)) {
       std::string finding;
       std::string err = session.ptx(spec, options, &finding);
       if (!err.empty()) {

@@ -95,6 +95,11 @@ struct LowerOptions {
   std::string ptxas = "/usr/local/cuda/bin/ptxas";
   std::string ptx_arch = "sm_90";
   std::string ptx_dump_dir;  // when set, the PTX of every region compiled for ptx is written there
+  // On a GPU-schedule target (opencl, cuda): also put every region through
+  // the `ptx` target's check (the same GPU schedule compiled for CUDA and
+  // assembled by ptxas, once per region structure), so the regions one
+  // device runs are checked for the other's code generator too.
+  bool ptx_check = false;
 };
 
 // Per-statement expected values for checked mode: for statement k of the

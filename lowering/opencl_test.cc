@@ -2,6 +2,7 @@
 // pocl on the CPU (tools/setup.sh installs it). Nothing here skips: a
 // machine without OpenCL fails these tests.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "fuzz/check.h"
 #include "fuzz/generator.h"
@@ -14,15 +15,31 @@
 namespace af::lowering {
 namespace {
 
+// #12 item 8: every region these tests run on opencl also goes through
+// ptxas (the cuda code generator on the same GPU schedule), where ptxas is
+// installed (tools/setup.sh does not install CUDA; the ptx tests say so).
+int g_ptx_regions = 0;  // distinct regions assembled by ptxas in this process
+double g_ptx_ms = 0;
+
+bool have_ptxas() {
+  static const bool have = access(LowerOptions().ptxas.c_str(), X_OK) == 0;
+  return have;
+}
+
 LowerResult run_cl(const schedulers::Schedule& s, bool checked, CompileCache& cache, const Expected* e = nullptr) {
   LowerOptions o;
   o.target = Target::OpenCL;
   o.checked = checked;
-  return run_schedule(s, o, e, cache);
+  o.ptx_check = have_ptxas();
+  LowerResult r = run_schedule(s, o, e, cache);
+  for (const auto& f : r.ptx_findings) ADD_FAILURE() << "region " << f.region << ": " << f.message << "\n" << schedulers::schedule_text(s);
+  g_ptx_regions += r.stats.ptx_compiled;
+  g_ptx_ms += r.stats.ptx_ms;
+  return r;
 }
 
 // Runs the schedule on opencl and expects agreement with the oracle (and,
-// checked, no alarm).
+// checked, no alarm), and ptxas to accept its regions.
 void expect_agree(const schedulers::Schedule& s, const ir::Program& p, const oracles::Observables& expected,
                   bool checked, CompileCache& cache, const std::string& name) {
   LowerResult r = run_cl(s, checked, cache);
@@ -83,6 +100,10 @@ void strategies_agree(int from, int to) {
   }
   std::printf("opencl strategies: programs %d..%d, cache hits %lld misses %lld compile %.0f ms\n", from, to - 1,
               static_cast<long long>(cache.hits()), static_cast<long long>(cache.misses()), cache.compile_ms());
+  if (have_ptxas())
+    std::printf("ptx check: %d distinct regions assembled by ptxas so far (%.0f ms)\n", g_ptx_regions, g_ptx_ms);
+  else
+    std::printf("ptx check skipped: no ptxas at %s\n", LowerOptions().ptxas.c_str());
 }
 // Two halves, so that the test's two shards share the work.
 TEST(OpenClTarget, GeneratedProgramsUnderStrategiesAgreeWithOracle0) { strategies_agree(0, 150); }
