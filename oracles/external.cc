@@ -221,6 +221,7 @@ bool ExternalRunner::start(std::string* error) {
   // process is not the case under test: the limit is lifted where allowed.
   LineProcess::Options po;
   po.keep_stderr = !env("AF_EXTERNAL_STDERR").empty();
+  po.capture_stderr = true;  // what a crashing compiler said last goes into its finding
   po.lift_memory_limit = true;
   po.die_with_parent = true;
   if (!proc_.start({o_.python, "-u", o_.runner}, po, error)) return false;
@@ -271,6 +272,8 @@ ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& stra
     r.status = S::Failed;
     r.error_type = reply.failure;
     r.message = reply.message;
+    r.death = reply.death;
+    r.stderr_tail = reply.stderr_tail;
     if (reply.failure != "internal") ++restarts_;
     return r;
   }

@@ -81,6 +81,9 @@ struct ExternalResult {
   Status status = Status::Failed;
   Observables eager, actual;
   std::string error_type, message;
+  // Failed with error_type "crash": how the Python process ended ("SIGSEGV",
+  // "exit 1"; "" when unknown) and the last lines it wrote on stderr.
+  std::string death, stderr_tail;
   double exec_s = 0;  // time of the transformed call in Python (compilation included)
 };
 
