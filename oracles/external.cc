@@ -77,13 +77,14 @@ const ExternalStrategy kBuiltins[] = {
     {"thunder-dataflow", Py::Venv, "", "import thunder", "thunder.jit(fn, fusion_type=\"dataflow\")", true},
     {"thunder-no-alias-updates", Py::Venv, "", "import thunder", "thunder.jit(fn, skip_inplace_alias_updates=True)",
      true},
-    {"inductor", Py::Venv, "", "import torch", "torch.compile(fn, backend=\"inductor\")", false},
+    {"inductor", Py::Venv, "", "import torch", "torch.compile(fn, backend=\"inductor\")", false, "aot-eager",
+     "AOTAutograd/functionalization", "Inductor"},
     // AOTAutograd's functionalization without Inductor: tells the two apart.
     {"aot-eager", Py::Venv, "", "import torch", "torch.compile(fn, backend=\"aot_eager\")", false},
     // Thunder's torch.compile backend with its defaults (ThunderCompiler()).
     // Nodes Thunder cannot run (its meta function or proxy raises, no
     // implementation) are split off to PyTorch: its split reasons.
-    {"thunderfx", Py::Venv, "", "from thunder.dynamo import thunderfx", "thunderfx(fn)", true,
+    {"thunderfx", Py::Venv, "", "from thunder.dynamo import thunderfx", "thunderfx(fn)", true, "", "", "",
      "[r.info for sg in cfn._backend.subgraph_infos for r in sg.split_reasons]"},
     {"torch-func-functionalize", Py::Venv, "", "import torch.func", "torch.func.functionalize(fn)", false},
 };
