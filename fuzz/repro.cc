@@ -298,12 +298,14 @@ def _crash_check():
     label = FINDING["strategy"]
     print("aliasfuzz repro of bucket %s: %s killed the Python process running it in the campaign (%s)" % (
         FINDING["bucket"], COMPILER["compile"], FINDING["error"]))
-    print("running this script again in a child process (%s %s) ..." % (sys.executable, __file__))
+    print("running this script again in a child process (%s -X faulthandler %s) ..." % (sys.executable, __file__))
     sys.stdout.flush()
-    child = subprocess.run([sys.executable, os.path.abspath(__file__)], env=dict(os.environ, ALIASFUZZ_REPRO_CHILD="1"),
+    # (-X faulthandler: a crash prints the Python stack it happened under)
+    child = subprocess.run([sys.executable, "-X", "faulthandler", os.path.abspath(__file__)],
+                           env=dict(os.environ, ALIASFUZZ_REPRO_CHILD="1"),
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
     print(child.stdout, end="")
-    tail = "\n".join(child.stderr.rstrip().splitlines()[-12:])
+    tail = "\n".join(child.stderr.rstrip().splitlines()[-40:])
     if child.returncode < 0:
         try:
             how = "signal %d (%s)" % (-child.returncode, signal.Signals(-child.returncode).name)

@@ -110,6 +110,10 @@ def handle(req):
 
 
 def main():
+    # A compiler that kills this process (a segfault in generated code) leaves
+    # the Python stack of the crash on stderr: its finding's stderr tail.
+    import faulthandler
+    faulthandler.enable()
     out = sys.stdout
     sys.stdout = sys.stderr  # nothing a program or Thunder prints may corrupt the protocol
     warnings.filterwarnings("ignore")

@@ -200,7 +200,7 @@ std::string death_name(int st) {
 }
 
 std::string LineProcess::stderr_tail() const {
-  constexpr size_t kBytes = 4096, kLines = 12;
+  constexpr size_t kBytes = 8192, kLines = 40;  // a faulthandler stack fits
   struct stat sb;
   if (err_fd_ < 0 || fstat(err_fd_, &sb) != 0 || sb.st_size <= 0) return "";
   const size_t n = std::min<size_t>(kBytes, static_cast<size_t>(sb.st_size));
