@@ -257,6 +257,7 @@ void resolve_capabilities(CampaignOptions& o) {
     json c = json::parse(text, nullptr, false);
     if (c.is_discarded() || !c.contains("gen_op_weights") || !c["gen_op_weights"].is_object()) return;
     o.gen.op_weights = c["gen_op_weights"].get<std::map<std::string, double>>();
+    o.gen.aliased_inputs_same_sizes = c.value("gen_aliased_inputs_same_sizes", false);
     o.not_supported = c.value("not_supported", std::vector<std::string>{});
     return;
   }
@@ -274,6 +275,11 @@ void resolve_capabilities(CampaignOptions& o) {
     for (const auto& [op, why] : c.unsupported) o.gen.op_weights[op] = 0.0;
     const std::string note = oracles::capabilities_summary(c);
     if (!note.empty()) o.not_supported.push_back(note);
+    // A form it crashes on (a known bug, found by the probe): generated around, reported.
+    if (c.failing_forms.count("aliased-inputs-of-different-sizes")) {
+      o.gen.aliased_inputs_same_sizes = true;
+      o.not_supported.push_back(oracles::failing_forms_summary(c) + ": aliased inputs get the same sizes");
+    }
     if (!o.quiet)
       std::fprintf(stderr, "aliasfuzz fuzz: %s: %s (%s)\n", s.c_str(),
                    note.empty() ? "every op supported" : (note + ", left out of the generated programs").c_str(),

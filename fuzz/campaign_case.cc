@@ -71,6 +71,7 @@ std::string check_case(const CampaignOptions& o, uint64_t k) {
     json m = {{"spec", spec_json(rec.spec)}, {"bucket", bucket_of(rec)}, {"op", rec.op}, {"regions", rec.regions}};
     if (rec.mismatch) m.update(oracles::mismatch_json(*rec.mismatch));  // observable, index, expected, actual[, what]
     if (!rec.error.empty()) m["error"] = rec.error;
+    if (!rec.stderr_tail.empty()) m["stderr_tail"] = rec.stderr_tail;  // what the dying compiler said last
     if (rec.first_failure) m["first_diverging_op"] = check_failure_json(*rec.first_failure);
     if (auto a = attribution(rec)) m["attribution"] = *a;
     f.push_back(m);

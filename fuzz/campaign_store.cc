@@ -90,7 +90,8 @@ void save_campaign_settings(const CampaignOptions& o) {
             {"programs", o.programs}, {"time_s", o.time_s}, {"strategies", o.strategies},
             {"injects", o.injects}, {"target", o.target}, {"checked", o.checked}, {"gen_size", o.gen.size},
             {"gen_max_rank", o.gen.max_rank}, {"gen_max_numel", o.gen.max_numel},
-            {"gen_op_weights", o.gen.op_weights}, {"not_supported", o.not_supported},
+            {"gen_op_weights", o.gen.op_weights}, {"gen_aliased_inputs_same_sizes", o.gen.aliased_inputs_same_sizes},
+            {"not_supported", o.not_supported},
             {"log_all", o.log_all}};
   write_atomic(o.out + "/campaign.json", s.dump(2) + "\n");
 }

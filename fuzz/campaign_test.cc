@@ -141,6 +141,47 @@ TEST(Campaign, ResumeAfterSigkillLosesNoFinding) {
   EXPECT_GE(s.programs, 6000);
 }
 
+// Ctrl-C while a worker is stuck in a slow call (a hang the case timeout
+// would end only much later): the campaign stops (the stuck worker is
+// killed after a short grace), saves its state, and a --resume gives the
+// findings of a campaign never interrupted.
+TEST(Campaign, InterruptWithAStuckWorkerStopsAndKeepsEveryFinding) {
+  CampaignOptions ref = base(fresh_dir("sigint-ref"));
+  ref.programs = 3000;
+  ref.test_crash_on = {3, 2000};
+  run_campaign(ref);
+
+  CampaignOptions o = ref;
+  o.out = fresh_dir("sigint");
+  o.test_hang_on = {1500};
+  o.case_timeout_s = 1e6;  // stuck for good: only the interrupt ends it
+  pid_t pid = fork();
+  if (pid == 0) {
+    run_campaign(o);
+    _exit(0);
+  }
+  // Interrupt once everything below the stuck program is done.
+  bool stuck = false;
+  for (int i = 0; i < 60000 && !stuck; ++i) {
+    usleep(5000);
+    std::string st;
+    stuck = read_text(o.out + "/state.json", &st) && st.find("\"done_below\":1500,") != std::string::npos;
+  }
+  ASSERT_TRUE(stuck) << "the campaign never reached the stuck program";
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);  // returns: the stuck worker did not hold the campaign
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  std::string st;
+  ASSERT_TRUE(read_text(o.out + "/state.json", &st));
+  EXPECT_NE(st.find("\"done_below\":1500,"), std::string::npos) << "the stuck program is not done: resume checks it";
+  o.resume = true;
+  o.test_hang_on.clear();
+  run_campaign(o);
+  EXPECT_EQ(findings(o.out), findings(ref.out));
+  EXPECT_EQ(bucket_counts(o.out), bucket_counts(ref.out));
+}
+
 }  // namespace
 }  // namespace af::fuzz
 

@@ -130,8 +130,29 @@ std::string op_class(const std::string& op) {
 }
 }  // namespace
 
+std::string runner_failure_kind(const std::string& error) {
+  static const std::string crash = "external runner crash: ", timeout = "external runner timeout: ";
+  if (error.rfind(timeout, 0) == 0) return "runner-timeout";
+  if (error.rfind(crash, 0) != 0) return "";
+  // "... the Python process died (SIGSEGV)": the signal or exit code names the crash.
+  const size_t open = error.rfind(" ("), close = error.rfind(')');
+  if (open == std::string::npos || close != error.size() - 1 || close < open) return "runner-crash";
+  std::string death = error.substr(open + 2, close - open - 2);
+  for (char& c : death)
+    if (c == ' ') c = '-';
+  return "runner-crash-" + death;
+}
+
 std::string bucket_of(const RunRecord& r) {
   std::string what;
+  if (const std::string runner = runner_failure_kind(r.error); !runner.empty()) {
+    // The compiler's process died or hung: a kind of its own, never mixed
+    // with the values it computes or the exceptions it raises.
+    std::string b = r.spec.strategy + "__" + reorder_class(r.spec.reorder) + "__" + fusion_class(r.spec.fusion) + "__" + runner;
+    for (char& c : b)
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '+' || c == '.')) c = '_';
+    return b;
+  }
   if (r.first_failure) what = "stmt";
   else if (!r.error.empty()) what = "error";
   else if (r.mismatch && r.mismatch->observable.rfind("return", 0) == 0) what = "return";
@@ -305,10 +326,11 @@ std::optional<RunRecord> check_external(const ir::Program& p, const RunSpec& s) 
       r.error = "eager PyTorch raised " + res.error_type + ": " + res.message;
       r.op = "eager-raised";
       return r;
-    case S::Failed:
+    case S::Failed:  // the Python process died, hung or answered nonsense
       r.agree = false;
       r.error = "external runner " + res.error_type + ": " + res.message;
       r.op = "runner-" + res.error_type;
+      r.stderr_tail = res.stderr_tail;
       return r;
   }
   return std::nullopt;

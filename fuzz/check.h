@@ -51,6 +51,9 @@ struct RunRecord {
   // comparison, but this is not a divergence (agree stays true, error
   // empty). A campaign counts these apart from findings.
   std::string unsupported;
+  // The external runner's Python process died (error "external runner
+  // crash: ... (SIGSEGV)"): the last lines it wrote on stderr.
+  std::string stderr_tail;
   // Checked mode: the first statement the checks reported, as the source
   // program's statement when provenance names one (then `op` is its op and
   // no prefix bisection ran).
@@ -136,9 +139,18 @@ std::string strategy_for_mutant(const std::string& mutant);
 // observable diverged (return, storage, error) and the class of the first
 // diverging op (inplace, view, may-alias, compute, reduction, ...; "returns"
 // when only the full program diverges). RunRecord::op keeps the exact op.
+// A run whose external runner crashed or hung has a kind of its own,
+// STRATEGY__REORDER__FUSION__runner-crash-SIGSEGV (or -exit-N, or
+// __runner-timeout), never mixed with the compiler's values or exceptions.
 // A divergence the checks reported (checked mode) is of kind "stmt" and
 // classed by the reported source statement's op: the same bucket whatever
 // the order the schedule ran in, which prefix bisection cannot promise.
 std::string bucket_of(const RunRecord& r);
+
+// "runner-crash-SIGSEGV", "runner-crash-exit-1", "runner-crash" (how it
+// died unknown) or "runner-timeout" for the error of a run whose external
+// runner died or hung (check_program's "external runner crash: ..." text);
+// "" for any other error.
+std::string runner_failure_kind(const std::string& error);
 
 }  // namespace af::fuzz

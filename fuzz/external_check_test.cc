@@ -13,6 +13,7 @@
 #include "fuzz/files.h"
 #include "fuzz/minimize.h"
 #include "fuzz/repro.h"
+#include "fuzz/signature.h"
 #include "ir/analysis.h"
 #include "ir/text.h"
 #include "oracles/eager.h"
@@ -281,6 +282,47 @@ TEST(ExternalCheck, PyStrategyFindingMinimizesToARepro) {
   EXPECT_EQ(status, 1) << out;
   EXPECT_EQ(out.find("raised"), std::string::npos) << out;
   EXPECT_NE(out.find("DIVERGENCE: " + wrong + " differs from eager PyTorch"), std::string::npos) << out;
+}
+
+// A compiler that kills its own Python process is a bucket kind of its
+// own (with the signal and the process's last stderr lines), minimizes as
+// that kind, and its repro.py reports the crash (exit 1) instead of dying.
+TEST(ExternalCheck, RunnerCrashIsItsOwnKindAndItsReproSaysSo) {
+  if (!have_torch()) GTEST_SKIP() << "skipped: /usr/bin/python3 has no torch";
+  const std::string crashing = "py:oracles.testdata.toy_compiler:segfault_on_exp_@/usr/bin/python3";
+  const ir::Program p = program(kOverlapping);
+  RunSpec spec;
+  spec.strategy = crashing;
+  auto r = run_spec(p, spec);
+  ASSERT_TRUE(r.has_value());
+  ASSERT_FALSE(r->agree);
+  EXPECT_EQ(r->error, "external runner crash: the Python process died (SIGSEGV)");
+  EXPECT_EQ(runner_failure_kind(r->error), "runner-crash-SIGSEGV");
+  EXPECT_EQ(error_type(r->error), "runner-crash-SIGSEGV");
+  const std::string b = bucket_of(*r);
+  EXPECT_EQ(b.substr(b.rfind("__")), "__runner-crash-SIGSEGV") << b;
+  EXPECT_NE(r->stderr_tail.find("toy compiler: exp_ is where I crash"), std::string::npos) << r->stderr_tail;
+  // The next program gets a fresh process (no exp_: it runs and agrees).
+  auto ok = run_spec(program("aliasfuzz 1\nstorage s0 f32[2] = iota(1, 1)\ninput x = s0\nmul_(x, 2.0)\nreturn x\n"), spec);
+  ASSERT_TRUE(ok.has_value());
+  EXPECT_TRUE(ok->agree) << ok->error;
+  MinimizeOptions mo;
+  mo.time_s = 30;
+  MinimizedFinding m = minimize_finding(p, spec, mo);
+  ASSERT_TRUE(m.ok) << m.error;
+  EXPECT_EQ(m.bucket, b);
+  EXPECT_NE(bug_signature(m.bug_record, m.bug_program).name.find("__runner-crash-SIGSEGV__"), std::string::npos);
+  const std::string dir = tmpdir() + "/crash_repro";
+  std::string err;
+  ASSERT_TRUE(write_minimized(dir, m, &err)) << err;
+  std::string json_text;
+  ASSERT_TRUE(read_text(dir + "/minimize.json", &json_text));
+  EXPECT_NE(json_text.find("exp_ is where I crash"), std::string::npos) << json_text;
+  int status = -1;
+  const std::string out = run_python("/usr/bin/python3", dir + "/repro.py", &status);
+  EXPECT_EQ(status, 1) << out;
+  EXPECT_NE(out.find("died: signal 11 (SIGSEGV)"), std::string::npos) << out;
+  EXPECT_NE(out.find("toy compiler: exp_ is where I crash"), std::string::npos) << out;
 }
 
 // Each new built-in strategy's repro.py re-runs its compiler through the

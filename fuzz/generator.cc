@@ -109,7 +109,16 @@ void Gen::make_storages_and_inputs() {
       in.name = "x" + std::to_string(program.inputs.size());
       in.storage = s;
       const int mode = static_cast<int>(rng.below(100));
-      if (c > 0 && mode < 20 && !program.inputs[first].whole) {
+      if (c > 0 && options.aliased_inputs_same_sizes) {
+        const ir::InputDecl& f = program.inputs[first];
+        in.whole = f.whole;
+        if (!f.whole) {
+          in.sizes = f.sizes;
+          in.strides = f.strides;
+          const int64_t need = ir::required_storage(Geometry{f.sizes, f.strides, 0});
+          in.offset = rng.range(0, std::max<int64_t>(0, n - need));
+        }
+      } else if (c > 0 && mode < 20 && !program.inputs[first].whole) {
         // identical window, a different tensor object
         in.whole = false;
         in.sizes = program.inputs[first].sizes;

@@ -31,6 +31,12 @@ struct GenOptions {
   int max_storages = 3;     // declared storages: 1..max_storages
   int max_inputs = 5;       // inputs over all storages
   int max_returns = 4;      // returned tensors: 1..max_returns
+  // Every further input of a storage takes its first input's sizes and
+  // strides (at an offset of its own): for a compiler that crashes on
+  // aliased inputs of different sizes (its capability probe, oracles::
+  // Capabilities::failing_forms), so that its campaign reaches value
+  // comparisons instead of meeting that one known crash again and again.
+  bool aliased_inputs_same_sizes = false;
   double value_bound = 1000;  // every value of every storage stays within +-value_bound
   // Drop candidates whose rounding noise (float vs double accumulation, FMA,
   // other exp implementations) could exceed a quarter of the comparison

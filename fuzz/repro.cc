@@ -288,8 +288,45 @@ def main():
     return 0
 
 
+def _crash_check():
+    """A finding whose compiler killed the Python process running it (the
+    campaign saw the process die): this script runs itself again in a child
+    process (main() as above) and judges by how the child ends, so that the
+    crash is reported, with the child's last stderr lines, instead of ending
+    this script too."""
+    import os, signal, subprocess
+    label = FINDING["strategy"]
+    print("aliasfuzz repro of bucket %s: %s killed the Python process running it in the campaign (%s)" % (
+        FINDING["bucket"], COMPILER["compile"], FINDING["error"]))
+    print("running this script again in a child process (%s -X faulthandler %s) ..." % (sys.executable, __file__))
+    sys.stdout.flush()
+    # (-X faulthandler: a crash prints the Python stack it happened under)
+    child = subprocess.run([sys.executable, "-X", "faulthandler", os.path.abspath(__file__)],
+                           env=dict(os.environ, ALIASFUZZ_REPRO_CHILD="1"),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
+    print(child.stdout, end="")
+    tail = "\n".join(child.stderr.rstrip().splitlines()[-40:])
+    if child.returncode < 0:
+        try:
+            how = "signal %d (%s)" % (-child.returncode, signal.Signals(-child.returncode).name)
+        except ValueError:
+            how = "signal %d" % -child.returncode
+    elif child.returncode not in (0, 1, 2):
+        how = "exit status %d" % child.returncode
+    else:
+        print("the child ended normally (exit %d): %s no longer kills the process running it; "
+              "the finding (a crash) no longer reproduces" % (child.returncode, label))
+        return 0
+    print("the child's last stderr lines:\n%s" % (tail or "(none)"))
+    print("DIVERGENCE: the Python process running %s died: %s; eager PyTorch runs the program" % (
+        COMPILER["compile"], how))
+    return 1
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    # CRASH: the finding is a crash of the compiler's process (see _crash_check).
+    sys.exit(_crash_check() if CRASH and COMPILER is not None and not __import__("os").environ.get(
+        "ALIASFUZZ_REPRO_CHILD") else main())
 )PY";
 
 }  // namespace
@@ -392,6 +429,9 @@ std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRec
                     ",\n            \"module\": " + py_str(oracles::torch_function_module(p)) + "}"
               : std::string("None")) +
          "\n";
+  out += "# The compiler's process died in the campaign (a crash, not a value or an exception): the\n"
+         "# script then runs itself again in a child process and reports how that child ends.\n";
+  out += std::string("CRASH = ") + (runner_failure_kind(rec.error).rfind("runner-crash", 0) == 0 ? "True" : "False") + "\n";
   out += kReproMain;
   return out;
 }
@@ -422,6 +462,7 @@ bool write_minimized(const std::string& dir, const MinimizedFinding& m, std::str
         {"budget_hit", s.budget_hit}, {"elapsed_s", s.elapsed_s}};
     if (m.record.mismatch) j["first_mismatch"] = oracles::mismatch_json(*m.record.mismatch);
     if (!m.record.error.empty()) j["error"] = m.record.error;
+    if (!m.record.stderr_tail.empty()) j["stderr_tail"] = m.record.stderr_tail;
     // The bug this finding is (fuzz/signature.h): findings of one bug share it.
     const BugSignature bug = bug_signature(m.bug_record, m.bug_program);
     j["bug"] = bug.name;

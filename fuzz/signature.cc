@@ -64,6 +64,9 @@ std::string skeleton(const ir::Program& p) {
 }
 
 std::string error_type(const std::string& error) {
+  // A crash of the compiler's process is its own kind (its stderr tail may
+  // name exceptions that are not what happened).
+  if (std::string runner = runner_failure_kind(error); !runner.empty()) return runner;
   // The first word ending in "Error" (Python exceptions, Thunder's raises);
   // else a limit, else "error".
   for (size_t i = 0; i < error.size(); ++i) {

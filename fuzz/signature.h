@@ -20,7 +20,8 @@ namespace af::fuzz {
 // too). Expects canonical names (fuzz::canonical_names).
 std::string skeleton(const ir::Program& p);
 
-// "IndexError", "AssertionError", ... from an error message; "error" when it names none.
+// "IndexError", "AssertionError", ... from an error message; "error" when it
+// names none; runner_failure_kind (check.h) for a crashed or hung runner.
 std::string error_type(const std::string& error);
 
 struct BugSignature {

@@ -61,13 +61,34 @@ void WorkerPool::spawn(Worker& w) {
 void WorkerPool::stop(Worker& w) {
   if (w.pid < 0) return;
   ::close(w.to);
-  // Let it finish the case in hand, then read what it wrote.
-  fcntl(w.from, F_SETFL, 0);
+  // Let it finish the case in hand, reading what it writes. After an
+  // interrupt only for a short grace (counted from the first stop that saw
+  // it): a case stuck in a slow compiler call is killed and handed back
+  // (give_back), so Ctrl-C ends the campaign promptly and --resume checks
+  // that case again; every answer read before stays recorded.
   char buf[65536];
-  ssize_t n;
-  while ((n = ::read(w.from, buf, sizeof buf)) > 0) {
-    w.partial.append(buf, static_cast<size_t>(n));
-    drain_lines(w);
+  for (;;) {
+    int wait_ms = 1000;  // without an interrupt: wait, and look for one every second
+    if (cb_.stopping()) {
+      if (interrupted_at_ < 0) interrupted_at_ = now_s();
+      const double left = interrupted_at_ + kInterruptGrace_s - now_s();
+      wait_ms = left > 0 ? static_cast<int>(left * 1000) + 1 : 0;
+    }
+    pollfd pf{w.from, POLLIN, 0};
+    const int r = ::poll(&pf, 1, wait_ms);
+    if (r < 0 && errno != EINTR) break;
+    if (r == 0 && cb_.stopping() && now_s() >= interrupted_at_ + kInterruptGrace_s) {
+      ::kill(w.pid, SIGKILL);
+      break;
+    }
+    if (r <= 0) continue;
+    const ssize_t n = ::read(w.from, buf, sizeof buf);
+    if (n > 0) {
+      w.partial.append(buf, static_cast<size_t>(n));
+      drain_lines(w);
+    } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+      break;  // it exited (its input closed)
+    }
   }
   ::close(w.from);
   waitpid(w.pid, nullptr, 0);

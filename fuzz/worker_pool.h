@@ -37,8 +37,11 @@ class WorkerPool {
   bool busy() const;
   // Reads what workers wrote (waits up to 50 ms), then kills hung cases.
   void poll();
-  // Lets every worker finish the case in hand, then gives back the rest.
+  // Lets every worker finish the case in hand, then gives back the rest;
+  // after an interrupt (Callbacks::stopping) a worker still busy after
+  // kInterruptGrace_s is killed and its case handed back too.
   void finish();
+  static constexpr double kInterruptGrace_s = 2;
 
  private:
   struct Worker {
@@ -59,6 +62,7 @@ class WorkerPool {
   const CampaignOptions& o_;
   Callbacks cb_;
   std::vector<Worker> workers_;
+  double interrupted_at_ = -1;  // when a stop first saw the interrupt
 };
 
 }  // namespace af::fuzz

@@ -239,6 +239,105 @@ std::string probe_hash() {
   return h;
 }
 
+// ---- forms: shapes of program (not ops) a compiler fails on
+
+// A form, and a control: the same program without it. Probed apart from
+// the ops (their own cache file), so that adding a form does not probe
+// every op again.
+struct FormCheck {
+  const char* name;
+  const char* program;
+  const char* control;
+};
+const FormCheck kFormChecks[] = {
+    // Two inputs of one storage with different sizes, both used, one written
+    // in place (thunder 0.2.6's replace_args_with_alias_map reshapes one
+    // input into the other's shape and raises; an input only returned is
+    // not in Dynamo's graph); the control has them on two storages.
+    {"aliased-inputs-of-different-sizes",
+     "aliasfuzz 1\nstorage s0 f32[24] = iota(-1.5, 0.25)\ninput x = as_strided(s0, [3, 4], [4, 1], 0)\n"
+     "input x2 = as_strided(s0, [2, 4], [4, 1], 12)\nr = add(x, 1.0)\nadd_(x2, 0.5)\nreturn r, x2\n",
+     "aliasfuzz 1\nstorage s0 f32[24] = iota(-1.5, 0.25)\nstorage s1 f32[24] = iota(-1.5, 0.25)\n"
+     "input x = as_strided(s0, [3, 4], [4, 1], 0)\ninput x2 = as_strided(s1, [2, 4], [4, 1], 12)\nr = add(x, 1.0)\n"
+     "add_(x2, 0.5)\nreturn r, x2\n"},
+};
+
+std::string forms_hash() {
+  uint64_t x = fnv("forms 1");
+  for (const FormCheck& f : kFormChecks)
+    for (const char* text : {f.program, f.control}) {
+      x = fnv(f.name, x);
+      if (auto p = ir::parse_and_validate(text)) x = fnv(torch_function_module(*p), x);
+    }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(x));
+  return std::string(buf, 10);
+}
+
+// The forms `strategy` fails on: the form's program ends in an exception or
+// a dead runner while its control runs (a value divergence is no failure:
+// the campaign compares those). Ran forms count in *probes.
+std::map<std::string, std::string> run_form_checks(const std::string& strategy, const std::string& python, int* probes) {
+  std::map<std::string, std::string> failing;
+  ExternalOptions o;
+  o.python = python;
+  o.timeout_s = 60;
+  ExternalRunner runner(o);
+  std::string err;
+  if (!runner.start(&err)) return failing;
+  using S = ExternalResult::Status;
+  for (const FormCheck& f : kFormChecks) {
+    auto control = ir::parse_and_validate(f.control);
+    auto program = ir::parse_and_validate(f.program);
+    if (!control || !program) continue;  // never: the tests check them
+    ++*probes;
+    if (runner.run(*control, strategy).status != S::Ok) continue;
+    ++*probes;
+    const ExternalResult r = runner.run(*program, strategy);
+    if (r.status == S::StrategyError || r.status == S::Failed)
+      failing[f.name] = (r.error_type.empty() ? "failed" : r.error_type) + ": " + r.message;
+  }
+  return failing;
+}
+
+// The failing forms of `strategy` from their cache file, else probed and cached.
+std::map<std::string, std::string> failing_forms(const std::string& strategy, const std::string& python,
+                                                 const json& versions, const std::string& versions_txt, bool refresh,
+                                                 int* probes) {
+  const std::string dir = cache_dir();
+  const std::string path =
+      dir.empty() ? "" : dir + "/" + file_safe(strategy + "--" + versions_txt + "--forms-" + forms_hash()) + ".json";
+  if (!refresh && !path.empty()) {
+    std::ifstream f(path, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    json j = json::parse(ss.str(), nullptr, false);
+    if (f && j.is_object() && j.value("strategy", "") == strategy && j.value("forms", "") == forms_hash() &&
+        j.value("versions", json()) == versions && j["failing_forms"].is_object()) {
+      std::map<std::string, std::string> out;
+      for (auto& [form, why] : j["failing_forms"].items()) out[form] = why.is_string() ? why.get<std::string>() : "";
+      return out;
+    }
+  }
+  std::map<std::string, std::string> out = run_form_checks(strategy, python, probes);
+  if (!path.empty())
+    write_atomic(path, json{{"strategy", strategy}, {"versions", versions}, {"forms", forms_hash()}, {"failing_forms", out}}
+                               .dump(2) +
+                           "\n");
+  return out;
+}
+
+// The probe's cache key for one strategy: the probe's hash, and what the
+// strategy tells about fallbacks (which changes what the probe lists; a
+// strategy without it keeps the plain hash and its cache).
+std::string probe_key(const std::string& strategy) {
+  const auto e = external_strategy(strategy);
+  if (!e || e->fallbacks.empty()) return probe_hash();
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(fnv(e->fallbacks)));
+  return probe_hash() + "-" + std::string(buf, 6);
+}
+
 Capabilities run_probe(const std::string& strategy, const std::string& python) {
   Capabilities c;
   c.strategy = strategy;
@@ -251,7 +350,7 @@ Capabilities run_probe(const std::string& strategy, const std::string& python) {
     c.error = err;
     return c;
   }
-  std::map<std::string, bool> control_ok;  // by variant
+  std::map<std::string, bool> control_ok, control_fell_back;  // by variant
   std::map<std::string, std::string> unsupported;
   for (const ProbeProgram& pp : probe_programs()) {
     if (!pp.op.empty() && (unsupported.count(pp.op) || !control_ok[pp.variant])) continue;
@@ -261,12 +360,15 @@ Capabilities run_probe(const std::string& strategy, const std::string& python) {
     ++c.probes;
     if (pp.op.empty()) {
       control_ok[pp.variant] = r.status == ExternalResult::Status::Ok;
+      control_fell_back[pp.variant] = !r.fallbacks.empty();
       if (r.status != ExternalResult::Status::Ok)
         c.inconclusive[pp.variant] = (r.error_type.empty() ? "failed" : r.error_type) + ": " + r.message;
       continue;
     }
     if (r.status == ExternalResult::Status::StrategyError && is_unsupported_error(r.error_type, r.message))
       unsupported[pp.op] = r.error_type + ": " + r.message + " [" + pp.name + "]";
+    else if (!r.fallbacks.empty() && !control_fell_back[pp.variant])  // it ran the op in eager PyTorch, not itself
+      unsupported[pp.op] = "handed back to PyTorch: " + r.fallbacks.front().substr(0, 200) + " [" + pp.name + "]";
   }
   c.unsupported = unsupported;
   c.available = true;
@@ -274,7 +376,7 @@ Capabilities run_probe(const std::string& strategy, const std::string& python) {
 }
 
 json to_json(const Capabilities& c, const json& versions) {
-  return {{"strategy", c.strategy}, {"versions", versions}, {"probe", probe_hash()},
+  return {{"strategy", c.strategy}, {"versions", versions}, {"probe", probe_key(c.strategy)},
           {"probe_format", kProbeFormat}, {"probes", c.probes}, {"unsupported", c.unsupported},
           {"inconclusive", c.inconclusive}};
 }
@@ -320,19 +422,20 @@ Capabilities probe_capabilities(const std::string& strategy, bool refresh) {
   const json versions = python_versions(py);
   c.versions = versions_text(versions, is_thunder_strategy(strategy));
   const std::string dir = cache_dir();
-  if (!dir.empty()) c.cache_path = dir + "/" + file_safe(strategy + "--" + c.versions + "--" + probe_hash()) + ".json";
+  if (!dir.empty()) c.cache_path = dir + "/" + file_safe(strategy + "--" + c.versions + "--" + probe_key(strategy)) + ".json";
   if (!refresh && !c.cache_path.empty()) {
     std::ifstream f(c.cache_path, std::ios::binary);
     std::stringstream ss;
     ss << f.rdbuf();
     json j = json::parse(ss.str(), nullptr, false);
-    if (f && j.is_object() && j.value("strategy", "") == strategy && j.value("probe", "") == probe_hash() &&
+    if (f && j.is_object() && j.value("strategy", "") == strategy && j.value("probe", "") == probe_key(strategy) &&
         j.value("versions", json()) == versions && j["unsupported"].is_object()) {
       for (auto& [op, why] : j["unsupported"].items()) c.unsupported[op] = why.is_string() ? why.get<std::string>() : "";
       if (j.contains("inconclusive") && j["inconclusive"].is_object())
         for (auto& [v, why] : j["inconclusive"].items()) c.inconclusive[v] = why.is_string() ? why.get<std::string>() : "";
       c.available = true;
       c.from_cache = true;
+      c.failing_forms = failing_forms(strategy, py, versions, c.versions, false, &c.probes);
       memo()[strategy] = c;
       return c;
     }
@@ -341,6 +444,7 @@ Capabilities probe_capabilities(const std::string& strategy, bool refresh) {
   probed.versions = c.versions;
   probed.cache_path = c.cache_path;
   if (!probed.available) return probed;
+  probed.failing_forms = failing_forms(strategy, py, versions, c.versions, refresh, &probed.probes);
   if (!probed.cache_path.empty() && !write_atomic(probed.cache_path, to_json(probed, versions).dump(2) + "\n"))
     probed.cache_path.clear();  // not cached (unwritable): probed again next time
   memo()[strategy] = probed;
@@ -356,6 +460,17 @@ std::map<std::string, double> unsupported_op_weights(const std::string& strategy
   std::map<std::string, double> w;
   for (const auto& [op, why] : probe_capabilities(strategy).unsupported) w[op] = 0.0;
   return w;
+}
+
+std::string failing_forms_summary(const Capabilities& c) {
+  if (!c.available || c.failing_forms.empty()) return "";
+  std::string s = c.strategy + (c.versions.empty() ? "" : " (" + c.versions + ")") + " fails on ";
+  bool first = true;
+  for (const auto& [form, why] : c.failing_forms) {
+    s += (first ? "" : ", ") + form + " (" + why.substr(0, 120) + ")";
+    first = false;
+  }
+  return s;
 }
 
 std::string capabilities_summary(const Capabilities& c) {

@@ -82,7 +82,10 @@ const ExternalStrategy kBuiltins[] = {
     // AOTAutograd's functionalization without Inductor: tells the two apart.
     {"aot-eager", Py::Venv, "", "import torch", "torch.compile(fn, backend=\"aot_eager\")", false},
     // Thunder's torch.compile backend with its defaults (ThunderCompiler()).
-    {"thunderfx", Py::Venv, "", "from thunder.dynamo import thunderfx", "thunderfx(fn)", true},
+    // Nodes Thunder cannot run (its meta function or proxy raises, no
+    // implementation) are split off to PyTorch: its split reasons.
+    {"thunderfx", Py::Venv, "", "from thunder.dynamo import thunderfx", "thunderfx(fn)", true, "", "", "",
+     "[r.info for sg in cfn._backend.subgraph_infos for r in sg.split_reasons]"},
     {"torch-func-functionalize", Py::Venv, "", "import torch.func", "torch.func.functionalize(fn)", false},
 };
 
@@ -222,6 +225,7 @@ bool ExternalRunner::start(std::string* error) {
   // process is not the case under test: the limit is lifted where allowed.
   LineProcess::Options po;
   po.keep_stderr = !env("AF_EXTERNAL_STDERR").empty();
+  po.capture_stderr = true;  // what a crashing compiler said last goes into its finding
   po.lift_memory_limit = true;
   po.die_with_parent = true;
   if (!proc_.start({o_.python, "-u", o_.runner}, po, error)) return false;
@@ -266,18 +270,22 @@ ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& stra
     return r;
   }
   LineReply reply = proc_.request({{"id", next_id_++}, {"strategy", strategy}, {"imports", entry->imports},
-                                   {"compile", entry->compile}, {"code", code}},
+                                   {"compile", entry->compile}, {"fallbacks", entry->fallbacks}, {"code", code}},
                                   o_.timeout_s);
   if (!reply.ok) {  // hung or dead: the next program starts a new process
     r.status = S::Failed;
     r.error_type = reply.failure;
     r.message = reply.message;
+    r.death = reply.death;
+    r.stderr_tail = reply.stderr_tail;
     if (reply.failure != "internal") ++restarts_;
     return r;
   }
   const nlohmann::json& j = reply.answer;
   try {
     r.exec_s = j.value("exec_s", 0.0);
+    if (j.contains("fallbacks") && j["fallbacks"].is_array())
+      for (const auto& f : j["fallbacks"]) r.fallbacks.push_back(f.is_string() ? f.get<std::string>() : f.dump());
     if (j.contains("unavailable")) {
       r.status = S::Unavailable;
       r.message = "cannot import the compiler of " + strategy + ": " + j["unavailable"].get<std::string>();

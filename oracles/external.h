@@ -49,6 +49,11 @@ struct ExternalStrategy {
   // When both run, a divergence both show is `lower_label`'s, one only this
   // strategy shows is `own_label`'s.
   std::string lower_stage, lower_label, own_label;
+  // A Python expression in `cfn` (the compiled callable, after a call): the
+  // parts of the program the compiler handed back to eager PyTorch (e.g.
+  // thunderfx's split reasons), as strings; "" when it cannot tell. The
+  // capability probe counts an op it hands back as unsupported.
+  std::string fallbacks;
 };
 
 // The built-in names (not the py: ones), in table order.
@@ -86,6 +91,12 @@ struct ExternalResult {
   Status status = Status::Failed;
   Observables eager, actual;
   std::string error_type, message;
+  // Failed with error_type "crash": how the Python process ended ("SIGSEGV",
+  // "exit 1"; "" when unknown) and the last lines it wrote on stderr.
+  std::string death, stderr_tail;
+  // Ok or StrategyError: what the compiler handed back to eager PyTorch
+  // (ExternalStrategy::fallbacks evaluated after the call).
+  std::vector<std::string> fallbacks;
   double exec_s = 0;  // time of the transformed call in Python (compilation included)
 };
 
@@ -165,6 +176,12 @@ struct Capabilities {
   // judged there): variant -> "ErrorType: message" (e.g. thunder-dataflow
   // raises AssertionError on a written strided view).
   std::map<std::string, std::string> inconclusive;
+  // Forms of program (not ops) the strategy fails on while the same
+  // program without that form runs: form -> "ErrorType: message". A
+  // campaign generates around them (fuzz::GenOptions), so that one known
+  // crash does not end most of its programs. Forms: see kFormChecks in
+  // capabilities.cc ("aliased-inputs-of-different-sizes").
+  std::map<std::string, std::string> failing_forms;
   int probes = 0;                               // programs run (0 when read from the cache)
   bool from_cache = false;
   bool available = false;                       // the strategy's Python is installed and the probe ran
@@ -189,6 +206,9 @@ std::map<std::string, double> unsupported_op_weights(const std::string& strategy
 
 // "not supported by thunder 0.2.6: fill_, sigmoid_" ("" when nothing is).
 std::string capabilities_summary(const Capabilities& c);
+// "thunderfx (torch 2.9.1, thunder 0.2.6) fails on aliased-inputs-of-different-sizes
+// (RuntimeError: ...)" ("" when it fails on no form).
+std::string failing_forms_summary(const Capabilities& c);
 
 // The probe's programs for one op (.af text, valid) with their names, and
 // the controls (the same programs without the op): exposed for tests.

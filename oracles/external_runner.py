@@ -12,11 +12,13 @@ py:MODULE:FUNCTION module beside the user's campaign is importable.
 
 Protocol, one JSON object per line:
   out: {"ready": true, "torch": V, "thunder": V or null, "python": PATH}   once
-  in:  {"id": ID, "strategy": S, "imports": STMTS, "compile": EXPR, "code": MODULE}
+  in:  {"id": ID, "strategy": S, "imports": STMTS, "compile": EXPR, "fallbacks": EXPR2, "code": MODULE}
        MODULE is oracles::torch_function_module(p): it defines _setup()
        (fresh storages and the inputs as views of them), _fn(inputs...)
        (the program; returns the list of returned tensors) and _observe.
-  out: {"id": ID, "eager": OBS, "actual": OBS, "exec_s": S}
+  out: {"id": ID, "eager": OBS, "actual": OBS, "exec_s": S[, "fallbacks": [STR]]}
+       (EXPR2, when not empty, is evaluated in `cfn`, the compiled callable,
+       after the call: what the compiler handed back to eager PyTorch)
     or {"id": ID, "eager": OBS, "error": {"type": T, "message": M}}   the strategy raised
     or {"id": ID, "eager_error": {"type": T, "message": M}}           eager PyTorch raised
     or {"id": ID, "unavailable": M}        the compiler's imports failed (ImportError)
@@ -88,8 +90,10 @@ def handle(req):
         return {"unavailable": "%s: %s" % (type(e).__name__, e)}
     inputs, storages = setup()  # fresh storages, same aliasing
     t0 = time.perf_counter()
+    cfn = None
     try:
-        rets = compile_fn(req, fn)(*inputs)
+        cfn = compile_fn(req, fn)
+        rets = cfn(*inputs)
         res["exec_s"] = time.perf_counter() - t0
         res["actual"] = observe(list(rets), storages)
     except Exception as e:
@@ -97,10 +101,19 @@ def handle(req):
         res["error"] = _err(e)
         if os.environ.get("AF_EXTERNAL_TRACEBACK"):
             traceback.print_exc()
+    if req.get("fallbacks") and cfn is not None:
+        try:
+            res["fallbacks"] = [str(x) for x in eval(req["fallbacks"], {"cfn": cfn})]
+        except Exception:
+            pass  # the compiler keeps no such record for this program
     return res
 
 
 def main():
+    # A compiler that kills this process (a segfault in generated code) leaves
+    # the Python stack of the crash on stderr: its finding's stderr tail.
+    import faulthandler
+    faulthandler.enable()
     out = sys.stdout
     sys.stdout = sys.stderr  # nothing a program or Thunder prints may corrupt the protocol
     warnings.filterwarnings("ignore")

@@ -149,6 +149,26 @@ TEST(NewStrategies, EachAgreesOnAnInplaceWriteAndReportsVersions) {
   EXPECT_NE(external_versions("thunderfx").find(", thunder "), std::string::npos) << external_versions("thunderfx");
 }
 
+// thunderfx hands what Thunder cannot run (as_strided in the body) back to
+// PyTorch: its split reasons come back as fallbacks (what the capability
+// probe counts as unsupported); a program Thunder runs whole has none.
+TEST(NewStrategies, ThunderfxReportsWhatItHandsBackToPyTorch) {
+  REQUIRE_THUNDER();
+  auto with = ir::parse_and_validate(
+      "aliasfuzz 1\nstorage s0 f32[12] = iota(1, 1)\ninput x = s0\nr = as_strided(x, [2, 2], [4, 1], 1)\n"
+      "t = mul(r, 2.0)\nreturn t\n");
+  auto without = ir::parse_and_validate("aliasfuzz 1\nstorage s0 f32[12] = iota(1, 1)\ninput x = s0\nt = mul(x, 2.0)\nreturn t\n");
+  ASSERT_TRUE(with && without);
+  const ExternalResult a = run_external(*with, "thunderfx");
+  ASSERT_EQ(a.status, S::Ok) << a.error_type << ": " << a.message;
+  ASSERT_FALSE(a.fallbacks.empty());
+  EXPECT_NE(a.fallbacks.front().find("as_strided"), std::string::npos) << a.fallbacks.front();
+  const ExternalResult b = run_external(*without, "thunderfx");
+  ASSERT_EQ(b.status, S::Ok) << b.error_type << ": " << b.message;
+  EXPECT_TRUE(b.fallbacks.empty()) << b.fallbacks.front();
+  EXPECT_TRUE(run_external(*with, "aot-eager").fallbacks.empty());  // no such record: nothing claimed
+}
+
 TEST(TorchFunctionalize, AgreesOnAnUnaliasedProgram) {
   REQUIRE_TORCH();
   const ir::Program p = load("examples/inplace_on_input.af");
@@ -430,6 +450,40 @@ TEST(Capabilities, ProbeListsWhatAFakeCompilerRefusesAndCachesIt) {
   const Capabilities reprobed = probe_capabilities("torch-functionalize");
   EXPECT_FALSE(reprobed.from_cache);
   EXPECT_EQ(keys(reprobed.unsupported), (std::set<std::string>{"exp_"}));
+  forget_capabilities();
+}
+
+// The form check: a compiler that fails on two inputs of one storage with
+// different sizes (the fake, as thunder 0.2.6 does) has that form listed,
+// cached apart from the ops; one that does not has none.
+TEST(Capabilities, FormChecksFindAliasedInputsOfDifferentSizes) {
+  REQUIRE_TORCH();
+  const std::string real = find_external_runner();
+  ASSERT_FALSE(real.empty());
+  const std::string dir = std::filesystem::path(real).parent_path().string();
+  ScopedEnv e1("AF_EXTERNAL_RUNNER", dir + "/testdata/fake_external_runner.py"), e2("AF_REAL_RUNNER_DIR", dir);
+  for (const bool fails : {false, true}) {
+    const std::string cache = tmp_dir(fails ? "caps-forms-fail" : "caps-forms-ok");
+    std::filesystem::remove_all(cache);
+    ScopedEnv e3("AF_CAPABILITY_CACHE", cache), e4("AF_FAKE_ALIASED_SIZES", fails ? "1" : "0");
+    forget_capabilities();
+    const Capabilities c = probe_capabilities("torch-functionalize");
+    ASSERT_TRUE(c.available) << c.error;
+    if (!fails) {
+      EXPECT_TRUE(c.failing_forms.empty()) << failing_forms_summary(c);
+      EXPECT_EQ(failing_forms_summary(c), "");
+      continue;
+    }
+    ASSERT_EQ(c.failing_forms.size(), 1u);
+    EXPECT_EQ(c.failing_forms.begin()->first, "aliased-inputs-of-different-sizes");
+    EXPECT_NE(c.failing_forms.begin()->second.find("RuntimeError: Attempting to reshape"), std::string::npos);
+    EXPECT_NE(failing_forms_summary(c).find("fails on aliased-inputs-of-different-sizes"), std::string::npos);
+    forget_capabilities();
+    const Capabilities again = probe_capabilities("torch-functionalize");  // both from their cache files
+    EXPECT_TRUE(again.from_cache);
+    EXPECT_EQ(again.probes, 0);
+    EXPECT_EQ(again.failing_forms, c.failing_forms);
+  }
   forget_capabilities();
 }
 

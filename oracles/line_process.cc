@@ -5,7 +5,9 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,6 +32,12 @@ bool LineProcess::start(const std::vector<std::string>& argv, const Options& o, 
     *error = std::string("socketpair: ") + std::strerror(errno);
     return false;
   }
+  if (!o.keep_stderr && o.capture_stderr) {
+    // In memory, appended to (so emptying it between requests keeps the
+    // child's writes at the start), read back only when the child dies.
+    err_fd_ = memfd_create("aliasfuzz-child-stderr", MFD_CLOEXEC);
+    if (err_fd_ >= 0) fcntl(err_fd_, F_SETFL, fcntl(err_fd_, F_GETFL) | O_APPEND);
+  }
   std::vector<const char*> args;
   for (const auto& a : argv) args.push_back(a.c_str());
   args.push_back(nullptr);
@@ -38,6 +46,8 @@ bool LineProcess::start(const std::vector<std::string>& argv, const Options& o, 
   if (pid < 0) {
     close(sv[0]);
     close(sv[1]);
+    if (err_fd_ >= 0) close(err_fd_);
+    err_fd_ = -1;
     *error = std::string("fork: ") + std::strerror(errno);
     return false;
   }
@@ -55,7 +65,9 @@ bool LineProcess::start(const std::vector<std::string>& argv, const Options& o, 
     }
     dup2(sv[1], 0);
     dup2(sv[1], 1);
-    if (!o.keep_stderr) {
+    if (err_fd_ >= 0) {
+      dup2(err_fd_, 2);
+    } else if (!o.keep_stderr) {
       int dn = open("/dev/null", O_WRONLY);
       if (dn >= 0) dup2(dn, 2);
     }
@@ -116,6 +128,8 @@ LineReply LineProcess::request(const nlohmann::json& req, double timeout_s) {
   LineReply r;
   const long id = req.value("id", -1L);
   const double deadline = now_s() + timeout_s;
+  // Only this request's stderr: a crash's tail shows what the child said last.
+  if (err_fd_ >= 0) (void)!ftruncate(err_fd_, 0);
   std::string line;
   bool got = send_line(req.dump() + "\n", deadline);
   while (got && (got = read_line(&line, deadline))) {
@@ -131,12 +145,16 @@ LineReply LineProcess::request(const nlohmann::json& req, double timeout_s) {
     return r;
   }
   int st = 0;
-  const bool dead = exited(&st);
-  r.failure = dead || now_s() < deadline ? "crash" : "timeout";
-  r.message = r.failure == "timeout"
-                  ? "no answer within " + std::to_string(timeout_s) + " s"
-                  : "the Python process died" +
-                        (dead && WIFSIGNALED(st) ? " (signal " + std::to_string(WTERMSIG(st)) + ")" : std::string());
+  bool dead = exited(&st);
+  const bool eof = now_s() < deadline;  // its end of the socket closed: dying or dead
+  // A dying process closes its socket before the kernel reports its exit:
+  // wait a little for the status that names the crash (SIGSEGV, an exit code).
+  for (const double until = now_s() + 2.0; eof && !dead && now_s() < until; dead = exited(&st)) usleep(2000);
+  r.failure = dead || eof ? "crash" : "timeout";
+  r.death = dead ? death_name(st) : "";
+  r.stderr_tail = stderr_tail();
+  r.message = r.failure == "timeout" ? "no answer within " + std::to_string(timeout_s) + " s"
+                                     : "the Python process died" + (r.death.empty() ? std::string() : " (" + r.death + ")");
   kill();
   return r;
 }
@@ -174,6 +192,29 @@ Observables observables_from_json(const ir::Program& p, const nlohmann::json& j)
   return o;
 }
 
+std::string death_name(int st) {
+  if (WIFEXITED(st)) return "exit " + std::to_string(WEXITSTATUS(st));
+  if (!WIFSIGNALED(st)) return "";
+  const char* abbrev = sigabbrev_np(WTERMSIG(st));
+  return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(WTERMSIG(st));
+}
+
+std::string LineProcess::stderr_tail() const {
+  constexpr size_t kBytes = 8192, kLines = 40;  // a faulthandler stack fits
+  struct stat sb;
+  if (err_fd_ < 0 || fstat(err_fd_, &sb) != 0 || sb.st_size <= 0) return "";
+  const size_t n = std::min<size_t>(kBytes, static_cast<size_t>(sb.st_size));
+  std::string t(n, '\0');
+  const ssize_t got = pread(err_fd_, t.data(), n, sb.st_size - static_cast<off_t>(n));
+  t.resize(got > 0 ? static_cast<size_t>(got) : 0);
+  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
+  size_t start = t.size(), lines = 0;
+  while (start > 0 && lines < kLines)
+    if (t[--start] == '\n') ++lines;
+  if (lines == kLines) ++start;  // after the newline that ends the line before the tail
+  return t.substr(start);
+}
+
 bool LineProcess::exited(int* status) {
   if (pid_ > 0 && waitpid(pid_, status, WNOHANG) == pid_) {
     pid_ = -1;
@@ -185,6 +226,8 @@ bool LineProcess::exited(int* status) {
 void LineProcess::kill() {
   if (fd_ >= 0) close(fd_);
   fd_ = -1;
+  if (err_fd_ >= 0) close(err_fd_);
+  err_fd_ = -1;
   if (pid_ > 0) {
     ::kill(pid_, SIGKILL);
     int st;
@@ -207,6 +250,8 @@ void LineProcess::stop(double grace_s) {
 void LineProcess::abandon() {
   if (fd_ >= 0) close(fd_);
   fd_ = -1;
+  if (err_fd_ >= 0) close(err_fd_);
+  err_fd_ = -1;
   pid_ = -1;
   buf_.clear();
 }

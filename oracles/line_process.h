@@ -20,7 +20,15 @@ struct LineReply {
   nlohmann::json answer;  // when ok
   std::string failure;    // else: "crash" (the child died), "timeout" (hung), "internal" (unreadable answer)
   std::string message;
+  // A crash: how the child ended ("SIGSEGV", "exit 1"; "" when unknown) and
+  // the last lines it wrote on stderr during this request (when captured).
+  std::string death;
+  std::string stderr_tail;
 };
+
+// "SIGSEGV" for a wait status of a signalled child, "exit N" for one that
+// exited, "" otherwise.
+std::string death_name(int wait_status);
 
 // Observables as the runners print them: {"returns": [{"sizes", "values"}],
 // "storages": {name: values}}, values numbers or "nan", "inf", "-inf".
@@ -29,7 +37,9 @@ Observables observables_from_json(const ir::Program& p, const nlohmann::json& j)
 class LineProcess {
  public:
   struct Options {
-    bool keep_stderr = true;        // else the child's stderr goes to /dev/null
+    bool keep_stderr = true;        // else the child's stderr goes to /dev/null, or is captured:
+    bool capture_stderr = false;    // (without keep_stderr) kept in memory per request, its tail
+                                    // reported when the child dies (LineReply::stderr_tail)
     bool lift_memory_limit = false; // raise RLIMIT_AS in the child (PyTorch 2 maps GiBs at import)
     bool die_with_parent = false;   // PR_SET_PDEATHSIG: never outlive the process that uses it
   };
@@ -57,7 +67,9 @@ class LineProcess {
  private:
   pid_t pid_ = -1;
   int fd_ = -1;
+  int err_fd_ = -1;  // capture_stderr: a memfd the child appends to, emptied per request
   std::string buf_;
+  std::string stderr_tail() const;
 };
 
 }  // namespace af::oracles

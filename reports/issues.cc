@@ -6,7 +6,9 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <set>
 
+#include "fuzz/check.h"
 #include "fuzz/files.h"
 #include "reports/report.h"
 
@@ -15,6 +17,10 @@ namespace af::reports {
 using nlohmann::json;
 
 namespace {
+
+// The last line of every issue this command writes: what marks a file of
+// DIR/issues as its own (to replace or remove), never a user's.
+constexpr const char* kOwnerMark = "<!-- written by `aliasfuzz report --issues`: replaced or removed when the buckets change -->";
 
 struct Ran {
   int status = -1;  // exit status; -1: could not run
@@ -41,7 +47,13 @@ std::string issue_text(const json& summary, const json& bug, const json& bucket,
   const json spec = story.value("spec", json::object());
   const std::string strategy = spec.is_object() ? spec.value("strategy", std::string()) : std::string();
   std::string t = "# " + (strategy.empty() ? std::string("aliasfuzz") : strategy) + ": ";
-  if (story.contains("error")) t += "raises on a program PyTorch eager runs (" + value_text(story["error"]).substr(0, 80) + ")";
+  const std::string error = story.contains("error") ? value_text(story["error"]) : "";
+  const std::string runner = fuzz::runner_failure_kind(error);
+  if (runner.rfind("runner-crash", 0) == 0)
+    t += "the Python process dies (" + (runner == "runner-crash" ? std::string("how: unknown") : runner.substr(13)) +
+         ") on a program PyTorch eager runs";
+  else if (runner == "runner-timeout") t += "hangs on a program PyTorch eager runs (" + error.substr(0, 80) + ")";
+  else if (story.contains("error")) t += "raises on a program PyTorch eager runs (" + error.substr(0, 80) + ")";
   else t += "result differs from PyTorch eager (" + value_text(bug["name"]) + ")";
   t += "\n\n## Versions\n\n";
   const json versions = summary.value("versions", json::object());
@@ -53,6 +65,9 @@ std::string issue_text(const json& summary, const json& bug, const json& bucket,
   std::string names;
   for (const auto& b : bug["buckets"]) names += (names.empty() ? "" : ", ") + b.get<std::string>();
   t += names + ")\n";
+  if (story.contains("stderr_tail"))
+    t += "\nThe last lines the dying process wrote on stderr (in the campaign):\n\n```\n" + value_text(story["stderr_tail"]) +
+         "\n```\n";
   t += "\n## Reproduce\n\nSave as `repro.py` and run `" + python + " repro.py` (exit 1 while the bug reproduces):\n\n```python\n" +
        script + (script.empty() || script.back() == '\n' ? "" : "\n") + "```\n";
   t += "\n## Output (run while this issue was written)\n\n";
@@ -61,7 +76,27 @@ std::string issue_text(const json& summary, const json& bug, const json& bucket,
   else t += "**Could not run** (exit " + std::to_string(ran.status) + ").\n\n";
   t += "```\n" + ran.output + (ran.output.empty() || ran.output.back() == '\n' ? "" : "\n") + "```\n";
   t += "\nThe aliasfuzz program it was minimized from:\n\n```\n" + value_text(story.value("program", json(""))) + "```\n";
-  return t;
+  return t + kOwnerMark + "\n";
+}
+
+// Whether DIR/issues/FILE is one this command wrote: its mark, or (issues
+// written before the mark existed) the section only issue_text writes.
+bool owned_issue(const std::filesystem::path& f) {
+  std::string text;
+  if (f.extension() != ".md" || !fuzz::read_text(f.string(), &text)) return false;
+  return text.find(kOwnerMark) != std::string::npos ||
+         (text.rfind("# ", 0) == 0 && text.find("\n## Output (run while this issue was written)\n") != std::string::npos);
+}
+
+// The issues folder mirrors the current bugs: an issue of a bug that is no
+// longer one (a bucket renamed by a new minimization, a bug without a
+// repro any more) goes; files this command did not write stay.
+void remove_stale_issues(const std::string& issues_dir, const std::set<std::string>& current /* file names */) {
+  std::error_code ec;
+  for (const auto& f : std::filesystem::directory_iterator(issues_dir, ec)) {
+    if (!f.is_regular_file(ec) || current.count(f.path().filename().string()) || !owned_issue(f.path())) continue;
+    std::filesystem::remove(f.path(), ec);
+  }
 }
 
 }  // namespace
@@ -69,6 +104,7 @@ std::string issue_text(const json& summary, const json& bug, const json& bucket,
 std::vector<IssueWritten> write_issues(const std::string& dir, int timeout_s) {
   const json summary = summarize(dir);
   std::vector<IssueWritten> out;
+  std::set<std::string> current;
   for (const json& bug : summary.value("bugs", json::array())) {
     if (bug.value("must_agree", false)) continue;  // aliasfuzz's own bugs are not filed upstream
     // The bug's first bucket with a repro.py (the pages list buckets biggest first).
@@ -85,9 +121,11 @@ std::vector<IssueWritten> write_issues(const std::string& dir, int timeout_s) {
       fuzz::make_dirs(dir + "/issues");
       fuzz::write_atomic(path, issue_text(summary, bug, bucket, script, python, ran));
       out.push_back({path, ran.status == 1});
+      current.insert(bug["name"].get<std::string>() + ".md");
       break;
     }
   }
+  remove_stale_issues(dir + "/issues", current);
   return out;
 }
 

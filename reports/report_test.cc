@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <regex>
 
@@ -264,6 +266,34 @@ TEST(Report, KnownBugsAreLabelledFromTheLedger) {
   EXPECT_EQ(bugs[1]["ledger"]["entry"], "known-one");
   EXPECT_EQ(bugs[1]["ledger"]["reference"], "https://example.org/42");
   EXPECT_NE(slurp(d + "/report.md").find("known-one (known https://example.org/42)"), std::string::npos);
+}
+
+// report --issues mirrors the current bugs: an issue it wrote for a bug
+// that no longer exists (a bucket renamed by a new minimization) goes, a
+// file it did not write stays, the current bug's issue is there.
+TEST(Report, IssuesFolderMirrorsTheCurrentBugs) {
+  const std::string d = make_campaign(false);
+  fuzz::make_dirs(d + "/issues");
+  const std::string mark = "<!-- written by `aliasfuzz report --issues`: replaced or removed when the buckets change -->\n";
+  fuzz::write_atomic(d + "/issues/old-bug__3f2a91c4.md", "# thunder: result differs\n" + mark);
+  fuzz::write_atomic(d + "/issues/older-bug.md",
+                     "# aot-eager: raises\n\n## Output (run while this issue was written)\n\n**Reproduces**\n");
+  fuzz::write_atomic(d + "/issues/my-notes.md", "# my notes on these bugs\n");
+  fuzz::write_atomic(d + "/issues/keep.txt", "not an issue\n");
+  const auto written = write_issues(d, 60);
+  ASSERT_EQ(written.size(), 1u);  // b1: the one bucket under study with a repro.py
+  std::vector<std::string> files;
+  for (const auto& f : std::filesystem::directory_iterator(d + "/issues")) files.push_back(f.path().filename().string());
+  std::sort(files.begin(), files.end());
+  const std::string mine = std::filesystem::path(written[0].path).filename().string();
+  std::vector<std::string> expected = {"keep.txt", mine, "my-notes.md"};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(files, expected);
+  EXPECT_NE(slurp(written[0].path).find(mark), std::string::npos);
+  // Written again: the same file, nothing else changes.
+  ASSERT_EQ(write_issues(d, 60).size(), 1u);
+  EXPECT_TRUE(std::filesystem::exists(written[0].path));
+  EXPECT_TRUE(std::filesystem::exists(d + "/issues/my-notes.md"));
 }
 
 }  // namespace

@@ -168,7 +168,8 @@ int run(FuzzArgs& a) {
               << " runs reached a value comparison, " << s.unsupported << " unsupported (not findings)\n";
   for (const auto& n : s.not_supported) std::cout << n << " (left out of the generated programs)\n";
   std::string tiers;
-  for (const auto& [name, v] : s.programs_per_s_by_tier) tiers += fmt::format(" {} {:.0f}", name, v);
+  // Slow compilers run under one program per second: 0.24, not 0 (as the status line).
+  for (const auto& [name, v] : s.programs_per_s_by_tier) tiers += fmt::format(v < 10 ? " {} {:.2f}" : " {} {:.0f}", name, v);
   if (!tiers.empty()) std::cout << "per worker, programs/s in:" << tiers << "\n";
   // Which divergences are expected (strategies under study, mutants) and
   // which are bugs in aliasfuzz (must-agree strategies).

@@ -13,14 +13,26 @@ external_runner.py. In the body of _fn:
   `.abs_()`      raises NotImplementedError when _fn has more than 10 lines:
                  longer than any probe program, so the probe does not list
                  abs_ and a campaign meets it as unsupported runs
+With AF_FAKE_ALIASED_SIZES=1, two inputs of one storage with different
+sizes raise RuntimeError (as thunder 0.2.6's replace_args_with_alias_map
+does): the probe's form check finds it.
 """
 import os
+import re
 import sys
 
 sys.path.insert(0, os.environ["AF_REAL_RUNNER_DIR"])
 import external_runner as R  # noqa: E402
 
 _real_handle = R.handle
+
+
+def _aliased_sizes_differ(code):
+    setup = code[code.index("def _setup("):code.index("def _fn(")]
+    sizes = {}
+    for storage, size in re.findall(r"torch\.as_strided\((\w+), (\[[^\]]*\])", setup):
+        sizes.setdefault(storage, set()).add(size)
+    return any(len(v) > 1 for v in sizes.values())
 
 
 def handle(req):
@@ -31,7 +43,9 @@ def handle(req):
         return res
     err = None
     fn_lines = body[:body.find("\n\n") if "\n\n" in body else len(body)].count("\n") + 1
-    if ".exp_()" in body or "x.add_(1.0)" in body:
+    if os.environ.get("AF_FAKE_ALIASED_SIZES") == "1" and _aliased_sizes_differ(code):
+        err = {"type": "RuntimeError", "message": "Attempting to reshape (the fake compiler)"}
+    elif ".exp_()" in body or "x.add_(1.0)" in body:
         err = {"type": "NotImplementedError", "message": "not supported by the fake compiler"}
     elif ".abs_()" in body and fn_lines > 10:
         err = {"type": "NotImplementedError", "message": "abs_ in a long function is not supported by the fake compiler"}

@@ -7,7 +7,14 @@ each FUNCTION takes the program's Python function and returns a callable.
                        (add_, mul_, copy_, ...) returns its target
                        unchanged, so the writes are lost; the fuzzer must
                        find it (any torch with TorchFunctionMode)
+  segfault_on_exp_     kills its own process with SIGSEGV (after a line on
+                       stderr) when the program calls exp_, else runs it:
+                       a compiler crash, the runner-crash bucket kind
 """
+import os
+import signal
+import sys
+
 import torch
 
 
@@ -31,4 +38,14 @@ def drop_inplace_writes(fn):
     def compiled(*args):
         with _DropWrites():
             return fn(*args)
+    return compiled
+
+
+def segfault_on_exp_(fn):
+    def compiled(*args):
+        if "exp_" in fn.__code__.co_names:
+            sys.stderr.write("toy compiler: exp_ is where I crash\n")
+            sys.stderr.flush()
+            os.kill(os.getpid(), signal.SIGSEGV)
+        return fn(*args)
     return compiled
