@@ -5,9 +5,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "ir/small_vec.h"
+
 namespace af::ir {
 
-using Shape = std::vector<int64_t>;
+// Ranks up to 6 (the generator's maximum) stay inline.
+using Shape = SmallVec<int64_t, 6>;
 
 struct Geometry {
   Shape sizes;
