@@ -59,6 +59,7 @@ class WorkerPool {
   const CampaignOptions& o_;
   Callbacks cb_;
   std::vector<Worker> workers_;
+  double case_s_ = 0.01;  // seconds per answered case (moving average): sizes the queues
 };
 
 }  // namespace af::fuzz
