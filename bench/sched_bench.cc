@@ -4,7 +4,9 @@
 //  2. strategy comparison on 1,000 generated programs under the `fusion`
 //     reorder and `greedy` fusion policies: mean regions, fusion breaks,
 //     nodes added, extra storages and bytes moved per program.
-//   bazel run -c opt //bench:sched_bench -- [PROGRAMS] [SIZE]
+//   bazel run -c opt //bench:sched_bench -- [PROGRAMS] [SIZE] [COMPARED]
+// (COMPARED programs for part 2, default 1000; 0 skips it, e.g. to profile
+// part 1 alone under callgrind.)
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -55,7 +57,8 @@ int main(int argc, char** argv) {
               1e6 * secs / n, disagreements);
 
   // 2. Strategy comparison.
-  const long m = 1000;
+  const long m = argc > 3 ? std::atol(argv[3]) : 1000;
+  if (m <= 0) return disagreements == 0 ? 0 : 1;
   std::vector<std::string> compared{"update_aliases", "update_aliases-ordered", "update_aliases-min", "functionalize",
                                     "eager", "none"};
   std::printf("\nstrategy comparison: %ld programs (seed %llu, size %d), reorder fusion, fusion greedy (means per program)\n",

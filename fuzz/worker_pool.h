@@ -63,6 +63,7 @@ class WorkerPool {
   Callbacks cb_;
   std::vector<Worker> workers_;
   double interrupted_at_ = -1;  // when a stop first saw the interrupt
+  double case_s_ = 0.01;  // seconds per answered case (moving average): sizes the queues
 };
 
 }  // namespace af::fuzz

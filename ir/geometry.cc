@@ -102,7 +102,7 @@ std::vector<int64_t> all_offsets(const Geometry& g) {
 bool has_exact_internal_overlap(const Geometry& g) {
   // Quick proof of no overlap: sorted by stride, each stride exceeds the
   // extent of all smaller dims.
-  std::vector<int> dims;
+  SmallVec<int, 6> dims;  // inline: this runs on every in-place statement
   for (int d = 0; d < g.rank(); ++d)
     if (g.sizes[d] > 1) dims.push_back(d);
   if (g.numel() <= 1) return false;

@@ -5,9 +5,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "ir/small_vec.h"
+
 namespace af::ir {
 
-using Shape = std::vector<int64_t>;
+// Ranks up to 6 (the generator's maximum) stay inline.
+using Shape = SmallVec<int64_t, 6>;
 
 struct Geometry {
   Shape sizes;
@@ -55,7 +58,7 @@ void for_each_offset(const Geometry& g, F&& f) {
   const int64_t n = g.numel();
   if (n == 0) return;
   if (r == 0) { f(g.offset); return; }
-  std::vector<int64_t> idx(r, 0);
+  Shape idx(r, 0);  // inline: no allocation per traversal
   int64_t off = g.offset;
   const int64_t last = g.sizes[r - 1], last_stride = g.strides[r - 1];
   for (int64_t done = 0; done < n; done += last) {

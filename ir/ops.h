@@ -220,7 +220,7 @@ struct CheckedArg {
   std::vector<const TensorMeta*> ts;      // TensorList
   int64_t i = 0;                          // Int
   double f = 0;                           // Float (or Int as double)
-  std::vector<int64_t> list;              // IntList
+  Shape list;                             // IntList (inline, as the shape rules read it)
   bool is_tensor() const { return t != nullptr; }
 };
 

@@ -21,52 +21,55 @@ Dense read(const ir::Analysis& an, const Memory& mem, int v) {
   return gather(mem[m.storage], m.g);
 }
 
-// A tensor-or-number argument broadcast to `shape`, in logical order.
-std::vector<float> operand(const Arg& a, const ir::Analysis& an, const Memory& mem, const ir::Shape& shape) {
-  if (a.kind != Arg::Tensor) return std::vector<float>(ir::numel_of(shape), static_cast<float>(a.as_double()));
+// A tensor-or-number argument broadcast to `shape`, in logical order, into
+// *out (a reused buffer: its capacity survives, so no allocation per op).
+void operand(const Arg& a, const ir::Analysis& an, const Memory& mem, const ir::Shape& shape, std::vector<float>* out) {
+  if (a.kind != Arg::Tensor) {
+    out->assign(ir::numel_of(shape), static_cast<float>(a.as_double()));
+    return;
+  }
   const auto& m = an.values[a.i];
-  return gather(mem[m.storage], ir::broadcast_to(m.g, shape)).v;
+  gather_into(mem[m.storage], m.g.sizes == shape ? m.g : ir::broadcast_to(m.g, shape), out);
 }
 
-void write_fresh(const ir::Stmt& st, const ir::Analysis& an, Memory& mem, const Dense& d) {
+void write_fresh(const ir::Stmt& st, const ir::Analysis& an, Memory& mem, const std::vector<float>& values) {
   const auto& m = an.values[st.outs[0]];
   auto& s = mem[m.storage];
   s.assign(m.storage_numel, 0.f);
-  scatter(s, m.g, d.v);
+  scatter(s, m.g, values);
 }
 
 int64_t wrapped(int64_t dim, int64_t rank) { return *ir::wrap_dim(dim, rank); }
 
 // The values an elementwise op writes, in logical order over `shape` (the
-// written slot in place, the result out of place). Argument 0 is the target
-// (in place) or the first operand, read broadcast to `shape`.
-std::vector<float> elementwise_values(const ir::Stmt& st, const ir::Analysis& an, const Memory& mem,
-                                      const ir::Shape& shape) {
+// written slot in place, the result out of place), into *v. Argument 0 is
+// the target (in place) or the first operand, read broadcast to `shape`.
+void elementwise_values(const ir::Stmt& st, const ir::Analysis& an, const Memory& mem, const ir::Shape& shape,
+                        std::vector<float>* v) {
   using M = ir::Math;
   const auto& A = st.args;
-  auto arg = [&](size_t k) { return operand(A[k], an, mem, shape); };
   const M m = ir::math_of(st.op);
-  std::vector<float> v;
   switch (m) {
     case M::Add: case M::Sub: case M::Mul: case M::Div: {
-      v = arg(0);
-      const std::vector<float> b = arg(1);
-      for (size_t i = 0; i < v.size(); ++i) v[i] = binary(m, v[i], b[i]);
-      return v;
+      thread_local std::vector<float> b;  // the second operand's scratch
+      operand(A[0], an, mem, shape, v);
+      operand(A[1], an, mem, shape, &b);
+      for (size_t i = 0; i < v->size(); ++i) (*v)[i] = binary(m, (*v)[i], b[i]);
+      return;
     }
     case M::Exp: case M::Neg: case M::Abs: case M::Relu: case M::Tanh: case M::Sigmoid:
-      v = arg(0);
-      for (auto& e : v) e = unary(m, e);
-      return v;
+      operand(A[0], an, mem, shape, v);
+      for (auto& e : *v) e = unary(m, e);
+      return;
     case M::Clamp: {
-      v = arg(0);
+      operand(A[0], an, mem, shape, v);
       const float lo = static_cast<float>(A[1].as_double()), hi = static_cast<float>(A[2].as_double());
-      for (auto& e : v) e = clamp(e, lo, hi);
-      return v;
+      for (auto& e : *v) e = clamp(e, lo, hi);
+      return;
     }
-    case M::Fill: return std::vector<float>(ir::numel_of(shape), static_cast<float>(A[1].as_double()));
-    case M::Zero: return std::vector<float>(ir::numel_of(shape), 0.f);
-    case M::Copy: return arg(A.size() - 1);  // copy_'s source, setitem_'s value, clone's argument
+    case M::Fill: v->assign(ir::numel_of(shape), static_cast<float>(A[1].as_double())); return;
+    case M::Zero: v->assign(ir::numel_of(shape), 0.f); return;
+    case M::Copy: operand(A[A.size() - 1], an, mem, shape, v); return;  // copy_'s source, setitem_'s value, clone's argument
     case M::None: break;
   }
   ir::internal_error(std::string("eager: not elementwise: ") + ir::op_name(st.op));
@@ -106,22 +109,28 @@ void execute(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
   if (info.cls == ir::OpClass::MayAlias) {
     const auto& out = an.values[st.outs[0]];
     const auto& in = an.values[A[0].i];
-    if (out.storage != in.storage) write_fresh(st, an, mem, gather(mem[in.storage], in.g));
+    if (out.storage != in.storage) write_fresh(st, an, mem, gather(mem[in.storage], in.g).v);
     return;
   }
   if (info.cls == ir::OpClass::InPlace) {
     const auto& x = an.values[A[0].i];
     // setitem_ writes its slice of x, every other in-place op all of x.
     const Geometry g = st.op == OpKind::SetitemI ? ir::setitem_target(x.g, A[1].i, A[2].i, A[3].i).value().g : x.g;
-    std::vector<float> v = elementwise_values(st, an, mem, g.sizes);
+    thread_local std::vector<float> v;  // reused: no allocation per statement
+    elementwise_values(st, an, mem, g.sizes, &v);
     scatter(mem[x.storage], g, v);
     return;
   }
   // Out-of-place and scatter ops: compute the result in logical order.
   const auto& out = an.values[st.outs[0]];
-  Dense r{out.g.sizes, {}};
+  Dense r;
   switch (info.family) {
-    case ir::Family::Elementwise: r.v = elementwise_values(st, an, mem, r.sizes); break;
+    case ir::Family::Elementwise: {
+      thread_local std::vector<float> v;
+      elementwise_values(st, an, mem, out.g.sizes, &v);
+      write_fresh(st, an, mem, v);
+      return;
+    }
     case ir::Family::Reduction: r = reduction(st, an, mem); break;
     case ir::Family::Concat: r = concat(st, an, mem); break;
     case ir::Family::Scatter: {  // a clone of the base (preserved strides) with src written into the slot
@@ -135,7 +144,7 @@ void execute(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
     case ir::Family::Movement: case ir::Family::Meta:
       ir::internal_error(std::string("eager: movement op past the alias checks: ") + info.name);
   }
-  write_fresh(st, an, mem, r);
+  write_fresh(st, an, mem, r.v);
 }
 
 Observables observe(const ir::Program& p, const ir::Analysis& an, const Memory& mem) {

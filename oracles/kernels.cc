@@ -8,9 +8,14 @@ namespace af::oracles {
 
 Dense gather(const std::vector<float>& storage, const Geometry& g) {
   Dense d{g.sizes, {}};
-  d.v.reserve(g.numel());
-  ir::for_each_offset(g, [&](int64_t o) { d.v.push_back(storage[o]); });
+  gather_into(storage, g, &d.v);
   return d;
+}
+
+void gather_into(const std::vector<float>& storage, const Geometry& g, std::vector<float>* out) {
+  out->resize(g.numel());
+  float* w = out->data();
+  ir::for_each_offset(g, [&](int64_t o) { *w++ = storage[o]; });
 }
 
 void scatter(std::vector<float>& storage, const Geometry& g, const std::vector<float>& values) {

@@ -20,6 +20,8 @@ struct Dense {
 };
 
 Dense gather(const std::vector<float>& storage, const Geometry& g);
+// The same into *out, whose capacity a hot loop reuses across calls.
+void gather_into(const std::vector<float>& storage, const Geometry& g, std::vector<float>* out);
 void scatter(std::vector<float>& storage, const Geometry& g, const std::vector<float>& values);
 
 float unary(ir::Math f, float x);           // MathArity::Unary: exp, neg, abs, relu, tanh, sigmoid

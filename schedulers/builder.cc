@@ -13,9 +13,10 @@ Builder::Builder(const ir::Program& src) {
   p_.inputs = src.inputs;
   p_.value_names.reserve(2 * src.value_names.size());
   metas_.reserve(2 * src.value_names.size());
-  for (const auto& n : src.value_names) names_.emplace(n, false);
+  // try_emplace: no node is built for a name already present.
+  for (const auto& n : src.value_names) names_.try_emplace(n, false);
   for (const auto& s : src.storages) {
-    names_.emplace(s.name, false);
+    names_.try_emplace(s.name, false);
     storage_numel_.push_back(s.numel);
   }
   for (const auto& in : src.inputs) {
@@ -30,7 +31,7 @@ Builder::Builder(const ir::Program& src) {
 
 int Builder::value(const std::string& name, bool keep) {
   if (keep) {
-    auto [it, inserted] = names_.emplace(name, true);
+    auto [it, inserted] = names_.try_emplace(name, true);
     if (inserted || !it->second) {  // a free name, or a source name not yet defined here
       it->second = true;
       metas_.emplace_back();
@@ -39,8 +40,9 @@ int Builder::value(const std::string& name, bool keep) {
   }
   int& k = counter_[name];
   std::string n;
-  do n = name + "_" + std::to_string(++k);
-  while (!names_.emplace(n, true).second);
+  do {
+    n.assign(name).append("_").append(std::to_string(++k));
+  } while (!names_.try_emplace(n, true).second);
   metas_.emplace_back();
   return p_.new_value(std::move(n));
 }

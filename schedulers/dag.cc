@@ -9,9 +9,11 @@ namespace af::schedulers {
 std::vector<Edge> dataflow_edges(const ir::Program& p) {
   std::vector<int> def(p.num_values(), -1);
   std::vector<Edge> e;
+  e.reserve(2 * p.stmts.size());
+  std::vector<int> from;  // reused by every statement
   for (size_t j = 0; j < p.stmts.size(); ++j) {
     const auto& st = p.stmts[j];
-    std::vector<int> from;
+    from.clear();
     for_each_tensor_arg(st, [&](int v) {
       if (def[v] >= 0) from.push_back(def[v]);
     });
@@ -45,6 +47,10 @@ std::vector<Edge> writeback_edges(const ir::Program& p, const ir::Analysis& an,
 
 std::vector<std::vector<int>> predecessors(int n, const std::vector<Edge>& edges) {
   std::vector<std::vector<int>> preds(n);
+  // One allocation per statement with predecessors, not one per growth step.
+  std::vector<int> count(n, 0);
+  for (const auto& e : edges) ++count[e.to];
+  for (int j = 0; j < n; ++j) preds[j].reserve(count[j]);
   for (const auto& e : edges) preds[e.to].push_back(e.from);
   for (auto& v : preds) {
     std::sort(v.begin(), v.end());
