@@ -7,9 +7,10 @@
 //   - mutant detection: by mutant, its cases detected unchecked (the
 //     observables differ) and checked (the device's checks or the
 //     observables), with the first diverging source statement;
-//   - timing: each program's run time (its unchecked runs without a mutant)
-//     against its pipelines x the cheapest pipeline run seen, which is as
-//     close to one launch + sync as the kit can measure.
+//   - timing: each program's warm run time (the second run of its unchecked
+//     cases without a mutant, so the driver's first load of a kernel is not
+//     counted) against its pipelines x the cheapest warm pipeline run seen,
+//     which is as close to one launch + sync as the kit can measure.
 #pragma once
 #include <map>
 #include <nlohmann/json.hpp>
@@ -27,7 +28,8 @@ struct KitRun {
   bool checked = false;
   std::string status;  // agree, disagree, check-failed, missing-kernel, error
   std::string detail;  // the mismatch or the error
-  double ms = 0, run_ms = 0;
+  double ms = 0, run_ms = 0;  // the whole run; its pipelines (the first use of each kernel included)
+  double warm_run_ms = -1;     // unchecked: the pipelines of a second run (-1 none)
   int regions = 0, pipelines = 0;
   std::optional<CheckFailure> failure;  // checked mode
   std::string source_text;              // the source statement failure->source_stmt names
