@@ -176,8 +176,7 @@ class Campaign {
       json st = json::parse(settings, nullptr, false);
       if (st.is_discarded() || !st["finding"]["spec"].is_object()) continue;
       const json& sp = st["finding"]["spec"];
-      RunSpec spec{sp.value("strategy", ""), sp["inject"].is_string() ? sp["inject"].get<std::string>() : "",
-                   sp.value("reorder", "program"), sp.value("fusion", "none"), sp.value("target", "interp")};
+      const RunSpec spec = spec_from_json(sp);
       const ir::Program p = generate(o_.seed, st.value("program", uint64_t{0}), o_.gen);
       std::fflush(nullptr);
       pid_t pid = fork();

@@ -20,6 +20,9 @@ struct CampaignOptions {
   std::vector<std::string> strategies;  // empty: must-agree + under study
   std::vector<std::string> injects;     // mutants (each run with its strategy)
   std::string target = "interp";
+  // Checked mode for every run but the external strategies': a finding's
+  // bucket comes from the first source statement the checks report.
+  bool checked = false;
   std::string out;           // output folder
   bool resume = false;
   int shard_i = 0, shard_n = 1;

@@ -13,6 +13,7 @@
 
 #include "fuzz/check.h"
 #include "ir/analysis.h"
+#include "oracles/external.h"
 #include "oracles/json_out.h"
 
 namespace af::fuzz {
@@ -23,13 +24,6 @@ double now_s() {
   using namespace std::chrono;
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
-
-namespace {
-json spec_json(const RunSpec& s) {
-  return {{"strategy", s.strategy}, {"inject", s.inject.empty() ? json(nullptr) : json(s.inject)},
-          {"reorder", s.reorder}, {"fusion", s.fusion}, {"target", s.target}};
-}
-}  // namespace
 
 std::string check_case(const CampaignOptions& o, uint64_t k) {
   auto has = [k](const std::vector<uint64_t>& v) { return std::find(v.begin(), v.end(), k) != v.end(); };
@@ -49,17 +43,23 @@ std::string check_case(const CampaignOptions& o, uint64_t k) {
   // Milliseconds per tier (generator + oracle, then each target or external
   // strategy): the status line's programs/s per tier.
   std::map<std::string, double> tier_ms = {{"oracle", (now_s() - t0) * 1e3}};
-  auto specs = campaign_specs(o.seed, k, o.strategies, o.injects, o.target);
+  auto specs = campaign_specs(o.seed, k, o.strategies, o.injects, o.target, o.checked);
   json f = json::array();
   int64_t external = 0, compared = 0;
   json unsupported = json::array();
   const std::vector<RunRecord> records = check_program(p, expected, specs);
-  // Attribution when both run: a divergence of inductor that aot-eager
-  // (AOTAutograd without Inductor) shares is AOTAutograd's/functionalization's;
-  // one aot-eager does not share is Inductor's.
-  std::optional<bool> aot_diverges;
-  for (const RunRecord& rec : records)
-    if (rec.spec.strategy == "aot-eager" && rec.unsupported.empty()) aot_diverges = !rec.agree;
+  // Attribution when a strategy and its lower stage both run (the external
+  // table's lower_stage: inductor and aot-eager): a divergence both show is
+  // the lower stage's, one only the strategy shows is its own.
+  auto attribution = [&](const RunRecord& rec) -> std::optional<std::string> {
+    const auto e = oracles::external_strategy(rec.spec.strategy);
+    if (!e || e->lower_stage.empty()) return std::nullopt;
+    for (const RunRecord& low : records)
+      if (low.spec.strategy == e->lower_stage && low.spec.inject.empty() && low.unsupported.empty())
+        return !low.agree ? e->lower_label + " (" + e->lower_stage + " diverges too)"
+                          : e->own_label + " (" + e->lower_stage + " agrees)";
+    return std::nullopt;
+  };
   for (const RunRecord& rec : records) {
     tier_ms[tier_of(rec.spec)] += rec.ms;
     if (is_external(rec.spec.strategy) && rec.spec.inject.empty()) {
@@ -71,9 +71,8 @@ std::string check_case(const CampaignOptions& o, uint64_t k) {
     json m = {{"spec", spec_json(rec.spec)}, {"bucket", bucket_of(rec)}, {"op", rec.op}, {"regions", rec.regions}};
     if (rec.mismatch) m.update(oracles::mismatch_json(*rec.mismatch));  // observable, index, expected, actual[, what]
     if (!rec.error.empty()) m["error"] = rec.error;
-    if (rec.spec.strategy == "inductor" && aot_diverges)
-      m["attribution"] = *aot_diverges ? "AOTAutograd/functionalization (aot-eager diverges too)"
-                                       : "Inductor (aot-eager agrees)";
+    if (rec.first_failure) m["first_diverging_op"] = check_failure_json(*rec.first_failure);
+    if (auto a = attribution(rec)) m["attribution"] = *a;
     f.push_back(m);
   }
   r["runs"] = specs.size();

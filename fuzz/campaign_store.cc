@@ -65,10 +65,7 @@ void write_bucket_folder(const CampaignOptions& o, const std::string& name, uint
     note += "Reproduce: `repro.py` (written by the minimizer; its first line names the Python to run it with), or `./aliasfuzz minimize case.af --strategy " +
             f["spec"].value("strategy", "") + " --out DIR`.\n";
   } else if (f["spec"].is_object()) {
-    const json& s = f["spec"];
-    note += "Reproduce: `./aliasfuzz run case.af --strategy " + s.value("strategy", "") +
-            (s["inject"].is_string() ? " --inject " + s["inject"].get<std::string>() : "") + " --reorder " +
-            s.value("reorder", "") + " --fusion " + s.value("fusion", "") + " --target " + s.value("target", "") + "`\n";
+    note += "Reproduce: `./aliasfuzz run case.af " + spec_flags(spec_from_json(f["spec"])) + "`\n";
   }
   if (f.contains("observable"))
     note += "\nFirst mismatch: " + f.value("observable", "") + "[" + std::to_string(f.value("index", 0)) +
@@ -91,7 +88,7 @@ void save_campaign_settings(const CampaignOptions& o) {
   for (const auto& [tool, v] : o.versions) versions[tool] = v;
   json s = {{"commands", commands}, {"versions", versions},{"seed", o.seed}, {"shard", std::to_string(o.shard_i) + "/" + std::to_string(o.shard_n)},
             {"programs", o.programs}, {"time_s", o.time_s}, {"strategies", o.strategies},
-            {"injects", o.injects}, {"target", o.target}, {"gen_size", o.gen.size},
+            {"injects", o.injects}, {"target", o.target}, {"checked", o.checked}, {"gen_size", o.gen.size},
             {"gen_max_rank", o.gen.max_rank}, {"gen_max_numel", o.gen.max_numel},
             {"gen_op_weights", o.gen.op_weights}, {"not_supported", o.not_supported},
             {"log_all", o.log_all}};

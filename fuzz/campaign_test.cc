@@ -13,6 +13,7 @@
 
 #include "fuzz/campaign.h"
 #include "fuzz/files.h"
+#include "fuzz/generator.h"
 
 namespace af::fuzz {
 namespace {
@@ -220,6 +221,52 @@ TEST(Campaign, SameBucketsAndBugsWithOneOrTwoJobs) {
   std::set<std::string> distinct;
   for (const auto& [bucket, bug] : ba) distinct.insert(bug);
   EXPECT_LT(distinct.size(), ba.size());
+}
+
+// --checked: a finding the checks reported is bucketed as "stmt" by the
+// reported source statement's op (no prefix bisection), its spec says
+// checked in findings.jsonl and settings.json, and it minimizes within the
+// same bucket.
+TEST(Campaign, CheckedFindingsNameTheSourceStatement) {
+  CampaignOptions o = base(fresh_dir("checked"));
+  o.programs = 200;
+  o.injects = {"fn-per-input-base"};
+  o.checked = true;
+  o.minimize_s = 10;
+  o.minimize_total_s = 40;
+  run_campaign(o);
+  std::string text;
+  ASSERT_TRUE(read_text(o.out + "/findings.jsonl", &text));
+  std::istringstream in(text);
+  int stmt_buckets = 0;
+  for (std::string line; std::getline(in, line);) {
+    const auto f = nlohmann::json::parse(line);
+    EXPECT_TRUE(f["spec"].value("checked", false)) << line;
+    const std::string bucket = f["bucket"].get<std::string>();
+    if (bucket.find("__stmt__") == std::string::npos) {
+      EXPECT_FALSE(f.contains("first_diverging_op")) << line;  // a divergence the checks missed: bisected
+      continue;
+    }
+    ++stmt_buckets;
+    ASSERT_TRUE(f.contains("first_diverging_op")) << line;
+    const int src = f["first_diverging_op"]["source_stmt"].get<int>();
+    const ir::Program p = generate(o.seed, f["k"].get<uint64_t>(), o.gen);
+    ASSERT_GE(src, 0) << line;
+    ASSERT_LT(src, static_cast<int>(p.stmts.size())) << line;
+    EXPECT_EQ(f["op"].get<std::string>(), ir::op_name(p.stmts[src].op)) << line;
+    std::string settings, minimized;
+    ASSERT_TRUE(read_text(o.out + "/findings/" + bucket + "/settings.json", &settings));
+    EXPECT_TRUE(nlohmann::json::parse(settings)["finding"]["spec"].value("checked", false));
+    if (read_text(o.out + "/findings/" + bucket + "/minimize.json", &minimized)) {
+      const auto m = nlohmann::json::parse(minimized);
+      EXPECT_EQ(m["bucket"], bucket);
+      EXPECT_TRUE(m["spec"].value("checked", false));
+    }
+  }
+  EXPECT_GT(stmt_buckets, 0);
+  std::string campaign;
+  ASSERT_TRUE(read_text(o.out + "/campaign.json", &campaign));
+  EXPECT_TRUE(nlohmann::json::parse(campaign).value("checked", false));  // --resume keeps it
 }
 
 }  // namespace

@@ -29,8 +29,44 @@ uint64_t hash_str(const std::string& s) {
 }
 }  // namespace
 
+nlohmann::json spec_json(const RunSpec& s) {
+  nlohmann::json j = {{"strategy", s.strategy}, {"inject", s.inject.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.inject)},
+                      {"reorder", s.reorder}, {"fusion", s.fusion}, {"target", s.target}};
+  if (s.checked) j["checked"] = true;
+  return j;
+}
+
+RunSpec spec_from_json(const nlohmann::json& j) {
+  RunSpec s;
+  if (!j.is_object()) return s;
+  auto str = [&](const char* key, std::string& field) {
+    if (j.contains(key) && j[key].is_string()) field = j[key].get<std::string>();
+  };
+  str("strategy", s.strategy);
+  str("inject", s.inject);
+  str("reorder", s.reorder);
+  str("fusion", s.fusion);
+  str("target", s.target);
+  s.checked = j.contains("checked") && j["checked"].is_boolean() && j["checked"].get<bool>();
+  return s;
+}
+
+nlohmann::json check_failure_json(const schedulers::CheckFailure& f) {
+  return {{"stmt", f.stmt},     {"source_stmt", f.source_stmt}, {"op", f.op},          {"line", f.line},
+          {"region", f.region}, {"count", f.count},             {"first_index", f.first_index}};
+}
+
+std::string spec_flags(const RunSpec& s) {
+  // The strategy always (a mutant alone would make `run` try it under every strategy).
+  std::string f = "--strategy " + (s.strategy.empty() ? strategy_for_mutant(s.inject) : s.strategy) + " ";
+  if (!s.inject.empty()) f += "--inject " + s.inject + " ";
+  f += "--reorder " + s.reorder + " --fusion " + s.fusion + " --target " + s.target;
+  return s.checked ? f + " --checked" : f;
+}
+
 std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::vector<std::string>& strategies,
-                                    const std::vector<std::string>& injects, const std::string& target) {
+                                    const std::vector<std::string>& injects, const std::string& target,
+                                    bool checked) {
   std::vector<std::string> ss = strategies;
   if (ss.empty() && injects.empty()) {  // with only mutants asked for, run only them
     ss = schedulers::must_agree_strategy_names();
@@ -51,6 +87,7 @@ std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::ve
       specs.push_back(r);
       continue;
     }
+    r.checked = checked;
     // Mostly random topological orders (they find ordering bugs); the
     // named policies now and then.
     const auto& named = schedulers::seedless_reorders();
@@ -95,7 +132,8 @@ std::string op_class(const std::string& op) {
 
 std::string bucket_of(const RunRecord& r) {
   std::string what;
-  if (!r.error.empty()) what = "error";
+  if (r.first_failure) what = "stmt";
+  else if (!r.error.empty()) what = "error";
   else if (r.mismatch && r.mismatch->observable.rfind("return", 0) == 0) what = "return";
   else what = "storage";
   std::string b = r.spec.strategy.empty() ? strategy_for_mutant(r.spec.inject) : r.spec.strategy;
@@ -199,7 +237,10 @@ std::optional<std::string> parse_spec(const RunSpec& spec, RunConfig* out) {
   const auto target = schedulers::parse_target(spec.target.empty() ? "interp" : spec.target);
   if (!target)
     return "unknown target '" + spec.target + "' (valid: " + schedulers::join_names(schedulers::target_names()) + ")";
-  if (out) out->target = *target;
+  if (out) {
+    out->target = *target;
+    out->checked = spec.checked;
+  }
   return std::nullopt;
 }
 
@@ -309,8 +350,13 @@ std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observ
     r.regions = res.regions;
     r.mismatch = res.mismatch;
     r.error = res.error;
-    if (!r.agree && r.mismatch && r.error.empty())
+    if (res.first_failure) {  // the checks named the statement: no bisection
+      r.first_failure = res.first_failure;
+      const int src = res.first_failure->source_stmt;
+      r.op = src >= 0 && src < static_cast<int>(p.stmts.size()) ? ir::op_name(p.stmts[src].op) : res.first_failure->op;
+    } else if (!r.agree && r.mismatch && r.error.empty()) {
       r.op = bisect_first_op(p, [&](size_t n) { return prefix_diverges(p, n, config); });
+    }
     r.ms = ms();
     out.push_back(r);
   }

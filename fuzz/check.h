@@ -2,6 +2,7 @@
 // what each run gave. The campaign, the minimizer and the libFuzzer target
 // all go through check_program, so a finding means the same everywhere.
 #pragma once
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,10 +18,26 @@ namespace af::fuzz {
 // parse_spec turns them into the typed schedulers::RunConfig.
 struct RunSpec {
   std::string strategy, inject, reorder = "program", fusion = "none", target = "interp";
+  // Checked mode: every statement is compared with the oracle's value of
+  // the source statement it stands for, and the first that differs is
+  // reported (schedulers::CheckFailure); not for external strategies.
+  bool checked = false;
   bool operator==(const RunSpec& o) const {
-    return strategy == o.strategy && inject == o.inject && reorder == o.reorder && fusion == o.fusion && target == o.target;
+    return strategy == o.strategy && inject == o.inject && reorder == o.reorder && fusion == o.fusion &&
+           target == o.target && checked == o.checked;
   }
 };
+// The one JSON spelling of a spec (settings.json, findings.jsonl,
+// minimize.json): inject null when empty, "checked" only when set, so
+// unchecked specs read as before.
+nlohmann::json spec_json(const RunSpec& s);
+// A spec from that spelling; absent keys take their defaults.
+RunSpec spec_from_json(const nlohmann::json& j);
+// What checked mode reported, as `run --json` and findings spell it.
+nlohmann::json check_failure_json(const schedulers::CheckFailure& f);
+// The same settings as `aliasfuzz run` flags ("--strategy S [--inject M]
+// --reorder R --fusion F --target T [--checked]").
+std::string spec_flags(const RunSpec& s);
 
 struct RunRecord {
   RunSpec spec;
@@ -34,6 +51,10 @@ struct RunRecord {
   // comparison, but this is not a divergence (agree stays true, error
   // empty). A campaign counts these apart from findings.
   std::string unsupported;
+  // Checked mode: the first statement the checks reported, as the source
+  // program's statement when provenance names one (then `op` is its op and
+  // no prefix bisection ran).
+  std::optional<schedulers::CheckFailure> first_failure;
   double ms = 0;  // wall time of the run, first-op bisection included
 };
 
@@ -65,8 +86,10 @@ bool is_external(const std::string& strategy);
 // the same campaign makes the same choices on every machine. No strategies
 // and no mutants: the must-agree and under-study strategies; only mutants:
 // just them (each with strategy_for_mutant).
+// `checked` applies to every spec but the external strategies'.
 std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::vector<std::string>& strategies,
-                                    const std::vector<std::string>& injects, const std::string& target);
+                                    const std::vector<std::string>& injects, const std::string& target,
+                                    bool checked = false);
 
 // The runs of a campaign by name ("update_aliases", "functionalize+fn-no-regenerate"),
 // split into those that must agree with the oracle (a divergence is a bug
@@ -113,6 +136,9 @@ std::string strategy_for_mutant(const std::string& mutant);
 // observable diverged (return, storage, error) and the class of the first
 // diverging op (inplace, view, may-alias, compute, reduction, ...; "returns"
 // when only the full program diverges). RunRecord::op keeps the exact op.
+// A divergence the checks reported (checked mode) is of kind "stmt" and
+// classed by the reported source statement's op: the same bucket whatever
+// the order the schedule ran in, which prefix bisection cannot promise.
 std::string bucket_of(const RunRecord& r);
 
 }  // namespace af::fuzz

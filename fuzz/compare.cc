@@ -35,18 +35,25 @@ std::vector<CompareRow> compare_strategies(const CompareOptions& o) {
   for (const auto& s : strategies)
     for (const auto& r : o.reorders)
       for (const auto& f : o.fusions) rows.push_back(CompareRow{s, r, f});
+  std::vector<std::optional<schedulers::ReorderKind>> kinds;  // parsed once, by row
+  for (const CompareRow& row : rows) kinds.push_back(schedulers::parse_reorder_kind(row.reorder));
   for (int64_t k = 0; k < o.programs; ++k) {
     ir::Program p = generate(o.seed, static_cast<uint64_t>(k), o.gen);
     auto an = ir::analyze(p);
     if (!an) continue;
     const oracles::Observables expected = oracles::run_eager(p, *an);
-    for (CompareRow& row : rows) {
-      // "random" in the table: a random order seeded per program.
-      const std::string reorder =
-          row.reorder == "random" ? "random:" + std::to_string(o.seed * 1000003 + k) : row.reorder;
+    for (size_t r = 0; r < rows.size(); ++r) {
+      CompareRow& row = rows[r];
       ++row.programs;
+      if (!kinds[r]) {
+        ++row.errors;
+        continue;
+      }
+      // "random" in the table: a random order seeded per program.
+      const schedulers::Reorder reorder{
+          *kinds[r], *kinds[r] == schedulers::ReorderKind::Random ? o.seed * 1000003 + static_cast<uint64_t>(k) : 0};
       schedulers::RunConfig config;
-      if (parse_spec(RunSpec{row.strategy, "", reorder, row.fusion, o.target}, &config)) {
+      if (parse_spec(RunSpec{row.strategy, "", schedulers::reorder_name(reorder), row.fusion, o.target}, &config)) {
         ++row.errors;
         continue;
       }

@@ -186,7 +186,32 @@ struct Gen {
   }
 
   Arg scalar_or_tensor(const Shape& to, const double* scalars, size_t ns, float min_abs = 0, int avoid = -1);
-  bool try_op(OpKind op);
+  bool try_op(OpKind op);  // the statement of `op`'s recipe (recipes.cc)
+  // One function per ir::GenRecipe; each draws the arguments of one statement.
+  bool recipe_reshape(OpKind op);
+  bool recipe_whole(OpKind op);
+  bool recipe_t(OpKind op);
+  bool recipe_transpose(OpKind op);
+  bool recipe_permute(OpKind op);
+  bool recipe_slice(OpKind op);
+  bool recipe_unsqueeze(OpKind op);
+  bool recipe_squeeze(OpKind op);
+  bool recipe_expand(OpKind op);
+  bool recipe_diagonal(OpKind op);
+  bool recipe_as_strided(OpKind op);
+  bool recipe_split(OpKind op);
+  bool recipe_in_place_binary(OpKind op);
+  bool recipe_in_place_unary(OpKind op);
+  bool recipe_clamp(OpKind op);
+  bool recipe_fill(OpKind op);
+  bool recipe_copy(OpKind op);
+  bool recipe_setitem(OpKind op);
+  bool recipe_binary(OpKind op);
+  bool recipe_unary(OpKind op);
+  bool recipe_reduce(OpKind op);
+  bool recipe_matmul(OpKind op);
+  bool recipe_cat(OpKind op);
+  bool recipe_full(OpKind op);
 
   OpKind choose_op();
 

@@ -263,6 +263,13 @@ def main():
             print("aliasfuzz run %s: agrees now: the finding no longer reproduces" % FINDING["flags"])
             return 0
         m = run.get("first_mismatch") or {}
+        op = m.get("first_diverging_op")
+        if op:  # checked mode named the first statement that differs
+            print("DIVERGENCE (aliasfuzz run %s, just now): the checks report statement %s (%s, line %s) first, "
+                  "standing for source statement %s; %s elements differ" % (
+                      FINDING["flags"], op.get("stmt"), op.get("op"), op.get("line"), op.get("source_stmt"),
+                      op.get("count")))
+            return 1
         print("DIVERGENCE (aliasfuzz run %s, just now): %s[%s] expected %s, %s produced %s%s" % (
             FINDING["flags"], m.get("observable"), m.get("index"), m.get("expected"), label, m.get("actual"),
             (": " + m["what"]) if m.get("what") else ""))
@@ -322,13 +329,6 @@ static std::string repro_python(const RunSpec& spec) {
   if (!py.empty()) return py;
   using Py = oracles::ExternalStrategy::Python;
   return ext->python == Py::Venv ? ".venv-thunder/bin/python" : ext->python == Py::Given ? ext->python_path : "/usr/bin/python3";
-}
-
-std::string spec_flags(const RunSpec& s) {
-  // The strategy always (a mutant alone would make `run` try it under every strategy).
-  std::string f = "--strategy " + (s.strategy.empty() ? strategy_for_mutant(s.inject) : s.strategy) + " ";
-  if (!s.inject.empty()) f += "--inject " + s.inject + " ";
-  return f + "--reorder " + s.reorder + " --fusion " + s.fusion + " --target " + s.target;
 }
 
 std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRecord& rec,
@@ -414,11 +414,8 @@ bool write_minimized(const std::string& dir, const MinimizedFinding& m, std::str
     const auto& s = m.stats;
     nlohmann::json j = {
         {"bucket", m.bucket},
-        {"spec", {{"strategy", m.spec.strategy}, {"inject", m.spec.inject}, {"reorder", m.spec.reorder},
-                  {"fusion", m.spec.fusion}, {"target", m.spec.target}}},
-        {"original_spec", {{"strategy", m.original_spec.strategy}, {"inject", m.original_spec.inject},
-                           {"reorder", m.original_spec.reorder}, {"fusion", m.original_spec.fusion},
-                           {"target", m.original_spec.target}}},
+        {"spec", spec_json(m.spec)},
+        {"original_spec", spec_json(m.original_spec)},
         {"stmts_before", s.stmts_before}, {"stmts_after", s.stmts_after}, {"bytes_before", s.bytes_before},
         {"bytes_after", s.bytes_after}, {"tests", s.tests}, {"invalid_candidates", s.invalid},
         {"duplicates", s.duplicates}, {"accepted", s.accepted}, {"rounds", s.rounds},
@@ -445,7 +442,7 @@ std::string regression_text(const RegressionCase& c) {
   std::string t = "# aliasfuzz regression case (written by `aliasfuzz minimize --add-to-corpus`)\n";
   t += "# bucket: " + c.bucket + "\n";
   t += "# spec: strategy=" + c.spec.strategy + " inject=" + c.spec.inject + " reorder=" + c.spec.reorder +
-       " fusion=" + c.spec.fusion + " target=" + c.spec.target + "\n";
+       " fusion=" + c.spec.fusion + " target=" + c.spec.target + (c.spec.checked ? " checked=1" : "") + "\n";
   t += std::string("# expect: ") + (c.expect_agree ? "agree" : "disagree") + "\n";
   t += c.expect_agree ? "# (a must-agree strategy: this case replays a fixed bug and must agree with the oracle)\n"
                       : "# (a strategy or mutant under study: this case must keep diverging in this bucket)\n";
@@ -487,6 +484,7 @@ std::optional<RegressionCase> parse_regression(const std::string& text, std::str
         else if (k == "reorder") c.spec.reorder = x;
         else if (k == "fusion") c.spec.fusion = x;
         else if (k == "target") c.spec.target = x;
+        else if (k == "checked") c.spec.checked = x == "1";
       }
       spec = true;
     }

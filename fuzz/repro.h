@@ -40,8 +40,6 @@ std::optional<oracles::Observables> strategy_observables(const ir::Program& p, c
 // commands run); "" when this process is another program (a test).
 std::string aliasfuzz_binary();
 
-// `--strategy S [--inject M] --reorder P --fusion F --target T`
-std::string spec_flags(const RunSpec& spec);
 
 // Writes DIR/min.af, DIR/repro.py and DIR/minimize.json (creating DIR).
 // False and *error when a file cannot be written or m is not ok.

@@ -171,6 +171,27 @@ Geometry broadcast_to(const Geometry& g0, const Shape& to) {
   return r;
 }
 
+namespace {
+// The dimension order of PyTorch's TensorIterator::reorder_dimensions and
+// empty_like's infer_dense_strides: perm starts as n-1..0 (perm[0] is the
+// fastest dim) and an insertion sort moves a dim before another when
+// should_swap(d0, d1) > 0, stopping at the first < 0 (0: undecided, go on).
+template <class ShouldSwap>
+std::vector<int> dims_fastest_first(int nd, ShouldSwap should_swap) {
+  std::vector<int> perm(nd);
+  for (int i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
+  for (int i = 1; i < nd; ++i) {
+    int d1 = i;
+    for (int d0 = i - 1; d0 >= 0; --d0) {
+      const int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) { std::swap(perm[d0], perm[d1]); d1 = d0; }
+      else if (c < 0) break;
+    }
+  }
+  return perm;
+}
+}  // namespace
+
 Shape elementwise_output_strides(const Shape& shape, const std::vector<Geometry>& ops) {
   const int nd = static_cast<int>(shape.size());
   // Fast set-up: every operand has the output's shape.
@@ -199,9 +220,7 @@ Shape elementwise_output_strides(const Shape& shape, const std::vector<Geometry>
       s[lead + i] = (g.sizes[i] == 1 && shape[lead + i] != 1) ? 0 : g.strides[i];
     st.push_back(s);
   }
-  // reorder_dimensions: perm starts as n-1..0 (perm[0] is the fastest dim).
-  std::vector<int> perm(nd);
-  for (int i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
+  // reorder_dimensions
   auto should_swap = [&](int d0, int d1) {
     for (const auto& s : st) {
       const int64_t s0 = s[d0], s1 = s[d1];
@@ -212,16 +231,7 @@ Shape elementwise_output_strides(const Shape& shape, const std::vector<Geometry>
     }
     return 0;
   };
-  if (nd > 1) {
-    for (int i = 1; i < nd; ++i) {
-      int d1 = i;
-      for (int d0 = i - 1; d0 >= 0; --d0) {
-        const int c = should_swap(perm[d0], perm[d1]);
-        if (c > 0) { std::swap(perm[d0], perm[d1]); d1 = d0; }
-        else if (c < 0) break;
-      }
-    }
-  }
+  const std::vector<int> perm = dims_fastest_first(nd, should_swap);
   bool inverted = true;
   for (int j = 0; j < nd; ++j) inverted = inverted && perm[j] == nd - 1 - j;
   if (inverted) return contiguous_strides(shape);
@@ -237,8 +247,6 @@ Shape elementwise_output_strides(const Shape& shape, const std::vector<Geometry>
 Shape preserve_format_strides(const Geometry& g) {
   if (is_non_overlapping_and_dense(g)) return g.strides;
   const int nd = g.rank();
-  std::vector<int> perm(nd);
-  for (int i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
   auto should_swap = [&](int d0, int d1) {
     const int64_t s0 = g.strides[d0], s1 = g.strides[d1];
     if (s0 == 0 || s1 == 0) return 0;
@@ -247,14 +255,7 @@ Shape preserve_format_strides(const Geometry& g) {
     if (g.sizes[d0] > g.sizes[d1]) return 1;
     return 0;
   };
-  for (int i = 1; i < nd; ++i) {
-    int d1 = i;
-    for (int d0 = i - 1; d0 >= 0; --d0) {
-      const int c = should_swap(perm[d0], perm[d1]);
-      if (c > 0) { std::swap(perm[d0], perm[d1]); d1 = d0; }
-      else if (c < 0) break;
-    }
-  }
+  const std::vector<int> perm = dims_fastest_first(nd, should_swap);
   Shape out(nd);
   int64_t cur = 1;
   for (int i = 0; i < nd; ++i) {

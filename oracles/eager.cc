@@ -157,11 +157,14 @@ std::vector<std::optional<Dense>> produced_values(const ir::Program& p, const ir
   for (size_t i = 0; i < p.stmts.size(); ++i) {
     const auto& st = p.stmts[i];
     execute(st, an, mem);
-    if (!ir::computes_values(st, an)) continue;
-    if (ir::is_inplace(st.op)) by_stmt[i] = gather(mem[an.values[st.args[0].i].storage], ir::written_geometry(st, an));
-    else by_stmt[i] = gather(mem[an.values[st.outs[0]].storage], an.values[st.outs[0]].g);
+    if (ir::computes_values(st, an)) by_stmt[i] = produced_value(st, an, mem);
   }
   return by_stmt;
+}
+
+Dense produced_value(const ir::Stmt& st, const ir::Analysis& an, const Memory& mem) {
+  if (ir::is_inplace(st.op)) return gather(mem[an.values[st.args[0].i].storage], ir::written_geometry(st, an));
+  return gather(mem[an.values[st.outs[0]].storage], an.values[st.outs[0]].g);
 }
 
 ir::Result<Observables> run_eager(const ir::Program& p, const ir::Limits& limits) {

@@ -38,6 +38,9 @@ Observables run_eager(const ir::Program& p, const ir::Analysis& an);
 // the result, in logical order); nothing for views and update_aliases.
 // Checked mode compares every compiled statement with these.
 std::vector<std::optional<Dense>> produced_values(const ir::Program& p, const ir::Analysis& an);
+// What statement `st` has just produced in `mem` (the same rule, one
+// statement): the interpreter's checked mode reads it after each statement.
+Dense produced_value(const ir::Stmt& st, const ir::Analysis& an, const Memory& mem);
 
 // Value agreement of DESIGN.md: |a - b| <= 1e-5 + 1e-5 * |b|, NaN equals
 // NaN, an infinity equals only the same infinity.

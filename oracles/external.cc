@@ -77,7 +77,8 @@ const ExternalStrategy kBuiltins[] = {
     {"thunder-dataflow", Py::Venv, "", "import thunder", "thunder.jit(fn, fusion_type=\"dataflow\")", true},
     {"thunder-no-alias-updates", Py::Venv, "", "import thunder", "thunder.jit(fn, skip_inplace_alias_updates=True)",
      true},
-    {"inductor", Py::Venv, "", "import torch", "torch.compile(fn, backend=\"inductor\")", false},
+    {"inductor", Py::Venv, "", "import torch", "torch.compile(fn, backend=\"inductor\")", false, "aot-eager",
+     "AOTAutograd/functionalization", "Inductor"},
     // AOTAutograd's functionalization without Inductor: tells the two apart.
     {"aot-eager", Py::Venv, "", "import torch", "torch.compile(fn, backend=\"aot_eager\")", false},
     // Thunder's torch.compile backend with its defaults (ThunderCompiler()).

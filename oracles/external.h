@@ -44,6 +44,11 @@ struct ExternalStrategy {
   std::string imports;      // Python statements that make `compile` evaluable
   std::string compile;      // a Python expression in `fn` giving the compiled callable
   bool thunder = false;     // lightning-thunder's version belongs to its versions
+  // Attribution: `lower_stage` names the strategy that runs this one's
+  // front stages alone (inductor: aot-eager, AOTAutograd without Inductor).
+  // When both run, a divergence both show is `lower_label`'s, one only this
+  // strategy shows is `own_label`'s.
+  std::string lower_stage, lower_label, own_label;
 };
 
 // The built-in names (not the py: ones), in table order.

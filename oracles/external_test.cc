@@ -88,6 +88,15 @@ TEST(External, OneTableAndPySpecs) {
   EXPECT_TRUE(is_thunder_strategy("thunderfx"));
   EXPECT_FALSE(is_thunder_strategy("inductor"));
   EXPECT_EQ(external_strategy("aot-eager")->compile, "torch.compile(fn, backend=\"aot_eager\")");
+  // Attribution: inductor's front stages run alone as aot-eager; every
+  // lower stage named in the table is itself a strategy of the table.
+  EXPECT_EQ(external_strategy("inductor")->lower_stage, "aot-eager");
+  for (const auto& name : external_strategies()) {
+    const auto e = external_strategy(name);
+    if (e->lower_stage.empty()) continue;
+    EXPECT_TRUE(is_external_strategy(e->lower_stage)) << name;
+    EXPECT_FALSE(e->lower_label.empty() || e->own_label.empty()) << name;
+  }
   using Py = ExternalStrategy::Python;
   const auto e = external_strategy("py:my.pkg:compile_it@/opt/py/bin/python");
   ASSERT_TRUE(e.has_value());

@@ -79,10 +79,7 @@ json bucket_story(const std::string& dir, const std::string& name, const json& f
   }
   const json spec = s["spec"];
   if (spec.is_object()) {
-    fuzz::RunSpec r{spec.value("strategy", std::string()),
-                    spec["inject"].is_string() ? spec["inject"].get<std::string>() : std::string(),
-                    spec.value("reorder", std::string("program")), spec.value("fusion", std::string("none")),
-                    spec.value("target", std::string("interp"))};
+    const fuzz::RunSpec r = fuzz::spec_from_json(spec);
     const std::string file = folder + "/" + (has_min ? "min.af" : "case.af");
     if (fuzz::is_external(r.strategy)) {
       // `aliasfuzz run` does not run real compilers: repro.py does (its first line names its Python).

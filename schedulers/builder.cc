@@ -90,6 +90,15 @@ std::vector<int> identity_origin(const ir::Program& p) {
   return o;
 }
 
+Transformed unchanged(const ir::Program& p, const ir::Analysis& an) {
+  Transformed t;
+  t.program = p;
+  t.analysis = std::make_shared<const ir::Analysis>(an);
+  t.added_node.assign(p.stmts.size(), false);
+  t.origin = identity_origin(p);
+  return t;
+}
+
 std::optional<ir::Error> Builder::try_infer(OpKind op, const std::vector<Arg>& args) const {
   ir::Stmt st{op, {}, args, 0};
   auto r = ir::infer(op, ir::checked_args(st, metas_));

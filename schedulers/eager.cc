@@ -5,11 +5,7 @@
 namespace af::schedulers {
 
 Transformed eager_strategy(const ir::Program& p, const ir::Analysis& an) {
-  Transformed t;
-  t.program = p;
-  t.analysis = std::make_shared<const ir::Analysis>(an);
-  t.added_node.assign(p.stmts.size(), false);
-  t.origin = identity_origin(p);
+  Transformed t = unchanged(p, an);
   for (size_t j = 1; j < p.stmts.size(); ++j) t.added_edges.push_back(Edge{static_cast<int>(j - 1), static_cast<int>(j), true});
   t.chain = true;
   return t;

@@ -75,22 +75,18 @@ oracles::Observables interpret(const Schedule& s, const ExpectedByStmt* expected
   CheckFailure f;
   auto after = [&](int j) {
     if (!expected || j >= static_cast<int>(expected->size()) || !(*expected)[j]) return;
-    const ir::Stmt& st = s.program.stmts[j];
-    const oracles::Dense got =
-        ir::is_inplace(st.op) ? oracles::gather(mem[an->values[st.args[0].i].storage], ir::written_geometry(st, *an))
-                              : oracles::gather(mem[an->values[st.outs[0]].storage], an->values[st.outs[0]].g);
+    const oracles::Dense got = oracles::produced_value(s.program.stmts[j], *an, mem);
     const oracles::Dense& want = *(*expected)[j];
     if (got.v.size() != want.v.size()) return;  // provenance without a comparable value (never for valid provenance)
     for (size_t e = 0; e < got.v.size(); ++e) {
       if (oracles::values_agree(got.v[e], want.v[e])) continue;
       ++f.count;
-      const bool first = f.region < 0 || (f.region == region_index && j < f.stmt);
-      if (first) {
+      // A statement runs once and its elements are visited in order, so
+      // the first failing element of the first failing statement is seen first.
+      if (f.region < 0 || (f.region == region_index && j < f.stmt)) {
         f.region = region_index;
         f.stmt = j;
         f.first_index = static_cast<int64_t>(e);
-      } else if (f.region == region_index && j == f.stmt) {
-        f.first_index = std::min(f.first_index, static_cast<int64_t>(e));
       }
     }
   };

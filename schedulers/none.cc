@@ -7,12 +7,7 @@
 namespace af::schedulers {
 
 Transformed none_strategy(const ir::Program& p, const ir::Analysis& an) {
-  Transformed t;
-  t.program = p;
-  t.analysis = std::make_shared<const ir::Analysis>(an);
-  t.added_node.assign(p.stmts.size(), false);
-  t.origin = identity_origin(p);
-  return t;
+  return unchanged(p, an);
 }
 
 }  // namespace af::schedulers

@@ -123,6 +123,8 @@ class Builder {
 
 // Provenance of a program left as it is: statement k stands for k.
 std::vector<int> identity_origin(const ir::Program& p);
+// A program left as it is, with its analysis: no added statements or edges.
+Transformed unchanged(const ir::Program& p, const ir::Analysis& an);
 
 // Strategy passes.
 Transformed eager_strategy(const ir::Program& p, const ir::Analysis& an);

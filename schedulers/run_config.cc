@@ -74,7 +74,7 @@ const std::vector<MutantInfo>& mutant_table() {
       {Mutant::FusionStaleCopy, "fusion-stale-copy", "functionalize", true, false},
       {Mutant::FnPerInputBase, "fn-per-input-base", "functionalize", false, false},
       {Mutant::FnNoRegenerate, "fn-no-regenerate", "functionalize", false, false},
-      {Mutant::LowerHalideAlias, "lower-halide-alias", "eager", false, true},
+      {Mutant::LowerHalideAlias, "lower-halide-alias", "functionalize", true, true},
   };
   return v;
 }
@@ -144,6 +144,14 @@ const std::vector<Reorder>& seedless_reorders() {
 }
 
 bool valid_reorder_policy(const std::string& name) { return parse_reorder(name).has_value(); }
+
+std::optional<ReorderKind> parse_reorder_kind(const std::string& name) {
+  if (auto kind = value_of(kSeedless, name)) return kind;
+  // kRandomPrefix without its colon
+  if (name.size() + 1 == std::char_traits<char>::length(kRandomPrefix) && kRandomPrefix == name + ":")
+    return ReorderKind::Random;
+  return std::nullopt;
+}
 
 // --- fusion policies --------------------------------------------------------
 

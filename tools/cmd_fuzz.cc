@@ -61,6 +61,7 @@ std::string adopt_campaign_settings(FuzzArgs& a) {
   take("--strategy", "strategies", o.strategies);
   take("--inject", "injects", o.injects);
   take("--target", "target", o.target);
+  take("--checked", "checked", o.checked);
   take("--size", "gen_size", o.gen.size);
   take("--programs", "programs", o.programs);
   take("--log-all", "log_all", o.log_all);
@@ -202,6 +203,7 @@ void register_fuzz(CLI::App& app, int* status) {
   flags::strategies(c, a->o.strategies, "or an external one; default: must-agree and under-study");
   flags::injects(c, a->o.injects, "run too; with only --inject, just the mutants");
   flags::target(c, a->o.target, "default interp");
+  flags::checked(c, a->o.checked);
   c->add_option("--out", a->o.out, "output folder (default runs/fuzz-SEED)");
   c->add_flag("--resume", a->o.resume, "continue an interrupted campaign in --out");
   c->add_option("--shard", a->shard, "take every N-th program starting at i: i/N");

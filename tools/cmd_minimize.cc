@@ -57,6 +57,8 @@ std::string from_bucket_folder(MinimizeCmd& o, const CLI::App& c) {
   take("--reorder", "reorder", o.spec.reorder);
   take("--fusion", "fusion", o.spec.fusion);
   take("--target", "target", o.spec.target);
+  if (c.count("--checked") == 0 && sp.contains("checked") && sp["checked"].is_boolean())
+    o.spec.checked = sp["checked"].get<bool>();
   o.path = dir + "/case.af";
   if (o.out.empty()) o.out = dir;
   return "";
@@ -133,6 +135,7 @@ void register_minimize(CLI::App& app, int* status) {
   flags::reorder(c, o->spec.reorder, "of the finding; default program");
   flags::fusion(c, o->spec.fusion, "of the finding; default none");
   flags::target(c, o->spec.target, "of the finding; default interp");
+  flags::checked(c, o->spec.checked);
   c->add_option("--out", o->out, "output folder (required with a .af case)");
   c->add_option("--time", o->time_s, "time budget in seconds (default 60; 0: none)");
   c->add_option("--max-tests", o->max_tests, "budget in candidate runs (deterministic; default none)");

@@ -44,11 +44,7 @@ nlohmann::json first_mismatch_json(const schedulers::RunOutcome& r) {
   if (r.mismatch) j = oracles::mismatch_json(*r.mismatch);
   else if (r.first_failure)
     j = {{"observable", "check"}, {"index", r.first_failure->first_index}, {"expected", nullptr}, {"actual", nullptr}};
-  if (r.first_failure) {
-    const auto& f = *r.first_failure;
-    j["first_diverging_op"] = {{"stmt", f.stmt}, {"source_stmt", f.source_stmt}, {"op", f.op}, {"line", f.line},
-                               {"region", f.region}, {"count", f.count}, {"first_index", f.first_index}};
-  }
+  if (r.first_failure) j["first_diverging_op"] = fuzz::check_failure_json(*r.first_failure);
   return j;
 }
 

@@ -2,8 +2,6 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <cstring>
-#include <string>
 
 #include "tools/commands.h"
 

@@ -43,7 +43,9 @@ void target(CLI::App* c, std::string& into, const std::string& note) {
                           note));
 }
 void checked(CLI::App* c, bool& into) {
-  c->add_flag("--checked", into, "device-side checks (async asserts; Halide targets)");
+  c->add_flag("--checked", into,
+              "compare every statement with the source program's value (device-side async asserts on Halide "
+              "targets, the same checks on interp); a finding names the first diverging source statement");
 }
 
 }  // namespace af::tools::flags
