@@ -1,6 +1,6 @@
 // The persistent kernel cache (issue #13): AOT-compiled region pipelines
 // kept on disk as small shared objects, shared by every worker and campaign
-// of a machine (and, as a kit's kernels/ folder, shipped to GPU machines).
+// of a machine (and, packed into a kit's kernels.pack, shipped to GPU machines).
 //
 // Layout: DIR/<16 hex digits>.so, the hash of the full key (Halide version,
 // Halide target string, the region's structural key). Each file is the

@@ -51,10 +51,11 @@ std::string write_kit(const std::string& dir, const Kit& kit, const std::vector<
   json cases = json::array();
   for (const auto& c : kit.cases)
     cases.push_back({{"program", c.program}, {"strategy", c.strategy}, {"fusion", c.fusion},
-                     {"must_agree", c.must_agree}, {"original", c.original}, {"scheduled", c.scheduled}, {"regions", c.regions},
+                     {"mutant", c.mutant}, {"must_agree", c.must_agree}, {"original", c.original},
+                     {"scheduled", c.scheduled}, {"regions", c.regions}, {"origin", c.origin},
                      {"expected_offset", c.expected_offset}, {"return_shapes", c.return_shapes},
                      {"storage_sizes", c.storage_sizes}});
-  const json j = {{"format", 1},
+  const json j = {{"format", 2},
                   {"target", kit.target},
                   {"target_string", kit.target_string},
                   {"halide_version", kit.halide_version},
@@ -74,6 +75,7 @@ std::string read_kit(const std::string& dir, Kit* kit, std::vector<float>* float
   if (!read_bytes(dir + "/expected.bin", &bytes)) return "cannot read " + dir + "/expected.bin";
   try {
     const json j = json::parse(text);
+    if (j.at("format") != 2) return "kit.json: format " + j.at("format").dump() + ", this runner reads format 2";
     kit->target = j.at("target");
     kit->target_string = j.at("target_string");
     kit->halide_version = j.at("halide_version");
@@ -84,10 +86,12 @@ std::string read_kit(const std::string& dir, Kit* kit, std::vector<float>* float
       k.program = c.at("program");
       k.strategy = c.at("strategy");
       k.fusion = c.at("fusion");
+      k.mutant = c.at("mutant");
       k.must_agree = c.at("must_agree");
       k.original = c.at("original");
       k.scheduled = c.at("scheduled");
       k.regions = c.at("regions").get<std::vector<std::vector<int>>>();
+      k.origin = c.at("origin").get<std::vector<int>>();
       k.expected_offset = c.at("expected_offset");
       k.return_shapes = c.at("return_shapes").get<std::vector<std::vector<int64_t>>>();
       k.storage_sizes = c.at("storage_sizes").get<std::vector<int64_t>>();

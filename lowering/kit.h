@@ -2,15 +2,19 @@
 // on a machine with a GPU driver and no compiler.
 //   DIR/run                   the entry point (sh): runs bin/kit_runner DIR
 //   DIR/bin/kit_runner        links no Halide and no LLVM (lowering:core)
-//   DIR/kernels/*.so          Halide's runtime and every region's AOT kernel,
-//                             a KernelStore (verified on load)
+//   DIR/kernels.pack          Halide's runtime and every region's AOT kernel:
+//                             KernelStore entries in one xz stream
+//                             (lowering/kit_pack.h), verified on load
 //   DIR/kit.json              target, target string, Halide version, the cases
 //   DIR/expected.bin          the oracle's observables, raw little-endian f32
 // Each case: one program under one strategy (its transformed program and
 // regions), the original program (observable names), where its expected
-// observables lie in expected.bin. The runner runs every case unchecked and
-// checked, compares with the oracle, times it, and writes results.json and
-// one summary line; a case whose kernel is missing is reported as such.
+// observables lie in expected.bin. A mutant's case (`aliasfuzz kit
+// --inject M`) carries the mutant, which the lowering honors too, and
+// every case its provenance (Schedule::origin), so checked mode names the
+// first diverging source statement. The runner runs every case unchecked
+// and checked, compares with the oracle, times it, and writes results.json
+// and one summary line; a case whose kernel is missing is reported as such.
 // Halide-free (kit_runner links it).
 #pragma once
 #include <cstdint>
@@ -24,10 +28,12 @@ namespace af::lowering {
 struct KitCase {
   int program = 0;  // index in the kit's generated programs
   std::string strategy, fusion;
-  bool must_agree = true;            // a must-agree strategy (others may disagree by design)
+  std::string mutant;                // "" or the injected mutant (its cases should be detected)
+  bool must_agree = true;            // a must-agree strategy without a mutant (others may disagree by design)
   std::string original;              // the generated program (text)
   std::string scheduled;             // schedule.program (text)
   std::vector<std::vector<int>> regions;
+  std::vector<int> origin;           // Schedule::origin: by scheduled statement, its source statement or -1
   int64_t expected_offset = 0;       // floats into expected.bin
   std::vector<std::vector<int64_t>> return_shapes;
   std::vector<int64_t> storage_sizes;

@@ -2,7 +2,8 @@
 // [--strategy ...] --out DIR`: a device kit (lowering/kit.h) for a machine
 // with a GPU driver and no compiler. Kernels are compiled for a portable
 // host part (lowering's aot_target_string(t, true)) through the persistent
-// cache (a rebuilt kit recompiles nothing), then copied into DIR/kernels.
+// cache (a rebuilt kit recompiles nothing), then packed into DIR/kernels.pack
+// (lowering/kit_pack.h), one kernel per distinct region structure.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -10,13 +11,17 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <set>
 
+#include "fuzz/check.h"
 #include "fuzz/generator.h"
 #include "lowering/aot_build.h"
 #include "lowering/kit.h"
+#include "lowering/kit_pack.h"
 #include "schedulers/schedulers.h"
 #include "tools/commands.h"
+#include "tools/run_flags.h"
 
 namespace af::tools {
 
@@ -28,7 +33,7 @@ struct KitArgs {
   std::string target = "host", out;
   int64_t programs = 100;
   uint64_t seed = 1;
-  std::vector<std::string> strategies;
+  std::vector<std::string> strategies, injects;
 };
 
 std::string self_dir() {
@@ -71,12 +76,37 @@ int64_t folder_bytes(const std::string& dir) {
   return n;
 }
 
+// The schedules of program i: every strategy (fusion policies in turn, as
+// fuzz does), then each mutant as a campaign runs it (fuzz::campaign_specs).
+std::vector<std::pair<schedulers::Schedule, std::string>> kit_schedules(const ir::Program& p, const ir::Analysis& an,
+                                                                        const KitArgs& a, uint64_t i) {
+  std::vector<std::pair<schedulers::Schedule, std::string>> out;
+  const auto strategies = a.strategies.empty() ? schedulers::strategy_names() : a.strategies;
+  for (auto& s : schedulers::rotating_schedules(p, an, strategies, static_cast<size_t>(i))) out.push_back({s, ""});
+  if (a.injects.empty()) return out;
+  for (const auto& spec : fuzz::campaign_specs(a.seed, i, {}, a.injects, a.target)) {
+    schedulers::RunConfig config;
+    if (fuzz::parse_spec(spec, &config)) continue;
+    auto s = schedulers::make_schedule(p, an, config);
+    if (!s) continue;
+    s->strategy = config.strategy.spelling;
+    s->fusion = spec.fusion;
+    out.push_back({std::move(*s), spec.inject});
+  }
+  return out;
+}
+
 int run(const KitArgs& a) {
   const auto t = lowering::target_from_name(a.target);
   if (!t || *t == lowering::Target::Ptx) {
     std::cerr << "aliasfuzz kit: --target must be host, opencl or cuda\n";
     return 2;
   }
+  for (const auto& m : a.injects)
+    if (!schedulers::parse_mutant(m) || m.empty()) {
+      std::cerr << "aliasfuzz kit: unknown mutant '" << m << "'\n";
+      return 2;
+    }
   const std::string runner = find_runner();
   if (runner.empty()) {
     std::cerr << "aliasfuzz kit: kit_runner not found (bazel build //lowering:kit_runner, or set AF_KIT_RUNNER)\n";
@@ -85,51 +115,67 @@ int run(const KitArgs& a) {
   fs::create_directories(a.out + "/bin");
   const std::string ts = lowering::detail::aot_target_string(*t, true);
   const std::string hv = lowering::detail::halide_version();
-  // Build through the persistent cache when it is on (one folder per target string's kit).
+  // Build through the persistent cache when it is on (a rebuilt kit
+  // compiles nothing), else in a scratch store removed once packed.
   const std::string cache_dir = lowering::kernel_cache_dir("kit-" + a.target);
-  lowering::KernelStore kit_store(a.out + "/kernels");
-  lowering::KernelStore cache(cache_dir.empty() ? a.out + "/kernels" : cache_dir,
-                              lowering::kernel_cache_config().max_bytes);
-  auto take = [&](const std::string& key) { return &cache == &kit_store || kit_store.copy_from(cache, key); };
+  const std::string scratch = a.out + "/.kernels-build";
+  lowering::KernelStore cache(cache_dir.empty() ? scratch : cache_dir, lowering::kernel_cache_config().max_bytes);
   std::string why;
-  if (lowering::runtime_entry(cache, ts, &why).empty() || !take(lowering::KernelStore::full_key(hv, ts, "runtime"))) {
+  const std::string rt = lowering::runtime_entry(cache, ts, &why);
+  if (rt.empty()) {
     std::cerr << "aliasfuzz kit: Halide runtime for " << ts << ": " << why << "\n";
     return 2;
   }
   lowering::Kit kit{a.target, ts, hv, a.seed, {}, {}};
   std::vector<float> floats;
-  std::set<std::string> done;
+  std::map<std::string, std::string> kernels;  // region key -> full key (ordered: similar structures pack together)
   int compiled = 0;
-  const auto strategies = a.strategies.empty() ? schedulers::strategy_names() : a.strategies;
+  const auto& must = schedulers::must_agree_strategy_names();
   for (int64_t i = 0; i < a.programs; ++i) {
     ir::Program p = fuzz::generate(a.seed, static_cast<uint64_t>(i));
     auto an = ir::analyze(p);
     if (!an) continue;
     const oracles::Observables expected = oracles::run_eager(p, *an);
-    for (auto& sched : schedulers::rotating_schedules(p, *an, strategies, static_cast<size_t>(i))) {
+    for (auto& [sched, mutant] : kit_schedules(p, *an, a, static_cast<uint64_t>(i))) {
       const schedulers::Schedule* s = &sched;
       auto san = s->analysis ? *s->analysis : *ir::analyze(s->program);
       const auto needed = lowering::detail::needed_after(s->program, san, s->regions);
+      const bool stale = s->mutant == schedulers::Mutant::FusionStaleCopy;
       for (bool checked : {false, true})
         for (size_t r = 0; r < s->regions.size(); ++r) {
-          auto spec = lowering::detail::build_spec(s->program, san, s->regions[r], needed[r], checked);
-          if (!spec.has_code() || !done.insert(spec.key).second) continue;
+          auto spec = lowering::detail::build_spec(s->program, san, s->regions[r], needed[r], checked, stale);
+          if (!spec.has_code() || kernels.count(spec.key)) continue;
           bool fresh = false;
           double ms = 0;
           std::string err;
-          if (lowering::kernel_entry(cache, spec, *t, ts, &fresh, &ms, &err).empty() ||
-              !take(lowering::KernelStore::full_key(hv, ts, spec.key)))
+          if (lowering::kernel_entry(cache, spec, *t, ts, &fresh, &ms, &err).empty())
             kit.build_errors.push_back(fmt::format("program {} {} region {}: {}", i, s->strategy, r, err));
+          else
+            kernels[spec.key] = lowering::KernelStore::full_key(hv, ts, spec.key);
           compiled += fresh;
         }
-      const auto& must = schedulers::must_agree_strategy_names();
-      lowering::KitCase c{static_cast<int>(i), s->strategy, s->fusion,
-                          std::find(must.begin(), must.end(), s->strategy) != must.end(),
-                          ir::print(p), ir::print(s->program), s->regions, 0, {}, {}};
+      lowering::KitCase c{static_cast<int>(i), s->strategy, s->fusion, mutant,
+                          mutant.empty() && std::find(must.begin(), must.end(), s->strategy) != must.end(),
+                          ir::print(p), ir::print(s->program), s->regions, s->origin, 0, {}, {}};
       lowering::kit_add_expected(c, expected, floats);
       kit.cases.push_back(std::move(c));
     }
   }
+  // The runtime first: a pack damaged in transit still loads what precedes the damage.
+  std::vector<std::string> entries = {rt};
+  for (const auto& [key, full] : kernels) {
+    const std::string path = cache.find(full, &why);
+    if (path.empty()) kit.build_errors.push_back("kernel " + key.substr(0, 40) + "... left the cache: " + why);
+    else entries.push_back(path);
+  }
+  lowering::PackStats pack;
+  if (!lowering::write_kernel_pack(a.out + "/kernels.pack", entries, &pack, &why)) {
+    std::cerr << "aliasfuzz kit: " << why << "\n";
+    return 2;
+  }
+  std::error_code ec;
+  fs::remove_all(scratch, ec);
+  fs::remove_all(a.out + "/kernels", ec);  // a kit of an older format
   if (std::string e = lowering::write_kit(a.out, kit, floats); !e.empty()) {
     std::cerr << "aliasfuzz kit: " << e << "\n";
     return 2;
@@ -145,10 +191,12 @@ int run(const KitArgs& a) {
   }
   fs::permissions(a.out + "/run", fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
                                       fs::perms::others_read | fs::perms::others_exec);
-  std::cout << fmt::format("kit {}: {} programs, {} cases, {} kernels ({} compiled now), {} build errors, {:.1f} MiB "
-                           "in {}\n",
-                           a.target, a.programs, kit.cases.size(), done.size(), compiled, kit.build_errors.size(),
-                           folder_bytes(a.out) / 1048576.0, a.out);
+  std::cout << fmt::format(
+      "kit {}: {} programs, {} cases, {} kernels ({} compiled now), {} build errors; kernels {:.1f} MiB as files, "
+      "{:.1f} MiB packed; bin {:.1f} MiB; kit {:.1f} MiB in {}\n",
+      a.target, a.programs, kit.cases.size(), kernels.size(), compiled, kit.build_errors.size(),
+      pack.raw_bytes / 1048576.0, pack.packed_bytes / 1048576.0, folder_bytes(a.out + "/bin") / 1048576.0,
+      folder_bytes(a.out) / 1048576.0, a.out);
   return 0;
 }
 
@@ -160,7 +208,8 @@ void register_kit(CLI::App& app, int* status) {
   c->add_option("--target", a->target, "host, opencl or cuda (default host)");
   c->add_option("--programs", a->programs, "generated programs [0, N) (default 100)");
   c->add_option("--seed", a->seed, "generator seed (default 1)");
-  c->add_option("--strategy", a->strategies, "strategies (repeatable; default all)");
+  flags::strategies(c, a->strategies, "default: all");
+  flags::injects(c, a->injects, "each mutant's cases as a campaign runs them; checked mode should detect them");
   c->add_option("--out", a->out, "the kit's folder")->required();
   add_kernel_cache_flags(c);
   c->callback([a, status] { *status = run(*a); });

@@ -14,6 +14,11 @@
 // both job ids (also written to DIR/slurm/jobs.json); --print prints the
 // scripts. Without either, the scripts are written and the command to
 // submit them is printed.
+//
+//   aliasfuzz slurm --kit KIT --array N --out DIR [--partition P] [--sbatch-option OPT]... [--submit | --print]
+//
+// ships a device kit instead (run_kit below): the tasks run the kit's
+// runner, which needs no aliasfuzz, Halide or compiler on the node.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "lowering/kit.h"
 #include "tools/commands.h"
 #include "tools/run_flags.h"
 
@@ -48,6 +54,7 @@ struct SlurmArgs {
   bool seed_given = false, quiet = false, checked = false;
   std::vector<std::string> strategies, injects;
   std::vector<std::string> fuzz_options;  // passed on verbatim
+  std::string kit;                        // --kit: tasks run this kit's runner instead
 };
 
 // A word for bash: single-quoted unless it is plainly safe.
@@ -121,6 +128,125 @@ std::string header(const SlurmArgs& a, const std::string& name, const std::strin
   return h;
 }
 
+// Writes DIR/slurm/{fuzz,merge}.sbatch, then prints them (--print), prints
+// how to submit them, or submits the array and the merge job (afterany).
+int write_and_submit(const SlurmArgs& a, const std::string& d, const std::string& fuzz, const std::string& merge,
+                     const std::string& n, const std::string& merge_by_hand) {
+  const std::string fuzz_path = d + "/slurm/fuzz.sbatch", merge_path = d + "/slurm/merge.sbatch";
+  if (!write_text(fuzz_path, fuzz, true) || !write_text(merge_path, merge, true)) return 2;
+  std::cerr << "aliasfuzz slurm: seed " << a.seed << ", " << a.array << " shards, out " << d << "\n";
+
+  if (a.print) {
+    std::cout << "# " << fuzz_path << "\n" << fuzz << "\n# " << merge_path << "\n" << merge;
+    return 0;
+  }
+  if (!a.submit) {
+    std::cout << "wrote " << fuzz_path << " and " << merge_path << "\n"
+              << "submit: jid=$(sbatch --parsable " << q(fuzz_path) << ") && sbatch --dependency=afterany:${jid%%;*} "
+              << q(merge_path) << "\n";
+    return 0;
+  }
+  std::string o1, o2;
+  int rc = run_capture({"sbatch", "--parsable", fuzz_path}, &o1);
+  const std::string array_id = job_id(o1);
+  if (rc != 0 || array_id.empty()) {
+    std::cerr << "aliasfuzz slurm: sbatch " << fuzz_path << " failed (status " << rc << "): " << o1 << "\n";
+    return 2;
+  }
+  rc = run_capture({"sbatch", "--parsable", "--dependency=afterany:" + array_id, merge_path}, &o2);
+  const std::string merge_id = job_id(o2);
+  if (rc != 0 || merge_id.empty()) {
+    std::cerr << "aliasfuzz slurm: sbatch " << merge_path << " failed (status " << rc << "): " << o2
+              << "\naliasfuzz slurm: the array job " << array_id << " is submitted; merge by hand afterwards: "
+              << merge_by_hand << "\n";
+    return 2;
+  }
+  write_text(d + "/slurm/jobs.json",
+             "{\"array\": " + array_id + ", \"merge\": " + merge_id + ", \"shards\": " + n + ", \"seed\": " + a.seed +
+                 "}\n",
+             false);
+  std::cout << "array job " << array_id << " (" << n << " tasks), merge job " << merge_id << " (afterany:" << array_id
+            << ")\n"
+            << "results: " << d << (a.kit.empty() ? "/report.md" : "/summary.txt") << " once job " << merge_id << " is done; logs: " << d << "/slurm/logs/\n";
+  return 0;
+}
+
+
+// --kit KIT: task i runs the kit's runner on programs k % N == i (a GPU
+// node needs no aliasfuzz, no Halide and no compiler); the merge job joins
+// the shards' summaries into DIR/summary.txt and fails when a shard is
+// missing or reported failures. The kit is copied to DIR/slurm/kit.
+int run_kit(SlurmArgs& a, const std::string& d) {
+  if (!a.programs.empty() || !a.time_s.empty() || a.seed_given || !a.target.empty() || !a.strategies.empty() ||
+      !a.injects.empty() || !a.case_timeout.empty() || !a.size.empty() || !a.fuzz_options.empty() ||
+      !a.binary.empty() || a.jobs != 1) {
+    std::cerr << "aliasfuzz slurm: --kit takes no fuzz options (the kit fixes its programs, strategies and target)\n";
+    return 2;
+  }
+  lowering::Kit kit;
+  std::vector<float> floats;
+  if (std::string e = lowering::read_kit(a.kit, &kit, &floats); !e.empty()) {
+    std::cerr << "aliasfuzz slurm: --kit " << a.kit << ": " << e << "\n";
+    return 2;
+  }
+  a.seed = std::to_string(kit.seed);
+  if (!a.resume)
+    for (int i = 0; i < a.array; ++i)
+      if (fs::exists(d + "/shard-" + std::to_string(i) + "/results.json")) {
+        std::cerr << "aliasfuzz slurm: " << d << "/shard-" << i
+                  << " already holds results: use --resume to run it again, or another --out\n";
+        return 2;
+      }
+  std::error_code ec;
+  fs::create_directories(d + "/slurm/logs", ec);
+  const std::string copy = d + "/slurm/kit", tmp = copy + ".tmp";
+  fs::remove_all(tmp, ec);
+  fs::copy(a.kit, tmp, fs::copy_options::recursive, ec);
+  fs::remove(tmp + "/results.json", ec);
+  if (!ec) fs::remove_all(copy, ec);
+  if (!ec) fs::rename(tmp, copy, ec);
+  if (ec) {
+    std::cerr << "aliasfuzz slurm: cannot copy the kit " << a.kit << " to " << copy << ": " << ec.message() << "\n";
+    return 2;
+  }
+  // A GPU kit asks for a GPU unless an --sbatch-option already does.
+  bool asks_gpu = false;
+  for (const auto& o : a.sbatch_options) asks_gpu |= o.rfind("--gres", 0) == 0 || o.rfind("--gpus", 0) == 0;
+  if (kit.target != "host" && !asks_gpu) a.sbatch_options.push_back("--gres=gpu:1");
+
+  const std::string n = std::to_string(a.array), name = "aliasfuzz-kit-" + kit.target;
+  std::string task = header(a, name, d + "/slurm/logs/kit-%A_%a.log", 1);
+  task += "#SBATCH --array=0-" + std::to_string(a.array - 1) + "\n";
+  task += "# Written by `aliasfuzz slurm --kit`: task i runs the " + kit.target + " kit's runner on programs k with\n" +
+          "# k % " + n + " == i into " + d + "/shard-i (results.json, summary.txt).\n";
+  task += "set -uo pipefail\n";
+  task += "i=${SLURM_ARRAY_TASK_ID:?run this script with sbatch (it is a job array)}\n";
+  task += "out=" + q(d) + "/shard-$i\n";
+  task += "mkdir -p \"$out\"\n";
+  task += "echo \"aliasfuzz slurm: kit shard $i/" + n + " on $(hostname) into $out\"\n";
+  task += q(copy) + "/run --shard \"$i/" + n + "\" --out \"$out\" >\"$out/summary.txt\"\n";
+  task += "rc=$?\ncat \"$out/summary.txt\"\nexit $rc\n";
+
+  std::string merge = header(a, name + "-merge", d + "/slurm/logs/merge-%j.log", 1);
+  merge += "# Written by `aliasfuzz slurm --kit`: runs after every task of the array (afterany)\n"
+           "# and joins the shards' summaries into " + d + "/summary.txt.\n";
+  merge += "set -uo pipefail\n";
+  merge += "rc=0\nfailures=0\n: >" + q(d) + "/summary.txt.tmp\n";
+  merge += "for i in $(seq 0 " + std::to_string(a.array - 1) + "); do\n";
+  merge += "  s=" + q(d) + "/shard-$i\n";
+  merge += "  if [[ ! -f \"$s/results.json\" ]]; then echo \"shard $i: no results ($s)\" | tee -a " + q(d) +
+           "/summary.txt.tmp >&2; rc=1; continue; fi\n";
+  merge += "  { echo \"shard $i:\"; cat \"$s/summary.txt\"; } >>" + q(d) + "/summary.txt.tmp\n";
+  merge += "  f=$(sed -n 's/.*failures (must-agree, missing, error) \\([0-9]*\\).*/\\1/p' \"$s/summary.txt\")\n";
+  merge += "  failures=$((failures + ${f:-1}))\n";
+  merge += "done\n";
+  merge += "echo \"kit " + kit.target + ": " + n + " shards, failures (must-agree, missing, error) $failures\" >>" + q(d) +
+           "/summary.txt.tmp\n";
+  merge += "mv " + q(d) + "/summary.txt.tmp " + q(d) + "/summary.txt\ncat " + q(d) + "/summary.txt\n";
+  merge += "if [[ $failures -ne 0 ]]; then rc=1; fi\nexit $rc\n";
+  return write_and_submit(a, d, task, merge, n, "sbatch " + d + "/slurm/merge.sbatch");
+}
+
 int run(SlurmArgs& a) {
   if (a.array < 1) {
     std::cerr << "aliasfuzz slurm: --array N needs N >= 1\n";
@@ -139,7 +265,7 @@ int run(SlurmArgs& a) {
     return 2;
   }
   // Every shard must use the same seed: pick it now.
-  if (!a.seed_given) a.seed = std::to_string(static_cast<uint64_t>(std::time(nullptr)));
+  if (!a.seed_given && a.kit.empty()) a.seed = std::to_string(static_cast<uint64_t>(std::time(nullptr)));
   std::error_code ec;
   std::string d = fs::absolute(a.out, ec).lexically_normal().string();
   while (d.size() > 1 && d.back() == '/') d.pop_back();
@@ -149,6 +275,7 @@ int run(SlurmArgs& a) {
                 << " must not contain spaces or quotes (#SBATCH lines cannot hold them)\n";
       return 2;
     }
+  if (!a.kit.empty()) return run_kit(a, d);
   if (!a.resume) {
     for (int i = 0; i < a.array; ++i)
       if (fs::exists(d + "/shard-" + std::to_string(i) + "/state.json")) {
@@ -246,43 +373,7 @@ int run(SlurmArgs& a) {
   merge += "echo \"aliasfuzz slurm: merged ${#shards[@]} of " + n + " shards into " + d + " (status $rc)\"\n";
   merge += "exit $rc\n";
 
-  const std::string fuzz_path = d + "/slurm/fuzz.sbatch", merge_path = d + "/slurm/merge.sbatch";
-  if (!write_text(fuzz_path, fuzz, true) || !write_text(merge_path, merge, true)) return 2;
-  std::cerr << "aliasfuzz slurm: seed " << a.seed << ", " << a.array << " shards, out " << d << "\n";
-
-  if (a.print) {
-    std::cout << "# " << fuzz_path << "\n" << fuzz << "\n# " << merge_path << "\n" << merge;
-    return 0;
-  }
-  if (!a.submit) {
-    std::cout << "wrote " << fuzz_path << " and " << merge_path << "\n"
-              << "submit: jid=$(sbatch --parsable " << q(fuzz_path) << ") && sbatch --dependency=afterany:${jid%%;*} "
-              << q(merge_path) << "\n";
-    return 0;
-  }
-  std::string o1, o2;
-  int rc = run_capture({"sbatch", "--parsable", fuzz_path}, &o1);
-  const std::string array_id = job_id(o1);
-  if (rc != 0 || array_id.empty()) {
-    std::cerr << "aliasfuzz slurm: sbatch " << fuzz_path << " failed (status " << rc << "): " << o1 << "\n";
-    return 2;
-  }
-  rc = run_capture({"sbatch", "--parsable", "--dependency=afterany:" + array_id, merge_path}, &o2);
-  const std::string merge_id = job_id(o2);
-  if (rc != 0 || merge_id.empty()) {
-    std::cerr << "aliasfuzz slurm: sbatch " << merge_path << " failed (status " << rc << "): " << o2
-              << "\naliasfuzz slurm: the array job " << array_id << " is submitted; merge by hand afterwards: "
-              << bin << " merge " << d << "/shard-* --out " << d << "\n";
-    return 2;
-  }
-  write_text(d + "/slurm/jobs.json",
-             "{\"array\": " + array_id + ", \"merge\": " + merge_id + ", \"shards\": " + n + ", \"seed\": " + a.seed +
-                 "}\n",
-             false);
-  std::cout << "array job " << array_id << " (" << n << " tasks), merge job " << merge_id << " (afterany:" << array_id
-            << ")\n"
-            << "results: " << d << "/report.md once job " << merge_id << " is done; logs: " << d << "/slurm/logs/\n";
-  return 0;
+  return write_and_submit(a, d, fuzz, merge, n, bin + " merge " + d + "/shard-* --out " + d);
 }
 
 }  // namespace
@@ -295,6 +386,8 @@ void register_slurm(CLI::App& app, int* status) {
   c->add_option("--partition", a->partition, "Slurm partition");
   c->add_option("--sbatch-option", a->sbatch_options, "an extra #SBATCH line, e.g. --time=02:00:00 (repeatable)");
   c->add_option("--binary", a->binary, "the aliasfuzz binary the tasks run (default: this one; copied into DIR/slurm/bin)");
+  c->add_option("--kit", a->kit,
+                "a device kit (aliasfuzz kit): each task runs its runner on a share of its programs, not aliasfuzz fuzz");
   c->add_flag("--resume", a->resume, "allow shards that already exist in --out (their tasks resume them)");
   auto* sub = c->add_flag("--submit", a->submit, "submit the array and the merge job with sbatch; print the job ids");
   auto* pr = c->add_flag("--print", a->print, "only write the scripts, and print them");

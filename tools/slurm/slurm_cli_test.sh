@@ -94,4 +94,32 @@ set +e; bash "$OUT/slurm/merge.sbatch" >"$T/merge2.log" 2>&1; rc=$?; set -e
 [[ $rc -eq 1 ]] || fail "merge with a missing shard: status $rc, want 1: $(cat "$T/merge2.log")"
 grep -q "shard 2 has no results" "$T/merge2.log" && grep -q "merged 2 of 3 shards" "$T/merge2.log" ||
   fail "merge with a missing shard: $(cat "$T/merge2.log")"
+# ---- --kit: the array runs a device kit's runner, the merge joins summaries ----
+export AF_KIT_RUNNER="${TEST_SRCDIR:+$TEST_SRCDIR/${TEST_WORKSPACE:-aliasfuzz}/lowering/kit_runner}"
+[[ -n "$AF_KIT_RUNNER" ]] || AF_KIT_RUNNER=$(dirname "$bin")/../lowering/kit_runner
+export AF_KERNEL_CACHE="$T/kernels"
+"$bin" kit --target host --programs 3 --seed 5 --strategy eager --strategy functionalize --out "$T/kit" \
+  >"$T/kit.log" 2>&1 || fail "kit: $(cat "$T/kit.log")"
+"$bin" slurm --kit "$T/kit" --array 2 --partition gpu --out "$T/k" --print >"$T/kprint.out" 2>&1 ||
+  fail "--kit --print: $(cat "$T/kprint.out")"
+for want in "#SBATCH --array=0-1" "#SBATCH --partition=gpu" "$T/k/slurm/kit/run --shard \"\$i/2\" --out \"\$out\"" \
+            "joins the shards' summaries into $T/k/summary.txt"; do
+  grep -qF -- "$want" "$T/kprint.out" || fail "--kit --print output lacks '$want'"
+done
+grep -q "gres" "$T/kprint.out" && fail "a host kit asks for a GPU"
+set +e; "$bin" slurm --kit "$T/kit" --array 2 --programs 4 --out "$T/k2" >/dev/null 2>&1; rc=$?; set -e
+[[ $rc -eq 2 ]] || fail "--kit with a fuzz option: status $rc, want 2"
+set +e; "$bin" slurm --kit "$T/nokit" --array 2 --out "$T/k2" >/dev/null 2>&1; rc=$?; set -e
+[[ $rc -eq 2 ]] || fail "--kit without a kit: status $rc, want 2"
+for i in 0 1; do
+  SLURM_ARRAY_TASK_ID=$i bash "$T/k/slurm/fuzz.sbatch" >"$T/ktask$i.log" 2>&1 || fail "kit task $i: $(cat "$T/ktask$i.log")"
+done
+grep -q "kit host: 4 cases" "$T/ktask0.log" && grep -q "kit host: 2 cases" "$T/ktask1.log" ||
+  fail "kit shards (programs 0, 2 and 1): $(cat "$T/ktask0.log" "$T/ktask1.log")"
+bash "$T/k/slurm/merge.sbatch" >"$T/kmerge.log" 2>&1 || fail "kit merge: $(cat "$T/kmerge.log")"
+grep -q "kit host: 2 shards, failures (must-agree, missing, error) 0" "$T/k/summary.txt" ||
+  fail "kit merge summary: $(cat "$T/k/summary.txt")"
+rm -rf "$T/k/shard-1"
+set +e; bash "$T/k/slurm/merge.sbatch" >"$T/kmerge2.log" 2>&1; rc=$?; set -e
+[[ $rc -eq 1 ]] && grep -q "shard 1: no results" "$T/kmerge2.log" || fail "kit merge with a missing shard: status $rc"
 echo "slurm_cli_test: PASSED"

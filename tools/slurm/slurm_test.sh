@@ -4,7 +4,8 @@
 # slurm.conf generated from slurm.conf.in in a temporary folder), submits a
 # 4-task array campaign with a fixed seed and program count, waits for it and
 # its merge job, and checks that the merged report has the same findings as a
-# single-machine campaign over the same programs. Every daemon it started is
+# single-machine campaign over the same programs; then ships a host kit to a
+# 2-task array (--kit) and checks its merged summary. Every daemon it started is
 # stopped by pid on exit, failure included. If a daemon cannot start, the
 # test fails and prints its log.
 #
@@ -263,4 +264,24 @@ EOF
 ) || fail MergedReportMatchesSingleMachine "the comparison script failed"
 [[ -z "$diff" ]] || fail MergedReportMatchesSingleMachine "$diff"
 record MergedReportMatchesSingleMachine ok
+
+# ---- a device kit shipped to the array (aliasfuzz slurm --kit) ---------------------
+export AF_KIT_RUNNER=${AF_KIT_RUNNER:-$(dirname "$bin")/../lowering/kit_runner}
+export AF_KERNEL_CACHE="$T/kernels"
+"$bin" kit --target host --programs 4 --seed "$SEED" --strategy eager --strategy functionalize --out "$T/kit" \
+  >"$T/kit.out" 2>&1 || fail KitArrayRuns "aliasfuzz kit failed: $(cat "$T/kit.out")"
+ksubmit=$("$bin" slurm --kit "$T/kit" --array 2 --out "$T/kitrun" --submit 2>&1) ||
+  fail KitArrayRuns "aliasfuzz slurm --kit --submit failed: $ksubmit"
+KMERGE_ID=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["merge"])' "$T/kitrun/slurm/jobs.json")
+deadline=$(( $(date +%s) + ${AF_SLURM_WAIT_S:-90} ))
+while :; do
+  kstate=$(scontrol -o show job "$KMERGE_ID" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2 || true)
+  case "$kstate" in COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE) break ;; esac
+  [[ $(date +%s) -lt $deadline ]] || fail KitArrayRuns "the kit merge job $KMERGE_ID did not finish (state '$kstate')"
+  sleep 0.5
+done
+[[ "$kstate" == COMPLETED ]] || fail KitArrayRuns "kit merge job $KMERGE_ID: $kstate: $(cat "$T/kitrun/summary.txt" 2>/dev/null)"
+grep -q "kit host: 2 shards, failures (must-agree, missing, error) 0" "$T/kitrun/summary.txt" ||
+  fail KitArrayRuns "kit summary: $(cat "$T/kitrun/summary.txt")"
+record KitArrayRuns ok
 echo "slurm_test: PASSED (array $ARRAY_ID, merge $MERGE_ID)" >&2
