@@ -33,33 +33,9 @@ bool is_file(const std::string& p) {
   return !p.empty() && std::filesystem::is_regular_file(p, ec);
 }
 
-std::string self_exe() {
-  std::error_code ec;
-  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string() : p.string();
-}
-
 std::string env(const char* v) {
   const char* e = std::getenv(v);
   return e ? e : "";
-}
-
-// Directories that may be the source tree's root, most specific first.
-std::vector<std::string> root_candidates() {
-  std::vector<std::string> out;
-  for (const char* var : {"AF_ROOT", "BUILD_WORKSPACE_DIRECTORY"})
-    if (auto e = env(var); !e.empty()) out.push_back(e);
-  const std::string exe = self_exe();
-  if (!exe.empty())
-    for (auto d = std::filesystem::path(exe).parent_path(); !d.empty() && d != d.root_path(); d = d.parent_path()) {
-      out.push_back(d.string());
-      out.push_back((d / "execroot/aliasfuzz").string());
-    }
-  std::error_code ec;
-  auto cwd = std::filesystem::current_path(ec);
-  if (!ec)
-    for (auto d = cwd; !d.empty() && d != d.root_path(); d = d.parent_path()) out.push_back(d.string());
-  return out;
 }
 
 }  // namespace
@@ -185,18 +161,7 @@ std::string external_unavailable(const std::string& strategy) {
   return "";
 }
 
-std::string find_external_runner() {
-  const char* rel = "oracles/external_runner.py";
-  if (auto e = env("AF_EXTERNAL_RUNNER"); !e.empty()) return e;
-  std::vector<std::string> cands;
-  for (const char* var : {"TEST_SRCDIR", "RUNFILES_DIR"})
-    if (auto e = env(var); !e.empty()) cands.push_back(e + "/aliasfuzz/" + rel);
-  if (const std::string exe = self_exe(); !exe.empty()) cands.push_back(exe + ".runfiles/aliasfuzz/" + rel);
-  for (const auto& d : root_candidates()) cands.push_back(d + "/" + rel);
-  for (const auto& c : cands)
-    if (is_file(c)) return c;
-  return "";
-}
+std::string find_external_runner() { return find_source_file("oracles/external_runner.py", "AF_EXTERNAL_RUNNER"); }
 
 // ---------------------------------------------------------------- runner
 

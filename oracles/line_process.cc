@@ -1,5 +1,7 @@
 #include "oracles/line_process.h"
 
+#include <filesystem>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -254,6 +256,55 @@ void LineProcess::abandon() {
   err_fd_ = -1;
   pid_ = -1;
   buf_.clear();
+}
+
+namespace {
+
+bool is_file(const std::string& p) {
+  std::error_code ec;
+  return !p.empty() && std::filesystem::is_regular_file(p, ec);
+}
+
+std::string self_exe() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : p.string();
+}
+
+std::string env_or_empty(const char* v) {
+  const char* e = std::getenv(v);
+  return e ? e : "";
+}
+
+}  // namespace
+
+std::vector<std::string> root_candidates() {
+  std::vector<std::string> out;
+  for (const char* var : {"AF_ROOT", "BUILD_WORKSPACE_DIRECTORY"})
+    if (auto e = env_or_empty(var); !e.empty()) out.push_back(e);
+  const std::string exe = self_exe();
+  if (!exe.empty())
+    for (auto d = std::filesystem::path(exe).parent_path(); !d.empty() && d != d.root_path(); d = d.parent_path()) {
+      out.push_back(d.string());
+      out.push_back((d / "execroot/aliasfuzz").string());  // bazel-bin/... lives under it, which links the source tree
+    }
+  std::error_code ec;
+  auto cwd = std::filesystem::current_path(ec);
+  if (!ec)
+    for (auto d = cwd; !d.empty() && d != d.root_path(); d = d.parent_path()) out.push_back(d.string());
+  return out;
+}
+
+std::string find_source_file(const char* rel, const char* override_env) {
+  if (auto e = env_or_empty(override_env); !e.empty()) return e;
+  std::vector<std::string> cands;
+  for (const char* var : {"TEST_SRCDIR", "RUNFILES_DIR"})
+    if (auto e = env_or_empty(var); !e.empty()) cands.push_back(e + "/aliasfuzz/" + rel);
+  if (const std::string exe = self_exe(); !exe.empty()) cands.push_back(exe + ".runfiles/aliasfuzz/" + rel);
+  for (const auto& d : root_candidates()) cands.push_back(d + "/" + rel);
+  for (const auto& c : cands)
+    if (is_file(c)) return c;
+  return "";
 }
 
 }  // namespace af::oracles

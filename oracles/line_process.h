@@ -14,6 +14,16 @@ namespace af::oracles {
 
 double now_s();  // monotonic seconds
 
+// Finding the Python runners and the venv: directories that may be the
+// source tree's root, most specific first ($AF_ROOT,
+// $BUILD_WORKSPACE_DIRECTORY, the binary's ancestors and their
+// execroot/aliasfuzz, the working directory's ancestors).
+std::vector<std::string> root_candidates();
+// A file of the source tree (e.g. "oracles/torch_runner.py"): $OVERRIDE_ENV
+// when set, else the first that exists of the Bazel runfiles and
+// root_candidates(); "" when none.
+std::string find_source_file(const char* rel, const char* override_env);
+
 // The answer to one request.
 struct LineReply {
   bool ok = false;

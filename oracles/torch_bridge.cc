@@ -428,40 +428,11 @@ bool is_file(const std::string& p) {
   return !p.empty() && std::filesystem::is_regular_file(p, ec);
 }
 
-std::string self_exe() {
-  std::error_code ec;
-  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string() : p.string();
-}
-
 }  // namespace
 
 std::string torch_script(const ir::Program& p) { return Emitter(p).script(); }
 
-std::string find_torch_runner() {
-  const char* rel = "oracles/torch_runner.py";
-  if (const char* e = std::getenv("AF_TORCH_RUNNER"); e && *e) return e;
-  std::vector<std::string> cands;
-  for (const char* var : {"TEST_SRCDIR", "RUNFILES_DIR"})
-    if (const char* e = std::getenv(var); e && *e) cands.push_back(std::string(e) + "/aliasfuzz/" + rel);
-  const std::string exe = self_exe();
-  if (!exe.empty()) {
-    cands.push_back(exe + ".runfiles/aliasfuzz/" + rel);
-  }
-  for (const char* var : {"AF_ROOT", "BUILD_WORKSPACE_DIRECTORY"})
-    if (const char* e = std::getenv(var); e && *e) cands.push_back(std::string(e) + "/" + rel);
-  if (!exe.empty()) {
-    // bazel-bin/... lives under execroot/aliasfuzz, which links the source tree.
-    for (auto d = std::filesystem::path(exe).parent_path(); !d.empty() && d != d.root_path(); d = d.parent_path()) {
-      cands.push_back((d / rel).string());
-      cands.push_back((d / "execroot/aliasfuzz" / rel).string());
-    }
-  }
-  cands.push_back(rel);
-  for (const auto& c : cands)
-    if (is_file(c)) return c;
-  return "";
-}
+std::string find_torch_runner() { return find_source_file("oracles/torch_runner.py", "AF_TORCH_RUNNER"); }
 
 TorchRunner::TorchRunner(TorchOptions o) : o_(std::move(o)) {
   if (o_.python.empty()) {
