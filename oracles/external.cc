@@ -193,22 +193,10 @@ bool ExternalRunner::start(std::string* error) {
   po.capture_stderr = true;  // what a crashing compiler said last goes into its finding
   po.lift_memory_limit = true;
   po.die_with_parent = true;
-  if (!proc_.start({o_.python, "-u", o_.runner}, po, error)) return false;
-  std::string hello;
-  if (!proc_.read_line(&hello, now_s() + o_.startup_s)) {
-    proc_.kill();
-    *error = "the external runner did not start (" + o_.python + " " + o_.runner + ")";
-    return false;
-  }
-  try {
-    auto j = nlohmann::json::parse(hello);
-    torch_version_ = j.value("torch", "");
-    thunder_version_ = j["thunder"].is_string() ? j["thunder"].get<std::string>() : "";
-  } catch (...) {
-    proc_.kill();
-    *error = "the external runner said: " + hello;
-    return false;
-  }
+  nlohmann::json hello;
+  if (!start_runner(proc_, o_.python, o_.runner, po, o_.startup_s, "the external runner", &hello, error)) return false;
+  torch_version_ = hello.contains("torch") && hello["torch"].is_string() ? hello["torch"].get<std::string>() : "";
+  thunder_version_ = hello.contains("thunder") && hello["thunder"].is_string() ? hello["thunder"].get<std::string>() : "";
   return true;
 }
 

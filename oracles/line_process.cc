@@ -307,4 +307,23 @@ std::string find_source_file(const char* rel, const char* override_env) {
   return "";
 }
 
+bool start_runner(LineProcess& proc, const std::string& python, const std::string& runner,
+                  const LineProcess::Options& o, double startup_s, const std::string& what, nlohmann::json* hello,
+                  std::string* error) {
+  if (!proc.start({python, "-u", runner}, o, error)) return false;
+  std::string line;
+  if (!proc.read_line(&line, now_s() + startup_s)) {
+    proc.kill();
+    *error = what + " did not start (" + python + " " + runner + ")";
+    return false;
+  }
+  *hello = nlohmann::json::parse(line, nullptr, false);
+  if (!hello->is_object()) {
+    proc.kill();
+    *error = what + " said: " + line;
+    return false;
+  }
+  return true;
+}
+
 }  // namespace af::oracles

@@ -82,4 +82,11 @@ class LineProcess {
   std::string stderr_tail() const;
 };
 
+// Starts a runner (`python -u RUNNER`) and reads its first line, a JSON
+// object of versions, within startup_s; on failure kills it and says why,
+// naming it `what` ("the PyTorch runner").
+bool start_runner(LineProcess& proc, const std::string& python, const std::string& runner,
+                  const LineProcess::Options& o, double startup_s, const std::string& what, nlohmann::json* hello,
+                  std::string* error);
+
 }  // namespace af::oracles

@@ -452,21 +452,11 @@ bool TorchRunner::start(std::string* error) {
     *error = "cannot find oracles/torch_runner.py (set AF_TORCH_RUNNER)";
     return false;
   }
-  if (!proc_.start({o_.python, "-u", o_.runner}, LineProcess::Options(), error)) return false;
-  std::string hello;
-  if (!proc_.read_line(&hello, now_s() + o_.startup_s)) {
-    proc_.kill();
-    *error = "the PyTorch runner did not start (" + o_.python + " " + o_.runner + ")";
+  nlohmann::json hello;
+  if (!start_runner(proc_, o_.python, o_.runner, LineProcess::Options(), o_.startup_s, "the PyTorch runner", &hello,
+                    error))
     return false;
-  }
-  try {
-    auto j = nlohmann::json::parse(hello);
-    version_ = j.value("torch", "");
-  } catch (...) {
-    proc_.kill();
-    *error = "the PyTorch runner said: " + hello;
-    return false;
-  }
+  version_ = hello.contains("torch") && hello["torch"].is_string() ? hello["torch"].get<std::string>() : "";
   return true;
 }
 
