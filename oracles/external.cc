@@ -28,19 +28,10 @@ namespace af::oracles {
 
 namespace {
 
-bool is_file(const std::string& p) {
-  std::error_code ec;
-  return !p.empty() && std::filesystem::is_regular_file(p, ec);
-}
-
 std::string env(const char* v) {
   const char* e = std::getenv(v);
   return e ? e : "";
 }
-
-}  // namespace
-
-namespace {
 
 using Py = ExternalStrategy::Python;
 

@@ -258,12 +258,12 @@ void LineProcess::abandon() {
   buf_.clear();
 }
 
-namespace {
-
 bool is_file(const std::string& p) {
   std::error_code ec;
   return !p.empty() && std::filesystem::is_regular_file(p, ec);
 }
+
+namespace {
 
 std::string self_exe() {
   std::error_code ec;

@@ -23,6 +23,8 @@ std::vector<std::string> root_candidates();
 // when set, else the first that exists of the Bazel runfiles and
 // root_candidates(); "" when none.
 std::string find_source_file(const char* rel, const char* override_env);
+// A regular file at p (false for "" and on any error).
+bool is_file(const std::string& p);
 
 // The answer to one request.
 struct LineReply {

@@ -421,13 +421,6 @@ class Emitter {
   std::vector<std::pair<int, int>> lines_;
 };
 
-// ---------------------------------------------------------------- process
-
-bool is_file(const std::string& p) {
-  std::error_code ec;
-  return !p.empty() && std::filesystem::is_regular_file(p, ec);
-}
-
 }  // namespace
 
 std::string torch_script(const ir::Program& p) { return Emitter(p).script(); }

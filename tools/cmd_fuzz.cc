@@ -128,6 +128,13 @@ int run(FuzzArgs& a) {
   // Minimizing a finding of a real compiler takes tens of runs of a second
   // or more each: the 5 s default per bucket wrote nothing.
   if (external && !(a.app && a.app->count("--minimize-time") > 0)) o.minimize_s = kExternalMinimizeTime;
+  // Checked mode instruments aliasfuzz's own lowered regions; a real
+  // compiler runs in its own Python, so there is nothing to check there.
+  if (o.checked && !o.strategies.empty() && o.injects.empty() &&
+      std::all_of(o.strategies.begin(), o.strategies.end(), oracles::is_external_strategy))
+    std::cerr << "aliasfuzz fuzz: note: --checked has no effect on external strategies ("
+              << fmt::format("{}", fmt::join(o.strategies, ", "))
+              << "): they run in their own process; divergences are located by prefix bisection\n";
   if (o.resume && o.out.empty()) {
     std::cerr << "aliasfuzz fuzz: --resume needs the campaign's --out\n";
     return 2;

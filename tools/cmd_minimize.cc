@@ -48,17 +48,18 @@ std::string from_bucket_folder(MinimizeCmd& o, const CLI::App& c) {
   if (!st.is_object() || !st.contains("finding") || !st["finding"].is_object() || !st["finding"].contains("spec") ||
       !st["finding"]["spec"].is_object())
     return dir + "/settings.json names no run settings (a crash or timeout bucket cannot be minimized)";
-  const nlohmann::json& sp = st["finding"]["spec"];
-  auto take = [&](const char* flag, const char* key, std::string& field) {
-    if (c.count(flag) == 0 && sp.contains(key) && sp[key].is_string()) field = sp[key].get<std::string>();
+  // The bucket's spec, field by field unless its flag was given (a key the
+  // file lacks reads as RunSpec's default, the flag's default too).
+  const fuzz::RunSpec file = fuzz::spec_from_json(st["finding"]["spec"]);
+  auto take = [&](const char* flag, auto& field, const auto& from) {
+    if (c.count(flag) == 0) field = from;
   };
-  take("--strategy", "strategy", o.spec.strategy);
-  take("--inject", "inject", o.spec.inject);
-  take("--reorder", "reorder", o.spec.reorder);
-  take("--fusion", "fusion", o.spec.fusion);
-  take("--target", "target", o.spec.target);
-  if (c.count("--checked") == 0 && sp.contains("checked") && sp["checked"].is_boolean())
-    o.spec.checked = sp["checked"].get<bool>();
+  take("--strategy", o.spec.strategy, file.strategy);
+  take("--inject", o.spec.inject, file.inject);
+  take("--reorder", o.spec.reorder, file.reorder);
+  take("--fusion", o.spec.fusion, file.fusion);
+  take("--target", o.spec.target, file.target);
+  take("--checked", o.spec.checked, file.checked);
   o.path = dir + "/case.af";
   if (o.out.empty()) o.out = dir;
   return "";
