@@ -90,6 +90,27 @@ Program remove(const Program& p, const std::vector<bool>& drop_stmt, const std::
   return q;
 }
 
+// p with one more input, declared last (its value id is the old input
+// count; statement values move up by one).
+Program with_input(const Program& p, ir::InputDecl d, const std::string& name) {
+  const int n = static_cast<int>(p.inputs.size());
+  auto moved = [n](int64_t v) { return v < n ? v : v + 1; };
+  Program q = p;
+  d.name = name;
+  q.inputs.push_back(d);
+  q.value_names.insert(q.value_names.begin() + n, name);
+  for (Stmt& st : q.stmts) {
+    for (int& o : st.outs) o = static_cast<int>(moved(o));
+    for (Arg& a : st.args) {
+      if (a.kind == Arg::Tensor) a.i = moved(a.i);
+      if (a.kind == Arg::TensorList)
+        for (auto& v : a.list) v = moved(v);
+    }
+  }
+  for (int& r : q.returns) r = static_cast<int>(moved(r));
+  return q;
+}
+
 Program drop_stmts(const Program& p, size_t begin, size_t end) {
   std::vector<bool> d(p.stmts.size(), false);
   for (size_t i = begin; i < end && i < d.size(); ++i) d[i] = true;
@@ -107,6 +128,16 @@ void substitute(Program& p, int from, int to, size_t after) {
     }
   for (int& r : p.returns)
     if (r == from) r = to;
+}
+
+// Whether a statement after `after`, or a return, reads value v.
+bool used_after(const Program& p, int v, size_t after) {
+  for (size_t i = after + 1; i < p.stmts.size(); ++i)
+    for (const Arg& a : p.stmts[i].args) {
+      if (a.kind == Arg::Tensor && a.i == v) return true;
+      if (a.kind == Arg::TensorList && std::find(a.list.begin(), a.list.end(), v) != a.list.end()) return true;
+    }
+  return std::find(p.returns.begin(), p.returns.end(), v) != p.returns.end();
 }
 
 // How simple a number is: 0 < 1 < 2 < -1 < anything else.
@@ -159,7 +190,9 @@ class Minimizer {
       ++st_.rounds;
       pass_delete_stmts();
       pass_delete_decls();
+      pass_merge_inputs();
       pass_bypass();
+      pass_hoist_views();
       pass_simpler_ops();
       pass_shrink();
       pass_constants();
@@ -228,6 +261,56 @@ class Minimizer {
         if (try_candidate(remove(cur_, d, {}, {}, {}))) return true;
       }
     return false;
+  }
+
+  // Two inputs of one storage: every use of one reads the other, and the
+  // unused one goes (a bug seen through two aliased inputs and the same
+  // bug seen through one then minimize alike when it stays).
+  void pass_merge_inputs() {
+    for (size_t k = cur_.inputs.size(); k-- > 1 && !out_of_budget();)
+      for (size_t j = 0; j < k && k < cur_.inputs.size() && !out_of_budget(); ++j) {
+        if (cur_.inputs[j].storage != cur_.inputs[k].storage) continue;
+        bool merged = false;
+        for (auto [from, to] : {std::pair{k, j}, std::pair{j, k}}) {
+          Program c = cur_;
+          substitute(c, static_cast<int>(from), static_cast<int>(to), static_cast<size_t>(-1));
+          std::vector<bool> d(c.inputs.size(), false);
+          d[from] = true;
+          if ((merged = try_candidate(remove(c, {}, d, {}, {})))) break;
+        }
+        if (merged) break;
+      }
+  }
+
+  // A view of an input's storage becomes one more input with the view's
+  // geometry (an aliased input), when the bug stays: the same bug reached
+  // through a slice, a chunk piece, an alias or a second input then
+  // minimizes to one program. A bug that needs the view op keeps it.
+  void pass_hoist_views() {
+    auto an = ir::analyze(cur_);
+    if (!an) return;
+    for (size_t i = 0; i < cur_.stmts.size() && !out_of_budget(); ++i) {
+      const Stmt& st = cur_.stmts[i];
+      if (ir::op_info(st.op).cls != OpClass::View) continue;
+      for (size_t k = 0; k < st.outs.size(); ++k) {
+        const ir::TensorMeta& m = an->values[st.outs[k]];
+        if (m.storage < 0 || m.storage >= an->num_declared || !used_after(cur_, st.outs[k], i)) continue;
+        ir::InputDecl d;
+        d.storage = m.storage;
+        d.whole = false;
+        d.sizes = m.g.sizes;
+        d.strides = m.g.strides;
+        d.offset = m.g.offset;
+        std::string name = "h";
+        while (std::find(cur_.value_names.begin(), cur_.value_names.end(), name) != cur_.value_names.end()) name += "_";
+        Program c = with_input(cur_, d, name);
+        const int in = static_cast<int>(cur_.inputs.size());
+        substitute(c, st.outs[k] + 1, in, i);
+        std::vector<bool> drop(c.stmts.size(), false);
+        drop[i] = st.outs.size() == 1;
+        if (try_candidate(remove(c, drop, {}, {}, {}))) return;  // the analysis is cur_'s no more
+      }
+    }
   }
 
   void pass_delete_decls() {
@@ -302,31 +385,38 @@ class Minimizer {
         if (st.op == OpKind::Flatten) with(OpKind::View, {st.args[0], Arg::ints({-1})});
         with(OpKind::Alias, {st.args[0]});
       }
+      // Multi-output views become chunk with as many pieces along the same
+      // dim (split's pieces are chunk's when the sizes agree; unbind's keep
+      // a dim of 1, which later statements may accept).
+      if (st.op == OpKind::Split || st.op == OpKind::Unbind) {
+        const Arg dim = st.args[st.op == OpKind::Split ? 2 : 1];
+        with(OpKind::Chunk, {st.args[0], Arg::integer(static_cast<int64_t>(st.outs.size())), dim});
+      }
       if (st.op == OpKind::CopyI) with(OpKind::FillI, {st.args[0], Arg::number(1.0)});
       // Every elementwise op becomes a representative of its class, when the
-      // bug stays: add_(x, 1.0) in place and add(x, 1.0) out of place, else
-      // mul_(x, 2.0) / mul(x, 2.0) (a bug that needs two ops that do not
-      // commute keeps one of each). Findings of one bug then minimize to
-      // one program, whatever ops the generator picked (fuzz/signature.h).
-      // (Out-of-place reductions, cat and matmul too: one that only reads its
-      // operand for the bug is a read like any other.)
-      const bool elementwise = ir::is_elementwise(st.op) || st.op == OpKind::FillI || st.op == OpKind::ZeroI ||
-                               st.op == OpKind::ClampI ||
-                               (info.cls == OpClass::OutOfPlace && st.outs.size() == 1 && st.op != OpKind::Full);
+      // bug stays: in place add_(x, 1.0), else mul_(x, 2.0), else
+      // fill_(x, 1.0); out of place add(x, 1.0), else mul(x, 2.0). A
+      // statement tries only the representatives before the one it already
+      // is (whatever its constant), so every op walks down one list and
+      // findings of one bug meet at one program (fuzz/signature.h). A bug
+      // that needs two ops that do not commute keeps one of each.
+      // (Reductions, cat, matmul and may-alias ops too: one that only reads
+      // its operand for the bug is a read like any other.)
+      const bool reads = ir::is_elementwise(st.op) || st.op == OpKind::FillI || st.op == OpKind::ZeroI ||
+                         st.op == OpKind::ClampI || (info.cls == OpClass::MayAlias && st.outs.size() == 1) ||
+                         (info.cls == OpClass::OutOfPlace && st.outs.size() == 1 && st.op != OpKind::Full);
       const bool first_tensor = st.args[0].kind == Arg::Tensor ||
                                 (st.args[0].kind == Arg::TensorList && !st.args[0].list.empty());
-      if (elementwise && first_tensor) {
+      if (reads && first_tensor) {
         const Arg x = st.args[0].kind == Arg::Tensor ? st.args[0] : Arg::tensor(static_cast<int>(st.args[0].list[0]));
-        const bool inplace = ir::is_inplace(st.op);
-        const OpKind rep = inplace ? OpKind::AddI : OpKind::Add;
-        const OpKind rep2 = inplace ? OpKind::MulI : OpKind::Mul;
-        auto is = [&](OpKind op, double v) {
-          return st.op == op && st.args.size() == 2 && st.args[1].kind != Arg::Tensor && st.args[1].f == v;
-        };
-        if (!is(rep, 1.0) && !is(rep2, 2.0)) {
-          with(rep, {x, Arg::number(1.0)});
-          with(rep2, {x, Arg::number(2.0)});
-        }
+        const std::vector<std::pair<OpKind, double>> reps =
+            ir::is_inplace(st.op)
+                ? std::vector<std::pair<OpKind, double>>{{OpKind::AddI, 1.0}, {OpKind::MulI, 2.0}, {OpKind::FillI, 1.0}}
+                : std::vector<std::pair<OpKind, double>>{{OpKind::Add, 1.0}, {OpKind::Mul, 2.0}};
+        size_t own = reps.size();
+        for (size_t k = 0; k < reps.size(); ++k)
+          if (st.op == reps[k].first && st.args.size() == 2 && st.args[1].kind != Arg::Tensor) own = k;
+        for (size_t k = 0; k < own; ++k) with(reps[k].first, {x, Arg::number(reps[k].second)});
       }
       // A tensor operand where a number is allowed becomes 1.0.
       for (size_t k = 0; k < st.args.size() && info.sig[k]; ++k)

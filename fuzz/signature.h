@@ -17,7 +17,7 @@ namespace af::fuzz {
 
 // The skeleton as text, one line per storage, input and statement
 // (returns left out; an input over a whole storage reads as as_strided
-// too). Expects canonical names (fuzz::canonical_names).
+// too), with inputs in order of first use and names made canonical.
 std::string skeleton(const ir::Program& p);
 
 // "IndexError", "AssertionError", ... from an error message; "error" when it

@@ -36,6 +36,42 @@ TEST(Signature, SkeletonKeepsOpsAndAliasingAndDropsNumbers) {
   EXPECT_NE(skeleton(a), skeleton(d));
 }
 
+TEST(Signature, InputsInOrderOfFirstUse) {
+  // Which of two aliased inputs was declared first is not part of the bug.
+  const ir::Program a = parse(
+      "aliasfuzz 1\nstorage s0 f32[2] = full(0.0)\nstorage s1 f32[2] = full(0.0)\ninput x0 = s0\n"
+      "input x1 = s1\ninput x2 = s1\nadd_(x2, 1.0)\nt0 = mul(x0, 2.0)\nreturn x1, t0\n");
+  const ir::Program b = parse(
+      "aliasfuzz 1\nstorage s0 f32[2] = full(0.0)\nstorage s1 f32[2] = full(0.0)\ninput x0 = s0\n"
+      "input x1 = s0\ninput x2 = s1\nadd_(x0, 1.0)\nt0 = mul(x2, 2.0)\nreturn x1, t0\n");
+  EXPECT_EQ(skeleton(a), skeleton(b));
+  EXPECT_EQ(skeleton(a), "storage s0\nstorage s1\ninput x0 = as_strided(s0, [#], [#], #)\n"
+                         "input x1 = as_strided(s1, [#], [#], #)\ninput x2 = as_strided(s0, [#], [#], #)\n"
+                         "add_(x0, #)\nt0 = mul(x1, #)\n");
+  // Written and read through one input is another structure than through two.
+  const ir::Program c = parse(
+      "aliasfuzz 1\nstorage s0 f32[2] = full(0.0)\nstorage s1 f32[2] = full(0.0)\ninput x0 = s0\n"
+      "input x1 = s0\ninput x2 = s1\nadd_(x0, 1.0)\nt0 = mul(x0, 2.0)\nreturn x1, t0\n");
+  EXPECT_NE(skeleton(a), skeleton(c));
+}
+
+TEST(Signature, PiecesByUseNotByIndexOrCount) {
+  // Writing piece 1 of 2 or piece 2 of 3, then reading the whole: one skeleton.
+  const ir::Program a = parse("aliasfuzz 1\nstorage s0 f32[4] = full(0.0)\ninput x0 = s0\n"
+                              "t0, t1 = chunk(x0, 2, 0)\nadd_(t1, 1.0)\nmul_(x0, 2.0)\n");
+  const ir::Program b = parse("aliasfuzz 1\nstorage s0 f32[3] = full(0.0)\ninput x0 = s0\n"
+                              "a, b, c = chunk(x0, 3, 0)\nadd_(c, 1.0)\nmul_(x0, 2.0)\n");
+  EXPECT_EQ(skeleton(a), skeleton(b));
+  EXPECT_EQ(skeleton(a), "storage s0\ninput x0 = as_strided(s0, [#], [#], #)\nm0_* = chunk(x0, #, #)\n"
+                         "add_(m0_0, #)\nmul_(x0, #)\n");
+  // One piece twice is not two sibling pieces.
+  const ir::Program c = parse("aliasfuzz 1\nstorage s0 f32[4] = full(0.0)\ninput x0 = s0\n"
+                              "t0, t1 = chunk(x0, 2, 0)\nadd_(t1, 1.0)\nmul_(t1, 2.0)\n");
+  const ir::Program d = parse("aliasfuzz 1\nstorage s0 f32[4] = full(0.0)\ninput x0 = s0\n"
+                              "t0, t1 = chunk(x0, 2, 0)\nadd_(t1, 1.0)\nmul_(t0, 2.0)\n");
+  EXPECT_NE(skeleton(c), skeleton(d));
+}
+
 TEST(Signature, ErrorTypes) {
   EXPECT_EQ(error_type("IndexError: list index out of range"), "IndexError");
   EXPECT_EQ(error_type("strategy update_aliases produced an invalid program: Thunder raises: IndexError in x"), "IndexError");
