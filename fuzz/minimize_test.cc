@@ -8,10 +8,12 @@
 
 #include <cstdlib>
 #include <optional>
+#include <set>
 
 #include "fuzz/generator.h"
 #include "fuzz/minimize.h"
 #include "fuzz/repro.h"
+#include "fuzz/signature.h"
 #include "ir/analysis.h"
 #include "ir/text.h"
 #include "oracles/eager.h"
@@ -240,6 +242,38 @@ TEST(MinimizeFinding, ReportsWhyNot) {
 struct ZooEntry {
   std::string strategy, inject;
 };
+
+TEST(MinimizeFinding, OneBugThroughThreeAliasPathsIsOneSignature) {
+  // fn-no-regenerate reached through a slice, a second input and an unbind
+  // piece: different programs, sizes, ops and constants, one bug. Hoisting
+  // views into aliased inputs, merging inputs and the op representatives
+  // bring all three to one minimized program.
+  const char* cases[] = {
+      "aliasfuzz 1\nstorage s0 f32[6] = random(1)\ninput x0 = s0\nt0 = slice(x0, 0, 2, 5, 1)\n"
+      "add_(t0, 1.5)\nt1 = exp(x0)\nreturn t1\n",
+      "aliasfuzz 1\nstorage s0 f32[6] = random(2)\ninput x0 = s0\ninput x1 = as_strided(s0, [2], [1], 3)\n"
+      "mul_(x1, 3.0)\nreturn x0\n",
+      "aliasfuzz 1\nstorage s0 f32[8] = random(3)\ninput x0 = as_strided(s0, [2, 4], [4, 1], 0)\n"
+      "a, b = unbind(x0, 0)\nsub_(b, 2.0)\nt1 = tanh(x0)\nreturn t1\n",
+  };
+  RunSpec spec;
+  spec.strategy = "functionalize";
+  spec.inject = "fn-no-regenerate";
+  std::set<std::string> bugs;
+  for (const char* text : cases) {
+    MinimizeOptions o;
+    o.time_s = 0;
+    o.max_tests = 3000;
+    const MinimizedFinding m = minimize_finding(parse_ok(text), spec, o);
+    ASSERT_TRUE(m.ok) << m.error << "\n" << text;
+    bugs.insert(bug_signature(m.bug_record, m.bug_program).key);
+  }
+  EXPECT_EQ(bugs.size(), 1u) << [&] {
+    std::string all;
+    for (const auto& b : bugs) all += b + "\n--\n";
+    return all;
+  }();
+}
 
 TEST(MinimizeFinding, EndToEndThroughCheckProgram) {
   // The under-study baseline and the bug zoo (each mutant with a strategy it applies to).
