@@ -165,10 +165,36 @@ class Campaign {
     std::sort(order.begin(), order.end());
     const double t0 = now_s();
     int done = 0, skipped = 0;
+    // Up to --jobs minimizers at once, each a child with its own deadline.
+    struct Child {
+      pid_t pid;
+      double deadline;
+    };
+    std::vector<Child> running;
+    auto reap = [&](size_t keep) {
+      while (running.size() > keep) {
+        for (size_t i = 0; i < running.size();) {
+          int status = 0;
+          if (waitpid(running[i].pid, &status, WNOHANG) != 0) {
+            running.erase(running.begin() + static_cast<long>(i));
+            ++done;
+          } else if (now_s() > running[i].deadline) {
+            ::kill(running[i].pid, SIGKILL);
+            waitpid(running[i].pid, &status, 0);
+            running.erase(running.begin() + static_cast<long>(i));
+            ++done;
+          } else {
+            ++i;
+          }
+        }
+        if (running.size() > keep) usleep(2000);
+      }
+    };
     for (const auto& [key, name] : order) {
       const std::string dir = o_.out + "/findings/" + name;
       std::string probe;
       if (read_text(dir + "/min.af", &probe)) continue;
+      reap(static_cast<size_t>(std::max(1, o_.jobs)) - 1);
       const double left = total - (now_s() - t0);
       if (g_stop || left < 0.5) { ++skipped; continue; }
       std::string settings;
@@ -194,18 +220,10 @@ class Campaign {
       }
       // Slack past the budget for the minimizer's last checks (a run of a
       // real compiler can take tens of seconds).
-      const double deadline = now_s() + std::min(o_.minimize_s, left) + (is_external(spec.strategy) ? 120 : 10);
-      int status = 0;
-      while (waitpid(pid, &status, WNOHANG) == 0) {
-        if (now_s() > deadline) {
-          ::kill(pid, SIGKILL);
-          waitpid(pid, &status, 0);
-          break;
-        }
-        usleep(2000);
-      }
-      ++done;
+      if (pid > 0)
+        running.push_back({pid, now_s() + std::min(o_.minimize_s, left) + (is_external(spec.strategy) ? 120 : 10)});
     }
+    reap(0);
     if (!o_.quiet && (done || skipped))
       std::fprintf(stderr, "minimized %d buckets in %.1f s%s\n", done, now_s() - t0,
                    skipped ? (", " + std::to_string(skipped) + " left for `aliasfuzz minimize` (budget)").c_str() : "");

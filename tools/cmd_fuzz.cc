@@ -128,6 +128,9 @@ int run(FuzzArgs& a) {
   // Minimizing a finding of a real compiler takes tens of runs of a second
   // or more each: the 5 s default per bucket wrote nothing.
   if (external && !(a.app && a.app->count("--minimize-time") > 0)) o.minimize_s = kExternalMinimizeTime;
+  // Every finding of a real compiler is minimized (its issue.md needs the
+  // small program): no total cap, each bucket has its --minimize-time.
+  if (external && !(a.app && a.app->count("--minimize-total") > 0)) o.minimize_total_s = 1e9;
   // Checked mode instruments aliasfuzz's own lowered regions; a real
   // compiler runs in its own Python, so there is nothing to check there.
   if (o.checked && !o.strategies.empty() && o.injects.empty() &&
@@ -222,7 +225,7 @@ void register_fuzz(CLI::App& app, int* status) {
   c->add_flag("--log-all", a->o.log_all,
               "also log every divergence to findings-all.jsonl (findings.jsonl keeps one line per bucket)");
   c->add_option("--minimize-time", a->o.minimize_s, "seconds to minimize each new bucket's first finding (default 5; 120 with an external strategy; 0: off)");
-  c->add_option("--minimize-total", a->o.minimize_total_s, "seconds for all minimization (default: a quarter of --time)");
+  c->add_option("--minimize-total", a->o.minimize_total_s, "seconds for all minimization (default: a quarter of --time; with an external strategy no cap, each bucket has its --minimize-time; buckets are minimized --jobs at a time)");
   add_kernel_cache_flags(c);
   c->callback([a, status] { *status = run(*a); });
 }
