@@ -344,6 +344,7 @@ class Emitter {
   std::string arg_text(char sig, const Arg& a) const {
     switch (sig) {
       case 'T': return T(a);
+      case 'O': return "out=" + T(a);
       case 'X': case 'N': return X(a);
       case 'I': return I(a);
       case 'L': return L(a);
@@ -353,14 +354,18 @@ class Emitter {
   }
 
   // The op's table spelling (ir/ops.h, column `torch`): `x.m(rest, extra)`
-  // for a method, `torch.f(all, extra)` for a function.
+  // for a method, `torch.f(all, extra)` for a function; the out= tensor
+  // (argument 0 of add_out etc.) goes last, as the keyword `out=`.
   std::string table_spelling(const ir::Stmt& st, const std::string& extra = "") const {
     const ir::OpInfo& info = ir::op_info(st.op);
     const std::string callee = info.torch;
     const bool is_method = !callee.empty() && callee[0] == '.';
-    std::string args;
-    for (size_t k = is_method ? 1 : 0; k < st.args.size(); ++k)
-      args += (args.empty() ? "" : ", ") + arg_text(info.sig[k], st.args[k]);
+    std::string args, out;
+    for (size_t k = is_method ? 1 : 0; k < st.args.size(); ++k) {
+      if (info.sig[k] == 'O') out = arg_text('O', st.args[k]);
+      else args += (args.empty() ? "" : ", ") + arg_text(info.sig[k], st.args[k]);
+    }
+    if (!out.empty()) args += (args.empty() ? "" : ", ") + out;
     if (!extra.empty()) args += (args.empty() ? "" : ", ") + extra;
     return (is_method ? T(st.args[0]) + callee : callee) + "(" + args + ")";
   }
@@ -404,6 +409,9 @@ class Emitter {
         break;
       }
       case OpKind::Full: e = table_spelling(st, "dtype=torch.float32"); break;
+      case OpKind::AddcmulI: case OpKind::AddcdivI:  // value is keyword-only
+        e = x + ir::op_info(st.op).torch + "(" + T(A[1]) + ", " + T(A[2]) + ", value=" + X(A[3]) + ")";
+        break;
       case OpKind::UpdateAliases:  // identity: outputs are the inputs
         return {names(st.outs) + " = " + S(A[0])};
       default:
