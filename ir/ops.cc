@@ -318,8 +318,8 @@ Result<Outs> check_broadcast_into(const TensorMeta& out, const TensorMeta& src) 
 // written). TensorIterator's order: the memory-overlap checks of x against
 // every tensor operand, then the broadcast shape of the operands, which
 // must be x's (for out=, PyTorch would resize x instead, with a warning
-// when x is not empty: format v1.1 does not model resizing, so that case
-// is `undefined`), then the conversion of number arguments to float (in
+// when x is not empty, unless x is also an operand: format v1.1 does not
+// model resizing, error kind `resize`), then the conversion of number arguments to float (in
 // the kernel), then the cases PyTorch's checks cannot see.
 Result<Outs> multi_operand(OpKind op, const std::vector<CheckedArg>& a) {
   const TensorMeta& x = *a[0].t;
@@ -338,10 +338,14 @@ Result<Outs> multi_operand(OpKind op, const std::vector<CheckedArg>& a) {
     shape = b;
   }
   if (shape != x.g.sizes) {
-    if (out)
-      return err(ErrorKind::Undefined, std::string(op_name(op)) + ": the out tensor has shape " + fmt_shape(x.g.sizes) +
-                                           " but the result has shape " + fmt_shape(shape) +
-                                           ": PyTorch resizes out; format v1.1 does not model out= resizing");
+    // TensorIterator resizes an output only when it is not also one of the
+    // inputs (is_same: a read-write operand), else it raises.
+    bool read_write = !out;
+    for (const TensorMeta* r : reads) read_write = read_write || (r->impl >= 0 && r->impl == x.impl);
+    if (!read_write)
+      return err(ErrorKind::Resize, std::string(op_name(op)) + ": the out tensor has shape " + fmt_shape(x.g.sizes) +
+                                        " but the result has shape " + fmt_shape(shape) +
+                                        ": PyTorch resizes out; format v1.1 does not model out= resizing");
     return err(ErrorKind::Shape, "output with shape " + fmt_shape(x.g.sizes) + " doesn't match the broadcast shape " +
                                      fmt_shape(shape));
   }
