@@ -226,6 +226,9 @@ inline std::optional<OpKind> out_of_place(OpKind k) {
 inline bool is_out_variant(OpKind k) { return op_info(k).sig[0] == 'O'; }
 // Index of the first operand of an elementwise op's Math (1 for out=).
 inline size_t first_operand(OpKind k) { return is_out_variant(k) ? 1 : 0; }
+// The ops format v1.1 added (docs/format.md): the out= variants and the
+// in-place ops of several operands.
+inline bool added_in_v11(OpKind k) { return is_out_variant(k) || math_arity(op_info(k).math) == MathArity::Ternary; }
 // Elementwise ops (in or out of place), the ones fusion passes merge.
 inline bool is_elementwise(OpKind k) { return op_info(k).family == Family::Elementwise; }
 inline bool is_reduction(OpKind k) { return op_info(k).family == Family::Reduction; }  // sum, amax, softmax, matmul

@@ -106,10 +106,6 @@ TEST(TorchAgreement, GeneratedPrograms) {
   std::cout << "generated: " << compared << " programs compared, " << failures << " disagree\n";
 }
 
-bool is_v11_op(ir::OpKind op) {
-  return ir::is_out_variant(op) || ir::math_arity(ir::math_of(op)) == ir::MathArity::Ternary;
-}
-
 // Format v1.1 (docs/format.md): programs whose generator weights favour
 // the out= variants and the multi-operand in-place ops, through PyTorch
 // (values); then each of them once more with one tensor argument of one
@@ -122,14 +118,14 @@ TEST(TorchAgreement, FormatV11Ops) {
   if (const char* e = std::getenv("AF_TORCH_V11_N")) n = std::atoi(e);
   fuzz::GenOptions options;
   for (ir::OpKind op : ir::all_ops())
-    if (is_v11_op(op)) options.op_weights[ir::op_name(op)] = 5;  // about half of the statements
+    if (ir::added_in_v11(op)) options.op_weights[ir::op_name(op)] = 5;  // about half of the statements
   std::map<std::string, int> kinds;  // of the variants: "valid" or the oracle's error kind
   int with_new = 0, failures = 0, variants = 0;
   for (uint64_t k = 0; with_new < n && k < static_cast<uint64_t>(4 * n); ++k) {
     ir::Program p = fuzz::generate(20261201, k, options);
     std::vector<size_t> sites;
     for (size_t i = 0; i < p.stmts.size(); ++i)
-      if (is_v11_op(p.stmts[i].op)) sites.push_back(i);
+      if (ir::added_in_v11(p.stmts[i].op)) sites.push_back(i);
     if (sites.empty()) continue;
     ++with_new;
     std::string d = disagreement(p, test_runner().run(p));
