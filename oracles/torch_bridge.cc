@@ -397,11 +397,20 @@ class Emitter {
         return r;
       }
       case OpKind::Clone:
-        // Always a contiguous copy. Of a contiguous tensor the default
-        // (preserve_format) clone is one; of any other, contiguous() makes
-        // one (a copy, never an alias, since the tensor is not contiguous).
-        if (const ir::Geometry* g = geometry(si, A[0])) e = x + (ir::is_contiguous(*g) ? ".clone()" : ".contiguous()");
-        else e = table_spelling(st, "memory_format=torch.contiguous_format");
+        // Always a contiguous copy. Of a tensor with exactly the contiguous
+        // strides the default (preserve_format) clone is one; of any other
+        // non-contiguous tensor, contiguous() makes one (a copy, never an
+        // alias). A contiguous tensor whose size-1 dims have other strides
+        // ((3, 1, 1) with strides (1, 9, 9)) keeps them under
+        // preserve_format, and the overlap checks compare strides: there
+        // the explicit contiguous format.
+        if (const ir::Geometry* g = geometry(si, A[0])) {
+          if (g->strides == ir::contiguous_strides(g->sizes)) e = x + ".clone()";
+          else if (!ir::is_contiguous(*g)) e = x + ".contiguous()";
+          else e = table_spelling(st, "memory_format=torch.contiguous_format");
+        } else {
+          e = table_spelling(st, "memory_format=torch.contiguous_format");
+        }
         break;
       case OpKind::Sum: case OpKind::Amax: {
         const std::string kd = A[2].i == 0 ? "False" : A[2].i == 1 ? "True" : I(A[2]);
