@@ -319,8 +319,9 @@ Result<Outs> check_broadcast_into(const TensorMeta& out, const TensorMeta& src) 
 // every tensor operand, then the broadcast shape of the operands, which
 // must be x's (for out=, PyTorch would resize x instead, with a warning
 // when x is not empty, unless x is also an operand: format v1.1 does not
-// model resizing, error kind `resize`), then the conversion of number arguments to float (in
-// the kernel), then the cases PyTorch's checks cannot see.
+// model resizing, error kind `resize`), then the conversion of number
+// arguments to float (in the kernel), then the cases PyTorch's checks
+// cannot see.
 Result<Outs> multi_operand(OpKind op, const std::vector<CheckedArg>& a) {
   const TensorMeta& x = *a[0].t;
   const bool out = is_out_variant(op);
@@ -358,7 +359,7 @@ Result<Outs> multi_operand(OpKind op, const std::vector<CheckedArg>& a) {
 
 Result<Outs> inplace(OpKind op, const std::vector<CheckedArg>& a) {
   const TensorMeta& x = *a[0].t;
-  if (is_out_variant(op) || math_arity(op_info(op).math) == MathArity::Ternary) return multi_operand(op, a);
+  if (added_in_v11(op)) return multi_operand(op, a);
   std::vector<const TensorMeta*> reads{&x};
   bool exempt = false;
   switch (op) {
