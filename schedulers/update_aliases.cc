@@ -253,14 +253,17 @@ Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& 
   // out= (format v1.1's add_out etc.): Thunder 0.2.6's torch symbols take
   // no `out` keyword (ltorch.add(a, b, /, *, alpha)), so tracing
   // torch.add(a, b, out=c) raises "TypeError: add() got an unexpected
-  // keyword argument 'out'" (checked with thunder.jit). The rule predicts that;
+  // keyword argument 'out'"; ltorch.div has one and raises
+  // NotImplementedError (both checked with thunder.jit). The rule predicts that;
   // with fix `atomic` the op runs as one statement, as in eager.
   if (!fx.has(UaFix::Atomic))
     for (const auto& st : src.stmts)
       if (ir::is_out_variant(st.op)) {
         const std::string fn = std::string(ir::op_info(st.op).torch).substr(6);  // "torch.add" -> "add"
-        t.error = std::string(kThunderRaises) + ": TypeError: " + fn + "() got an unexpected keyword argument 'out' (line " +
-                  std::to_string(st.line) + ")";
+        const std::string why = st.op == ir::OpKind::DivOut
+                                    ? "NotImplementedError: out is not None which is currently unsupported"
+                                    : "TypeError: " + fn + "() got an unexpected keyword argument 'out'";
+        t.error = std::string(kThunderRaises) + ": " + why + " (line " + std::to_string(st.line) + ")";
         t.program = src;
         return t;
       }
