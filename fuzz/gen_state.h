@@ -82,6 +82,7 @@ class Rng {
 inline constexpr double kSmall[] = {0.5, -0.5, 1.0, -1.0, 2.0, 0.25, 1.5, -2.0, 0.75, 3.0};
 inline constexpr double kMulScalars[] = {0.5, -1.0, 2.0, -0.5, 1.5, 0.75, -2.0, 0.25};
 inline constexpr double kDivScalars[] = {2.0, -2.0, 4.0, 0.5, -1.5, 1.25, -0.5, 3.0};
+inline constexpr double kLerpWeights[] = {0.25, 0.5, 0.75, -0.5, 1.5, 0.125, 0.875, 2.0};
 inline constexpr double kFill[] = {0.0, 1.0, -1.0, 0.5, 2.5, -3.25, 7.0, 0.125};
 inline constexpr int64_t kNumels[] = {1, 2, 3, 4, 6, 8, 9, 12, 12, 16, 16, 18, 20, 24, 24, 27, 30, 32, 36, 48, 64};
 
@@ -206,6 +207,15 @@ struct Gen {
   bool recipe_fill(OpKind op);
   bool recipe_copy(OpKind op);
   bool recipe_setitem(OpKind op);
+  bool recipe_addc(OpKind op);
+  bool recipe_lerp(OpKind op);
+  bool recipe_clamp_tensor(OpKind op);
+  bool recipe_out_binary(OpKind op);
+  bool recipe_out_unary(OpKind op);
+  // An operand of exactly `sizes` for an out= write into x: often a view
+  // of x's own storage (x itself, or a sibling view: the case compilers
+  // get wrong), else any tensor of that shape; -1 if none.
+  int pick_same_shape(int x, float min_abs = 0);
   bool recipe_binary(OpKind op);
   bool recipe_unary(OpKind op);
   bool recipe_reduce(OpKind op);

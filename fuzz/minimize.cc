@@ -466,6 +466,18 @@ class Minimizer {
           if (st.op == reps[k].first && st.args.size() == 2 && st.args[1].kind != Arg::Tensor) own = k;
         for (size_t k = 0; k < own; ++k) with(reps[k].first, {x, Arg::number(reps[k].second)});
       }
+      // Several operands (addcmul_, addcdiv_, lerp_, clamp_tensor_): keep the
+      // write and one operand, add_(x, t). An out= op becomes the out=
+      // representative add_out(c, a, 1.0), or copy_(c, a) (c written from
+      // a, c itself not read).
+      if (ir::math_arity(info.math) == ir::MathArity::Ternary)
+        for (size_t k = 1; k < 3; ++k)
+          if (st.args[k].kind == Arg::Tensor) with(OpKind::AddI, {st.args[0], st.args[k]});
+      if (ir::is_out_variant(st.op) && st.args[1].kind == Arg::Tensor) {
+        const bool rep = st.op == OpKind::AddOut && st.args[2].kind != Arg::Tensor && st.args[2].as_double() == 1.0;
+        if (!rep) with(OpKind::AddOut, {st.args[0], st.args[1], Arg::number(1.0)});
+        with(OpKind::CopyI, {st.args[0], st.args[1]});
+      }
       // A tensor operand where a number is allowed becomes 1.0.
       for (size_t k = 0; k < st.args.size() && info.sig[k]; ++k)
         if (info.sig[k] == 'X' && st.args[k].kind == Arg::Tensor) {

@@ -146,6 +146,38 @@ TEST(Minimize, SetitemThroughViewShrinksToTwoStatements) {
   EXPECT_GT(found, 0);
 }
 
+// "An out= write whose operand is another view of the out tensor's storage."
+bool out_into_sibling(const ir::Program& p) {
+  auto an = ir::analyze(p);
+  if (!an) return false;
+  for (const auto& st : p.stmts)
+    if (ir::is_out_variant(st.op) && st.args[1].kind == ir::Arg::Tensor) {
+      const auto &c = an->values[st.args[0].i], &a = an->values[st.args[1].i];
+      if (a.storage == c.storage && a.impl != c.impl) return true;
+    }
+  return false;
+}
+
+// Format v1.1: every out= op of such a finding becomes the representative
+// add_out(c, a, 1.0) over two views of one storage.
+TEST(Minimize, OutIntoSiblingViewBecomesAddOut) {
+  int found = 0;
+  GenOptions g;
+  g.size = 20;
+  for (ir::OpKind op : ir::all_ops())
+    if (ir::is_out_variant(op)) g.op_weights[ir::op_name(op)] = 4;
+  for (uint64_t k = 0; k < 200 && found < 5; ++k) {
+    ir::Program p = generate(13, k, g);
+    if (!out_into_sibling(p)) continue;
+    ++found;
+    ir::Program r = minimize(p, out_into_sibling);
+    EXPECT_TRUE(out_into_sibling(r));
+    EXPECT_LE(r.stmts.size(), 3u) << ir::print(r);
+    EXPECT_TRUE(has_op(r, ir::OpKind::AddOut)) << ir::print(r);
+  }
+  EXPECT_GT(found, 0);
+}
+
 TEST(Minimize, BigReturnWithExpIsSmall) {
   int found = 0;
   GenOptions g;

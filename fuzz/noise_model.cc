@@ -82,6 +82,44 @@ bool elementwise_noise(const ir::Stmt& st, const NoiseCapture& pre, const std::v
       }
       return true;
     }
+    case M::Addcmul: case M::Addcdiv: {
+      // x + (s * a) op b: the product/quotient's noise, two roundings in
+      // it and one in the sum.
+      const double sv = std::fabs(st.args[3].as_double());
+      for (size_t i = 0; i < out.size(); ++i) {
+        const double x = ops[0].noise[i], a = std::fabs(ops[1].values[i]), na = ops[1].noise[i];
+        const double b = std::fabs(ops[2].values[i]), nb = ops[2].noise[i];
+        double q, nq;
+        if (ir::math_of(st.op) == M::Addcmul) {
+          q = sv * a * b;
+          nq = sv * (a * nb + b * na + na * nb);
+        } else {
+          const double d = b - nb;
+          if (!(d > 0.25)) return false;
+          q = sv * a / b;
+          nq = sv * (na + (a / b) * nb) / d;
+        }
+        n[i] = x + nq + 2 * kEps * q + kEps * std::fabs(out[i]);
+      }
+      return true;
+    }
+    case M::Lerp:
+      // x + w (e - x) or e - (e - x)(1 - w): both forms bounded at once.
+      for (size_t i = 0; i < out.size(); ++i) {
+        const double x = std::fabs(ops[0].values[i]), e = std::fabs(ops[1].values[i]);
+        const double nx = ops[0].noise[i], ne = ops[1].noise[i];
+        const double w = ops[2].values[i], nw = ops[2].noise[i];
+        const double d = std::fabs(static_cast<double>(ops[1].values[i]) - ops[0].values[i]);
+        const double nd = nx + ne + kEps * d;
+        const double c = std::max(std::fabs(w), std::fabs(1 - w)) + nw;
+        n[i] = nx + ne + c * nd + d * nw + 2 * kEps * (c * d + x + e) + kEps * std::fabs(out[i]);
+      }
+      return true;
+    case M::ClampTensor:
+      // min(max(x, lo), hi) is 1-Lipschitz in each argument (max norm).
+      for (size_t i = 0; i < out.size(); ++i)
+        n[i] = std::max({ops[0].noise[i], ops[1].noise[i], ops[2].noise[i]});
+      return true;
     case M::Neg: case M::Abs: case M::Copy:  // exact: the noise carries over
       for (size_t i = 0; i < out.size(); ++i) n[i] = ops[0].noise[i];
       return true;
@@ -160,8 +198,14 @@ NoiseCapture capture_operands(const ir::Stmt& st, const ir::Analysis& an, const 
   switch (info.family) {
     case ir::Family::Elementwise:
       switch (ir::math_arity(info.math)) {
-        case ir::MathArity::Binary: pre.operands = {broadcast(A[0]), broadcast(A[1])}; break;
-        case ir::MathArity::Unary: case ir::MathArity::Clamp: pre.operands = {broadcast(A[0])}; break;
+        case ir::MathArity::Binary: {
+          const size_t f = ir::first_operand(st.op);  // out=: after the out tensor
+          pre.operands = {broadcast(A[f]), broadcast(A[f + 1])};
+          break;
+        }
+        case ir::MathArity::Unary: pre.operands = {broadcast(A[ir::first_operand(st.op)])}; break;
+        case ir::MathArity::Clamp: pre.operands = {broadcast(A[0])}; break;
+        case ir::MathArity::Ternary: pre.operands = {broadcast(A[0]), broadcast(A[1]), broadcast(A[2])}; break;
         // copy_'s source, setitem_'s value, clone's argument
         case ir::MathArity::Copy: pre.operands = {broadcast(A.back())}; break;
         case ir::MathArity::Constant: break;  // fill_, zero_, full: exact

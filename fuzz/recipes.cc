@@ -257,6 +257,79 @@ bool Gen::recipe_setitem(OpKind op) {
   return emit(op, {T(x), I(rng.chance(150) ? d - g.rank() : d), I(start), I(end), v}) >= 0;
 }
 
+bool Gen::recipe_addc(OpKind op) {
+  int x = pick_target();
+  if (x < 0) return false;
+  const Shape to = geo(x).sizes;
+  int t1 = rng.chance(100) ? x : pick_operand_for(to, 0, x);  // an operand identical to x is legal
+  int t2 = pick_operand_for(to, op == OpKind::AddcdivI ? 0.5f : 0.f, x);
+  if (t1 < 0 || t2 < 0) return false;
+  std::vector<Arg> args{T(x), T(t1), T(t2), F(rng.pick(kSmall))};
+  return emit(op, std::move(args), rng.chance(150)) >= 0;
+}
+
+bool Gen::recipe_lerp(OpKind op) {
+  int x = pick_target();
+  if (x < 0) return false;
+  const Shape to = geo(x).sizes;
+  int end = pick_operand_for(to, 0, x);
+  if (end < 0) return false;
+  Arg w = F(rng.pick(kLerpWeights));
+  if (rng.chance(400)) {
+    int wt = pick_operand_for(to, 0, x);
+    if (wt >= 0) w = T(wt);
+  }
+  return emit(op, {T(x), T(end), w}, rng.chance(150)) >= 0;
+}
+
+bool Gen::recipe_clamp_tensor(OpKind op) {
+  int x = pick_target();
+  if (x < 0) return false;
+  const Shape to = geo(x).sizes;
+  int lo = pick_operand_for(to, 0, x);
+  int hi = pick_operand_for(to, 0, x);  // lo > hi somewhere is legal: the result is hi there
+  if (lo < 0 || hi < 0) return false;
+  return emit(op, {T(x), T(lo), T(hi)}, rng.chance(150)) >= 0;
+}
+
+int Gen::pick_same_shape(int x, float min_abs) {
+  const Shape& to = geo(x).sizes;
+  auto ok = [&](int v) { return geo(v).sizes == to && (min_abs <= 0 || min_abs_at_least(v, min_abs)); };
+  if (rng.chance(150) && ok(x)) return x;
+  if (rng.chance(600)) {
+    int v = pick_where([&](int v) { return v != x && meta(v).storage == meta(x).storage && ok(v); });
+    if (v >= 0) return v;
+  }
+  return pick_where(ok);
+}
+
+bool Gen::recipe_out_binary(OpKind op) {
+  int c = pick_target();
+  if (c < 0) return false;
+  const Shape to = geo(c).sizes;
+  // One operand has the out tensor's shape exactly, the other broadcasts to it
+  // (or is a number): their broadcast shape is then c's, as the format requires.
+  const bool div = op == OpKind::DivOut;
+  const double* pool = div ? kDivScalars : op == OpKind::MulOut ? kMulScalars : kSmall;
+  const size_t np = div ? std::size(kDivScalars) : op == OpKind::MulOut ? std::size(kMulScalars) : std::size(kSmall);
+  const bool exact_first = rng.chance(650);
+  int e = pick_same_shape(c, (div && !exact_first) ? 0.5f : 0);
+  if (e < 0) return false;
+  Arg other = scalar_or_tensor(to, pool, np, (exact_first && div) ? 0.5f : 0, -1);
+  if (exact_first) return emit(op, {T(c), T(e), other}, rng.chance(150)) >= 0;
+  if (other.kind != Arg::Tensor) return false;  // a number cannot be the first operand
+  return emit(op, {T(c), other, T(e)}, rng.chance(150)) >= 0;
+}
+
+bool Gen::recipe_out_unary(OpKind op) {
+  int c = pick_target();
+  if (c < 0) return false;
+  int a = pick_same_shape(c);
+  if (a < 0) return false;
+  if (op == OpKind::ExpOut && !(max_of(a) <= 4.0f)) return false;
+  return emit(op, {T(c), T(a)}, rng.chance(150)) >= 0;
+}
+
 bool Gen::recipe_binary(OpKind op) {
   const int maxr = max_rank();
   int a = pick_any();
@@ -352,6 +425,11 @@ bool Gen::try_op(OpKind op) {
     case R::Fill: return recipe_fill(op);
     case R::Copy: return recipe_copy(op);
     case R::Setitem: return recipe_setitem(op);
+    case R::Addc: return recipe_addc(op);
+    case R::Lerp: return recipe_lerp(op);
+    case R::ClampTensor: return recipe_clamp_tensor(op);
+    case R::OutBinary: return recipe_out_binary(op);
+    case R::OutUnary: return recipe_out_unary(op);
     case R::Binary: return recipe_binary(op);
     case R::Unary: return recipe_unary(op);
     case R::Reduce: return recipe_reduce(op);

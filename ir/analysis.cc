@@ -92,10 +92,10 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
     auto r = infer(st.op, checked_args(st, an.values));
     const bool inplace = is_inplace(st.op);
     if (!r) {
-      // An `undefined` write still runs in PyTorch; a wrong number of
+      // An `undefined` (or `resize`) write still runs in PyTorch; a wrong number of
       // names then fails when the result is unpacked.
       const size_t want = st.op == OpKind::SetitemI ? 0 : 1;
-      if (r.error().kind == ErrorKind::Undefined && inplace && st.outs.size() > want)
+      if ((r.error().kind == ErrorKind::Undefined || r.error().kind == ErrorKind::Resize) && inplace && st.outs.size() > want)
         return Error{ErrorKind::Name, st.line, std::string(op_name(st.op)) + " produces " + std::to_string(want) +
                                                    " result" + (want == 1 ? "" : "s") + ", " + std::to_string(st.outs.size()) + " names given"};
       return Error{r.error().kind, st.line, r.error().message};

@@ -2,18 +2,19 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 
 namespace af::ir {
 
 namespace {
-constexpr const char* kNames[] = {"syntax", "name",    "arg",       "shape",
-                                  "view",   "overlap", "undefined", "limit"};
+constexpr const char* kNames[] = {"syntax", "name",    "arg",       "shape", "view",
+                                  "overlap", "undefined", "limit", "resize"};
 }
 
 const char* kind_name(ErrorKind k) { return kNames[static_cast<int>(k)]; }
 
 std::optional<ErrorKind> kind_from_name(const std::string& s) {
-  for (int i = 0; i < 8; ++i)
+  for (int i = 0; i < static_cast<int>(std::size(kNames)); ++i)
     if (s == kNames[i]) return static_cast<ErrorKind>(i);
   return std::nullopt;
 }

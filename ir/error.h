@@ -7,7 +7,9 @@
 
 namespace af::ir {
 
-enum class ErrorKind { Syntax, Name, Arg, Shape, View, Overlap, Undefined, Limit };
+// Resize (format v1.1): an out= tensor whose shape is not the result's;
+// PyTorch resizes it, which the format does not model.
+enum class ErrorKind { Syntax, Name, Arg, Shape, View, Overlap, Undefined, Limit, Resize };
 
 const char* kind_name(ErrorKind k);
 std::optional<ErrorKind> kind_from_name(const std::string& s);

@@ -313,8 +313,53 @@ Result<Outs> check_broadcast_into(const TensorMeta& out, const TensorMeta& src) 
   return view_of(out.g);
 }
 
+// An elementwise write into x from several operands: addcmul_, addcdiv_,
+// lerp_, clamp_tensor_ (x is also an operand) and the out= ops (x is only
+// written). TensorIterator's order: the memory-overlap checks of x against
+// every tensor operand, then the broadcast shape of the operands, which
+// must be x's (for out=, PyTorch would resize x instead, with a warning
+// when x is not empty, unless x is also an operand: format v1.1 does not
+// model resizing, error kind `resize`), then the conversion of number
+// arguments to float (in the kernel), then the cases PyTorch's checks
+// cannot see.
+Result<Outs> multi_operand(OpKind op, const std::vector<CheckedArg>& a) {
+  const TensorMeta& x = *a[0].t;
+  const bool out = is_out_variant(op);
+  std::vector<const TensorMeta*> reads;
+  if (!out) reads.push_back(&x);
+  for (size_t k = 1; k < a.size(); ++k)
+    if (a[k].is_tensor()) reads.push_back(a[k].t);
+  if (auto e = torch_overlap(x, reads)) return *e;
+  Shape shape = reads.front()->g.sizes;
+  for (const TensorMeta* r : reads) {
+    Shape b;
+    if (!broadcast_shapes(shape, r->g.sizes, &b))
+      return err(ErrorKind::Shape, "The size of tensor a " + fmt_shape(shape) + " must match the size of tensor b " +
+                                       fmt_shape(r->g.sizes) + " at non-singleton dimension");
+    shape = b;
+  }
+  if (shape != x.g.sizes) {
+    // TensorIterator resizes an output only when it is not also one of the
+    // inputs (is_same: a read-write operand), else it raises.
+    bool read_write = !out;
+    for (const TensorMeta* r : reads) read_write = read_write || (r->impl >= 0 && r->impl == x.impl);
+    if (!read_write)
+      return err(ErrorKind::Resize, std::string(op_name(op)) + ": the out tensor has shape " + fmt_shape(x.g.sizes) +
+                                        " but the result has shape " + fmt_shape(shape) +
+                                        ": PyTorch resizes out; format v1.1 does not model out= resizing");
+    return err(ErrorKind::Shape, "output with shape " + fmt_shape(x.g.sizes) + " doesn't match the broadcast shape " +
+                                     fmt_shape(shape));
+  }
+  for (size_t k = 1; k < a.size(); ++k)
+    if (!a[k].is_tensor() && !out)
+      if (auto e = check_f32(a[k])) return *e;
+  if (auto e = undefined_write(x, reads)) return *e;
+  return view_of(x.g);
+}
+
 Result<Outs> inplace(OpKind op, const std::vector<CheckedArg>& a) {
   const TensorMeta& x = *a[0].t;
+  if (added_in_v11(op)) return multi_operand(op, a);
   std::vector<const TensorMeta*> reads{&x};
   bool exempt = false;
   switch (op) {

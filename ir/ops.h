@@ -67,6 +67,22 @@ namespace af::ir {
   X(ZeroI, "zero_", InPlace, "T", Elementwise, Zero, ZeroI, ".zero_", InPlaceUnary, 6)               \
   X(CopyI, "copy_", InPlace, "TT", Elementwise, Copy, CopyI, ".copy_", Copy, 18)                     \
   X(SetitemI, "setitem_", InPlace, "TIIIX", Elementwise, Copy, SetitemI, ".__setitem__", Setitem, 18) \
+  /* in-place, several operands (format v1.1) */                                                    \
+  X(AddcmulI, "addcmul_", InPlace, "TTTN", Elementwise, Addcmul, AddcmulI, ".addcmul_", Addc, 8)     \
+  X(AddcdivI, "addcdiv_", InPlace, "TTTN", Elementwise, Addcdiv, AddcdivI, ".addcdiv_", Addc, 8)     \
+  X(LerpI, "lerp_", InPlace, "TTX", Elementwise, Lerp, LerpI, ".lerp_", Lerp, 8)                     \
+  X(ClampTensorI, "clamp_tensor_", InPlace, "TTT", Elementwise, ClampTensor, ClampTensorI, ".clamp_", \
+    ClampTensor, 8)                                                                                  \
+  /* out= variants (format v1.1): OUT = op(out, operands) writes out and binds it */                \
+  X(AddOut, "add_out", InPlace, "OTX", Elementwise, Add, Add, "torch.add", OutBinary, 8)             \
+  X(SubOut, "sub_out", InPlace, "OTX", Elementwise, Sub, Sub, "torch.sub", OutBinary, 6)             \
+  X(MulOut, "mul_out", InPlace, "OTX", Elementwise, Mul, Mul, "torch.mul", OutBinary, 6)             \
+  X(DivOut, "div_out", InPlace, "OTX", Elementwise, Div, Div, "torch.div", OutBinary, 6)             \
+  X(ExpOut, "exp_out", InPlace, "OT", Elementwise, Exp, Exp, "torch.exp", OutUnary, 4)               \
+  X(NegOut, "neg_out", InPlace, "OT", Elementwise, Neg, Neg, "torch.neg", OutUnary, 4)               \
+  X(AbsOut, "abs_out", InPlace, "OT", Elementwise, Abs, Abs, "torch.abs", OutUnary, 4)               \
+  X(TanhOut, "tanh_out", InPlace, "OT", Elementwise, Tanh, Tanh, "torch.tanh", OutUnary, 4)          \
+  X(SigmoidOut, "sigmoid_out", InPlace, "OT", Elementwise, Sigmoid, Sigmoid, "torch.sigmoid", OutUnary, 4) \
   /* out-of-place */                                                                                 \
   X(Add, "add", OutOfPlace, "TX", Elementwise, Add, Add, "torch.add", Binary, 11)                    \
   X(Sub, "sub", OutOfPlace, "TX", Elementwise, Sub, Sub, "torch.sub", Binary, 8)                     \
@@ -125,17 +141,21 @@ enum class Family {
 //   Binary   f(x, y), y the second argument (tensor broadcast, or number);
 //   Clamp    clamp(x, lo, hi) with two number bounds (NaN bound -> NaN);
 //   Fill     the number argument (fill_, full); Zero: 0 (zero_);
-//   Copy     the source tensor, broadcast (copy_, setitem_, clone).
+//   Copy     the source tensor, broadcast (copy_, setitem_, clone);
+//   Ternary  f(x, a, b, s) of the target and two operands (broadcast;
+//            lerp's weight may be a number) and, for addcmul/addcdiv, the
+//            number `value` s (oracles/kernels.h: ternary).
 #define AF_MATH(X)                                                                        \
   X(None, NotElementwise) X(Add, Binary) X(Sub, Binary) X(Mul, Binary) X(Div, Binary)    \
   X(Exp, Unary) X(Neg, Unary) X(Abs, Unary) X(Relu, Unary) X(Tanh, Unary)                \
-  X(Sigmoid, Unary) X(Clamp, Clamp) X(Fill, Constant) X(Zero, Constant) X(Copy, Copy)
+  X(Sigmoid, Unary) X(Clamp, Clamp) X(Fill, Constant) X(Zero, Constant) X(Copy, Copy)    \
+  X(Addcmul, Ternary) X(Addcdiv, Ternary) X(Lerp, Ternary) X(ClampTensor, Ternary)
 enum class Math {
 #define AF_MATH_ENUM(m, arity) m,
   AF_MATH(AF_MATH_ENUM)
 #undef AF_MATH_ENUM
 };
-enum class MathArity { NotElementwise, Unary, Binary, Clamp, Constant, Copy };
+enum class MathArity { NotElementwise, Unary, Binary, Clamp, Constant, Copy, Ternary };
 MathArity math_arity(Math m);
 const char* math_name(Math m);
 
@@ -151,6 +171,11 @@ enum class GenRecipe {
   InPlaceBinary,  // add_ .. div_: a writable target and a safe operand
   InPlaceUnary,   // exp_ .. sigmoid_, zero_: a writable target
   Clamp, Fill, Copy, Setitem,
+  Addc,           // addcmul_, addcdiv_: a writable target, two operands, a value
+  Lerp,           // lerp_: a writable target, an end, a weight (number or tensor)
+  ClampTensor,    // clamp_tensor_: a writable target and two bound tensors
+  OutBinary,      // add_out .. div_out: an out tensor (often a view of an operand) and two operands
+  OutUnary,       // exp_out .. sigmoid_out: an out tensor and one operand
   Binary,         // add .. div
   Unary,          // exp .. sigmoid
   Reduce,         // sum, amax, softmax: a dim
@@ -162,7 +187,8 @@ struct OpInfo {
   const char* name;
   OpClass cls;
   // One char per argument: T tensor, X tensor or number, N number,
-  // I integer, L integer list, S tensor list.
+  // I integer, L integer list, S tensor list, O the out= tensor (written,
+  // not read; PyTorch's `out=` keyword; always argument 0).
   const char* sig;
   Family family;
   Math math;
@@ -185,13 +211,24 @@ inline bool is_view_like(OpKind k) {
 }
 bool is_multi_output(OpKind k);
 // The out-of-place op computing what an in-place elementwise op writes
-// (add_ -> add, exp_ -> exp, ...); nothing for the others (clamp_, fill_,
-// zero_, copy_, setitem_, and ops that are not in place).
+// (add_ -> add, exp_ -> exp, add_out -> add: called on the operands, i.e.
+// the arguments from first_operand on); nothing for the others (clamp_,
+// clamp_tensor_, addcmul_, addcdiv_, lerp_, fill_, zero_, copy_, setitem_,
+// and ops that are not in place).
 inline std::optional<OpKind> out_of_place(OpKind k) {
   const OpKind f = op_info(k).functional;
   if (f == k) return std::nullopt;
   return f;
 }
+// The out= variants (add_out(c, a, b) is torch.add(a, b, out=c)): argument
+// 0 is the tensor written, the operands follow it. Every other in-place op
+// reads its target as its first operand.
+inline bool is_out_variant(OpKind k) { return op_info(k).sig[0] == 'O'; }
+// Index of the first operand of an elementwise op's Math (1 for out=).
+inline size_t first_operand(OpKind k) { return is_out_variant(k) ? 1 : 0; }
+// The ops format v1.1 added (docs/format.md): the out= variants and the
+// in-place ops of several operands.
+inline bool added_in_v11(OpKind k) { return is_out_variant(k) || math_arity(op_info(k).math) == MathArity::Ternary; }
 // Elementwise ops (in or out of place), the ones fusion passes merge.
 inline bool is_elementwise(OpKind k) { return op_info(k).family == Family::Elementwise; }
 inline bool is_reduction(OpKind k) { return op_info(k).family == Family::Reduction; }  // sum, amax, softmax, matmul

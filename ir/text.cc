@@ -244,7 +244,7 @@ class Parser {
       const RawArg& r = raw[k];
       const std::string where = nm + ": argument " + std::to_string(k + 1);
       switch (sig[k]) {
-        case 'T': case 'X': {
+        case 'T': case 'X': case 'O': {
           if (r.kind == RawArg::Name) {
             int id;
             tensor_ref(r, line, &id);

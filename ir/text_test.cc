@@ -54,6 +54,22 @@ TEST(Text, CanonicalForm) {
             "a, b = chunk(x, 2, 0)\nadd_(a, 1)\nc = mul(b, -2.0)\nreturn c, x\n");
 }
 
+TEST(Text, FormatV11OpsRoundTrip) {
+  const std::string text =
+      "aliasfuzz 1\nstorage s0 f32[12] = iota(0.0, 1.0)\ninput x = as_strided(s0, [3, 4], [4, 1], 0)\n"
+      "r = select(x, 0, 0)\nq = select(x, 0, 1)\nc = add_out(r, q, 2)\nsub_out(r, q, r)\nmul_out(q, q, -0.5)\n"
+      "div_out(r, q, 4.0)\nexp_out(r, q)\nneg_out(q, q)\nabs_out(r, q)\ntanh_out(q, r)\nd = sigmoid_out(r, r)\n"
+      "y = clone(x)\naddcmul_(x, y, y, 0.5)\naddcdiv_(y, x, x, -2)\nlerp_(y, x, r)\nlerp_(x, x, 0.25)\n"
+      "clamp_tensor_(r, q, d)\nreturn c, d, y\n";
+  auto p = parse_and_validate(text);
+  ASSERT_TRUE(p) << p.error().to_string();
+  EXPECT_EQ(print(*p), text);
+  auto q = parse(print(*p));
+  ASSERT_TRUE(q);
+  EXPECT_TRUE(*p == *q);
+  EXPECT_EQ(structural_hash(*p), structural_hash(*q));
+}
+
 TEST(Text, HashIgnoresNamesButNotStructure) {
   auto a = parse("aliasfuzz 1\nstorage s f32[4] = full(1)\ninput x = s\ny = exp(x)\nreturn y\n");
   auto b = parse("aliasfuzz 1\nstorage q f32[4] = full(1)\ninput z = q\nw = exp(z)\nreturn w\n");
@@ -106,6 +122,22 @@ TEST(Text, EveryErrorKindWithItsLine) {
       {"u = unsqueeze(x, 9)\n", ErrorKind::Arg, 4},
       {"f = full([2, 2, 2, 2, 2, 2, 2], 1.0)\n", ErrorKind::Limit, 4},
       {"f = full([4096, 4096], 1.0)\n", ErrorKind::Limit, 4},
+      // format v1.1
+      {"add_out(1.0, x, x)\n", ErrorKind::Arg, 4},                   // the out tensor is a tensor
+      {"add_out(x, x)\n", ErrorKind::Arg, 4},
+      {"addcmul_(x, x, x)\n", ErrorKind::Arg, 4},                    // value is not optional
+      {"addcmul_(x, x, 1.0, 1.0)\n", ErrorKind::Arg, 4},
+      {"y = clone(x)\nr = select(y, 0, 0)\nexp_out(r, x)\n", ErrorKind::Resize, 6},  // PyTorch would resize r
+      {"y = clone(x)\nr = select(y, 0, 0)\nc = slice(x, 1, 0, 1, 1)\nadd_out(r, r, c)\n", ErrorKind::Shape, 7},
+      {"f = flatten(x)\na = slice(f, 0, 0, 3, 1)\nb = slice(f, 0, 1, 4, 1)\nneg_out(b, a)\n", ErrorKind::Overlap, 7},
+      {"a = slice(x, 1, 0, 2, 1)\nb = slice(x, 1, 1, 3, 1)\nneg_out(b, a)\n", ErrorKind::Undefined, 6},  // too hard for PyTorch
+      {"y = t(x)\nexp_out(x, y)\n", ErrorKind::Overlap, 5},
+      {"r = select(x, 0, 0)\nlerp_(r, x, 0.5)\n", ErrorKind::Overlap, 5},  // overlap before shape
+      {"y = clone(x)\nr = select(y, 0, 0)\nlerp_(r, x, 0.5)\n", ErrorKind::Shape, 6},
+      {"y = clone(x)\nlerp_(x, y, 1e39)\n", ErrorKind::Arg, 5},
+      {"r = select(x, 0, 0)\ne = expand(r, [3, 4])\nclamp_tensor_(e, x, x)\n", ErrorKind::Overlap, 6},
+      {"f = flatten(x)\na = slice(f, 0, 0, 3, 1)\nb = slice(f, 0, 1, 4, 1)\nc = clone(a)\naddcdiv_(a, c, b, 1.0)\n",
+       ErrorKind::Overlap, 8},
   };
   for (const auto& c : cases) {
     std::string text = std::string(c.text).rfind("aliasfuzz", 0) == 0 || std::string(c.text).rfind("storage", 0) == 0

@@ -79,9 +79,27 @@ H::Expr unary(ir::Math f, H::Expr x) {
     case M::Tanh: return H::tanh(x);
     case M::Sigmoid: return H::cast<float>(H::Expr(1.0) / (H::Expr(1.0) + H::exp(-H::cast<double>(x))));
     case M::None: case M::Add: case M::Sub: case M::Mul: case M::Div:
-    case M::Clamp: case M::Fill: case M::Zero: case M::Copy: break;
+    case M::Clamp: case M::Fill: case M::Zero: case M::Copy:
+    case M::Addcmul: case M::Addcdiv: case M::Lerp: case M::ClampTensor: break;
   }
   ir::internal_error(std::string("halide unary: not a unary function: ") + ir::math_name(f));
+}
+
+// Halide's twin of oracles/kernels.cc's ternary (the same float operations
+// in the same order).
+H::Expr ternary(ir::Math f, H::Expr x, H::Expr a, H::Expr b, H::Expr s) {
+  using M = ir::Math;
+  switch (f) {
+    case M::Addcmul: return x + s * a * b;
+    case M::Addcdiv: return x + s * a / b;
+    case M::Lerp: return H::select(H::abs(b) < 0.5f, x + b * (a - x), a - (a - x) * (1.f - b));
+    case M::ClampTensor:
+      return H::select(isnan_(a) || isnan_(b), H::cast<float>(NAN), H::select(isnan_(x), x, H::min(H::max(x, a), b)));
+    case M::None: case M::Add: case M::Sub: case M::Mul: case M::Div: case M::Exp: case M::Neg:
+    case M::Abs: case M::Relu: case M::Tanh: case M::Sigmoid: case M::Clamp: case M::Fill:
+    case M::Zero: case M::Copy: break;
+  }
+  ir::internal_error(std::string("halide ternary: not a ternary function: ") + ir::math_name(f));
 }
 
 // GPU schedules, one for every stage of every GPU target (cuda, opencl,
@@ -186,6 +204,9 @@ Built build(const RegionSpec& s, bool gpu) {
       }
       case NK::Unary: f(pv) = unary(ir::math_of(static_cast<OpKind>(n.op)), in(0)(a)); break;
       case NK::Binary: f(pv) = oracles::binary<H::Expr>(ir::math_of(static_cast<OpKind>(n.op)), in(0)(a), in(1)(a)); break;
+      case NK::Ternary:
+        f(pv) = ternary(ir::math_of(static_cast<OpKind>(n.op)), in(0)(a), in(1)(a), in(2)(a), b.fp[n.fp]);
+        break;
       case NK::Clamp: {
         H::Expr x = in(0)(a);
         f(pv) = H::select(isnan_(x), x, H::min(H::max(x, b.fp[n.fp]), b.fp[n.fp + 1]));

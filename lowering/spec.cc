@@ -87,6 +87,7 @@ class Builder {
       case NK::Const: return {0, 1};
       case NK::Bcast: return {n.dim, 0};
       case NK::Clamp: return {0, 2};
+      case NK::Ternary: return {0, 1};
       case NK::Reduce: case NK::Softmax: case NK::Matmul: return {1, 0};
       case NK::Cat: return {2 * static_cast<int>(n.in.size()), 0};
       default: return {0, 0};
@@ -268,15 +269,26 @@ class Builder {
       const int r = rank_of(g);
       int v = -1;
       using M = ir::Math;
+      // The first operand: the target itself, or for out= the argument after it.
+      auto first = [&] { return ir::is_out_variant(st.op) ? operand(A[1], g.sizes) : read(read_version(x.storage), x.g); };
+      const size_t f = ir::first_operand(st.op);
       switch (ir::math_of(st.op)) {
         case M::Add: case M::Sub: case M::Mul: case M::Div: {
-          const int a = read(read_version(x.storage), x.g);
-          v = math_node(NK::Binary, st, r, {a, operand(A[1], g.sizes)});
+          const int a = first();
+          v = math_node(NK::Binary, st, r, {a, operand(A[f + 1], g.sizes)});
           break;
         }
         case M::Exp: case M::Neg: case M::Abs: case M::Relu: case M::Tanh: case M::Sigmoid:
-          v = math_node(NK::Unary, st, r, {read(read_version(x.storage), x.g)});
+          v = math_node(NK::Unary, st, r, {first()});
           break;
+        case M::Addcmul: case M::Addcdiv: case M::Lerp: case M::ClampTensor: {
+          const int t = read(read_version(x.storage), x.g);
+          const int a = operand(A[1], g.sizes);
+          const int b = operand(A[2], g.sizes);
+          v = math_node(NK::Ternary, st, r, {t, a, b});
+          spec_.nodes[v].fp = fparam(A.size() > 3 ? A[3].as_double() : 0.0);
+          break;
+        }
         case M::Clamp: {
           Node n{NK::Clamp};
           n.rank = r;
@@ -399,7 +411,7 @@ class Builder {
     fresh_result(st.outs[0], v, si);
   }
 
-  // A Unary or Binary node computing st's Math over `in`.
+  // A Unary, Binary or Ternary node computing st's Math over `in`.
   int math_node(NK k, const ir::Stmt& st, int rank, std::vector<int> in) {
     Node n{k};
     n.op = static_cast<int>(st.op);
@@ -422,7 +434,8 @@ class Builder {
         return math_node(NK::Unary, st, rank, {logical(static_cast<int>(A[0].i))});
       case M::Copy: return logical(static_cast<int>(A[0].i));  // clone
       case M::Fill: return constant(A[1].as_double(), rank);   // full
-      case M::Clamp: case M::Zero: case M::None: break;        // no out-of-place op computes these
+      case M::Clamp: case M::Zero: case M::None:               // no out-of-place op computes these
+      case M::Addcmul: case M::Addcdiv: case M::Lerp: case M::ClampTensor: break;
     }
     ir::internal_error(std::string("spec: no out-of-place lowering for ") + ir::op_name(st.op));
   }

@@ -26,6 +26,7 @@ enum class NK : uint8_t {
   Unary,    // op; in[0]
   Binary,   // op; in[0], in[1]
   Clamp,    // in[0]; fp: lo, hi
+  Ternary,  // op (addcmul_, addcdiv_, lerp_, clamp_tensor_); in[0] target, in[1], in[2]; fp: value
   Reduce,   // op (sum/amax); in[0] of rank `keep ? rank : rank + 1` (or 1); dim, keep; ip: n
   Softmax,  // in[0]; dim; ip: n
   Matmul,   // in[0], in[1]; ip: k
@@ -36,7 +37,7 @@ bool is_flat(NK k);
 
 struct Node {
   NK k;
-  int op = 0;       // ir::OpKind for Unary/Binary/Reduce
+  int op = 0;       // ir::OpKind for Unary/Binary/Ternary/Reduce
   int rank = 1;     // logical rank (padded, >= 1); flat nodes: 1
   std::vector<int> in;
   int dim = 0, keep = 0, slot = 0;

@@ -49,18 +49,28 @@ void elementwise_values(const ir::Stmt& st, const ir::Analysis& an, const Memory
   using M = ir::Math;
   const auto& A = st.args;
   const M m = ir::math_of(st.op);
+  const size_t f = ir::first_operand(st.op);  // 1 for out= (argument 0 is only written)
   switch (m) {
     case M::Add: case M::Sub: case M::Mul: case M::Div: {
       thread_local std::vector<float> b;  // the second operand's scratch
-      operand(A[0], an, mem, shape, v);
-      operand(A[1], an, mem, shape, &b);
+      operand(A[f], an, mem, shape, v);
+      operand(A[f + 1], an, mem, shape, &b);
       for (size_t i = 0; i < v->size(); ++i) (*v)[i] = binary(m, (*v)[i], b[i]);
       return;
     }
     case M::Exp: case M::Neg: case M::Abs: case M::Relu: case M::Tanh: case M::Sigmoid:
-      operand(A[0], an, mem, shape, v);
+      operand(A[f], an, mem, shape, v);
       for (auto& e : *v) e = unary(m, e);
       return;
+    case M::Addcmul: case M::Addcdiv: case M::Lerp: case M::ClampTensor: {
+      thread_local std::vector<float> a, b;
+      operand(A[0], an, mem, shape, v);
+      operand(A[1], an, mem, shape, &a);
+      operand(A[2], an, mem, shape, &b);
+      const float s = A.size() > 3 ? static_cast<float>(A[3].as_double()) : 0.f;
+      for (size_t i = 0; i < v->size(); ++i) (*v)[i] = ternary(m, (*v)[i], a[i], b[i], s);
+      return;
+    }
     case M::Clamp: {
       operand(A[0], an, mem, shape, v);
       const float lo = static_cast<float>(A[1].as_double()), hi = static_cast<float>(A[2].as_double());

@@ -333,6 +333,9 @@ const ErrorPattern kErrorPatterns[] = {
     {true, "NotImplementedError", "", "NotImplementedError"},
     // The same, re-raised by Thunder's interpreter.
     {true, "", "NotImplementedError", "NotImplementedError (wrapped)"},
+    // torch.add(a, b, out=c) and the other out= calls (format v1.1): Thunder's
+    // torch symbols take no `out` (div's raises NotImplementedError, above).
+    {true, "TypeError", "got an unexpected keyword argument 'out'", "no out= keyword"},
     // "Unknown attribute sigmoid_", "Unknown attribute fill_"
     {true, "AttributeError", "Unknown attribute", "unknown attribute"},
     {true, "", "Unknown attribute", "unknown attribute (wrapped)"},

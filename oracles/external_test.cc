@@ -319,6 +319,10 @@ TEST(ExternalErrors, UnsupportedOrInternal) {
       {"ValueError", "Cycle detected in swap map for aliases updates: t0", false},
       {"InterpreterError", "Encountered exception AssertionError: ", false},
       {"TypeError", "unsupported operand type(s) for +: 'NoneType' and 'int'", false},
+      // format v1.1's out= calls under thunder.jit
+      {"TypeError", "add() got an unexpected keyword argument 'out'", true},
+      {"NotImplementedError", "out is not None which is currently unsupported", true},
+      {"TypeError", "add() got an unexpected keyword argument 'alpha2'", false},
   };
   for (const Case& c : cases) {
     const ErrorClass k = classify_external_error(c.type, c.message);

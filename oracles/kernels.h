@@ -37,11 +37,18 @@ V binary(ir::Math f, V a, V b) {
     case M::Mul: return a * b;
     case M::Div: return a / b;
     case M::None: case M::Exp: case M::Neg: case M::Abs: case M::Relu: case M::Tanh:
-    case M::Sigmoid: case M::Clamp: case M::Fill: case M::Zero: case M::Copy: break;
+    case M::Sigmoid: case M::Clamp: case M::Fill: case M::Zero: case M::Copy:
+    case M::Addcmul: case M::Addcdiv: case M::Lerp: case M::ClampTensor: break;
   }
   ir::internal_error(std::string("binary: not a binary function: ") + ir::math_name(f));
 }
 float clamp(float x, float lo, float hi);
+// MathArity::Ternary of the target x, operands a and b and the number s, as
+// PyTorch 1.13's CPU kernels compute them: addcmul x + s * a * b, addcdiv
+// x + s * a / b (left to right), lerp(x, end = a, weight = b), clamp(x,
+// lo = a, hi = b) (s unused for the last two). Halide's twin is in
+// lowering/halide_backend.cc.
+float ternary(ir::Math f, float x, float a, float b, float s);
 
 // Splits a shape around dim into outer * n * inner (n = 1 for a 0-d shape):
 // element (o, k, i) of the row-major order sits at (o * n + k) * inner + i.

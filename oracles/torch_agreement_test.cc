@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -44,7 +45,7 @@ TEST(TorchAgreement, Corpus) {
 
 // corpus/errors/KIND_*.af: `# expect: KIND LINE`. syntax/name/limit are
 // checked against the expectation only, arg/shape/view/overlap also against
-// PyTorch raising the same kind, undefined against PyTorch running it.
+// PyTorch raising the same kind, undefined and resize against PyTorch running it.
 TEST(TorchAgreement, ErrorPrograms) {
   auto files = af_files("corpus/errors");
   std::set<std::string> kinds;
@@ -65,7 +66,7 @@ TEST(TorchAgreement, ErrorPrograms) {
     EXPECT_EQ(an.error().line, line) << f << ": " << an.error().to_string();
     if (!p || kind == "syntax" || kind == "name" || kind == "limit") continue;
     TorchResult t = test_runner().run(*p);
-    if (kind == "undefined") {
+    if (kind == "undefined" || kind == "resize") {
       EXPECT_TRUE(t.ok) << f << ": " << describe(t);
     } else {
       EXPECT_FALSE(t.ok) << f << ": PyTorch ran it";
@@ -73,7 +74,7 @@ TEST(TorchAgreement, ErrorPrograms) {
       EXPECT_EQ(t.line, line) << f << ": " << describe(t);
     }
   }
-  for (const char* k : {"syntax", "name", "arg", "shape", "view", "overlap", "undefined", "limit"})
+  for (const char* k : {"syntax", "name", "arg", "shape", "view", "overlap", "undefined", "limit", "resize"})
     EXPECT_TRUE(kinds.count(k)) << "no error program of kind " << k << " in corpus/errors";
 }
 
@@ -103,6 +104,61 @@ TEST(TorchAgreement, GeneratedPrograms) {
   }
   EXPECT_EQ(failures, 0) << failures << " of " << compared << " generated programs disagree";
   std::cout << "generated: " << compared << " programs compared, " << failures << " disagree\n";
+}
+
+// Format v1.1 (docs/format.md): programs whose generator weights favour
+// the out= variants and the multi-operand in-place ops, through PyTorch
+// (values); then each of them once more with one tensor argument of one
+// such statement replaced by another tensor defined before it, unchecked,
+// so that the overlap, shape and out= resize rules meet PyTorch's own
+// checks (error kinds and lines; `undefined` must run in PyTorch, and
+// after a `resize` PyTorch's shapes are no longer the format's).
+TEST(TorchAgreement, FormatV11Ops) {
+  int n = 300;
+  if (const char* e = std::getenv("AF_TORCH_V11_N")) n = std::atoi(e);
+  fuzz::GenOptions options;
+  for (ir::OpKind op : ir::all_ops())
+    if (ir::added_in_v11(op)) options.op_weights[ir::op_name(op)] = 5;  // about half of the statements
+  std::map<std::string, int> kinds;  // of the variants: "valid" or the oracle's error kind
+  int with_new = 0, failures = 0, variants = 0;
+  for (uint64_t k = 0; with_new < n && k < static_cast<uint64_t>(4 * n); ++k) {
+    ir::Program p = fuzz::generate(20261201, k, options);
+    std::vector<size_t> sites;
+    for (size_t i = 0; i < p.stmts.size(); ++i)
+      if (ir::added_in_v11(p.stmts[i].op)) sites.push_back(i);
+    if (sites.empty()) continue;
+    ++with_new;
+    std::string d = disagreement(p, test_runner().run(p));
+    if (!d.empty() && ++failures <= 10) ADD_FAILURE() << "program " << k << ": " << d << "\n" << ir::print(p);
+    // The variant: statement sites[k % n], tensor argument j := a value defined before it.
+    const size_t si = sites[k % sites.size()];
+    ir::Stmt& st = p.stmts[si];
+    std::vector<size_t> targs;
+    for (size_t j = 0; j < st.args.size(); ++j)
+      if (st.args[j].kind == ir::Arg::Tensor) targs.push_back(j);
+    std::vector<int> before;
+    for (size_t v = 0; v < p.inputs.size(); ++v) before.push_back(static_cast<int>(v));
+    for (size_t i = 0; i < si; ++i)
+      for (int o : p.stmts[i].outs) before.push_back(o);
+    const uint64_t h = k * 0x9E3779B97F4A7C15ULL;
+    st.args[targs[(h >> 20) % targs.size()]].i = before[(h >> 40) % before.size()];
+    // Printed and parsed again: statements get their lines, so that an
+    // error after an `undefined` or `resize` statement is told apart.
+    if (auto q = ir::parse(ir::print(p))) p = std::move(*q);
+    auto an = ir::analyze(p);
+    kinds[an ? "valid" : ir::kind_name(an.error().kind)]++;
+    ++variants;
+    d = disagreement(p, test_runner().run(p));
+    if (!d.empty() && ++failures <= 10) ADD_FAILURE() << "variant of program " << k << ": " << d << "\n" << ir::print(p);
+  }
+  EXPECT_GE(with_new, n) << "too few generated programs use a v1.1 op";
+  EXPECT_EQ(failures, 0);
+  std::cout << "format v1.1: " << with_new << " programs and " << variants << " variants compared, " << failures
+            << " disagree; variants:";
+  for (const auto& [kind, c] : kinds) std::cout << " " << kind << " " << c;
+  std::cout << "\n";
+  // The variants reach the rules PyTorch enforces, not only valid programs.
+  for (const char* kind : {"valid", "overlap", "shape", "resize"}) EXPECT_GT(kinds[kind], 0) << kind;
 }
 
 // Every op of the table (ir/ops.h), one by one: programs whose generator

@@ -344,6 +344,7 @@ class Emitter {
   std::string arg_text(char sig, const Arg& a) const {
     switch (sig) {
       case 'T': return T(a);
+      case 'O': return "out=" + T(a);
       case 'X': case 'N': return X(a);
       case 'I': return I(a);
       case 'L': return L(a);
@@ -353,14 +354,18 @@ class Emitter {
   }
 
   // The op's table spelling (ir/ops.h, column `torch`): `x.m(rest, extra)`
-  // for a method, `torch.f(all, extra)` for a function.
+  // for a method, `torch.f(all, extra)` for a function; the out= tensor
+  // (argument 0 of add_out etc.) goes last, as the keyword `out=`.
   std::string table_spelling(const ir::Stmt& st, const std::string& extra = "") const {
     const ir::OpInfo& info = ir::op_info(st.op);
     const std::string callee = info.torch;
     const bool is_method = !callee.empty() && callee[0] == '.';
-    std::string args;
-    for (size_t k = is_method ? 1 : 0; k < st.args.size(); ++k)
-      args += (args.empty() ? "" : ", ") + arg_text(info.sig[k], st.args[k]);
+    std::string args, out;
+    for (size_t k = is_method ? 1 : 0; k < st.args.size(); ++k) {
+      if (info.sig[k] == 'O') out = arg_text('O', st.args[k]);
+      else args += (args.empty() ? "" : ", ") + arg_text(info.sig[k], st.args[k]);
+    }
+    if (!out.empty()) args += (args.empty() ? "" : ", ") + out;
     if (!extra.empty()) args += (args.empty() ? "" : ", ") + extra;
     return (is_method ? T(st.args[0]) + callee : callee) + "(" + args + ")";
   }
@@ -392,11 +397,20 @@ class Emitter {
         return r;
       }
       case OpKind::Clone:
-        // Always a contiguous copy. Of a contiguous tensor the default
-        // (preserve_format) clone is one; of any other, contiguous() makes
-        // one (a copy, never an alias, since the tensor is not contiguous).
-        if (const ir::Geometry* g = geometry(si, A[0])) e = x + (ir::is_contiguous(*g) ? ".clone()" : ".contiguous()");
-        else e = table_spelling(st, "memory_format=torch.contiguous_format");
+        // Always a contiguous copy. Of a tensor with exactly the contiguous
+        // strides the default (preserve_format) clone is one; of any other
+        // non-contiguous tensor, contiguous() makes one (a copy, never an
+        // alias). A contiguous tensor whose size-1 dims have other strides
+        // ((3, 1, 1) with strides (1, 9, 9)) keeps them under
+        // preserve_format, and the overlap checks compare strides: there
+        // the explicit contiguous format.
+        if (const ir::Geometry* g = geometry(si, A[0])) {
+          if (g->strides == ir::contiguous_strides(g->sizes)) e = x + ".clone()";
+          else if (!ir::is_contiguous(*g)) e = x + ".contiguous()";
+          else e = table_spelling(st, "memory_format=torch.contiguous_format");
+        } else {
+          e = table_spelling(st, "memory_format=torch.contiguous_format");
+        }
         break;
       case OpKind::Sum: case OpKind::Amax: {
         const std::string kd = A[2].i == 0 ? "False" : A[2].i == 1 ? "True" : I(A[2]);
@@ -404,6 +418,9 @@ class Emitter {
         break;
       }
       case OpKind::Full: e = table_spelling(st, "dtype=torch.float32"); break;
+      case OpKind::AddcmulI: case OpKind::AddcdivI:  // value is keyword-only
+        e = x + ir::op_info(st.op).torch + "(" + T(A[1]) + ", " + T(A[2]) + ", value=" + X(A[3]) + ")";
+        break;
       case OpKind::UpdateAliases:  // identity: outputs are the inputs
         return {names(st.outs) + " = " + S(A[0])};
       default:

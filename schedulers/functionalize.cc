@@ -17,8 +17,9 @@
 //     `copy_(base0, base)`; the pipeline orders every read of that storage
 //     before it (writeback_edges).
 // Inputs that share a storage are views of one base, so aliased inputs are
-// handled. Ops without an out-of-place form (clamp_) run in place on a
-// private clone, which is still pure dataflow.
+// handled. Ops without an out-of-place form (clamp_, clamp_tensor_,
+// addcmul_, addcdiv_, lerp_) run in place on a private clone, which is
+// still pure dataflow; out= ops become their functional op on the operands.
 //
 // Mutants: fn-per-input-base (each input gets its own base, as if inputs
 // never aliased); fn-no-regenerate (stale views are read as they were).
@@ -483,16 +484,22 @@ class Functionalize {
     switch (ir::math_of(st.op)) {
       case M::Add: case M::Sub: case M::Mul: case M::Div:
       case M::Exp: case M::Neg: case M::Abs: case M::Relu: case M::Tanh: case M::Sigmoid: {
-        // The functional counterpart (add_ -> add) on the current values.
-        std::vector<Arg> a{Arg::tensor(cv)};
+        // The functional counterpart (add_ -> add) on the current values;
+        // for out= ops on the operands alone (add_out(c, a, b) -> add(a, b),
+        // whose shape is c's: resizing is not in the format).
+        std::vector<Arg> a;
+        if (!ir::is_out_variant(st.op)) a.push_back(Arg::tensor(cv));
         for (size_t k = 1; k < st.args.size(); ++k) a.push_back(other(static_cast<int>(k)));
         n = b_.emit1(*ir::out_of_place(st.op), nm, std::move(a), line, false);
         break;
       }
-      case M::Clamp: {
+      case M::Clamp: case M::Addcmul: case M::Addcdiv: case M::Lerp: case M::ClampTensor: {
+        // No out-of-place form in the vocabulary: the op itself on a private clone.
         int c = b_.emit1(OpKind::Clone, nm, {Arg::tensor(cv)}, line, true);
         n = b_.value(nm, false);
-        b_.emit(OpKind::ClampI, {n}, {Arg::tensor(c), st.args[1], st.args[2]}, line, false);
+        std::vector<Arg> a{Arg::tensor(c)};
+        for (size_t k = 1; k < st.args.size(); ++k) a.push_back(other(static_cast<int>(k)));
+        b_.emit(st.op, {n}, std::move(a), line, false);
         break;
       }
       case M::Fill:

@@ -46,6 +46,8 @@ int thunder_weight(ir::OpKind op) {
     case OpKind::CopyI: return 1;     // copy_ alone
     default: break;
   }
+  // (addcmul_, addcdiv_, lerp_, clamp_tensor_ measured 2 as well; Thunder
+  // refuses the out= ops, and update_aliases predicts that.)
   return ir::is_inplace(op) ? 2 : 1;  // the out-of-place op (+ copy_ for in-place ops)
 }
 

@@ -250,6 +250,23 @@ Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& 
                                     Mutant mutant) {
   (void)an;
   Transformed t;
+  // out= (format v1.1's add_out etc.): Thunder 0.2.6's torch symbols take
+  // no `out` keyword (ltorch.add(a, b, /, *, alpha)), so tracing
+  // torch.add(a, b, out=c) raises "TypeError: add() got an unexpected
+  // keyword argument 'out'"; ltorch.div has one and raises
+  // NotImplementedError (both checked with thunder.jit). The rule predicts that;
+  // with fix `atomic` the op runs as one statement, as in eager.
+  if (!fx.has(UaFix::Atomic))
+    for (const auto& st : src.stmts)
+      if (ir::is_out_variant(st.op)) {
+        const std::string fn = std::string(ir::op_info(st.op).torch).substr(6);  // "torch.add" -> "add"
+        const std::string why = st.op == ir::OpKind::DivOut
+                                    ? "NotImplementedError: out is not None which is currently unsupported"
+                                    : "TypeError: " + fn + "() got an unexpected keyword argument 'out'";
+        t.error = std::string(kThunderRaises) + ": " + why + " (line " + std::to_string(st.line) + ")";
+        t.program = src;
+        return t;
+      }
   // Pass 1 (or its fix).
   Pass1 p1;
   const ir::Program* pp = &src;
@@ -414,7 +431,7 @@ Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& 
       // then copy_ writes the result (other statements may run between).
       const int x = static_cast<int>(args[0].i);
       const int tmp = b.value(b.program().value_names[x], false);
-      emit_resolved(*oop, {tmp}, args, st.line, true);
+      emit_resolved(*oop, {tmp}, std::vector<Arg>(args.begin() + ir::first_operand(st.op), args.end()), st.line, true);
       j = emit_resolved(OpKind::CopyI, outs, {Arg::tensor(x), Arg::tensor(tmp)}, st.line, p1.added[si]);
     } else {
       j = emit_resolved(st.op, outs, std::move(args), st.line, p1.added[si]);

@@ -42,6 +42,10 @@ OPS = {
     "clamp_": lambda x, y: x.clamp_(-1.0, 1.0), "fill_": lambda x, y: x.fill_(2.0),
     "zero_": lambda x, y: x.zero_(), "copy_": lambda x, y: x.copy_(y),
     "setitem_": lambda x, y: x.__setitem__(slice(0, 2), 1.0),
+    # format v1.1
+    "addcmul_": lambda x, y: x.addcmul_(y, y, value=0.5), "addcdiv_": lambda x, y: x.addcdiv_(y, y, value=0.5),
+    "lerp_": lambda x, y: x.lerp_(y, 0.25), "clamp_tensor_": lambda x, y: x.clamp_(y, y),
+    "add_out": lambda x, y: torch.add(x, y, out=x[0:8]), "exp_out": lambda x, y: torch.exp(y, out=x),
     "add": lambda x, y: torch.add(x, y), "sub": lambda x, y: torch.sub(x, y),
     "mul": lambda x, y: torch.mul(x, y), "div": lambda x, y: torch.div(x, y),
     "exp": lambda x, y: torch.exp(x), "neg": lambda x, y: torch.neg(x),
