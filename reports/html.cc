@@ -5,6 +5,8 @@
 #include <cstdlib>
 
 #include "reports/report.h"
+
+#include "reports/number_text.h"
 #include "reports/svg.h"
 
 namespace af::reports {
@@ -12,12 +14,6 @@ namespace af::reports {
 using nlohmann::json;
 
 namespace {
-
-std::string fmt(double v, const char* f = "%.1f") {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
 
 double num_of(const json& j, const char* key) {
   if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return 0;
@@ -105,7 +101,7 @@ std::string render_html(const json& s, const json& state) {
   const json tiers = s.value("programs_per_s_by_tier", json::object());
   if (!tiers.empty()) {
     std::string t;
-    for (auto it = tiers.begin(); it != tiers.end(); ++it) t += (t.empty() ? "" : ", ") + it.key() + " " + fmt(it.value().get<double>(), "%.0f");
+    for (auto it = tiers.begin(); it != tiers.end(); ++it) t += (t.empty() ? "" : ", ") + it.key() + " " + rate_text(it.value().get<double>());
     h += "<li>programs/s of one worker's time in each tier: " + html_escape(t) + "</li>\n";
   }
   h += "<li>findings: " + std::to_string(s.value("findings", int64_t{0})) + " in " +

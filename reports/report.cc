@@ -1,5 +1,7 @@
 #include "reports/report.h"
 
+#include "reports/number_text.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -32,12 +34,6 @@ json read_json(const std::string& path, bool required) {
 bool exists(const std::string& path) {
   std::string probe;
   return fuzz::read_text(path, &probe);
-}
-
-std::string fmt(double v, const char* f = "%.1f") {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
 }
 
 std::string md_cell(const std::string& s) {
@@ -246,7 +242,7 @@ std::string render_markdown(const json& s) {
   const json tiers = s.value("programs_per_s_by_tier", json::object());
   if (!tiers.empty()) {
     m += "- programs/s of one worker's time in each tier:";
-    for (auto it = tiers.begin(); it != tiers.end(); ++it) m += " " + it.key() + " " + fmt(it.value().get<double>(), "%.0f") + ",";
+    for (auto it = tiers.begin(); it != tiers.end(); ++it) m += " " + it.key() + " " + rate_text(it.value().get<double>()) + ",";
     m.back() = '\n';
   }
   m += "- findings: " + std::to_string(s.value("findings", int64_t{0})) + " in " +
