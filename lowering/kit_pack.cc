@@ -49,6 +49,29 @@ lzma_ret pump(lzma_stream& z, const std::string& in, lzma_action action, std::st
 
 }  // namespace
 
+bool xz_compress(const std::string& in, std::string* out, std::string* why) {
+  lzma_stream z = LZMA_STREAM_INIT;
+  out->clear();
+  bool ok = lzma_easy_encoder(&z, 6, LZMA_CHECK_CRC64) == LZMA_OK &&
+            pump(z, in, LZMA_RUN, *out) == LZMA_OK && pump(z, "", LZMA_FINISH, *out) == LZMA_STREAM_END;
+  lzma_end(&z);
+  if (!ok) *why = "xz encoder failed";
+  return ok;
+}
+
+bool xz_decompress(const std::string& in, std::string* out, std::string* why) {
+  lzma_stream z = LZMA_STREAM_INIT;
+  out->clear();
+  if (lzma_stream_decoder(&z, UINT64_MAX, 0) != LZMA_OK) {
+    *why = "xz decoder: cannot start";
+    return false;
+  }
+  const lzma_ret r = pump(z, in, LZMA_FINISH, *out);
+  lzma_end(&z);
+  if (r != LZMA_STREAM_END) *why = "damaged xz stream (error " + std::to_string(static_cast<int>(r)) + ")";
+  return r == LZMA_STREAM_END;
+}
+
 bool write_kernel_pack(const std::string& pack_path, const std::vector<std::string>& entry_paths, PackStats* stats,
                        std::string* why) {
   lzma_stream z = LZMA_STREAM_INIT;
