@@ -76,11 +76,11 @@ int main(int argc, char** argv) {
   const auto& t = lowering::detail::aot_times();
   std::printf(
       "%-10s %d programs x %zu strategies  %.1f s  %.2f programs/s | lookups %lld  in-process hits %lld  disk hits "
-      "%lld  compiles %zu (in %lld objects)  hit rate (no compile) %.1f%% | compile ms p50 %.1f p95 %.1f | per "
-      "compile: lower %.1f llvm %.1f ld %.1f ms | disagree %d errors %d\n",
+      "%lld  compiles %zu  hit rate (no compile) %.1f%% | compile ms p50 %.1f p95 %.1f | per compile: lower %.1f "
+      "llvm %.1f ld %.1f ms | disagree %d errors %d\n",
       label.c_str(), programs, strategies.size(), secs, programs / std::max(secs, 1e-9),
       static_cast<long long>(lookups), static_cast<long long>(cache.hits()),
-      static_cast<long long>(cache.disk_hits()), each.size(), static_cast<long long>(t.objects),
+      static_cast<long long>(cache.disk_hits()), each.size(),
       lookups ? 100.0 * (lookups - static_cast<int64_t>(each.size())) / lookups : 0, pct(each, 0.5),
       pct(each, 0.95), t.compiles ? t.lower_ms / t.compiles : 0, t.compiles ? t.llvm_ms / t.compiles : 0,
       t.compiles ? t.link_ms / t.compiles : 0, disagree, errors);

@@ -7,11 +7,8 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
-#include <cstdio>
 #include <map>
 #include <mutex>
-
-#include "ir/hash.h"
 
 namespace af::lowering {
 
@@ -61,23 +58,15 @@ AotRuntime* AotRuntime::load(const std::string& so_path, Target t, std::string* 
   return loaded.emplace(so_path, std::move(rt)).first->second.get();
 }
 
-std::string aot_function_name(const std::string& region_key) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "region_%016llx", static_cast<unsigned long long>(ir::fnv1a(region_key)));
-  return buf;
-}
-
-bool load_kernel(const std::string& so_path, const std::string& region_key, AotKernel* k, std::string* why) {
+bool load_kernel(const std::string& so_path, AotKernel* k, std::string* why) {
   void* h = dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     if (why) *why = std::string("cannot load kernel: ") + dlerror();
     return false;
   }
-  const std::string name = aot_function_name(region_key) + "_argv";
-  auto fn = reinterpret_cast<int (*)(void**)>(dlsym(h, name.c_str()));
-  if (!fn) fn = reinterpret_cast<int (*)(void**)>(dlsym(h, "region_argv"));  // an entry of an older build
+  auto fn = reinterpret_cast<int (*)(void**)>(dlsym(h, "region_argv"));
   if (!fn) {
-    if (why) *why = "kernel " + so_path + " has no " + name;
+    if (why) *why = "kernel " + so_path + " has no region_argv";
     dlclose(h);
     return false;
   }
@@ -93,9 +82,8 @@ namespace {
 // the previous versions; only observed storages come back, once.
 class AotExecutor : public Executor {
  public:
-  AotExecutor(const AotRuntime& rt, KernelProvider provider, bool alias_mutant, int64_t max_numel, LowerStats& stats,
-              KernelPreparer prepare)
-      : dev_(rt.device()), provider_(std::move(provider)), prepare_(std::move(prepare)), alias_mutant_(alias_mutant),
+  AotExecutor(const AotRuntime& rt, KernelProvider provider, bool alias_mutant, int64_t max_numel, LowerStats& stats)
+      : dev_(rt.device()), provider_(std::move(provider)), alias_mutant_(alias_mutant),
         fold_(grid_fold(max_numel)), stats_(stats) {}
   ~AotExecutor() override {
     for (auto& b : store_) release(b);
@@ -104,9 +92,6 @@ class AotExecutor : public Executor {
   }
 
   void set_expected(std::vector<float> values) override { expected_host_ = std::move(values); }
-  void prepare(const std::vector<RegionSpec>& specs) override {
-    if (prepare_) prepare_(specs);
-  }
 
   std::string run(int region, const RegionSpec& spec, const oracles::Memory& mem) override {
     if (store_.empty()) {
@@ -220,7 +205,6 @@ class AotExecutor : public Executor {
 
   const halide_device_interface_t* dev_;
   KernelProvider provider_;
-  KernelPreparer prepare_;
   bool alias_mutant_;
   int fold_;
   LowerStats& stats_;
@@ -234,8 +218,8 @@ class AotExecutor : public Executor {
 }  // namespace
 
 std::unique_ptr<Executor> make_aot_executor(const AotRuntime& rt, KernelProvider provider, bool alias_mutant,
-                                            int64_t max_numel, LowerStats& stats, KernelPreparer prepare) {
-  return std::make_unique<AotExecutor>(rt, std::move(provider), alias_mutant, max_numel, stats, std::move(prepare));
+                                            int64_t max_numel, LowerStats& stats) {
+  return std::make_unique<AotExecutor>(rt, std::move(provider), alias_mutant, max_numel, stats);
 }
 
 }  // namespace detail

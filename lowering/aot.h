@@ -3,12 +3,9 @@
 // loads on a machine with no Halide and no LLVM. Halide-free: only the
 // runtime's C header and the header-only Runtime::Buffer.
 //
-// A kernel is a shared object exporting `NAME_argv(void** args)`, NAME =
-// aot_function_name(region key), compiled by aot_compile_objects
-// (backend.h) with the shared runtime left out (Target::NoRuntime); one
-// object may hold several regions (a schedule's misses, compiled together),
-// and is then stored under each of their keys. Entries of older builds
-// export `region_argv`. Its arguments, in this order (halide_backend.cc
+// A kernel is a shared object exporting `region_argv(void** args)`, compiled
+// by aot_compile_object (backend.h) with the shared runtime left out
+// (Target::NoRuntime). Its arguments, in this order (halide_backend.cc
 // passes the same list to compile_to_module):
 //   in0..in{n-1}   input storages (halide_buffer_t*), spec.input_storages order
 //   i0..i{m-1}     int32 parameters (spec.iparams), then f0.. float (spec.fparams)
@@ -22,7 +19,6 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
-#include <vector>
 
 #include "lowering/backend.h"
 #include "lowering/kernel_cache.h"
@@ -35,11 +31,6 @@ struct AotKernel {
   void* handle = nullptr;
   int (*fn)(void**) = nullptr;
   uint64_t last_use = 0;  // in-process LRU
-  // Loaded ahead by the persistent cache's prepare and not yet looked up:
-  // the first lookup counts as the miss it was (a disk hit, or a compile
-  // of compile_ms, its share of the object compiled for its schedule).
-  enum class Ahead : uint8_t { None, DiskHit, Compiled } ahead = Ahead::None;
-  double compile_ms = 0;
 };
 
 // Halide's runtime loaded from `so_path` (once per path per process).
@@ -57,21 +48,15 @@ class AotRuntime {
   const halide_device_interface_t* device_ = nullptr;
 };
 
-// "region_" + 16 hex digits of the key's hash: a region's function in a kernel object.
-std::string aot_function_name(const std::string& region_key);
-
-// dlopens the kernel of region `region_key` (after its runtime); false and
-// *why when it cannot.
-bool load_kernel(const std::string& so_path, const std::string& region_key, AotKernel* k, std::string* why);
+// dlopens a kernel (after its runtime); false and *why when it cannot.
+bool load_kernel(const std::string& so_path, AotKernel* k, std::string* why);
 
 // A region's kernel, or null and *why ("missing kernel ...").
 using KernelProvider = std::function<const AotKernel*(const detail::RegionSpec& spec, std::string* why)>;
-// Executor::prepare's hook: gets a schedule's kernels ready before its first region.
-using KernelPreparer = std::function<void(const std::vector<detail::RegionSpec>& specs)>;
 
 namespace detail {
 std::unique_ptr<Executor> make_aot_executor(const AotRuntime& rt, KernelProvider provider, bool alias_mutant,
-                                            int64_t max_numel, LowerStats& stats, KernelPreparer prepare = nullptr);
+                                            int64_t max_numel, LowerStats& stats);
 
 // The in-process front of the persistent cache (one per CompileCache):
 // loaded kernels by region key, the disk store, the loaded runtime.

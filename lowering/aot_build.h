@@ -3,7 +3,6 @@
 // kit's schedules. Both need Halide (they link //lowering).
 #pragma once
 #include <string>
-#include <vector>
 
 #include "lowering/aot.h"
 #include "lowering/kernel_cache.h"
@@ -20,11 +19,5 @@ std::string runtime_entry(KernelStore& store, const std::string& target_string, 
 // "" and *why on failure.
 std::string kernel_entry(KernelStore& store, const detail::RegionSpec& spec, Target t,
                          const std::string& target_string, bool* compiled, double* compile_ms, std::string* why);
-// Compiles regions into one shared object (aot_compile_objects), stored
-// under each region's key; their entries' paths in *paths (specs' order).
-// *compile_ms as kernel_entry's, for all of them. False and *why on failure.
-bool compile_entries(KernelStore& store, const std::vector<const detail::RegionSpec*>& specs, Target t,
-                     const std::string& target_string, std::vector<std::string>* paths, double* compile_ms,
-                     std::string* why);
 
 }  // namespace af::lowering

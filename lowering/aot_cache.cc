@@ -6,9 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
-#include <set>
 
 #include "lowering/aot.h"
 #include "lowering/aot_build.h"
@@ -28,42 +26,27 @@ double wall_ms() {
 
 // A temp path in the store's folder, unique to this process and call.
 std::string scratch(const KernelStore& store, const std::string& ext) {
-  static std::atomic<int> counter{0};
+  static int counter = 0;
   return store.dir() + "/build." + std::to_string(getpid()) + "." + std::to_string(counter++) + ".tmp." + ext;
-}
-
-// An object to a shared object's bytes (the object is removed); false and *why.
-bool link_to_bytes(const KernelStore& store, const std::string& obj, std::string* bytes, std::string* why) {
-  const std::string so = scratch(store, "so");
-  std::string err = link_shared({obj}, so);
-  bool ok = err.empty();
-  if (!ok) *why = err;
-  else if (!(ok = read_bytes(so, bytes))) *why = "cannot read " + so;
-  ::unlink(so.c_str());
-  ::unlink(obj.c_str());
-  return ok;
 }
 
 // Objects to a shared object whose bytes go into the store under full_key.
 std::string link_and_store(KernelStore& store, const std::string& full_key, const std::string& obj,
                            std::string* why) {
+  const std::string so = scratch(store, "so");
+  std::string err = link_shared({obj}, so);
   std::string bytes;
-  return link_to_bytes(store, obj, &bytes, why) ? store.store(full_key, bytes, why) : "";
-}
-
-// Inserts a loaded kernel, unloading the least recently used one first
-// when the in-process bound is reached (it stays on disk).
-AotKernel* keep_loaded(detail::AotKernels& ak, const std::string& key, AotKernel k) {
-  if (ak.max_entries > 0 && ak.loaded.size() >= ak.max_entries) {
-    auto oldest = ak.loaded.begin();
-    for (auto j = ak.loaded.begin(); j != ak.loaded.end(); ++j)
-      if (j->second.last_use < oldest->second.last_use) oldest = j;
-    dlclose(oldest->second.handle);
-    ak.loaded.erase(oldest);
-    ++ak.evictions;
+  std::string path;
+  if (!err.empty()) {
+    *why = err;
+  } else if (!read_bytes(so, &bytes)) {
+    *why = "cannot read " + so;
+  } else {
+    path = store.store(full_key, bytes, why);
   }
-  k.last_use = ++ak.clock;
-  return &ak.loaded.insert_or_assign(key, k).first->second;
+  ::unlink(so.c_str());
+  ::unlink(obj.c_str());
+  return path;
 }
 
 }  // namespace
@@ -88,34 +71,21 @@ std::string kernel_entry(KernelStore& store, const detail::RegionSpec& spec, Tar
   if (std::string p = store.find(key, &found_why); !p.empty()) return p;
   *compiled = true;
   if (found_why != "absent") *why = found_why;  // a corrupt entry: recompiled and replaced below
-  std::vector<std::string> paths;
-  if (!compile_entries(store, {&spec}, t, target_string, &paths, compile_ms, why)) return "";
-  return paths[0];
-}
-
-bool compile_entries(KernelStore& store, const std::vector<const detail::RegionSpec*>& specs, Target t,
-                     const std::string& target_string, std::vector<std::string>* paths, double* compile_ms,
-                     std::string* why) {
   const double c0 = thread_cpu_ms();
   const std::string obj = scratch(store, "o");
-  if (std::string err = detail::aot_compile_objects(specs, t, target_string, obj); !err.empty()) {
+  if (std::string err = detail::aot_compile_object(spec, t, target_string, obj); !err.empty()) {
     *why = err;
     ::unlink(obj.c_str());
-    return false;
+    return "";
   }
   const double c1 = thread_cpu_ms(), w1 = wall_ms();
-  std::string bytes;
-  const bool linked = link_to_bytes(store, obj, &bytes, why);
+  std::string err;
+  std::string p = link_and_store(store, key, obj, &err);
+  if (p.empty()) *why = err;
   // Halide's CPU time plus the linker's wall time (a child process).
   detail::aot_times().link_ms += wall_ms() - w1;
   *compile_ms = (c1 - c0) + (wall_ms() - w1);
-  if (!linked) return false;
-  paths->clear();
-  for (const auto* spec : specs) {
-    paths->push_back(store.store(KernelStore::full_key(detail::halide_version(), target_string, spec->key), bytes, why));
-    if (paths->back().empty()) return false;
-  }
-  return true;
+  return p;
 }
 
 detail::ExecutorFactory persistent_cache_factory(CompileCache& cache, Target exec, std::string* why) {
@@ -137,13 +107,9 @@ detail::ExecutorFactory persistent_cache_factory(CompileCache& cache, Target exe
   auto provider = [&cache, &ak, exec, target_string](const detail::RegionSpec& spec, std::string* err,
                                                               LowerStats& stats) -> const AotKernel* {
     if (auto it = ak.loaded.find(spec.key); it != ak.loaded.end()) {
-      AotKernel& k = it->second;
-      // Loaded by prepare: counted now as the miss it was.
-      detail::note_lookup(cache, stats, k.ahead == AotKernel::Ahead::None, k.ahead == AotKernel::Ahead::Compiled,
-                          k.compile_ms);
-      k.ahead = AotKernel::Ahead::None;
-      k.last_use = ++ak.clock;
-      return &k;
+      detail::note_lookup(cache, stats, true, false, 0);
+      it->second.last_use = ++ak.clock;
+      return &it->second;
     }
     bool compiled = false;
     double ms = 0;
@@ -155,52 +121,25 @@ detail::ExecutorFactory persistent_cache_factory(CompileCache& cache, Target exe
     }
     if (compiled && !note.empty()) ++ak.corrupt;
     AotKernel k;
-    if (!load_kernel(path, spec.key, &k, err)) return nullptr;
+    if (!load_kernel(path, &k, err)) return nullptr;
     if (!compiled) ++ak.disk_hits;
     detail::note_lookup(cache, stats, false, compiled, ms);
-    return keep_loaded(ak, spec.key, k);
-  };
-  // A schedule's regions found neither in the process nor on disk are
-  // compiled together: one Halide module, one LLVM run, one link, the
-  // shared object stored under each of their keys (bench/README.md).
-  auto prepare = [&ak, exec, target_string](const std::vector<detail::RegionSpec>& specs) {
-    std::vector<const detail::RegionSpec*> missing;
-    std::set<std::string> seen;
-    for (const auto& spec : specs) {
-      if (!spec.has_code() || ak.loaded.count(spec.key) || !seen.insert(spec.key).second) continue;
-      std::string why;
-      const std::string full = KernelStore::full_key(detail::halide_version(), target_string, spec.key);
-      if (const std::string path = ak.store->find(full, &why); !path.empty()) {
-        AotKernel k;
-        if (!load_kernel(path, spec.key, &k, &why)) continue;  // the provider tries again and reports it
-        k.ahead = AotKernel::Ahead::DiskHit;
-        ++ak.disk_hits;
-        keep_loaded(ak, spec.key, k);
-      } else {
-        if (why != "absent") ++ak.corrupt;  // recompiled and replaced below
-        missing.push_back(&spec);
-      }
+    if (ak.max_entries > 0 && ak.loaded.size() >= ak.max_entries) {
+      auto oldest = ak.loaded.begin();
+      for (auto j = ak.loaded.begin(); j != ak.loaded.end(); ++j)
+        if (j->second.last_use < oldest->second.last_use) oldest = j;
+      dlclose(oldest->second.handle);
+      ak.loaded.erase(oldest);
+      ++ak.evictions;
     }
-    if (missing.empty()) return;
-    std::vector<std::string> paths;
-    double ms = 0;
-    std::string why;
-    // On failure (one region Halide rejects fails the module) the provider
-    // compiles each region alone and reports the one that fails.
-    if (!compile_entries(*ak.store, missing, exec, target_string, &paths, &ms, &why)) return;
-    for (size_t i = 0; i < missing.size(); ++i) {
-      AotKernel k;
-      if (!load_kernel(paths[i], missing[i]->key, &k, &why)) continue;
-      k.ahead = AotKernel::Ahead::Compiled;
-      k.compile_ms = ms / static_cast<double>(missing.size());
-      keep_loaded(ak, missing[i]->key, k);
-    }
+    k.last_use = ++ak.clock;
+    return &ak.loaded.emplace(spec.key, k).first->second;
   };
   const AotRuntime& rt = *ak.runtime;
-  return [provider, prepare, &rt](Target, bool alias_mutant, int64_t max_numel, LowerStats& stats) {
+  return [provider, &rt](Target, bool alias_mutant, int64_t max_numel, LowerStats& stats) {
     return detail::make_aot_executor(
         rt, [provider, &stats](const detail::RegionSpec& s, std::string* e) { return provider(s, e, stats); },
-        alias_mutant, max_numel, stats, prepare);
+        alias_mutant, max_numel, stats);
   };
 }
 

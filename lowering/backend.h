@@ -45,9 +45,6 @@ class Executor {
   // The expected values of every checked statement, concatenated (checked
   // mode; the checks' base parameters index into it).
   virtual void set_expected(std::vector<float> values) = 0;
-  // Every region's spec before the first run (regions without code
-  // included): an executor may get their kernels ready together.
-  virtual void prepare(const std::vector<RegionSpec>& /*specs*/) {}
   // Runs one region; `mem` holds the initial values of storages not yet
   // used. Returns "" or an error message.
   virtual std::string run(int region, const RegionSpec& spec, const oracles::Memory& mem) = 0;
@@ -65,24 +62,20 @@ LowerResult run_with(const schedulers::Schedule& schedule, const LowerOptions& o
 
 // AOT compilation (halide_backend.cc): Halide's version; the target string
 // of a lowering target (`portable`: a baseline x86-64 host part, for kits
-// that run on other machines); region pipelines as an object file
-// (functions and arguments as lowering/aot.h says); Halide's
+// that run on other machines); one region's pipeline as an object file
+// (function "region", arguments in the order of lowering/aot.h); Halide's
 // runtime for a target string as an object file. "" or an error.
 std::string halide_version();
 // Where this process's AOT compiles spent their time (bench/kcache_bench):
 // Halide lowering to a module, LLVM code generation to an object, ld.
 struct AotTimes {
   double lower_ms = 0, llvm_ms = 0, link_ms = 0;
-  int64_t compiles = 0;  // regions compiled
-  int64_t objects = 0;   // objects (LLVM runs, links) they were compiled into
+  int64_t compiles = 0;
 };
 AotTimes& aot_times();
 std::string aot_target_string(Target t, bool portable);
-// Several regions' functions (aot_function_name of their keys) in one
-// object: one LLVM run and one link for a schedule's misses. Host only
-// when more than one (GPU modules carry one device-source buffer each).
-std::string aot_compile_objects(const std::vector<const RegionSpec*>& specs, Target t,
-                                const std::string& target_string, const std::string& object_path);
+std::string aot_compile_object(const RegionSpec& spec, Target t, const std::string& target_string,
+                               const std::string& object_path);
 std::string aot_compile_runtime(const std::string& target_string, const std::string& object_path);
 // Counts one AOT kernel lookup in the cache's statistics: an in-process
 // hit, or a miss answered by the disk store or `compiled` (compile_ms).

@@ -748,51 +748,35 @@ std::string aot_target_string(Target t, bool portable) {
   return h.to_string();
 }
 
-std::string aot_compile_objects(const std::vector<const RegionSpec*>& specs, Target t,
-                                const std::string& target_string, const std::string& object_path) {
-  if (specs.size() != 1 && t != Target::Host) return "aot: only host kernels compile several to one object";
+std::string aot_compile_object(const RegionSpec& spec, Target t, const std::string& target_string,
+                               const std::string& object_path) {
   try {
-    // One module holds every region's function (named from its key,
-    // lowering/aot.h): one LLVM run and one object for all of them.
-    H::Module all("regions", H::Target(target_string));
-    double lower_ms = 0;
-    for (const RegionSpec* spec : specs) {
-      Built b = build(*spec, t == Target::OpenCL || t == Target::Cuda);
-      // The argument order of lowering/aot.h.
-      std::vector<H::Argument> args;
-      for (auto& in : b.inputs) args.push_back(in);
-      for (auto& p : b.ip) args.push_back(p);
-      for (auto& p : b.fp) args.push_back(p);
-      args.push_back(b.fold);
-      if (b.has_status) {
-        args.push_back(b.expected);
-        args.push_back(b.status_in);
-        args.push_back(b.region);
-      }
-      H::Pipeline p(b.outputs);
-      const double t0 = thread_cpu_ms();
-      H::Module m = p.compile_to_module(args, aot_function_name(spec->key), H::Target(target_string));
-      // Counter-free OpenCL C (lowering/kernel_source.h): kits compress it
-      // across kernels; the buffer keeps its size (and trailing NUL).
-      if (t == Target::OpenCL)
-        for (const auto& buf : m.buffers())
-          if (buf.name().find("gpu_source_kernels") != std::string::npos && buf.size_in_bytes() > 1)
-            canonicalize_opencl_source(static_cast<char*>(const_cast<void*>(buf.data())), buf.size_in_bytes() - 1);
-      lower_ms += thread_cpu_ms() - t0;
-      if (specs.size() == 1) {
-        all = m;
-        break;
-      }
-      for (const auto& f : m.functions()) all.append(f);
-      for (const auto& buf : m.buffers()) all.append(buf);
-      if (m.any_strict_float()) all.set_any_strict_float(true);
+    Built b = build(spec, t == Target::OpenCL || t == Target::Cuda);
+    // The argument order of lowering/aot.h.
+    std::vector<H::Argument> args;
+    for (auto& in : b.inputs) args.push_back(in);
+    for (auto& p : b.ip) args.push_back(p);
+    for (auto& p : b.fp) args.push_back(p);
+    args.push_back(b.fold);
+    if (b.has_status) {
+      args.push_back(b.expected);
+      args.push_back(b.status_in);
+      args.push_back(b.region);
     }
+    H::Pipeline p(b.outputs);
+    const double t0 = thread_cpu_ms();
+    H::Module m = p.compile_to_module(args, "region", H::Target(target_string));
+    // Counter-free OpenCL C (lowering/kernel_source.h): kits compress it
+    // across kernels; the buffer keeps its size (and trailing NUL).
+    if (t == Target::OpenCL)
+      for (const auto& buf : m.buffers())
+        if (buf.name().find("gpu_source_kernels") != std::string::npos && buf.size_in_bytes() > 1)
+          canonicalize_opencl_source(static_cast<char*>(const_cast<void*>(buf.data())), buf.size_in_bytes() - 1);
     const double t1 = thread_cpu_ms();
-    all.compile({{H::OutputFileType::object, object_path}});
-    aot_times().lower_ms += lower_ms;
+    m.compile({{H::OutputFileType::object, object_path}});
+    aot_times().lower_ms += t1 - t0;
     aot_times().llvm_ms += thread_cpu_ms() - t1;
-    aot_times().compiles += static_cast<int64_t>(specs.size());
-    ++aot_times().objects;
+    ++aot_times().compiles;
   } catch (const H::Error& err) {
     return std::string("Halide: ") + err.what();
   } catch (const std::exception& err) {

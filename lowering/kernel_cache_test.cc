@@ -10,7 +10,6 @@
 #include <fstream>
 
 #include "fuzz/generator.h"
-#include "lowering/backend.h"
 #include "lowering/kernel_cache.h"
 #include "lowering/lowering.h"
 #include "oracles/eager.h"
@@ -62,37 +61,6 @@ TEST(KernelCache, SecondProcessOnlyLoads) {
   EXPECT_EQ(run_programs(7, 12, warm), 0);
   EXPECT_EQ(warm.compile_ms_each().size(), 0u) << "every kernel should come from " << dir;
   EXPECT_EQ(warm.disk_hits(), warm.misses());
-  EXPECT_EQ(KernelStore(dir).stats().temp_files, 0);
-}
-
-// A schedule's misses are compiled together (one module, one LLVM run, one
-// link) and stored under each region's key; a new process loads each one
-// alone, and every region agrees with the oracle either way.
-TEST(KernelCache, ASchedulesMissesCompileAsOneObject) {
-  const std::string dir = fresh_dir("batch");
-  int tried = 0;
-  for (uint64_t i = 0; i < 40; ++i) {
-    ir::Program p = fuzz::generate(12, i);
-    auto expected = oracles::run_eager(p);
-    if (!expected.ok()) continue;
-    CompileCache cache;
-    const detail::AotTimes before = detail::aot_times();
-    LowerResult r = run_schedule(program_order_schedule(p, 1), LowerOptions{}, nullptr, cache);
-    ASSERT_TRUE(r.ok) << r.error;
-    EXPECT_FALSE(oracles::compare(p, *expected, r.obs)) << "program " << i;
-    const int64_t compiled = detail::aot_times().compiles - before.compiles;
-    EXPECT_EQ(compiled, static_cast<int64_t>(cache.compile_ms_each().size()));
-    if (compiled < 2) continue;  // a schedule with one new structure: nothing to batch
-    EXPECT_EQ(detail::aot_times().objects - before.objects, 1) << compiled << " regions, one object";
-    CompileCache next;  // another process: each region's entry alone
-    LowerResult again = run_schedule(program_order_schedule(p, 1), LowerOptions{}, nullptr, next);
-    ASSERT_TRUE(again.ok) << again.error;
-    EXPECT_FALSE(oracles::compare(p, *expected, again.obs));
-    EXPECT_EQ(next.compile_ms_each().size(), 0u);
-    EXPECT_GE(next.disk_hits(), compiled);
-    if (++tried == 3) break;
-  }
-  EXPECT_EQ(tried, 3) << "no program of seed 12 had a schedule with several new region structures";
   EXPECT_EQ(KernelStore(dir).stats().temp_files, 0);
 }
 

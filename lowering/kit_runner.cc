@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
       *err = "missing kernel (" + w + ")";
       return nullptr;
     }
-    if (!load_kernel(p, spec.key, &k, err)) return nullptr;
+    if (!load_kernel(p, &k, err)) return nullptr;
     return &loaded.emplace(spec.key, k).first->second;
   };
   detail::ExecutorFactory make = [&](Target, bool alias_mutant, int64_t max_numel, LowerStats& stats) {

@@ -122,11 +122,8 @@ LowerResult run_with(const schedulers::Schedule& schedule, const LowerOptions& o
     }
     session.set_expected(std::move(all));
   }
-  // Every region's spec first: the executor sees the whole schedule
-  // (prepare: the persistent cache compiles its misses as one object).
-  std::vector<detail::RegionSpec> specs(schedule.regions.size());
   for (size_t r = 0; r < schedule.regions.size(); ++r) {
-    detail::RegionSpec& spec = specs[r];
+    detail::RegionSpec spec;
     try {
       spec = detail::build_spec(p, *an, schedule.regions[r], needed[r], options.checked, stale);
     } catch (const std::exception& e) {
@@ -145,11 +142,6 @@ LowerResult run_with(const schedulers::Schedule& schedule, const LowerOptions& o
       }
       spec.iparams[c.ip + c.rank] = static_cast<int>(base[c.stmt]);
     }
-  }
-  session.prepare(specs);
-  for (size_t r = 0; r < specs.size(); ++r) {
-    const detail::RegionSpec& spec = specs[r];
-    if (!spec.has_code()) continue;
     if (options.target == Target::Ptx || (options.ptx_check && options.target != Target::Host)) {
       std::string finding;
       std::string err = session.ptx(spec, options, &finding);
