@@ -16,6 +16,7 @@
 
 #include "lowering/aot.h"
 #include "lowering/backend.h"
+#include "lowering/kernel_source.h"
 #include "oracles/kernels.h"
 
 namespace af::lowering {
@@ -786,6 +787,12 @@ std::string aot_compile_object(const RegionSpec& spec, Target t, const std::stri
     H::Pipeline p(b.outputs);
     const double t0 = thread_cpu_ms();
     H::Module m = p.compile_to_module(args, "region", H::Target(target_string));
+    // Counter-free OpenCL C (lowering/kernel_source.h): kits compress it
+    // across kernels; the buffer keeps its size (and trailing NUL).
+    if (t == Target::OpenCL)
+      for (const auto& buf : m.buffers())
+        if (buf.name().find("gpu_source_kernels") != std::string::npos && buf.size_in_bytes() > 1)
+          canonicalize_opencl_source(static_cast<char*>(const_cast<void*>(buf.data())), buf.size_in_bytes() - 1);
     const double t1 = thread_cpu_ms();
     m.compile({{H::OutputFileType::object, object_path}});
     aot_times().lower_ms += t1 - t0;

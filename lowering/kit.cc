@@ -1,10 +1,12 @@
 #include "lowering/kit.h"
 
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "lowering/kernel_cache.h"
+#include "lowering/kit_pack.h"
 
 namespace af::lowering {
 
@@ -62,17 +64,37 @@ std::string write_kit(const std::string& dir, const Kit& kit, const std::vector<
                   {"seed", kit.seed},
                   {"build_errors", kit.build_errors},
                   {"cases", cases}};
-  std::string why;
+  // xz: program texts and observables are a tenth of a 500-program kit
+  // as plain files (lowering/kit.h).
+  std::string why, json_xz, floats_xz;
   const std::string bytes(reinterpret_cast<const char*>(floats.data()), floats.size() * sizeof(float));
-  if (!write_file_atomic(dir + "/expected.bin", bytes, &why) || !write_file_atomic(dir + "/kit.json", j.dump(), &why))
+  if (!xz_compress(bytes, &floats_xz, &why) || !xz_compress(j.dump(), &json_xz, &why) ||
+      !write_file_atomic(dir + "/expected.bin.xz", floats_xz, &why) ||
+      !write_file_atomic(dir + "/kit.json.xz", json_xz, &why))
     return why;
+  // A kit rebuilt in place from an older format: its plain files would be read first.
+  std::remove((dir + "/expected.bin").c_str());
+  std::remove((dir + "/kit.json").c_str());
   return "";
 }
 
+namespace {
+
+// DIR/NAME, or DIR/NAME.xz decompressed (what write_kit writes); "" or why not.
+std::string read_maybe_xz(const std::string& dir, const std::string& name, std::string* out) {
+  std::string packed, why;
+  if (read_bytes(dir + "/" + name, out)) return "";
+  if (!read_bytes(dir + "/" + name + ".xz", &packed)) return "cannot read " + dir + "/" + name + "(.xz)";
+  if (!xz_decompress(packed, out, &why)) return dir + "/" + name + ".xz: " + why;
+  return "";
+}
+
+}  // namespace
+
 std::string read_kit(const std::string& dir, Kit* kit, std::vector<float>* floats) {
   std::string text, bytes;
-  if (!read_bytes(dir + "/kit.json", &text)) return "cannot read " + dir + "/kit.json";
-  if (!read_bytes(dir + "/expected.bin", &bytes)) return "cannot read " + dir + "/expected.bin";
+  if (std::string e = read_maybe_xz(dir, "kit.json", &text); !e.empty()) return e;
+  if (std::string e = read_maybe_xz(dir, "expected.bin", &bytes); !e.empty()) return e;
   try {
     const json j = json::parse(text);
     if (j.at("format") != 2) return "kit.json: format " + j.at("format").dump() + ", this runner reads format 2";

@@ -5,8 +5,10 @@
 //   DIR/kernels.pack          Halide's runtime and every region's AOT kernel:
 //                             KernelStore entries in one xz stream
 //                             (lowering/kit_pack.h), verified on load
-//   DIR/kit.json              target, target string, Halide version, the cases
-//   DIR/expected.bin          the oracle's observables, raw little-endian f32
+//   DIR/kit.json.xz           target, target string, Halide version, the cases
+//   DIR/expected.bin.xz       the oracle's observables, raw little-endian f32
+// (both xz-compressed: `xz -dc DIR/kit.json.xz` shows the cases; a kit of
+// an older build with plain kit.json/expected.bin still reads)
 // Each case: one program under one strategy (its transformed program and
 // regions), the original program (observable names), where its expected
 // observables lie in expected.bin. A mutant's case (`aliasfuzz kit
@@ -50,7 +52,7 @@ struct Kit {
 void kit_add_expected(KitCase& c, const oracles::Observables& o, std::vector<float>& floats);
 oracles::Observables kit_expected(const KitCase& c, const std::vector<float>& floats);
 
-// kit.json + expected.bin; "" or an error.
+// kit.json.xz + expected.bin.xz; "" or an error.
 std::string write_kit(const std::string& dir, const Kit& kit, const std::vector<float>& floats);
 std::string read_kit(const std::string& dir, Kit* kit, std::vector<float>* floats);
 

@@ -26,6 +26,11 @@ struct PackStats {
 bool write_kernel_pack(const std::string& pack_path, const std::vector<std::string>& entry_paths, PackStats* stats,
                        std::string* why);
 
+// One buffer as an xz stream and back (kit.json.xz, expected.bin.xz):
+// false and *why when the coder fails or the input is not a whole stream.
+bool xz_compress(const std::string& in, std::string* out, std::string* why);
+bool xz_decompress(const std::string& in, std::string* out, std::string* why);
+
 // Unpacks `pack_path` into folder `dir` (created); returns the entries
 // written. A damaged pack stops at the damage: *why says what was wrong
 // (and is "" when the whole pack was read).

@@ -34,6 +34,7 @@ struct KitArgs {
   int64_t programs = 100;
   uint64_t seed = 1;
   std::vector<std::string> strategies, injects;
+  bool dry_run = false;  // count cases and distinct kernels; compile and write nothing
 };
 
 std::string self_dir() {
@@ -108,11 +109,11 @@ int run(const KitArgs& a) {
       return 2;
     }
   const std::string runner = find_runner();
-  if (runner.empty()) {
+  if (runner.empty() && !a.dry_run) {
     std::cerr << "aliasfuzz kit: kit_runner not found (bazel build //lowering:kit_runner, or set AF_KIT_RUNNER)\n";
     return 2;
   }
-  fs::create_directories(a.out + "/bin");
+  fs::create_directories(a.out + (a.dry_run ? "" : "/bin"));
   const std::string ts = lowering::detail::aot_target_string(*t, true);
   const std::string hv = lowering::detail::halide_version();
   // Build through the persistent cache when it is on (a rebuilt kit
@@ -121,8 +122,8 @@ int run(const KitArgs& a) {
   const std::string scratch = a.out + "/.kernels-build";
   lowering::KernelStore cache(cache_dir.empty() ? scratch : cache_dir, lowering::kernel_cache_config().max_bytes);
   std::string why;
-  const std::string rt = lowering::runtime_entry(cache, ts, &why);
-  if (rt.empty()) {
+  const std::string rt = a.dry_run ? "" : lowering::runtime_entry(cache, ts, &why);
+  if (rt.empty() && !a.dry_run) {
     std::cerr << "aliasfuzz kit: Halide runtime for " << ts << ": " << why << "\n";
     return 2;
   }
@@ -145,6 +146,10 @@ int run(const KitArgs& a) {
         for (size_t r = 0; r < s->regions.size(); ++r) {
           auto spec = lowering::detail::build_spec(s->program, san, s->regions[r], needed[r], checked, stale);
           if (!spec.has_code() || kernels.count(spec.key)) continue;
+          if (a.dry_run) {
+            kernels[spec.key] = "";
+            continue;
+          }
           bool fresh = false;
           double ms = 0;
           std::string err;
@@ -160,6 +165,21 @@ int run(const KitArgs& a) {
       lowering::kit_add_expected(c, expected, floats);
       kit.cases.push_back(std::move(c));
     }
+  }
+  if (a.dry_run) {
+    std::error_code ec;
+    fs::remove_all(scratch, ec);
+    if (std::string e = lowering::write_kit(a.out, kit, floats); !e.empty()) {  // the cases' files alone
+      std::cerr << "aliasfuzz kit: " << e << "\n";
+      return 2;
+    }
+    std::cout << fmt::format("kit {} (dry run): {} programs, {} cases, {} distinct kernels; kit.json.xz + "
+                             "expected.bin.xz {:.2f} MiB in {}\n",
+                             a.target, a.programs, kit.cases.size(), kernels.size(),
+                             (fs::file_size(a.out + "/kit.json.xz") + fs::file_size(a.out + "/expected.bin.xz")) /
+                                 1048576.0,
+                             a.out);
+    return 0;
   }
   // The runtime first: a pack damaged in transit still loads what precedes the damage.
   std::vector<std::string> entries = {rt};
@@ -211,6 +231,9 @@ void register_kit(CLI::App& app, int* status) {
   flags::strategies(c, a->strategies, "default: all");
   flags::injects(c, a->injects, "each mutant's cases as a campaign runs them; checked mode should detect them");
   c->add_option("--out", a->out, "the kit's folder")->required();
+  c->add_flag("--dry-run", a->dry_run,
+              "count the cases and distinct kernels and write only the cases' files (no kernels, no runner): "
+              "sizes a kit before an hour of compiling");
   add_kernel_cache_flags(c);
   c->callback([a, status] { *status = run(*a); });
 }
