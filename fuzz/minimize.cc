@@ -443,7 +443,8 @@ class Minimizer {
       if (st.op == OpKind::CopyI) with(OpKind::FillI, {st.args[0], Arg::number(1.0)});
       // Every elementwise op becomes a representative of its class, when the
       // bug stays: in place add_(x, 1.0), else mul_(x, 2.0), else
-      // fill_(x, 1.0); out of place add(x, 1.0), else mul(x, 2.0). A
+      // fill_(x, 1.0), else clamp_(x, -1.0, 1.0); out of place add(x, 1.0),
+      // else mul(x, 2.0). A
       // statement tries only the representatives before the one it already
       // is (whatever its constant), so every op walks down one list and
       // findings of one bug meet at one program (fuzz/signature.h). A bug
@@ -457,14 +458,24 @@ class Minimizer {
                                 (st.args[0].kind == Arg::TensorList && !st.args[0].list.empty());
       if (reads && first_tensor) {
         const Arg x = st.args[0].kind == Arg::Tensor ? st.args[0] : Arg::tensor(static_cast<int>(st.args[0].list[0]));
-        const std::vector<std::pair<OpKind, double>> reps =
+        using Rep = std::pair<OpKind, std::vector<Arg>>;
+        // clamp_ last: an op a strategy splits into steps (clamp_, addcmul_,
+        // lerp_, ... run on a private clone) keeps a bug in those steps.
+        const std::vector<Rep> reps =
             ir::is_inplace(st.op)
-                ? std::vector<std::pair<OpKind, double>>{{OpKind::AddI, 1.0}, {OpKind::MulI, 2.0}, {OpKind::FillI, 1.0}}
-                : std::vector<std::pair<OpKind, double>>{{OpKind::Add, 1.0}, {OpKind::Mul, 2.0}};
+                ? std::vector<Rep>{{OpKind::AddI, {x, Arg::number(1.0)}},
+                                   {OpKind::MulI, {x, Arg::number(2.0)}},
+                                   {OpKind::FillI, {x, Arg::number(1.0)}},
+                                   {OpKind::ClampI, {x, Arg::number(-1.0), Arg::number(1.0)}}}
+                : std::vector<Rep>{{OpKind::Add, {x, Arg::number(1.0)}}, {OpKind::Mul, {x, Arg::number(2.0)}}};
+        auto numbers_after_first = [&] {
+          return std::all_of(st.args.begin() + 1, st.args.end(),
+                             [](const Arg& a) { return a.kind == Arg::Float || a.kind == Arg::Int; });
+        };
         size_t own = reps.size();
         for (size_t k = 0; k < reps.size(); ++k)
-          if (st.op == reps[k].first && st.args.size() == 2 && st.args[1].kind != Arg::Tensor) own = k;
-        for (size_t k = 0; k < own; ++k) with(reps[k].first, {x, Arg::number(reps[k].second)});
+          if (st.op == reps[k].first && st.args.size() == reps[k].second.size() && numbers_after_first()) own = k;
+        for (size_t k = 0; k < own; ++k) with(reps[k].first, reps[k].second);
       }
       // Several operands (addcmul_, addcdiv_, lerp_, clamp_tensor_): keep the
       // write and one operand, add_(x, t). An out= op becomes the out=
