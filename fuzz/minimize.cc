@@ -432,6 +432,10 @@ class Minimizer {
         if (st.op == OpKind::Reshape) with(OpKind::View, st.args);
         if (st.op == OpKind::Flatten) with(OpKind::View, {st.args[0], Arg::ints({-1})});
         with(OpKind::Alias, {st.args[0]});
+        // A may-alias op whose copy-or-view matters becomes reshape, the
+        // representative of its class (flatten, contiguous: the same
+        // decision over the same strides).
+        if (info.cls == OpClass::MayAlias && st.op != OpKind::Reshape) with(OpKind::Reshape, {st.args[0], Arg::ints({-1})});
       }
       // Multi-output views become chunk with as many pieces along the same
       // dim (split's pieces are chunk's when the sizes agree; unbind's keep
