@@ -23,32 +23,38 @@ struct Combo {
 };
 const Combo kCombos[] = {{"program", "greedy"}, {"random:7", "greedy"}, {"fusion", "dataflow"}};
 
+// Every must-agree strategy under every combo, lowered to host, against
+// the oracle: adds the runs and the regions.
+void agree_on_host(const ir::Program& p, int i, CompileCache& cache, int& runs, int& regions) {
+  auto an = ir::analyze(p);
+  ASSERT_TRUE(an.ok());
+  const auto expected = oracles::run_eager(p, *an);
+  for (const auto& strategy : schedulers::must_agree_strategy_names())
+    for (const auto& c : kCombos) {
+      schedulers::Options so;
+      so.strategy = strategy;
+      so.reorder = c.reorder;
+      so.fusion = c.fusion;
+      auto sched = schedulers::make_schedule(p, *an, so);
+      ASSERT_TRUE(sched.ok()) << strategy << ": " << sched.error().to_string();
+      LowerResult r = run_schedule(*sched, LowerOptions(), nullptr, cache);
+      ASSERT_TRUE(r.ok) << strategy << " " << c.reorder << " " << c.fusion << ": " << r.error << "\n"
+                        << schedulers::schedule_text(*sched);
+      auto mm = oracles::compare(p, expected, r.obs);
+      EXPECT_FALSE(mm) << "program " << i << " " << strategy << " " << c.reorder << " " << c.fusion << ": "
+                       << (mm ? mm->observable + "[" + std::to_string(mm->index) + "]" : "") << "\n"
+                       << schedulers::schedule_text(*sched);
+      ++runs;
+      regions += r.stats.regions;
+    }
+}
+
 TEST(StrategiesOnHost, MustAgreeStrategiesAgreeWithOracle) {
   CompileCache cache;
   int runs = 0, regions = 0;
   for (int i = 0; i < 20; ++i) {
     ir::Program p = fuzz::generate(555, i);
-    auto an = ir::analyze(p);
-    ASSERT_TRUE(an.ok());
-    const auto expected = oracles::run_eager(p, *an);
-    for (const auto& strategy : schedulers::must_agree_strategy_names())
-      for (const auto& c : kCombos) {
-        schedulers::Options so;
-        so.strategy = strategy;
-        so.reorder = c.reorder;
-        so.fusion = c.fusion;
-        auto sched = schedulers::make_schedule(p, *an, so);
-        ASSERT_TRUE(sched.ok()) << strategy << ": " << sched.error().to_string();
-        LowerResult r = run_schedule(*sched, LowerOptions(), nullptr, cache);
-        ASSERT_TRUE(r.ok) << strategy << " " << c.reorder << " " << c.fusion << ": " << r.error << "\n"
-                          << schedulers::schedule_text(*sched);
-        auto mm = oracles::compare(p, expected, r.obs);
-        EXPECT_FALSE(mm) << "program " << i << " " << strategy << " " << c.reorder << " " << c.fusion << ": "
-                         << (mm ? mm->observable + "[" + std::to_string(mm->index) + "]" : "") << "\n"
-                         << schedulers::schedule_text(*sched);
-        ++runs;
-        regions += r.stats.regions;
-      }
+    agree_on_host(p, i, cache, runs, regions);
     if (::testing::Test::HasFailure()) break;
   }
   std::printf("strategies: %d runs, %d regions, cache hits %lld misses %lld, compile %.0f ms\n", runs, regions,
@@ -62,30 +68,11 @@ TEST(StrategiesOnHost, FormatV11OpsAgreeWithOracle) {
   fuzz::GenOptions go;
   for (ir::OpKind op : ir::all_ops())
     if (ir::added_in_v11(op)) go.op_weights[ir::op_name(op)] = 5;
-  int runs = 0, uses = 0;
+  int runs = 0, uses = 0, regions = 0;
   for (int i = 0; i < 16; ++i) {
     ir::Program p = fuzz::generate(557, i, go);
-    auto an = ir::analyze(p);
-    ASSERT_TRUE(an.ok());
     for (const auto& st : p.stmts) uses += ir::added_in_v11(st.op);
-    const auto expected = oracles::run_eager(p, *an);
-    for (const auto& strategy : schedulers::must_agree_strategy_names())
-      for (const auto& c : kCombos) {
-        schedulers::Options so;
-        so.strategy = strategy;
-        so.reorder = c.reorder;
-        so.fusion = c.fusion;
-        auto sched = schedulers::make_schedule(p, *an, so);
-        ASSERT_TRUE(sched.ok()) << strategy << ": " << sched.error().to_string();
-        LowerResult r = run_schedule(*sched, LowerOptions(), nullptr, cache);
-        ASSERT_TRUE(r.ok) << strategy << " " << c.reorder << " " << c.fusion << ": " << r.error << "\n"
-                          << schedulers::schedule_text(*sched);
-        auto mm = oracles::compare(p, expected, r.obs);
-        EXPECT_FALSE(mm) << "program " << i << " " << strategy << " " << c.reorder << " " << c.fusion << ": "
-                         << (mm ? mm->observable + "[" + std::to_string(mm->index) + "]" : "") << "\n"
-                         << schedulers::schedule_text(*sched);
-        ++runs;
-      }
+    agree_on_host(p, i, cache, runs, regions);
     if (::testing::Test::HasFailure()) break;
   }
   std::printf("format v1.1 on host: %d runs over %d statements of v1.1 ops\n", runs, uses);
