@@ -195,6 +195,7 @@ class Minimizer {
       pass_hoist_views();
       pass_reads_to_returns();
       pass_simpler_ops();
+      pass_order_writes();
       pass_shrink();
       pass_constants();
       pass_inits();
@@ -359,6 +360,25 @@ class Minimizer {
           if (try_candidate(c)) break;
         }
     }
+  }
+
+  // Two writes a bug needs both of (add_ and mul_ do not commute): the
+  // earlier becomes add_, the later mul_, when the bug stays, so which op
+  // the generator drew first does not split one bug in two.
+  void pass_order_writes() {
+    auto number_write = [](const Stmt& st, OpKind op) {
+      return st.op == op && st.args.size() == 2 && st.args[1].kind != Arg::Tensor;
+    };
+    for (size_t i = 0; i < cur_.stmts.size() && !out_of_budget(); ++i)
+      for (size_t j = i + 1; j < cur_.stmts.size() && !out_of_budget(); ++j)
+        if (number_write(cur_.stmts[i], OpKind::MulI) && number_write(cur_.stmts[j], OpKind::AddI)) {
+          Program c = cur_;
+          c.stmts[i].op = OpKind::AddI;
+          c.stmts[i].args[1] = Arg::number(1.0);
+          c.stmts[j].op = OpKind::MulI;
+          c.stmts[j].args[1] = Arg::number(2.0);
+          try_candidate(c);
+        }
   }
 
   void pass_delete_decls() {
