@@ -151,13 +151,9 @@ Result<Program> parse_and_validate(const std::string& text, const Limits& limits
 Geometry written_geometry(const Stmt& st, const Analysis& an) {
   const auto& x = an.values[st.args[0].i];
   if (st.op != OpKind::SetitemI) return x.g;
-  CheckedArg t, dim, start, end, step;
-  t.t = &x;
-  dim.i = st.args[1].i;
-  start.i = st.args[2].i;
-  end.i = st.args[3].i;
-  step.i = 1;
-  return infer(OpKind::Slice, {t, dim, start, end, step}).value()[0].g;
+  // The slot as validation computed it: a 0-d x[0:0] is x itself, which
+  // slice() would reject.
+  return setitem_target(x.g, st.args[1].i, st.args[2].i, st.args[3].i).value().g;
 }
 
 bool computes_values(const Stmt& st, const Analysis& an) {

@@ -79,6 +79,26 @@ TEST(StrategiesOnHost, FormatV11OpsAgreeWithOracle) {
   EXPECT_GT(uses, 50);
 }
 
+// setitem_(x, 0, 0, 0, v) of a 0-d x writes x itself (Python reads size(0)
+// of a 0-d tensor as 0); the lowering took the written slot from slice(),
+// which rejects a 0-d tensor, and reported a malformed schedule.
+TEST(StrategiesOnHost, SetitemOfZeroDimTensorWritesItWhole) {
+  auto p = ir::parse_and_validate(
+      "aliasfuzz 1\n"
+      "storage s0 f32[4] = iota(0.0, 1.0)\n"
+      "input x0 = s0\n"
+      "t0 = select(x0, 0, 1)\n"
+      "setitem_(t0, 0, 0, 0, 5.0)\n"
+      "t1 = select(x0, 0, 2)\n"
+      "t2 = add(t1, 1.0)\n"
+      "setitem_(t1, 0, 0, 0, t2)\n"
+      "return x0, t0\n");
+  ASSERT_TRUE(p.ok()) << p.error().to_string();
+  CompileCache cache;
+  int runs = 0, regions = 0;
+  agree_on_host(*p, 0, cache, runs, regions);
+}
+
 // Where each mutant is expected to leave the oracle on these 12 programs
 // (seed 556, random:3 reorder, greedy fusion): a mutant is a planted bug, so
 // the Halide tier must show it. The two rarer ones need program shapes these

@@ -125,7 +125,7 @@ void execute(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
   if (info.cls == ir::OpClass::InPlace) {
     const auto& x = an.values[A[0].i];
     // setitem_ writes its slice of x, every other in-place op all of x.
-    const Geometry g = st.op == OpKind::SetitemI ? ir::setitem_target(x.g, A[1].i, A[2].i, A[3].i).value().g : x.g;
+    const Geometry g = ir::written_geometry(st, an);
     thread_local std::vector<float> v;  // reused: no allocation per statement
     elementwise_values(st, an, mem, g.sizes, &v);
     scatter(mem[x.storage], g, v);

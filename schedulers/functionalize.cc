@@ -526,13 +526,12 @@ class Functionalize {
   template <class ExpandTo>
   int setitem_scatter(const ir::Stmt& st, const ir::TensorMeta& vm, int cv, const std::string& nm, ExpandTo& expand_to) {
     const int line = st.line;
-    ir::CheckedArg t, d, s0, e, stp;
-    t.t = &vm;
-    d.i = st.args[1].i; s0.i = st.args[2].i; e.i = st.args[3].i; stp.i = 1;
-    Shape slot = ir::infer(OpKind::Slice, {t, d, s0, e, stp}).value()[0].g.sizes;
+    const Shape slot = ir::written_geometry(st, an_).sizes;
+    const bool whole = vm.g.rank() == 0;  // the value is the write itself, as for copy_
     int val;
     if (st.args[4].kind == Arg::Tensor) val = expand_to(current(static_cast<int>(st.args[4].i), line), slot);
-    else val = b_.emit1(OpKind::Full, nm, {Arg::ints(slot), Arg::number(st.args[4].as_double())}, line, true);
+    else val = b_.emit1(OpKind::Full, nm, {Arg::ints(slot), Arg::number(st.args[4].as_double())}, line, !whole);
+    if (whole) return val;
     return b_.emit1(OpKind::SliceScatter, nm, {Arg::tensor(cv), Arg::tensor(val), st.args[1], st.args[2], st.args[3], Arg::integer(1)}, line, false);
   }
 
