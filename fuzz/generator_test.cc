@@ -50,11 +50,7 @@ Scenarios scenarios(const ir::Program& p, const ir::Analysis& an) {
     const auto cls = ir::op_info(st.op).cls;
     const bool inplace = ir::is_inplace(st.op);
     std::vector<int> args;
-    for (size_t k = 0; k < st.args.size(); ++k) {
-      if (st.args[k].kind == ir::Arg::Tensor) args.push_back(static_cast<int>(st.args[k].i));
-      if (st.args[k].kind == ir::Arg::TensorList)
-        for (auto v : st.args[k].list) args.push_back(static_cast<int>(v));
-    }
+    ir::for_each_tensor_arg(st, [&](int v) { args.push_back(v); });
     if (cls == ir::OpClass::View && from_view[args[0]]) sc.view_of_view = true;
     if (inplace && from_view[args[0]]) sc.write_through_view = true;
     if (st.op == ir::OpKind::SetitemI) sc.setitem = true;

@@ -56,12 +56,7 @@ ir::Program in_use_order(const ir::Program& p) {
   auto place = [&](int v) {
     if (v >= 0 && v < n && !placed[v]) placed[v] = true, order.push_back(v);
   };
-  for (const auto& st : p.stmts)
-    for (const auto& a : st.args) {
-      if (a.kind == ir::Arg::Tensor) place(static_cast<int>(a.i));
-      if (a.kind == ir::Arg::TensorList)
-        for (auto v : a.list) place(static_cast<int>(v));
-    }
+  for (const auto& st : p.stmts) ir::for_each_tensor_arg(st, place);
   for (int r : p.returns) place(r);
   for (int v = 0; v < n; ++v) place(v);
   std::vector<int> new_of(n);
@@ -82,12 +77,7 @@ ir::Program in_use_order(const ir::Program& p) {
   auto remap = [&](auto& v) {
     if (v >= 0 && v < n) v = new_of[v];
   };
-  for (auto& st : q.stmts)
-    for (auto& a : st.args) {
-      if (a.kind == ir::Arg::Tensor) remap(a.i);
-      if (a.kind == ir::Arg::TensorList)
-        for (auto& v : a.list) remap(v);
-    }
+  for (auto& st : q.stmts) ir::for_each_tensor_arg(st.args, remap);
   for (int& r : q.returns) remap(r);
   return q;
 }
@@ -110,12 +100,7 @@ ir::Program skeleton_names(const ir::Program& p) {
     auto use = [&](int64_t v) {
       if (std::find(outs.begin(), outs.end(), v) != outs.end() && rank[v] < 0) rank[v] = used++;
     };
-    for (size_t j = i + 1; j < q.stmts.size(); ++j)
-      for (const auto& a : q.stmts[j].args) {
-        if (a.kind == ir::Arg::Tensor) use(a.i);
-        if (a.kind == ir::Arg::TensorList)
-          for (auto v : a.list) use(v);
-      }
+    for (size_t j = i + 1; j < q.stmts.size(); ++j) ir::for_each_tensor_arg(q.stmts[j], use);
     for (int r : q.returns) use(r);
     for (int o : outs)
       q.value_names[o] = "m" + std::to_string(m) + "_" + (rank[o] < 0 ? "_" : std::to_string(rank[o]));

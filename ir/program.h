@@ -62,6 +62,27 @@ struct Stmt {
   bool operator==(const Stmt& o) const { return op == o.op && outs == o.outs && args == o.args; }
 };
 
+// Calls f(value id) for every tensor argument of a statement (tensors and
+// tensor lists, in argument order): the one walk every pass that follows
+// uses of values shares.
+template <class F>
+void for_each_tensor_arg(const Stmt& st, F&& f) {
+  for (const auto& a : st.args) {
+    if (a.kind == Arg::Tensor) f(static_cast<int>(a.i));
+    else if (a.kind == Arg::TensorList)
+      for (auto v : a.list) f(static_cast<int>(v));
+  }
+}
+// The same over arguments being rewritten: f(int64_t& value id).
+template <class F>
+void for_each_tensor_arg(std::vector<Arg>& args, F&& f) {
+  for (auto& a : args) {
+    if (a.kind == Arg::Tensor) f(a.i);
+    else if (a.kind == Arg::TensorList)
+      for (auto& v : a.list) f(v);
+  }
+}
+
 struct Program {
   std::vector<StorageDecl> storages;
   std::vector<InputDecl> inputs;        // input k defines value id k

@@ -468,12 +468,7 @@ std::vector<std::vector<bool>> needed_after(const ir::Program& p, const ir::Anal
   for (size_t ri = regions.size(); ri-- > 0;) {
     out[ri] = live;
     for (int si : regions[ri]) {
-      const auto& st = p.stmts[si];
-      for (const auto& a : st.args) {
-        if (a.kind == Arg::Tensor) live[an.values[a.i].storage] = true;
-        if (a.kind == Arg::TensorList)
-          for (auto v : a.list) live[an.values[v].storage] = true;
-      }
+      ir::for_each_tensor_arg(p.stmts[si], [&](int v) { live[an.values[v].storage] = true; });
     }
   }
   return out;

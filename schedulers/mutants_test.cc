@@ -131,11 +131,7 @@ ir::Program shrink(ir::Program p, const std::string& strategy) {
       q.stmts.erase(q.stmts.begin() + j);
       bool used = false;
       for (const auto& st : q.stmts)
-        for (const auto& a : st.args) {
-          if (a.kind == ir::Arg::Tensor) used = used || std::count(outs.begin(), outs.end(), a.i);
-          if (a.kind == ir::Arg::TensorList)
-            for (auto v : a.list) used = used || std::count(outs.begin(), outs.end(), v);
-        }
+        ir::for_each_tensor_arg(st, [&](int v) { used = used || std::count(outs.begin(), outs.end(), v); });
       // Returns of deleted values are dropped.
       std::vector<int> rets;
       for (int r : q.returns)

@@ -35,25 +35,7 @@
 
 namespace af::schedulers {
 
-// Calls f(value id) for every tensor argument of a statement (tensors and
-// tensor lists, in argument order).
-template <class F>
-void for_each_tensor_arg(const ir::Stmt& st, F&& f) {
-  for (const auto& a : st.args) {
-    if (a.kind == ir::Arg::Tensor) f(static_cast<int>(a.i));
-    else if (a.kind == ir::Arg::TensorList)
-      for (auto v : a.list) f(static_cast<int>(v));
-  }
-}
-// The same over arguments being rewritten: f(int64_t& value id).
-template <class F>
-void for_each_tensor_arg(std::vector<ir::Arg>& args, F&& f) {
-  for (auto& a : args) {
-    if (a.kind == ir::Arg::Tensor) f(a.i);
-    else if (a.kind == ir::Arg::TensorList)
-      for (auto& v : a.list) f(v);
-  }
-}
+using ir::for_each_tensor_arg;  // ir/program.h
 
 // What a strategy pass returns.
 struct Transformed {
