@@ -59,11 +59,7 @@ Program remove(const Program& p, const std::vector<bool>& drop_stmt, const std::
   for (size_t i = 0; i < p.stmts.size(); ++i) {
     const Stmt& st = p.stmts[i];
     bool drop = !drop_stmt.empty() && drop_stmt[i];
-    for (const Arg& a : st.args) {
-      if (a.kind == Arg::Tensor && dead[a.i]) drop = true;
-      if (a.kind == Arg::TensorList)
-        for (auto v : a.list) drop = drop || dead[v];
-    }
+    ir::for_each_tensor_arg(st, [&](int v) { drop = drop || dead[v]; });
     if (drop) {
       for (int o : st.outs) dead[o] = true;
       continue;
@@ -74,11 +70,7 @@ Program remove(const Program& p, const std::vector<bool>& drop_stmt, const std::
       vmap[o] = id;
       o = id;
     }
-    for (Arg& a : n.args) {
-      if (a.kind == Arg::Tensor) a.i = vmap[a.i];
-      if (a.kind == Arg::TensorList)
-        for (auto& v : a.list) v = vmap[v];
-    }
+    ir::for_each_tensor_arg(n.args, [&](int64_t& v) { v = vmap[v]; });
     q.stmts.push_back(std::move(n));
   }
   for (size_t j = 0; j < p.returns.size(); ++j) {
@@ -101,11 +93,7 @@ Program with_input(const Program& p, ir::InputDecl d, const std::string& name) {
   q.value_names.insert(q.value_names.begin() + n, name);
   for (Stmt& st : q.stmts) {
     for (int& o : st.outs) o = static_cast<int>(moved(o));
-    for (Arg& a : st.args) {
-      if (a.kind == Arg::Tensor) a.i = moved(a.i);
-      if (a.kind == Arg::TensorList)
-        for (auto& v : a.list) v = moved(v);
-    }
+    ir::for_each_tensor_arg(st.args, [&](int64_t& v) { v = moved(v); });
   }
   for (int& r : q.returns) r = static_cast<int>(moved(r));
   return q;
@@ -120,23 +108,20 @@ Program drop_stmts(const Program& p, size_t begin, size_t end) {
 // Later uses of value `from` (after statement `after`) read `to` instead.
 void substitute(Program& p, int from, int to, size_t after) {
   for (size_t i = after + 1; i < p.stmts.size(); ++i)
-    for (Arg& a : p.stmts[i].args) {
-      if (a.kind == Arg::Tensor && a.i == from) a.i = to;
-      if (a.kind == Arg::TensorList)
-        for (auto& v : a.list)
-          if (v == from) v = to;
-    }
+    ir::for_each_tensor_arg(p.stmts[i].args, [&](int64_t& v) {
+      if (v == from) v = to;
+    });
   for (int& r : p.returns)
     if (r == from) r = to;
 }
 
 // Whether a statement after `after`, or a return, reads value v.
 bool used_after(const Program& p, int v, size_t after) {
-  for (size_t i = after + 1; i < p.stmts.size(); ++i)
-    for (const Arg& a : p.stmts[i].args) {
-      if (a.kind == Arg::Tensor && a.i == v) return true;
-      if (a.kind == Arg::TensorList && std::find(a.list.begin(), a.list.end(), v) != a.list.end()) return true;
-    }
+  for (size_t i = after + 1; i < p.stmts.size(); ++i) {
+    bool reads = false;
+    ir::for_each_tensor_arg(p.stmts[i], [&](int a) { reads = reads || a == v; });
+    if (reads) return true;
+  }
   return std::find(p.returns.begin(), p.returns.end(), v) != p.returns.end();
 }
 
@@ -196,6 +181,8 @@ class Minimizer {
       pass_reads_to_returns();
       pass_simpler_ops();
       pass_order_writes();
+      pass_writes_to_reads();
+      pass_canonical_order();
       pass_shrink();
       pass_constants();
       pass_inits();
@@ -330,10 +317,7 @@ class Minimizer {
         return c;
       };
       std::vector<int64_t> read;
-      for (const Arg& a : st.args) {
-        if (a.kind == Arg::Tensor) read.push_back(a.i);
-        if (a.kind == Arg::TensorList) read.insert(read.end(), a.list.begin(), a.list.end());
-      }
+      ir::for_each_tensor_arg(st, [&](int v) { read.push_back(v); });
       if (read.empty()) continue;
       if (!ir::is_inplace(st.op)) {
         std::vector<bool> d(cur_.stmts.size(), false);
@@ -379,6 +363,75 @@ class Minimizer {
           c.stmts[j].args[1] = Arg::number(2.0);
           try_candidate(c);
         }
+  }
+
+  // A number write nothing reads afterwards through its own value becomes a
+  // returned read, `add_(x, c)` -> `t = add(x, 1.0)`, when the bug stays: a bug seen
+  // as a stale read and as a lost write then minimizes alike (writes rank
+  // above reads; the count of writes falls, so this ends).
+  void pass_writes_to_reads() {
+    for (size_t i = cur_.stmts.size(); i-- > 0 && !out_of_budget();) {
+      if (i >= cur_.stmts.size()) continue;
+      const Stmt& st = cur_.stmts[i];
+      if (!ir::is_inplace(st.op) || !st.outs.empty() || st.args.empty() || st.args[0].kind != Arg::Tensor) continue;
+      const bool numbers = std::all_of(st.args.begin() + 1, st.args.end(), [](const Arg& a) {
+        return a.kind == Arg::Float || a.kind == Arg::Int;
+      });
+      if (!numbers) continue;
+      Program c = cur_;
+      Stmt& n = c.stmts[i];
+      n.op = OpKind::Add;
+      n.args = {n.args[0], Arg::number(1.0)};
+      std::string name = "r";
+      while (std::find(c.value_names.begin(), c.value_names.end(), name) != c.value_names.end()) name += "_";
+      n.outs = {c.new_value(name)};
+      c.returns.push_back(n.outs[0]);  // the read is observed
+      c.has_return = true;
+      try_candidate(remove(c, {}, {}, {}, {}));  // renumbers the new value into statement order
+    }
+  }
+
+  // Same-size rewrites toward the program whose skeleton is least: two
+  // adjacent statements trade places, or two values of one storage trade
+  // every later use. Kept only when the skeleton gets smaller (so this
+  // ends) and the bug stays: findings of one bug that differ in which of
+  // two aliases a statement touches, or in the order of two independent
+  // statements, meet at one program (fuzz/signature.h).
+  void pass_canonical_order() {
+    auto smaller = [this](const Program& c) {
+      auto q = ir::parse_and_validate(ir::print(c));
+      return q && skeleton(*q) < skeleton(cur_);
+    };
+    auto reads = [](const Stmt& st, int v) {
+      bool r = false;
+      ir::for_each_tensor_arg(st, [&](int64_t a) { r = r || a == v; });
+      return r;
+    };
+    for (size_t i = 0; i + 1 < cur_.stmts.size() && !out_of_budget(); ++i) {
+      const Stmt& a = cur_.stmts[i];
+      const Stmt& b = cur_.stmts[i + 1];
+      if (std::any_of(a.outs.begin(), a.outs.end(), [&](int o) { return reads(b, o); })) continue;
+      Program c = cur_;
+      std::swap(c.stmts[i], c.stmts[i + 1]);
+      c = remove(c, {}, {}, {}, {});  // values back in statement order
+      if (smaller(c)) try_candidate(c);
+    }
+    auto an = ir::analyze(cur_);
+    if (!an) return;
+    const int n_in = static_cast<int>(cur_.inputs.size());
+    std::vector<int> def(cur_.num_values(), -1);  // defining statement; -1 for inputs
+    for (size_t i = 0; i < cur_.stmts.size(); ++i)
+      for (int o : cur_.stmts[i].outs) def[o] = static_cast<int>(i);
+    for (int u = 0; u < cur_.num_values() && !out_of_budget(); ++u)
+      for (int v = u + 1; v < cur_.num_values() && !out_of_budget(); ++v) {
+        const int su = an->values[u].storage, sv = an->values[v].storage;
+        if (su < 0 || su != sv || (u < n_in && v < n_in)) continue;  // two inputs: pass_merge_inputs
+        Program c = cur_;
+        const size_t from = static_cast<size_t>(std::max(def[u], def[v]) + 1);
+        for (size_t i = from; i < c.stmts.size(); ++i)
+          ir::for_each_tensor_arg(c.stmts[i].args, [&](int64_t& a) { a = a == u ? v : a == v ? u : a; });
+        if (smaller(c) && try_candidate(c)) return;  // the analysis is cur_'s no more
+      }
   }
 
   void pass_delete_decls() {
