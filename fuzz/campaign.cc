@@ -165,10 +165,12 @@ class Campaign {
     std::sort(order.begin(), order.end());
     const double t0 = now_s();
     int done = 0, skipped = 0;
+    std::vector<std::string> killed;  // buckets whose minimizer ran past its deadline
     // Up to --jobs minimizers at once, each a child with its own deadline.
     struct Child {
       pid_t pid;
       double deadline;
+      std::string bucket;
     };
     std::vector<Child> running;
     auto reap = [&](size_t keep) {
@@ -181,6 +183,7 @@ class Campaign {
           } else if (now_s() > running[i].deadline) {
             ::kill(running[i].pid, SIGKILL);
             waitpid(running[i].pid, &status, 0);
+            killed.push_back(running[i].bucket);
             running.erase(running.begin() + static_cast<long>(i));
             ++done;
           } else {
@@ -218,15 +221,21 @@ class Campaign {
         std::string err;
         _exit(m.ok && write_minimized(dir, m, &err) ? 0 : 1);
       }
-      // Slack past the budget for the minimizer's last checks (a run of a
-      // real compiler can take tens of seconds).
+      // Slack past the budget for the minimizer's last checks (it keeps
+      // about three runs of the program out of its budget; a run of a real
+      // compiler on a loaded machine can take a minute).
+      const double budget = std::min(o_.minimize_s, left);
       if (pid > 0)
-        running.push_back({pid, now_s() + std::min(o_.minimize_s, left) + (is_external(spec.strategy) ? 120 : 10)});
+        running.push_back({pid, now_s() + budget + (is_external(spec.strategy) ? std::max(120.0, budget) : 10), name});
     }
     reap(0);
     if (!o_.quiet && (done || skipped))
       std::fprintf(stderr, "minimized %d buckets in %.1f s%s\n", done, now_s() - t0,
                    skipped ? (", " + std::to_string(skipped) + " left for `aliasfuzz minimize` (budget)").c_str() : "");
+    if (!o_.quiet)
+      for (const auto& b : killed)
+        std::fprintf(stderr, "not minimized (stopped at its deadline): %s; run `aliasfuzz minimize %s/findings/%s`\n",
+                     b.c_str(), o_.out.c_str(), b.c_str());
   }
 
   void status_line(FILE* out) {

@@ -796,7 +796,13 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
       m.error = *e;
       return m;
     }
+  const double t_run0 = now_s();
   auto r = run_spec(p, spec);
+  // One run of the whole program: the checks after phases 1 and 2 (the
+  // minimized program's run, phase 3's first check, the bug program's run)
+  // cost about three such runs, kept out of the phases' budget so that a
+  // slow real compiler's minimizer ends inside its caller's deadline.
+  const double t_run = now_s() - t_run0;
   if (!r) {
     m.error = "no run for this spec (strategy '" + spec.strategy + "'" +
               (spec.inject.empty() ? std::string() : ", mutant '" + spec.inject + "'") + " not available)";
@@ -833,11 +839,13 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
   // Phase 1 keeps the seed; phase 2 (random:SEED only) goes on from its
   // result and may switch seeds. Starting with the seed fixed avoids the
   // worse local minima that an early switch can lead to.
-  m.minimized = minimize(p, pred, o, &m.stats);
+  MinimizeOptions o1 = o;
+  if (o.time_s > 0) o1.time_s = std::max(0.2 * o.time_s, o.time_s - 4 * t_run);
+  m.minimized = minimize(p, pred, o1, &m.stats);
   if (!alternatives.empty() && !m.stats.budget_hit) {
     switch_seeds = true;
     MinimizeOptions o2 = o;
-    if (o.time_s > 0) o2.time_s = std::max(1e-3, o.time_s - m.stats.elapsed_s);
+    if (o.time_s > 0) o2.time_s = std::max(1e-3, o1.time_s - m.stats.elapsed_s);
     if (o.max_tests >= 0) o2.max_tests = std::max<int64_t>(0, o.max_tests - m.stats.tests);
     MinimizeStats s2;
     m.minimized = minimize(m.minimized, pred, o2, &s2);
@@ -868,7 +876,7 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
   MinimizeOptions o3 = o;
   o3.max_tests = o.max_tests >= 0 ? std::min<int64_t>(kBugTests, o.max_tests) : kBugTests;
   // Within the caller's time budget (what phases 1 and 2 left of it).
-  if (o.time_s > 0) o3.time_s = std::max(1e-3, o.time_s - (now_s() - t_start));
+  if (o.time_s > 0) o3.time_s = std::max(1e-3, o.time_s - (now_s() - t_start) - 2 * t_run);
   // Like phase 2, a random:SEED order may switch seeds (the order is a
   // chaotic function of the program: deleting a dead statement changes it).
   const RunRecord first = m.record;
