@@ -517,7 +517,17 @@ class Minimizer {
         const Arg dim = st.args[st.op == OpKind::Split ? 2 : 1];
         with(OpKind::Chunk, {st.args[0], Arg::integer(static_cast<int64_t>(st.outs.size())), dim});
       }
-      if (st.op == OpKind::CopyI) with(OpKind::FillI, {st.args[0], Arg::number(1.0)});
+      // copy_ walks down the copy class: a fill of the whole tensor, else a
+      // number written into its first slot (setitem_, the class's simplest
+      // member that a strategy still treats as a copy; x[0:0] of a 0-d x is
+      // x itself).
+      if (st.op == OpKind::CopyI) {
+        with(OpKind::FillI, {st.args[0], Arg::number(1.0)});
+        // (2.0 after 1.0: writing the value already there writes nothing.)
+        for (int64_t end : {1, 0})
+          for (double v : {1.0, 2.0})
+            with(OpKind::SetitemI, {st.args[0], Arg::integer(0), Arg::integer(0), Arg::integer(end), Arg::number(v)});
+      }
       // Every elementwise op becomes a representative of its class, when the
       // bug stays: in place add_(x, 1.0), else mul_(x, 2.0), else
       // fill_(x, 1.0), else clamp_(x, -1.0, 1.0); out of place add(x, 1.0),

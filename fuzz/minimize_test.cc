@@ -350,6 +350,43 @@ TEST(MinimizeFinding, LostWriteAndStaleReadOfOneViewBugAreOneSignature) {
   }();
 }
 
+TEST(MinimizeFinding, CopiesOfOneDroppedWriteBugAreOneSignature) {
+  // dce-drops-outputless (drops copy_ and setitem_ nothing reads) found as
+  // a setitem_, as a copy_ between two aliased 0-d inputs and as a copy_
+  // between two chunk pieces: copy_ walks down the copy class to setitem_.
+  struct Case {
+    const char* text;
+    const char* fusion;
+  };
+  const Case cases[] = {
+      {"aliasfuzz 1\nstorage s0 f32[1] = full(1.0)\ninput x0 = s0\nsetitem_(x0, 0, 0, 1, 0.0)\n", "none"},
+      {"aliasfuzz 1\nstorage s0 f32[2] = iota(0.0, 1.0)\ninput x0 = as_strided(s0, [], [], 0)\n"
+       "input x1 = as_strided(s0, [], [], 1)\ncopy_(x1, x0)\n",
+       "none"},
+      {"aliasfuzz 1\nstorage s1 f32[3] = iota(0.0, 1.0)\ninput x3 = as_strided(s1, [1, 3], [3, 1], 0)\n"
+       "t5, t6, t7 = chunk(x3, 3, 1)\ncopy_(t7, t5)\n",
+       "dataflow"},
+  };
+  std::set<std::string> bugs;
+  for (const Case& c : cases) {
+    RunSpec spec;
+    spec.strategy = "eager";
+    spec.inject = "dce-drops-outputless";
+    spec.fusion = c.fusion;
+    MinimizeOptions o;
+    o.time_s = 0;
+    o.max_tests = 3000;
+    const MinimizedFinding m = minimize_finding(parse_ok(c.text), spec, o);
+    ASSERT_TRUE(m.ok) << m.error << "\n" << c.text;
+    bugs.insert(bug_signature(m.bug_record, m.bug_program).key);
+  }
+  EXPECT_EQ(bugs.size(), 1u) << [&] {
+    std::string all;
+    for (const auto& b : bugs) all += b + "\n--\n";
+    return all;
+  }();
+}
+
 TEST(MinimizeFinding, EndToEndThroughCheckProgram) {
   // The under-study baseline and the bug zoo (each mutant with a strategy it applies to).
   const std::vector<ZooEntry> zoo = {
