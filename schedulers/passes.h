@@ -82,8 +82,9 @@ class Builder {
   // A new value standing for source value v (an id in `src`): named as v
   // when that name is not yet defined here, else suffixed like value(name, false).
   int value(int v);
-  // A new value: with keep, the name of the source value called `name`
-  // (value(int)); else name_1, name_2, ... (never a source or storage name).
+  // A new value: with keep and `name` a source value's name, value(int)
+  // of that value; else name_1, name_2, ... (never a source or storage
+  // name; a name that is not a source value's is always suffixed).
   int value(const std::string& name, bool keep = true);
   // Appends a statement; returns its index. Infers the outputs' metas.
   int emit(ir::OpKind op, const std::vector<int>& outs, std::vector<ir::Arg> args, int line, bool added);
