@@ -3,21 +3,32 @@
 namespace af::ir {
 
 std::vector<CheckedArg> checked_args(const Stmt& st, const std::vector<TensorMeta>& values) {
-  std::vector<CheckedArg> r(st.args.size());
+  std::vector<CheckedArg> r;
+  checked_args_into(st, values, &r);
+  return r;
+}
+
+void checked_args_into(const Stmt& st, const std::vector<TensorMeta>& values, std::vector<CheckedArg>* out) {
+  std::vector<CheckedArg>& r = *out;
+  r.resize(st.args.size());
   for (size_t k = 0; k < st.args.size(); ++k) {
     const Arg& a = st.args[k];
     CheckedArg& c = r[k];
+    c.t = nullptr;  // reset what an earlier statement left (the vectors keep their capacity)
+    c.ts.clear();
+    c.i = 0;
+    c.f = 0;
+    c.list.clear();
     switch (a.kind) {
       case Arg::Tensor: c.t = &values[a.i]; break;
       case Arg::Int: c.i = a.i; c.f = static_cast<double>(a.i); break;
       case Arg::Float: c.f = a.f; break;
-      case Arg::IntList: c.list = a.list; break;
+      case Arg::IntList: c.list.assign(a.list.begin(), a.list.end()); break;
       case Arg::TensorList:
         for (auto v : a.list) c.ts.push_back(&values[v]);
         break;
     }
   }
-  return r;
 }
 
 namespace {
@@ -86,10 +97,12 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
     an.values[k] = m;
   }
   an.fresh_storage.assign(p.stmts.size(), -1);
+  std::vector<CheckedArg> checked;  // reused by every statement
   for (size_t si = 0; si < p.stmts.size(); ++si) {
     const Stmt& st = p.stmts[si];
     if (auto e = check_list_limits(st, limits)) return *e;
-    auto r = infer(st.op, checked_args(st, an.values));
+    checked_args_into(st, an.values, &checked);
+    auto r = infer(st.op, checked);
     const bool inplace = is_inplace(st.op);
     if (!r) {
       // An `undefined` (or `resize`) write still runs in PyTorch; a wrong number of

@@ -26,6 +26,9 @@ Result<Program> parse_and_validate(const std::string& text, const Limits& limits
 // The argument list of a statement resolved against known metas (helper
 // shared by analyze and by passes that re-infer single statements).
 std::vector<CheckedArg> checked_args(const Stmt& st, const std::vector<TensorMeta>& values);
+// The same into a vector reused across statements (no allocation once its
+// capacity suffices).
+void checked_args_into(const Stmt& st, const std::vector<TensorMeta>& values, std::vector<CheckedArg>* out);
 
 // The elements an in-place statement writes: its first argument, or for
 // setitem_ the slice it assigns.

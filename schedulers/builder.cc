@@ -7,21 +7,36 @@ namespace af::schedulers {
 using ir::Arg;
 using ir::OpKind;
 
-Builder::Builder(const ir::Program& src) {
-  names_.reserve(2 * (src.value_names.size() + src.storages.size()) + 16);
+namespace {
+
+// Whether a name has the form base_digits (that of a suffixed name).
+bool suffixed_form(const std::string& n) {
+  const size_t u = n.rfind('_');
+  if (u == std::string::npos || u + 1 == n.size()) return false;
+  for (size_t k = u + 1; k < n.size(); ++k)
+    if (n[k] < '0' || n[k] > '9') return false;
+  return true;
+}
+
+}  // namespace
+
+Builder::Builder(const ir::Program& src) : src_(src) {
   p_.storages = src.storages;
   p_.inputs = src.inputs;
   p_.value_names.reserve(2 * src.value_names.size());
   metas_.reserve(2 * src.value_names.size());
-  // try_emplace: no node is built for a name already present.
-  for (const auto& n : src.value_names) names_.try_emplace(n, false);
+  p_.stmts.reserve(2 * src.stmts.size());
+  added_.reserve(2 * src.stmts.size());
+  origin_.reserve(2 * src.stmts.size());
+  defined_.assign(src.value_names.size(), false);
+  for (const auto& n : src.value_names)
+    if (suffixed_form(n)) suffixed_.insert(n);
   for (const auto& s : src.storages) {
-    names_.try_emplace(s.name, false);
+    if (suffixed_form(s.name)) suffixed_.insert(s.name);
     storage_numel_.push_back(s.numel);
   }
   for (const auto& in : src.inputs) {
-    p_.new_value(in.name);
-    names_[in.name] = true;
+    defined_[p_.new_value(in.name)] = true;
     const int64_t sn = src.storages[in.storage].numel;
     ir::TensorMeta m{ir::Geometry{{sn}, {1}, 0}, in.storage, sn, next_impl_++};
     if (!in.whole) m.g = ir::Geometry{in.sizes, in.strides, in.offset};
@@ -29,27 +44,33 @@ Builder::Builder(const ir::Program& src) {
   }
 }
 
+int Builder::value(int v) {
+  if (defined_[v]) return value(src_.value_names[v], false);
+  defined_[v] = true;
+  metas_.emplace_back();
+  return p_.new_value(src_.value_names[v]);
+}
+
 int Builder::value(const std::string& name, bool keep) {
   if (keep) {
-    auto [it, inserted] = names_.try_emplace(name, true);
-    if (inserted || !it->second) {  // a free name, or a source name not yet defined here
-      it->second = true;
-      metas_.emplace_back();
-      return p_.new_value(name);
-    }
+    if (source_ids_.empty())
+      for (size_t k = 0; k < src_.value_names.size(); ++k) source_ids_.emplace(src_.value_names[k], static_cast<int>(k));
+    auto it = source_ids_.find(name);
+    if (it != source_ids_.end()) return value(it->second);
   }
   int& k = counter_[name];
   std::string n;
   do {
     n.assign(name).append("_").append(std::to_string(++k));
-  } while (!names_.try_emplace(n, true).second);
+  } while (!suffixed_.empty() && suffixed_.count(n));
   metas_.emplace_back();
   return p_.new_value(std::move(n));
 }
 
 int Builder::emit(OpKind op, const std::vector<int>& outs, std::vector<Arg> args, int line, bool added) {
   ir::Stmt st{op, outs, std::move(args), line};
-  auto r = ir::infer(op, ir::checked_args(st, metas_));
+  ir::checked_args_into(st, metas_, &checked_);
+  auto r = ir::infer(op, checked_);
   if (!r && tolerate_overlap_ && ir::is_inplace(op) && r.error().kind == ir::ErrorKind::Overlap) {
     for (int o : outs) metas_[o] = metas_[st.args[0].i];  // the written tensor itself
   } else if (!r) {

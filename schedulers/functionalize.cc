@@ -426,7 +426,7 @@ class Functionalize {
       std::vector<Arg> a = st.args;
       a[0] = Arg::tensor(current(x, st.line));
       std::vector<int> outs;
-      for (int o : st.outs) outs.push_back(b_.value(name_of(o)));
+      for (int o : st.outs) outs.push_back(b_.value(o));
       b_.emit(st.op, outs, std::move(a), st.line, false);
       for (size_t k = 0; k < st.outs.size(); ++k) vals_[st.outs[k]].cur = outs[k];
     }
@@ -543,7 +543,7 @@ class Functionalize {
     // Out-of-place (or a may-alias op that copies): same op on current values.
     std::vector<Arg> a = map_args(st);
     std::vector<int> outs;
-    for (int o : st.outs) outs.push_back(b_.value(name_of(o)));
+    for (int o : st.outs) outs.push_back(b_.value(o));
     b_.emit(st.op, outs, std::move(a), st.line, false);
     for (size_t k = 0; k < st.outs.size(); ++k) fresh_result(st, st.outs[k], outs[k]);
   }

@@ -61,8 +61,12 @@ class Builder {
   // Copies storages and inputs of `src` (value ids of inputs are kept) and
   // reserves every name of `src`.
   explicit Builder(const ir::Program& src);
-  // A new value: named `name` when keep and the name is not yet defined
-  // here (source names), else name_1, name_2, ... (never a source name).
+  // A new value standing for source value v (an id in `src`): named as v
+  // when that name is not yet defined here, else suffixed like value(name, false).
+  int value(int v);
+  // A new value: with keep and `name` a source value's name, value(int)
+  // of that value; else name_1, name_2, ... (never a source or storage
+  // name; a name that is not a source value's is always suffixed).
   int value(const std::string& name, bool keep = true);
   // Appends a statement; returns its index. Infers the outputs' metas.
   int emit(ir::OpKind op, const std::vector<int>& outs, std::vector<ir::Arg> args, int line, bool added);
@@ -89,13 +93,22 @@ class Builder {
   const std::string& error() const { return error_; }
 
  private:
+  const ir::Program& src_;
   ir::Program p_;
   std::vector<bool> added_;
   std::vector<int> origin_;
   int source_ = -1;
-  std::unordered_map<std::string, bool> names_;  // every name reserved (source) or defined here (true)
-  std::unordered_map<std::string, int> counter_;
+  // Names are made without a table of every name: a suffixed name
+  // base_K splits at its last '_' into one base and one counter value, so
+  // suffixed names never collide with each other; they can only collide
+  // with a source or storage name of that form (`suffixed_`, usually
+  // empty). Source names are taken by source value id (`defined_`).
+  std::vector<bool> defined_;                         // by source value id: its name is defined here
+  std::unordered_set<std::string> suffixed_;          // source and storage names of the form base_digits
+  std::unordered_map<std::string, int> counter_;      // base -> last suffix used
+  std::unordered_map<std::string, int> source_ids_;   // name -> source value id (value(name, true) only)
   std::vector<ir::TensorMeta> metas_;
+  std::vector<ir::CheckedArg> checked_;  // emit's arguments, reused
   std::vector<int64_t> storage_numel_;
   std::vector<int> fresh_storage_;
   int next_impl_ = 0;

@@ -108,7 +108,8 @@ ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an,
   sc.program = std::move(t.program);
   sc.added_node = std::move(t.added_node);
   sc.origin = std::move(t.origin);
-  auto preds = predecessors(n, edges);
+  // `df` is now predecessors(n, edges): sorted, deduplicated, every edge added.
+  std::vector<std::vector<int>> preds = std::move(df);
   sc.edges = std::move(edges);
   if (dump) dump->push_back({"dag", edges_text(sc.edges)});
   Fusible fus = fusible_for(sc.program, t.chain);

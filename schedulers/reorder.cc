@@ -18,11 +18,29 @@ namespace af::schedulers {
 
 namespace {
 
-std::vector<std::vector<int>> successors(const std::vector<std::vector<int>>& preds) {
-  std::vector<std::vector<int>> succ(preds.size());
+// Successor lists in one flat array (two allocations, not one per node);
+// succ[u] lists u's successors in increasing order.
+struct Successors {
+  std::vector<int> start, to;  // succ[u] = to[start[u] .. start[u + 1])
+  struct Range {
+    const int *b, *e;
+    const int* begin() const { return b; }
+    const int* end() const { return e; }
+  };
+  Range operator[](int u) const { return {to.data() + start[u], to.data() + start[u + 1]}; }
+};
+
+Successors successors(const std::vector<std::vector<int>>& preds) {
+  Successors s;
+  s.start.assign(preds.size() + 1, 0);
+  for (const auto& p : preds)
+    for (int u : p) ++s.start[u + 1];
+  for (size_t u = 0; u < preds.size(); ++u) s.start[u + 1] += s.start[u];
+  s.to.resize(s.start.back());
+  std::vector<int> fill(s.start.begin(), s.start.end() - 1);
   for (size_t v = 0; v < preds.size(); ++v)
-    for (int u : preds[v]) succ[u].push_back(static_cast<int>(v));
-  return succ;
+    for (int u : preds[v]) s.to[fill[u]++] = static_cast<int>(v);
+  return s;
 }
 
 // Kahn's algorithm with a pick function over the ready list.

@@ -173,7 +173,7 @@ Pass1 replace_aliased_inputs(const ir::Program& p) {
     std::vector<Arg> a = st.args;
     for_each_tensor_arg(a, [&](int64_t& v) { v = map[v]; });
     std::vector<int> outs;
-    for (int o : st.outs) outs.push_back(map[o] = b.value(p.value_names[o]));
+    for (int o : st.outs) outs.push_back(map[o] = b.value(o));
     b.emit(st.op, outs, std::move(a), st.line, false);
   }
   for (int v : p.returns) use(v, p.return_line);
@@ -382,7 +382,7 @@ Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& 
     bool involves = false;
     for_each_tensor_arg(st, [&](int v) { involves = involves || group(canon(v)) >= 0; });
     std::vector<int> outs;
-    for (int o : st.outs) outs.push_back(def[o] = b.value(p.value_names[o]));
+    for (int o : st.outs) outs.push_back(def[o] = b.value(o));
     if (!(inplace || viewop || involves)) {
       emit(st.op, outs, st.args, st.line, p1.added[si]);
       continue;
