@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
+#include <optional>
 #include <unordered_set>
 
 #include "ir/analysis.h"
@@ -178,6 +180,7 @@ class Minimizer {
       pass_merge_inputs();
       pass_bypass();
       pass_hoist_views();
+      pass_fresh_to_inputs();
       pass_reads_to_returns();
       pass_simpler_ops();
       pass_order_writes();
@@ -271,16 +274,25 @@ class Minimizer {
       }
   }
 
-  // A view of an input's storage becomes one more input with the view's
-  // geometry (an aliased input), when the bug stays: the same bug reached
-  // through a slice, a chunk piece, an alias or a second input then
-  // minimizes to one program. A bug that needs the view op keeps it.
+  // A view of an input's storage becomes inputs with the view's geometry
+  // (aliased inputs: one per piece a later statement uses), when the bug
+  // stays: the same bug reached through a slice, a chunk piece, an alias
+  // or a second input then minimizes to one program. A bug that needs the
+  // view op keeps it. The view statement always goes (an in-place op loses
+  // its binding), so every accepted hoist shortens the program (a kept
+  // multi-output view let hoisting and input merging take turns without
+  // end).
   void pass_hoist_views() {
     auto an = ir::analyze(cur_);
     if (!an) return;
     for (size_t i = 0; i < cur_.stmts.size() && !out_of_budget(); ++i) {
       const Stmt& st = cur_.stmts[i];
-      if (ir::op_info(st.op).cls != OpClass::View) continue;
+      // An in-place op's bound result (t = add_(x, 1.0)) is x itself, a
+      // view in all but name: it is hoisted too, and the write stays.
+      const bool bound_write = ir::is_inplace(st.op) && st.outs.size() == 1;
+      if (ir::op_info(st.op).cls != OpClass::View && !bound_write) continue;
+      Program c = cur_;
+      int added = 0;
       for (size_t k = 0; k < st.outs.size(); ++k) {
         const ir::TensorMeta& m = an->values[st.outs[k]];
         if (m.storage < 0 || m.storage >= an->num_declared || !used_after(cur_, st.outs[k], i)) continue;
@@ -291,14 +303,55 @@ class Minimizer {
         d.strides = m.g.strides;
         d.offset = m.g.offset;
         std::string name = "h";
-        while (std::find(cur_.value_names.begin(), cur_.value_names.end(), name) != cur_.value_names.end()) name += "_";
-        Program c = with_input(cur_, d, name);
-        const int in = static_cast<int>(cur_.inputs.size());
-        substitute(c, st.outs[k] + 1, in, i);
-        std::vector<bool> drop(c.stmts.size(), false);
-        drop[i] = st.outs.size() == 1;
-        if (try_candidate(remove(c, drop, {}, {}, {}))) return;  // the analysis is cur_'s no more
+        while (std::find(c.value_names.begin(), c.value_names.end(), name) != c.value_names.end()) name += "_";
+        const int in = static_cast<int>(c.inputs.size());
+        c = with_input(c, d, name);
+        substitute(c, st.outs[k] + in + 1 - static_cast<int>(cur_.inputs.size()), in, i);
+        ++added;
       }
+      if (added == 0) continue;
+      std::vector<bool> drop(c.stmts.size(), false);
+      if (bound_write) c.stmts[i].outs.clear();
+      else drop[i] = true;
+      if (try_candidate(remove(c, drop, {}, {}, {}))) return;  // the analysis is cur_'s no more
+    }
+  }
+
+  // A fresh tensor (full) becomes an input over a storage of its own with
+  // the same shape and values, when the bug stays: a bug through views of
+  // an intermediate and the same bug through views of an input then
+  // minimize alike (inputs are the format's simplest tensors).
+  void pass_fresh_to_inputs() {
+    for (size_t i = 0; i < cur_.stmts.size() && !out_of_budget(); ++i) {
+      const Stmt& st = cur_.stmts[i];
+      if (st.op != OpKind::Full || st.outs.size() != 1 || st.args[0].kind != Arg::IntList) continue;
+      ir::StorageDecl sd;
+      sd.numel = 1;
+      for (int64_t n : st.args[0].list) sd.numel *= n;
+      if (sd.numel < 1) continue;
+      sd.init = InitKind::Full;
+      sd.a = st.args[1].as_double();
+      sd.name = "f";
+      auto taken = [&](const std::string& n) {
+        return std::find(cur_.value_names.begin(), cur_.value_names.end(), n) != cur_.value_names.end() ||
+               std::any_of(cur_.storages.begin(), cur_.storages.end(), [&](const auto& x) { return x.name == n; });
+      };
+      while (taken(sd.name)) sd.name += "_";
+      ir::InputDecl d;
+      d.storage = static_cast<int>(cur_.storages.size());
+      d.whole = false;
+      d.sizes = ir::Shape(st.args[0].list.begin(), st.args[0].list.end());
+      d.strides = ir::contiguous_strides(d.sizes);
+      d.offset = 0;
+      Program c = cur_;
+      c.storages.push_back(sd);
+      std::string name = "h";
+      while (taken(name) || name == sd.name) name += "_";
+      c = with_input(c, d, name);
+      substitute(c, st.outs[0] + 1, static_cast<int>(cur_.inputs.size()), i);
+      std::vector<bool> drop(c.stmts.size(), false);
+      drop[i] = true;
+      if (try_candidate(remove(c, drop, {}, {}, {}))) return;
     }
   }
 
@@ -391,30 +444,67 @@ class Minimizer {
     }
   }
 
-  // Same-size rewrites toward the program whose skeleton is least: two
-  // adjacent statements trade places, or two values of one storage trade
-  // every later use. Kept only when the skeleton gets smaller (so this
-  // ends) and the bug stays: findings of one bug that differ in which of
-  // two aliases a statement touches, or in the order of two independent
-  // statements, meet at one program (fuzz/signature.h).
+  // Same-size rewrites toward the program whose skeleton is least: the
+  // statements in another order the dataflow allows (every such order of a
+  // program of up to kPermuteUpTo statements, least skeleton first; two
+  // adjacent statements trading places in a longer one), or two values of
+  // one storage trading every later use. Kept only when the skeleton gets
+  // smaller (so this ends) and the bug stays: findings of one bug that
+  // differ in which of two aliases a statement touches, or in the order of
+  // independent statements, meet at one program (fuzz/signature.h).
+  static constexpr size_t kPermuteUpTo = 5;
   void pass_canonical_order() {
-    auto smaller = [this](const Program& c) {
+    const std::string here = skeleton(cur_);
+    auto key = [](const Program& c) -> std::optional<std::string> {
       auto q = ir::parse_and_validate(ir::print(c));
-      return q && skeleton(*q) < skeleton(cur_);
+      if (!q) return std::nullopt;
+      return skeleton(*q);
     };
-    auto reads = [](const Stmt& st, int v) {
-      bool r = false;
-      ir::for_each_tensor_arg(st, [&](int64_t a) { r = r || a == v; });
-      return r;
-    };
-    for (size_t i = 0; i + 1 < cur_.stmts.size() && !out_of_budget(); ++i) {
-      const Stmt& a = cur_.stmts[i];
-      const Stmt& b = cur_.stmts[i + 1];
-      if (std::any_of(a.outs.begin(), a.outs.end(), [&](int o) { return reads(b, o); })) continue;
+    const size_t n = cur_.stmts.size();
+    std::vector<std::vector<bool>> after(n, std::vector<bool>(n, false));  // after[j][i]: j reads what i wrote
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = i + 1; j < n; ++j)
+        for (int o : cur_.stmts[i].outs)
+          ir::for_each_tensor_arg(cur_.stmts[j], [&](int v) { after[j][i] = after[j][i] || v == o; });
+    auto in_order = [&](const std::vector<size_t>& order) {
       Program c = cur_;
-      std::swap(c.stmts[i], c.stmts[i + 1]);
-      c = remove(c, {}, {}, {}, {});  // values back in statement order
-      if (smaller(c)) try_candidate(c);
+      for (size_t k = 0; k < n; ++k) c.stmts[k] = cur_.stmts[order[k]];
+      return remove(c, {}, {}, {}, {});  // values back in statement order
+    };
+    std::vector<std::pair<std::string, Program>> cands;
+    auto consider = [&](const std::vector<size_t>& order) {
+      Program c = in_order(order);
+      if (auto k = key(c); k && *k < here) cands.push_back({*k, std::move(c)});
+    };
+    if (n <= kPermuteUpTo) {
+      std::vector<size_t> order;
+      std::vector<bool> placed(n, false);
+      std::function<void()> walk = [&] {
+        if (order.size() == n) return consider(order);
+        for (size_t j = 0; j < n; ++j) {
+          if (placed[j]) continue;
+          bool ready = true;
+          for (size_t i = 0; i < n && ready; ++i) ready = !after[j][i] || placed[i];
+          if (!ready) continue;
+          placed[j] = true, order.push_back(j);
+          walk();
+          placed[j] = false, order.pop_back();
+        }
+      };
+      walk();
+    } else {
+      for (size_t i = 0; i + 1 < n; ++i) {
+        if (after[i + 1][i]) continue;
+        std::vector<size_t> order(n);
+        for (size_t k = 0; k < n; ++k) order[k] = k;
+        std::swap(order[i], order[i + 1]);
+        consider(order);
+      }
+    }
+    std::stable_sort(cands.begin(), cands.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (const auto& c : cands) {
+      if (out_of_budget()) return;
+      if (try_candidate(c.second)) return;  // `here` is cur_'s no more
     }
     auto an = ir::analyze(cur_);
     if (!an) return;
@@ -430,7 +520,7 @@ class Minimizer {
         const size_t from = static_cast<size_t>(std::max(def[u], def[v]) + 1);
         for (size_t i = from; i < c.stmts.size(); ++i)
           ir::for_each_tensor_arg(c.stmts[i].args, [&](int64_t& a) { a = a == u ? v : a == v ? u : a; });
-        if (smaller(c) && try_candidate(c)) return;  // the analysis is cur_'s no more
+        if (auto k = key(c); k && *k < here && try_candidate(c)) return;  // the analysis is cur_'s no more
       }
   }
 
@@ -889,6 +979,21 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
   if (o.time_s > 0) o3.time_s = std::max(1e-3, o.time_s - (now_s() - t_start) - 2 * t_run);
   // Like phase 2, a random:SEED order may switch seeds (the order is a
   // chaotic function of the program: deleting a dead statement changes it).
+  // On the interpreter any reorder and fusion policy may take over too:
+  // the bug is the strategy's (its key has no policy), and under asap,
+  // alap or dataflow fusion a dead statement moves the others as well.
+  std::vector<std::pair<std::string, std::string>> bug_alternatives;  // (reorder, fusion)
+  for (const auto& a : alternatives) bug_alternatives.push_back({a, spec.fusion});
+  if (!is_external(spec.strategy) && spec.target == "interp") {
+    std::vector<std::string> fusions{spec.fusion};
+    for (const auto& f : schedulers::fusion_policy_names())
+      if (f != spec.fusion) fusions.push_back(f);
+    for (const auto& f : fusions) {
+      for (const auto& r : schedulers::seedless_reorders()) bug_alternatives.push_back({schedulers::reorder_name(r), f});
+      for (int k = 0; k < o.seeds; ++k)
+        bug_alternatives.push_back({schedulers::reorder_name({schedulers::ReorderKind::Random, static_cast<uint64_t>(k)}), f});
+    }
+  }
   const RunRecord first = m.record;
   RunSpec bug_spec = m.spec;
   auto same_bug = [&first](const Program& q, const RunSpec& s) {
@@ -898,10 +1003,11 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
   };
   m.bug_program = minimize(m.minimized, [&](const Program& q) {
     if (same_bug(q, bug_spec)) return true;
-    for (const auto& a : alternatives) {
+    for (const auto& [reorder, fusion] : bug_alternatives) {
       RunSpec s = bug_spec;
-      s.reorder = a;
-      if (a != bug_spec.reorder && same_bug(q, s)) {
+      s.reorder = reorder;
+      s.fusion = fusion;
+      if (!(s == bug_spec) && same_bug(q, s)) {
         bug_spec = s;
         return true;
       }

@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <optional>
+#include <map>
 #include <set>
 
 #include "fuzz/generator.h"
@@ -385,6 +386,59 @@ TEST(MinimizeFinding, CopiesOfOneDroppedWriteBugAreOneSignature) {
     for (const auto& b : bugs) all += b + "\n--\n";
     return all;
   }();
+}
+
+TEST(MinimizeFinding, BoundWritesAndFreshTensorsFoldIntoAliasedInputs) {
+  // min.af files of one 60 s campaign per mutant whose bugs went through an
+  // in-place op's bound result (t0 = add_(x0)) or views of a fresh full:
+  // hoisting those into aliased inputs meets the inputs-only form.
+  struct Case {
+    const char* inject;
+    const char* text;
+    const char* reorder;
+    const char* fusion;
+  };
+  const Case cases[] = {
+      {"fn-no-regenerate",
+       "aliasfuzz 1\nstorage s0 f32[1] = full(0.0)\ninput x0 = s0\nt0 = add_(x0, 0.0)\nadd_(x0, 1.0)\nreturn t0\n",
+       "thunder-dataflow", "greedy"},
+      {"fn-no-regenerate",
+       "aliasfuzz 1\nstorage s0 f32[1] = full(0.0)\ninput x0 = as_strided(s0, [], [], 0)\nt0 = add_(x0, 0.0)\n"
+       "add_(t0, 1.0)\nadd_(t0, x0)\n",
+       "random:38047", "greedy"},
+      {"fn-no-regenerate",
+       "aliasfuzz 1\nstorage s0 f32[6] = full(0.0)\ninput x0 = as_strided(s0, [2], [2], 3)\n"
+       "input x1 = as_strided(s0, [], [], 5)\nadd_(x1, 1.0)\nt0 = add(x0, 0.0)\nreturn t0\n",
+       "program", "greedy"},
+      {"ua-writes-only",
+       "aliasfuzz 1\nstorage s0 f32[1] = full(0.0)\ninput x0 = as_strided(s0, [], [], 0)\nt0 = full([1, 1, 2], 0.0)\n"
+       "t1, t2 = chunk(t0, 2, 2)\nadd_(t1, 1.0)\nt3 = add(t0, 0.0)\nadd_(x0, 0.0)\nreturn t3\n",
+       "random:2", "none"},
+      {"ua-writes-only",
+       "aliasfuzz 1\nstorage s0 f32[1] = full(0.0)\ninput x0 = s0\ninput x1 = as_strided(s0, [], [], 0)\n"
+       "add_(x1, 1.0)\nt0 = add(x0, 0.0)\nreturn t0\n",
+       "random:2", "dataflow"},
+  };
+  std::map<std::string, std::set<std::string>> bugs;
+  for (const Case& c : cases) {
+    RunSpec spec;
+    spec.strategy = std::string(c.inject) == "fn-no-regenerate" ? "functionalize" : "update_aliases-ordered";
+    spec.inject = c.inject;
+    spec.reorder = c.reorder;
+    spec.fusion = c.fusion;
+    MinimizeOptions o;
+    o.time_s = 0;
+    o.max_tests = 3000;
+    const MinimizedFinding m = minimize_finding(parse_ok(c.text), spec, o);
+    ASSERT_TRUE(m.ok) << m.error << "\n" << c.text;
+    bugs[c.inject].insert(bug_signature(m.bug_record, m.bug_program).key);
+  }
+  for (const auto& [inject, keys] : bugs)
+    EXPECT_EQ(keys.size(), 1u) << inject << ":\n" << [&] {
+      std::string all;
+      for (const auto& b : keys) all += b + "\n--\n";
+      return all;
+    }();
 }
 
 TEST(MinimizeFinding, EndToEndThroughCheckProgram) {
