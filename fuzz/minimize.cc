@@ -418,29 +418,30 @@ class Minimizer {
         }
   }
 
-  // A number write nothing reads afterwards through its own value becomes a
-  // returned read, `add_(x, c)` -> `t = add(x, 1.0)`, when the bug stays: a bug seen
-  // as a stale read and as a lost write then minimizes alike (writes rank
-  // above reads; the count of writes falls, so this ends).
+  // An in-place statement without a bound result becomes a returned read
+  // of one of its tensors, `add_(x, c)` -> `r = add(x, 1.0)` (the written
+  // one first, then each tensor operand: `mul_(y, x)` -> `r = add(x, 1.0)`),
+  // when the bug stays: a bug seen as a stale read and as a lost write, or
+  // through a write's operand and through a plain read, then minimizes
+  // alike (the count of writes falls, so this ends).
   void pass_writes_to_reads() {
     for (size_t i = cur_.stmts.size(); i-- > 0 && !out_of_budget();) {
       if (i >= cur_.stmts.size()) continue;
-      const Stmt& st = cur_.stmts[i];
-      if (!ir::is_inplace(st.op) || !st.outs.empty() || st.args.empty() || st.args[0].kind != Arg::Tensor) continue;
-      const bool numbers = std::all_of(st.args.begin() + 1, st.args.end(), [](const Arg& a) {
-        return a.kind == Arg::Float || a.kind == Arg::Int;
-      });
-      if (!numbers) continue;
-      Program c = cur_;
-      Stmt& n = c.stmts[i];
-      n.op = OpKind::Add;
-      n.args = {n.args[0], Arg::number(1.0)};
-      std::string name = "r";
-      while (std::find(c.value_names.begin(), c.value_names.end(), name) != c.value_names.end()) name += "_";
-      n.outs = {c.new_value(name)};
-      c.returns.push_back(n.outs[0]);  // the read is observed
-      c.has_return = true;
-      try_candidate(remove(c, {}, {}, {}, {}));  // renumbers the new value into statement order
+      const Stmt st = cur_.stmts[i];
+      if (!ir::is_inplace(st.op) || !st.outs.empty()) continue;
+      for (const Arg& a : st.args) {
+        if (a.kind != Arg::Tensor) continue;
+        Program c = cur_;
+        Stmt& n = c.stmts[i];
+        n.op = OpKind::Add;
+        n.args = {a, Arg::number(1.0)};
+        std::string name = "r";
+        while (std::find(c.value_names.begin(), c.value_names.end(), name) != c.value_names.end()) name += "_";
+        n.outs = {c.new_value(name)};
+        c.returns.push_back(n.outs[0]);  // the read is observed
+        c.has_return = true;
+        if (try_candidate(remove(c, {}, {}, {}, {}))) break;  // renumbers the new value into statement order
+      }
     }
   }
 
