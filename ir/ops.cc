@@ -367,13 +367,18 @@ Result<Outs> indexed(OpKind op, const std::vector<CheckedArg>& a) {
   const TensorMeta& x = *a[0].t;
   const Geometry& g = x.g;
   const std::string nm = op_name(op);
-  // at::assert_no_overlap(self, source): full overlap is refused too.
+  // at::assert_no_overlap(self, source): full overlap is refused too, and
+  // the very same tensor object is full overlap whatever its layout.
   auto source_overlap = [&](const TensorMeta& src) -> std::optional<Error> {
     if (src.storage != x.storage) return std::nullopt;
-    const MemOverlap m = overlap_status(g, src.g);
+    const MemOverlap m = (src.impl >= 0 && src.impl == x.impl) ? MemOverlap::Full : overlap_status(g, src.g);
     if (m == MemOverlap::Full || m == MemOverlap::Partial)
       return err(ErrorKind::Overlap, "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.");
-    if (shares_any_element(g, src.g))
+    return std::nullopt;
+  };
+  // What that check cannot see (layouts too hard for it): checked last.
+  auto hidden_overlap = [&](const TensorMeta& src) -> std::optional<Error> {
+    if (src.storage == x.storage && shares_any_element(g, src.g))
       return err(ErrorKind::Undefined, nm + " reads a source that shares memory with its target where PyTorch's overlap check cannot see it: the result depends on the kernel's order");
     return std::nullopt;
   };
@@ -400,44 +405,99 @@ Result<Outs> indexed(OpKind op, const std::vector<CheckedArg>& a) {
       if (!broadcast_shapes(slot, v.g.sizes, &b) || b != slot)
         return err(ErrorKind::Shape, "shape mismatch: value tensor of shape " + fmt_shape(v.g.sizes) +
                                          " cannot be broadcast to indexing result of shape " + fmt_shape(slot));
+      if (auto e = hidden_overlap(v)) return *e;
       if (auto e = exact_internal()) return *e;
       return view_of(g);
     }
     case OpKind::IndexAddI: case OpKind::IndexCopyI: {
+      // Both versions: the dim, the index's rank, the source's rank, the
+      // number of indices; index_copy_ checks overlap first, index_add_
+      // after the shapes.
+      const bool copy = op == OpKind::IndexCopyI;
       const TensorMeta& idx = *a[2].t;
       const TensorMeta& src = *a[3].t;
+      const Geometry& sg = src.g;
       auto d = wrap_dim(a[1].i, g.rank());
       if (!d) return dim_error(a[1].i, g.rank());
       if (idx.g.rank() > 1)
         return err(ErrorKind::Arg, nm + "(): Index is supposed to be a vector, but got dim: " + std::to_string(idx.g.rank()));
+      if (copy) {
+        if (auto e = internal()) return *e;
+        if (auto e = source_overlap(src)) return *e;
+      }
       const int64_t n = idx.g.numel();
+      if (copy && sg.rank() > 0 && g.rank() > 0 && sg.rank() != g.rank())
+        return err(ErrorKind::Shape, "index_copy_(): When source and destination are not scalars, their dimensionality must match.");
+      if (!copy && *d >= std::max(sg.rank(), 1))
+        return err(ErrorKind::Arg, "index_add_(): Indexing dim " + std::to_string(*d) + " is out of bounds of the source tensor with dim " + std::to_string(sg.rank()));
+      if (n != (sg.rank() > 0 ? sg.sizes[*d] : 1))
+        return err(ErrorKind::Shape, nm + "(): Number of indices (" + std::to_string(n) + ") should be equal to source.size(dim)");
       Shape want = g.sizes;
       if (g.rank() > 0) want[*d] = n;
-      if (src.g.sizes != want || (g.rank() == 0 && n != 1))
-        return err(ErrorKind::Shape, nm + "(): source tensor shape must match self tensor shape, excluding the specified dimension, and have one slice per index. Got self.shape = " +
-                                         fmt_shape(g.sizes) + " source.shape = " + fmt_shape(src.g.sizes) + " and " + std::to_string(n) + " indices");
-      if (auto e = internal()) return *e;
-      if (auto e = source_overlap(src)) return *e;
+      if (sg.sizes != want) {
+        // index_copy_ takes a 0-d source for one index into a 0-d or 1-d
+        // target in both versions; 1.13's index_add_ broadcasts the source's
+        // slices into the target's (or takes a 0-d or 1-element source for
+        // a target of rank <= 1), 2.9 refuses both.
+        if (copy && sg.rank() == 0 && g.rank() <= 1) return view_of(g);
+        if (!copy) {
+          bool v113 = g.rank() <= 1 ? sg.rank() <= 1 : true;
+          if (g.rank() > 1) {
+            Shape xs = g.sizes, ss = sg.sizes, b;
+            xs.erase(xs.begin() + *d);
+            ss.erase(ss.begin() + *d);
+            v113 = broadcast_shapes(xs, ss, &b) && b == xs;
+          }
+          if (v113)
+            return err(ErrorKind::Version, "index_add_(): source of shape " + fmt_shape(sg.sizes) + " for a target of shape " +
+                                               fmt_shape(g.sizes) + ": PyTorch 1.13 broadcasts it, 2.x refuses it");
+          // 1.13 checks memory overlap before this shape rule, 2.x after.
+          if (internal() || source_overlap(src))
+            return err(ErrorKind::Version, "index_add_(): source of shape " + fmt_shape(sg.sizes) + " for a target of shape " +
+                                               fmt_shape(g.sizes) + " overlapping it: PyTorch 1.13 raises an overlap error, 2.x a shape error");
+        }
+        return err(ErrorKind::Shape, nm + "(): source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = " +
+                                         fmt_shape(g.sizes) + " source.shape = " + fmt_shape(sg.sizes));
+      }
+      if (!copy) {
+        if (auto e = internal()) return *e;
+        if (auto e = source_overlap(src)) return *e;
+      }
+      if (auto e = hidden_overlap(src)) return *e;
       if (auto e = exact_internal()) return *e;
       return view_of(g);
     }
     case OpKind::ScatterI: case OpKind::ScatterAddI: {
+      // Shapes (a 0-d tensor counts as rank 1 of size 1), then overlap.
       const TensorMeta& idx = *a[2].t;
       const TensorMeta& src = *a[3].t;
       auto d = wrap_dim(a[1].i, g.rank());
       if (!d) return dim_error(a[1].i, g.rank());
-      if (idx.g.rank() != g.rank())
-        return err(ErrorKind::Shape, "Index tensor must have the same number of dimensions as self tensor");
-      if (src.g.rank() != g.rank())
-        return err(ErrorKind::Shape, "Index tensor must have the same number of dimensions as src tensor");
-      if (idx.g.numel() > 0)
-        for (int k = 0; k < g.rank(); ++k)
-          if (idx.g.sizes[k] > src.g.sizes[k] || (k != *d && idx.g.sizes[k] > g.sizes[k]))
-            return err(ErrorKind::Shape, "Expected index " + fmt_shape(idx.g.sizes) + " to be smaller than self " + fmt_shape(g.sizes) +
-                                             " apart from dimension " + std::to_string(*d) + " and to be smaller size than src " +
-                                             fmt_shape(src.g.sizes));
+      const int rank = std::max(g.rank(), 1);
+      auto size = [](const Geometry& t, int k) { return t.rank() == 0 ? int64_t{1} : t.sizes[k]; };
+      // scatter_shape_check: nothing when the index is empty; the index's
+      // rank; its sizes against the target's, then (when those fit) the
+      // source's, whose size(d) raises for a source of lower rank; the
+      // source's rank; then the sizes' verdict.
+      if (idx.g.numel() > 0) {
+        if (std::max(idx.g.rank(), 1) != rank)
+          return err(ErrorKind::Shape, "Index tensor must have the same number of dimensions as self tensor");
+        bool wrong = false;
+        for (int k = 0; k < rank && !wrong; ++k) wrong = k != *d && size(idx.g, k) > size(g, k);
+        for (int k = 0; k < rank && !wrong; ++k) {
+          if (src.g.rank() > 0 && k >= src.g.rank()) return dim_error(k, src.g.rank());
+          wrong = size(idx.g, k) > size(src.g, k);
+        }
+        if (std::max(src.g.rank(), 1) != rank)
+          return err(ErrorKind::Shape, "Index tensor must have the same number of dimensions as src tensor");
+        if (wrong)
+          return err(ErrorKind::Shape, "Expected index " + fmt_shape(idx.g.sizes) + " to be smaller than self " + fmt_shape(g.sizes) +
+                                           " apart from dimension " + std::to_string(*d) + " and to be smaller size than src " +
+                                           fmt_shape(src.g.sizes));
+      }
       if (auto e = internal()) return *e;
       if (auto e = source_overlap(src)) return *e;
+      if (auto e = hidden_overlap(src)) return *e;
       if (auto e = exact_internal()) return *e;
       return view_of(g);
     }
@@ -637,6 +697,8 @@ std::optional<Error> check_index_values(OpKind op, const std::vector<CheckedArg>
   const bool put = op == OpKind::IndexPutI;
   const int64_t d = put ? 0 : *wrap_dim(a[1].i, g.rank());
   const int64_t n = g.rank() == 0 ? 1 : g.sizes[d];
+  // An empty indexing result reads no index (PyTorch checks bounds in the kernel).
+  if (put && n > 0 && g.numel() == 0) return std::nullopt;
   // index_put_ wraps negative indices as Python indexing does; index_add_,
   // index_copy_ and scatter_ take none.
   for (int64_t v : index)

@@ -105,9 +105,11 @@ void indexed_write(ir::OpKind op, int64_t dim, const Dense& index, const Dense& 
     case OpKind::ScatterI: case OpKind::ScatterAddI: {
       // For each position p of the index (its own shape): the element of x
       // at p with coordinate dim replaced by index[p] (+)= src at p.
-      const Shape& is = index.sizes;
-      const int r = static_cast<int>(is.size());
-      Shape xst = ir::contiguous_strides(x->sizes), sst = ir::contiguous_strides(src.sizes);
+      // A 0-d target, index or source counts as rank 1 of size 1 (PyTorch's ensure_nonempty).
+      const int r = std::max<int>(static_cast<int>(x->sizes.size()), 1);
+      const Shape is = index.sizes.empty() ? Shape(r, 1) : index.sizes;
+      const Shape xst = ir::contiguous_strides(x->sizes.empty() ? Shape{1} : x->sizes);
+      const Shape sst = src.sizes.empty() ? Shape(r, 0) : ir::contiguous_strides(src.sizes);
       Shape c(r, 0);
       for (size_t p = 0; p < index.v.size(); ++p) {
         int64_t xo = 0, so = 0;

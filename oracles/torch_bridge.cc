@@ -107,7 +107,8 @@ _KINDS = [
               r"|expanded size of the tensor \(-?\d+\) must match|number of sizes provided|shape mismatch"
               r"|expected src to have a size equal|the unspecified dimension size -1 can be any value"
               r"|Number of indices \(\d+\) should be equal|must have same slice shapes|dimensionality must match"
-              r"|source tensor shape must match|to be (smaller|no larger) than self|same number of dimensions as"),
+              r"|source tensor shape must match|to be (smaller|no larger) than self|same number of dimensions as"
+              r"|must one or zero for given self.dim"),
     ("arg", r"Dimension out of range|out of range|too many indices|must be a matrix|expects|cannot be applied"
             r"|duplicate dims|invalid shape dimension|isn't allowed|non-empty list|cannot be concatenated"
             r"|only one dimension can be inferred|must be positive|must be non-negative|exceeds dimension size"
@@ -116,6 +117,7 @@ _KINDS = [
             r"|does not match the length|greater than 0|be non-negative|integer multiplication overflow"
             r"|cannot be converted to type float without overflow|is out of bounds for dimension"
             r"|index out of range in self|Index is supposed to be a vector|Index should have dimension"
+            r"|is out of bounds of the source tensor"
             r"|too many indices|must be long|Expected dtype int|only supports boolean masks"),
 ]
 
