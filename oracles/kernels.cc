@@ -81,12 +81,18 @@ void indexed_write(ir::OpKind op, int64_t dim, const Dense& index, const Dense& 
     x->v[pos] = add ? x->v[pos] + v : v;
     (*written)[pos] = 1;
   };
+  // An index out of range writes nothing (never out of bounds): analyze()
+  // rejects such programs, but a strategy's or mutant's rewrite that moves
+  // an indexed write onto another target is only checked for geometry, and
+  // must show up as a value divergence, not a crash.
+  auto in_range = [](int64_t i, int64_t n) { return i >= 0 && i < n; };
   switch (op) {
     case OpKind::IndexPutI: {  // x[idx] = v (or +=): a slice of x per index, along dim 0
       const int64_t n = x->sizes[0], inner = n == 0 ? 0 : static_cast<int64_t>(x->v.size()) / n;
       for (size_t k = 0; k < index.v.size(); ++k) {
         int64_t i = static_cast<int64_t>(index.v[k]);
         if (i < 0) i += n;
+        if (!in_range(i, n)) continue;
         for (int64_t j = 0; j < inner; ++j) put(i * inner + j, src.v[k * inner + j], accumulate);
       }
       return;
@@ -97,9 +103,10 @@ void indexed_write(ir::OpKind op, int64_t dim, const Dense& index, const Dense& 
       const int64_t len = static_cast<int64_t>(index.v.size());
       for (int64_t o = 0; o < outer; ++o)
         for (int64_t k = 0; k < len; ++k)
-          for (int64_t j = 0; j < inner; ++j)
-            put((o * n + static_cast<int64_t>(index.v[k])) * inner + j, src.v[(o * len + k) * inner + j],
-                op == OpKind::IndexAddI);
+          if (in_range(static_cast<int64_t>(index.v[k]), n))
+            for (int64_t j = 0; j < inner; ++j)
+              put((o * n + static_cast<int64_t>(index.v[k])) * inner + j, src.v[(o * len + k) * inner + j],
+                  op == OpKind::IndexAddI);
       return;
     }
     case OpKind::ScatterI: case OpKind::ScatterAddI: {
@@ -117,7 +124,10 @@ void indexed_write(ir::OpKind op, int64_t dim, const Dense& index, const Dense& 
           xo += (d == dim ? static_cast<int64_t>(index.v[p]) : c[d]) * xst[d];
           so += c[d] * sst[d];
         }
-        put(xo, src.v[so], op == OpKind::ScatterAddI);
+        const int64_t along = x->sizes.empty() ? 1 : x->sizes[dim];
+        bool ok = in_range(static_cast<int64_t>(index.v[p]), along) && so < static_cast<int64_t>(src.v.size());
+        for (int d = 0; d < r && ok && !x->sizes.empty(); ++d) ok = d == dim || c[d] < x->sizes[d];
+        if (ok) put(xo, src.v[so], op == OpKind::ScatterAddI);
         for (int d = r - 1; d >= 0; --d) {
           if (++c[d] < is[d]) break;
           c[d] = 0;
