@@ -147,14 +147,16 @@ bool Gen::emit_indexed(OpKind op, std::vector<Arg> args, int slot_pos) {
   return false;
 }
 
-// `count` indices in [0, n): distinct unless `dups`, then drawn from a few
-// values so that some repeat.
+// `count` indices in [0, n) (n > 0): distinct unless `dups` or count > n
+// (only the accumulating ops ask for more indices than n), repeats drawn
+// from a few values.
 static std::vector<int64_t> draw_indices(Rng& rng, int64_t count, int64_t n, bool dups) {
   std::vector<int64_t> pool(n);
   for (int64_t i = 0; i < n; ++i) pool[i] = i;
   for (int64_t i = n - 1; i > 0; --i) std::swap(pool[i], pool[rng.below(i + 1)]);
   std::vector<int64_t> r;
-  for (int64_t i = 0; i < count; ++i) r.push_back(dups ? pool[rng.below(std::min<int64_t>(n, 3))] : pool[i]);
+  for (int64_t i = 0; i < count; ++i)
+    r.push_back(dups || i >= n ? pool[rng.below(std::min<int64_t>(n, 3))] : pool[i]);
   return r;
 }
 
