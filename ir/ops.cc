@@ -430,16 +430,22 @@ Result<Outs> indexed(OpKind op, const std::vector<CheckedArg>& a) {
         return err(ErrorKind::Shape, "index_copy_(): When source and destination are not scalars, their dimensionality must match.");
       if (!copy && *d >= std::max(sg.rank(), 1))
         return err(ErrorKind::Arg, "index_add_(): Indexing dim " + std::to_string(*d) + " is out of bounds of the source tensor with dim " + std::to_string(sg.rank()));
+      // A 0-d source takes one index (PyTorch's IndexError otherwise).
+      if (sg.rank() == 0 && n != 1)
+        return err(ErrorKind::Arg, copy ? "index_copy_(): When source is scalar, index should have one element (got " + std::to_string(n) + ")"
+                                        : std::string("Dimension specified as 0 but tensor has no dimensions"));
       if (n != (sg.rank() > 0 ? sg.sizes[*d] : 1))
         return err(ErrorKind::Shape, nm + "(): Number of indices (" + std::to_string(n) + ") should be equal to source.size(dim)");
       Shape want = g.sizes;
       if (g.rank() > 0) want[*d] = n;
-      if (sg.sizes != want) {
-        // index_copy_ takes a 0-d source for one index into a 0-d or 1-d
-        // target in both versions; 1.13's index_add_ broadcasts the source's
-        // slices into the target's (or takes a 0-d or 1-element source for
-        // a target of rank <= 1), 2.9 refuses both.
-        if (copy && sg.rank() == 0 && g.rank() <= 1) return view_of(g);
+      // index_copy_, both versions: a 0-d source for one index into a
+      // target of rank <= 1, and a 1-d source of one element per index into
+      // a 0-d target.
+      const bool copy_scalar = copy && ((sg.rank() == 0 && g.rank() <= 1) || (g.rank() == 0 && sg.rank() == 1));
+      if (sg.sizes != want && !copy_scalar) {
+        // 1.13's index_add_ broadcasts the source's slices into the target's
+        // (or takes a 0-d or 1-element source for a target of rank <= 1),
+        // 2.9 refuses both.
         if (!copy) {
           bool v113 = g.rank() <= 1 ? sg.rank() <= 1 : true;
           if (g.rank() > 1) {
