@@ -368,6 +368,15 @@ std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observ
       continue;
     }
     schedulers::RunOutcome res = run_on_target(p, *an, expected, config);
+    if (res.failure && res.failure->observable == "lowering" &&
+        res.failure->what.rfind(schedulers::kLoweringUnsupported, 0) == 0) {
+      // The lowering refused an op it does not implement: no comparison, no finding.
+      r.unsupported = res.failure->what;
+      r.regions = res.regions;
+      r.ms = ms();
+      out.push_back(r);
+      continue;
+    }
     r.agree = res.agree;
     r.regions = res.regions;
     r.mismatch = res.mismatch;

@@ -72,6 +72,13 @@ bool Gen::writable(int v) const {
 }
 
 int Gen::pick_any() {
+  for (;;) {  // index and mask inputs are never data operands (every program has f32 inputs)
+    const int v = pick_any_value();
+    if (is_data(v)) return v;
+  }
+}
+
+int Gen::pick_any_value() {
   const int n = num_values();
   const int roll = static_cast<int>(rng.below(100));
   if (roll < 35 && last_written_storage >= 0) {  // a sibling of the last write
@@ -140,7 +147,16 @@ bool Gen::bounded(const std::vector<float>& s) const {
 // number of outputs bound (>= 0) or -1 when rejected.
 int Gen::emit(OpKind op, std::vector<Arg> args, bool bind_inplace) {
   ir::Stmt st{op, {}, std::move(args), 0};
-  auto res = ir::infer(op, ir::checked_args(st, analysis.values));
+  const std::vector<ir::CheckedArg> checked = ir::checked_args(st, analysis.values);
+  auto res = ir::infer(op, checked);
+  if (res && ir::added_in_v12(op)) {  // the index values, as analyze() checks them
+    const char* sig = ir::op_info(op).sig;
+    std::vector<int64_t> index;
+    for (size_t k = 0; k < st.args.size(); ++k)
+      if (sig[k] == 'J' || sig[k] == 'M')
+        for (float f : values_of(static_cast<int>(st.args[k].i))) index.push_back(static_cast<int64_t>(f));
+    if (auto e = ir::check_index_values(op, checked, index)) res = *e;
+  }
   if (!res) {
     ++invalid_rejected;
     return -1;

@@ -107,6 +107,12 @@ struct Gen {
   int noise_rejected = 0;
   int invalid_rejected = 0;
   int pending_target = -1;              // a value the next in-place op should write
+  // Format v1.2: i64/bool inputs declared as placeholders (one element)
+  // when an indexed op is enabled; a recipe gives one its values and layout
+  // when it first uses it (no statement has read it yet), so indices fit
+  // the target they are drawn for.
+  std::vector<int> index_slots;         // value ids of the placeholder inputs
+  std::vector<bool> slot_used;          // parallel to index_slots
   int inplace_weight = 0;               // total weight of the in-place ops
   std::vector<int> def_stmt;            // by value id: defining statement, -1 for inputs
   std::vector<int> storage_last_write;  // by storage id: last writing statement, -1 if none
@@ -134,7 +140,14 @@ struct Gen {
   // ---- picking tensors ------------------------------------------------------
 
   bool writable(int v) const;
+  // Whether v is f32 data (not an i64 index or bool mask input): the only
+  // values pick_any and pick_where return.
+  bool is_data(int v) const {
+    const int s = meta(v).storage;
+    return s >= static_cast<int>(program.storages.size()) || program.storages[s].dtype == ir::Dtype::F32;
+  }
   int pick_any();
+  int pick_any_value();  // pick_any's draw, any dtype
 
   template <class Pred>
   int pick_where(Pred pred, int tries = 6) {
@@ -144,7 +157,7 @@ struct Gen {
     }
     std::vector<int> ok;
     for (int v = 0; v < num_values(); ++v)
-      if (pred(v)) ok.push_back(v);
+      if (is_data(v) && pred(v)) ok.push_back(v);
     if (ok.empty()) return -1;
     return rng.pick(ok);
   }
@@ -216,6 +229,21 @@ struct Gen {
   // of x's own storage (x itself, or a sibling view: the case compilers
   // get wrong), else any tensor of that shape; -1 if none.
   int pick_same_shape(int x, float min_abs = 0);
+  // Format v1.2 (recipes_indexed.cc).
+  void make_index_slots();
+  // Gives a free placeholder of d's dtype the storage `d` (name kept) and
+  // the input layout `in` (name and storage kept); -1 when none is free.
+  int define_index(const ir::StorageDecl& d, const ir::InputDecl& in);
+  void release_index(int slot_pos);  // undoes define_index after a rejected statement
+  // An i64 index input holding `vals`, sometimes a strided view of a larger storage.
+  int index_input(const std::vector<int64_t>& vals, const Shape& sizes, int* slot_pos);
+  // A tensor of exactly `sizes` that does not share the target's storage, or a new full().
+  int source_of(const Shape& sizes, int x);
+  bool emit_indexed(OpKind op, std::vector<Arg> args, int slot_pos);
+  bool recipe_index_put(OpKind op);
+  bool recipe_index_along(OpKind op);
+  bool recipe_scatter_along(OpKind op);
+  bool recipe_masked_fill(OpKind op);
   bool recipe_binary(OpKind op);
   bool recipe_unary(OpKind op);
   bool recipe_reduce(OpKind op);

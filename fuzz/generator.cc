@@ -163,6 +163,7 @@ void Gen::make_storages_and_inputs() {
   }
   def_stmt.assign(analysis.values.size(), -1);
   storage_last_write.assign(ns, -1);
+  make_index_slots();
 }
 
 void Gen::make_return() {
@@ -178,7 +179,7 @@ void Gen::make_return() {
   if (rng.chance(600)) {  // a view created before a later write to its storage
     std::vector<int> stale;
     for (int v = 0; v < n; ++v)
-      if (storage_last_write[meta(v).storage] > def_stmt[v]) stale.push_back(v);
+      if (is_data(v) && storage_last_write[meta(v).storage] > def_stmt[v]) stale.push_back(v);
     if (!stale.empty()) add(rng.pick(stale));
   }
   for (int t = 0; t < 4 * want && static_cast<int>(ret.size()) < want; ++t) add(pick_any());
@@ -212,6 +213,12 @@ const std::vector<ir::OpKind>& generated_ops() {
     return r;
   }();
   return v;
+}
+
+GenOptions halide_options(GenOptions o) {
+  for (ir::OpKind k : generated_ops())
+    if (ir::added_in_v12(k)) o.op_weights[ir::op_name(k)] = 0;
+  return o;
 }
 
 ir::Program generate(uint64_t seed, uint64_t index, const GenOptions& opts) {

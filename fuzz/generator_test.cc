@@ -168,6 +168,12 @@ TEST(Generator, TenThousandProgramsValidFiniteAndCoverTheVocabulary) {
       std::printf("  programs with %-14s %6ld\n", ir::op_name(op), programs_with[static_cast<int>(op)]);
       EXPECT_GE(programs_with[static_cast<int>(op)], n / 100) << ir::op_name(op);
     }
+  // Format v1.2's indexed and masked writes: each in >= 1% of the programs.
+  for (ir::OpKind op : generated_ops())
+    if (ir::added_in_v12(op)) {
+      std::printf("  programs with %-14s %6ld\n", ir::op_name(op), programs_with[static_cast<int>(op)]);
+      EXPECT_GE(programs_with[static_cast<int>(op)], n / 100) << ir::op_name(op);
+    }
   std::printf("programs with an out= write into a view of an operand's storage: %ld\n", out_into_operand_storage);
   EXPECT_GE(out_into_operand_storage, n / 100);
   for (ir::OpKind op : {ir::OpKind::SliceScatter, ir::OpKind::SelectScatter, ir::OpKind::DiagonalScatter,
@@ -236,9 +242,10 @@ TEST(Generator, GoldenProgramsAreStable) {
     uint64_t seed, index, structural, text;
   };
   const Golden golden[] = {
-      {1, 0, 0xe33c7efec3a8087fULL, 0xb727497f6bbc2f20ULL},
-      {2, 5, 0xba99cc4d0bd14174ULL, 0xf1e6f2532212a82aULL},
-      {20261129, 9999, 0xf304bb9b5fe7592fULL, 0x0fab4a3ea654cd11ULL},
+      // re-recorded for format v1.2 (its indexed writes and their index inputs are generated)
+      {1, 0, 0xd664ace34d16246fULL, 0xdfaeace9c74f5ae6ULL},
+      {2, 5, 0x85e7cdf087da7014ULL, 0xc748ebd7829cf14dULL},
+      {20261129, 9999, 0x842ee24bfe713967ULL, 0x79670263b6aebeb9ULL},
   };
   for (const Golden& g : golden) {
     const ir::Program p = generate(g.seed, g.index);
@@ -284,7 +291,11 @@ TEST(Generator, OptionsAreHonoured) {
 TEST(Generator, DefaultProgramsAreSmall) {
   for (uint64_t k = 0; k < 200; ++k) {
     ir::Program p = generate(3, k);
-    EXPECT_LE(p.storages.size(), 3u);
+    // f32 data storages; format v1.2 adds two i64 index and one bool mask storage.
+    size_t data = 0;
+    for (const auto& s : p.storages) data += s.dtype == ir::Dtype::F32;
+    EXPECT_LE(data, 3u);
+    EXPECT_LE(p.storages.size() - data, 3u);
     for (const auto& s : p.storages) EXPECT_LE(s.numel, 64);
     EXPECT_LE(p.stmts.size(), 13u);
     EXPECT_LE(p.returns.size(), 4u);

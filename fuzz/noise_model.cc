@@ -35,6 +35,49 @@ NoisyOperand whole_operand(int64_t v, const ir::Analysis& an, const oracles::Mem
 
 int64_t wrapped(int64_t d, size_t rank) { return *ir::wrap_dim(d, static_cast<int64_t>(rank)); }
 
+// index_put_'s indexing result: the index's shape, then the target's
+// trailing dims.
+Shape index_put_slot(const ir::Stmt& st, const ir::Analysis& an) {
+  Shape slot = an.values[st.args[1].i].g.sizes;
+  const Shape& xs = an.values[st.args[0].i].g.sizes;
+  for (size_t d = 1; d < xs.size(); ++d) slot.push_back(xs[d]);
+  return slot;
+}
+
+// Format v1.2's indexed writes: a copied element carries its source's
+// noise (a filled one none); an accumulated one adds its sources' noise and
+// one rounding per add, each at most kEps of the sum of the magnitudes.
+// The same kernel as the oracle's moves the noise, the magnitudes and the
+// count of adds.
+void indexed_noise(const ir::Stmt& st, const ir::Analysis& an, const NoiseCapture& pre, std::vector<double>* n) {
+  const auto& A = st.args;
+  const Shape& xs = pre.written.sizes;
+  const bool fill = st.op == OpKind::MaskedFillI, put = st.op == OpKind::IndexPutI;
+  const int64_t dim = fill || put ? 0 : wrapped(A[1].i, xs.size());
+  const bool put_acc = put && A[3].i != 0;
+  const bool acc = put_acc || st.op == OpKind::IndexAddI || st.op == OpKind::ScatterAddI;
+  const oracles::Dense idx{fill ? xs : an.values[A[put ? 1 : 2].i].g.sizes, pre.operands[1].values};
+  const Shape src_sizes = fill ? Shape{} : put ? index_put_slot(st, an) : an.values[A[3].i].g.sizes;
+  auto run = [&](std::vector<float> x, std::vector<float> src) {
+    oracles::Dense xd{xs, std::move(x)}, sd{src_sizes, std::move(src)};
+    std::vector<char> w(xd.v.size(), 0);
+    oracles::indexed_write(st.op, dim, idx, sd, 0.f, put_acc, &xd, &w);
+    return xd.v;
+  };
+  const std::vector<float> src_noise = fill ? std::vector<float>() : pre.operands[2].noise;
+  const std::vector<float> nx = run(pre.operands[0].noise, src_noise);
+  for (size_t i = 0; i < n->size(); ++i) (*n)[i] = nx[i];
+  if (!acc) return;
+  auto absolute = [](std::vector<float> v) {
+    for (auto& e : v) e = std::fabs(e);
+    return v;
+  };
+  const std::vector<float> mag = run(absolute(pre.operands[0].values), absolute(pre.operands[2].values));
+  const std::vector<float> adds = run(std::vector<float>(xs.empty() ? 1 : ir::numel_of(xs), 0.f),
+                                      std::vector<float>(pre.operands[2].values.size(), 1.f));
+  for (size_t i = 0; i < n->size(); ++i) (*n)[i] += adds[i] * kEps * mag[i];
+}
+
 // Elementwise math: out[i] from the operands' values and noise at i.
 // Returns false when a divisor is not safely away from 0.
 bool elementwise_noise(const ir::Stmt& st, const NoiseCapture& pre, const std::vector<float>& out,
@@ -219,6 +262,21 @@ NoiseCapture capture_operands(const ir::Stmt& st, const ir::Analysis& an, const 
     case ir::Family::Concat:
       for (auto v : A[0].list) pre.operands.push_back(whole_operand(v, an, values, noise));
       break;
+    case ir::Family::Indexed: {
+      // The target, the index (a mask broadcast to the target), the source
+      // (index_put_'s broadcast to the indexing result).
+      pre.operands.push_back(whole_operand(A[0].i, an, values, noise));
+      if (st.op == OpKind::MaskedFillI) {
+        pre.operands.push_back(broadcast(A[1]));
+      } else if (st.op == OpKind::IndexPutI) {
+        pre.operands.push_back(whole_operand(A[1].i, an, values, noise));
+        pre.operands.push_back(broadcast_operand(A[2], index_put_slot(st, an), an, values, noise));
+      } else {
+        pre.operands.push_back(whole_operand(A[2].i, an, values, noise));
+        pre.operands.push_back(whole_operand(A[3].i, an, values, noise));
+      }
+      break;
+    }
     case ir::Family::Scatter: case ir::Family::Meta:
       ir::internal_error(std::string("noise model: the generator does not emit ") + info.name);
   }
@@ -245,6 +303,7 @@ bool written_noise(const ir::Stmt& st, const ir::Analysis& an, const oracles::Me
       for (size_t i = 0; i < o.size(); ++i) n[i] = c.v[i];
       break;
     }
+    case ir::Family::Indexed: indexed_noise(st, an, pre, &n); break;
     case ir::Family::Scatter: case ir::Family::Meta:
       ir::internal_error(std::string("noise model: the generator does not emit ") + ir::op_name(st.op));
   }

@@ -436,6 +436,10 @@ bool Gen::try_op(OpKind op) {
     case R::Matmul: return recipe_matmul(op);
     case R::Cat: return recipe_cat(op);
     case R::Full: return recipe_full(op);
+    case R::IndexPut: return recipe_index_put(op);
+    case R::IndexAlong: return recipe_index_along(op);
+    case R::ScatterAlong: return recipe_scatter_along(op);
+    case R::MaskedFill: return recipe_masked_fill(op);
     case R::NotGenerated: return false;
   }
   return false;

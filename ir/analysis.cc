@@ -62,6 +62,41 @@ std::optional<Error> check_list_limits(const Stmt& st, const Limits& l) {
   return std::nullopt;
 }
 
+// Format v1.2: an i64 tensor only where an op takes an index (signature
+// 'J'), a bool tensor only where it takes a mask ('M'), f32 everywhere else.
+template <class DtypeOf>
+std::optional<Error> check_dtypes(const Program& p, const Stmt& st, DtypeOf dtype) {
+  const char* sig = op_info(st.op).sig;
+  for (size_t k = 0; k < st.args.size(); ++k) {
+    const Arg& a = st.args[k];
+    const Dtype want = dtype_of_sig(sig[k]);
+    std::vector<int64_t> vs;
+    if (a.kind == Arg::Tensor) vs.push_back(a.i);
+    if (a.kind == Arg::TensorList) vs = a.list;
+    for (int64_t v : vs)
+      if (dtype(v) != want)
+        return Error{ErrorKind::Dtype, st.line, std::string(op_name(st.op)) + ": argument " + std::to_string(k + 1) + " ('" +
+                                                    p.value_names[v] + "') is a " + dtype_name(dtype(v)) + " tensor where a " +
+                                                    dtype_name(want) + " tensor is expected" +
+                                                    (want == Dtype::F32 ? ": i64 and bool tensors are only index and mask operands" : "")};
+  }
+  return std::nullopt;
+}
+
+// The values of an indexed op's index (or mask) argument in logical order:
+// it is an input over a declared i64/bool storage, which no op writes.
+std::vector<int64_t> index_elements(const Program& p, const Stmt& st, const Analysis& an) {
+  const char* sig = op_info(st.op).sig;
+  std::vector<int64_t> r;
+  for (size_t k = 0; k < st.args.size(); ++k) {
+    if (sig[k] != 'J' && sig[k] != 'M') continue;
+    const TensorMeta& m = an.values[st.args[k].i];
+    const std::vector<float> vals = initial_values(p.storages[m.storage]);
+    for_each_offset(m.g, [&](int64_t o) { r.push_back(static_cast<int64_t>(vals[o])); });
+  }
+  return r;
+}
+
 }  // namespace
 
 Result<Analysis> analyze(const Program& p, const Limits& limits) {
@@ -97,12 +132,19 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
     an.values[k] = m;
   }
   an.fresh_storage.assign(p.stmts.size(), -1);
+  // Format v1.2: only inputs may be i64 or bool (every op's result is f32).
+  auto dtype = [&](int64_t v) {
+    return v < static_cast<int64_t>(p.inputs.size()) ? p.storages[p.inputs[v].storage].dtype : Dtype::F32;
+  };
   std::vector<CheckedArg> checked;  // reused by every statement
   for (size_t si = 0; si < p.stmts.size(); ++si) {
     const Stmt& st = p.stmts[si];
     if (auto e = check_list_limits(st, limits)) return *e;
+    if (auto e = check_dtypes(p, st, dtype)) return *e;
     checked_args_into(st, an.values, &checked);
     auto r = infer(st.op, checked);
+    if (r && added_in_v12(st.op))
+      if (auto e = check_index_values(st.op, checked, index_elements(p, st, an))) return Error{e->kind, st.line, e->message};
     const bool inplace = is_inplace(st.op);
     if (!r) {
       // An `undefined` (or `resize`) write still runs in PyTorch; a wrong number of
@@ -150,6 +192,10 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
       an.values[st.outs[k]] = m;
     }
   }
+  for (int v : p.returns)
+    if (dtype(v) != Dtype::F32)
+      return Error{ErrorKind::Dtype, p.return_line, "'" + p.value_names[v] + "' is a " + dtype_name(dtype(v)) +
+                                                        " tensor: i64 and bool tensors are index and mask operands, never returned"};
   return an;
 }
 

@@ -9,7 +9,12 @@ namespace af::ir {
 
 // Resize (format v1.1): an out= tensor whose shape is not the result's;
 // PyTorch resizes it, which the format does not model.
-enum class ErrorKind { Syntax, Name, Arg, Shape, View, Overlap, Undefined, Limit, Resize };
+// Dtype (format v1.2): an i64 or bool tensor anywhere but an index or mask
+// argument (or an f32 tensor there); the format keeps them out of the data.
+// Version (format v1.2): PyTorch 1.13 runs the statement and 2.x refuses it
+// (index_add_ with a source that only broadcasts): outside the format, so
+// that every program it accepts runs alike on both.
+enum class ErrorKind { Syntax, Name, Arg, Shape, View, Overlap, Undefined, Limit, Resize, Dtype, Version };
 
 const char* kind_name(ErrorKind k);
 std::optional<ErrorKind> kind_from_name(const std::string& s);

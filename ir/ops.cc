@@ -357,9 +357,177 @@ Result<Outs> multi_operand(OpKind op, const std::vector<CheckedArg>& a) {
   return view_of(x.g);
 }
 
+// Format v1.2's indexed and masked writes: shapes and memory overlap, in
+// PyTorch's order (tools/probe_format_v12.py checks each rule under 1.13
+// and 2.9). The index values are checked by check_index_values. Where the
+// versions differ the format takes the stricter rule, so that both accept
+// every program the format accepts (index_add_'s source must have exactly
+// the target's shape but along dim: 1.13 broadcasts it, 2.9 refuses).
+Result<Outs> indexed(OpKind op, const std::vector<CheckedArg>& a) {
+  const TensorMeta& x = *a[0].t;
+  const Geometry& g = x.g;
+  const std::string nm = op_name(op);
+  // at::assert_no_overlap(self, source): full overlap is refused too, and
+  // the very same tensor object is full overlap whatever its layout.
+  auto source_overlap = [&](const TensorMeta& src) -> std::optional<Error> {
+    if (src.storage != x.storage) return std::nullopt;
+    const MemOverlap m = (src.impl >= 0 && src.impl == x.impl) ? MemOverlap::Full : overlap_status(g, src.g);
+    if (m == MemOverlap::Full || m == MemOverlap::Partial)
+      return err(ErrorKind::Overlap, "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.");
+    return std::nullopt;
+  };
+  // What that check cannot see (layouts too hard for it): checked last.
+  auto hidden_overlap = [&](const TensorMeta& src) -> std::optional<Error> {
+    if (src.storage == x.storage && shares_any_element(g, src.g))
+      return err(ErrorKind::Undefined, nm + " reads a source that shares memory with its target where PyTorch's overlap check cannot see it: the result depends on the kernel's order");
+    return std::nullopt;
+  };
+  auto internal = [&]() -> std::optional<Error> {
+    if (internal_overlap_status(g) == Overlap::Yes)
+      return err(ErrorKind::Overlap, "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.");
+    return std::nullopt;
+  };
+  auto exact_internal = [&]() -> std::optional<Error> {
+    if (has_exact_internal_overlap(g))
+      return err(ErrorKind::Undefined, nm + " through a view whose elements overlap: which write lands last depends on the kernel's order");
+    return std::nullopt;
+  };
+  switch (op) {
+    case OpKind::IndexPutI: {
+      const TensorMeta& idx = *a[1].t;
+      const TensorMeta& v = *a[2].t;
+      if (g.rank() == 0) return err(ErrorKind::Arg, "too many indices for tensor of dimension 0 (got 1)");
+      if (a[3].i != 0 && a[3].i != 1) return err(ErrorKind::Arg, "index_put_: accumulate must be 0 or 1");
+      if (auto e = source_overlap(v)) return *e;
+      Shape slot = idx.g.sizes;
+      for (int d = 1; d < g.rank(); ++d) slot.push_back(g.sizes[d]);
+      Shape b;
+      if (!broadcast_shapes(slot, v.g.sizes, &b) || b != slot)
+        return err(ErrorKind::Shape, "shape mismatch: value tensor of shape " + fmt_shape(v.g.sizes) +
+                                         " cannot be broadcast to indexing result of shape " + fmt_shape(slot));
+      if (auto e = hidden_overlap(v)) return *e;
+      if (auto e = exact_internal()) return *e;
+      return view_of(g);
+    }
+    case OpKind::IndexAddI: case OpKind::IndexCopyI: {
+      // Both versions: the dim, the index's rank, the source's rank, the
+      // number of indices; index_copy_ checks overlap first, index_add_
+      // after the shapes.
+      const bool copy = op == OpKind::IndexCopyI;
+      const TensorMeta& idx = *a[2].t;
+      const TensorMeta& src = *a[3].t;
+      const Geometry& sg = src.g;
+      auto d = wrap_dim(a[1].i, g.rank());
+      if (!d) return dim_error(a[1].i, g.rank());
+      if (idx.g.rank() > 1)
+        return err(ErrorKind::Arg, nm + "(): Index is supposed to be a vector, but got dim: " + std::to_string(idx.g.rank()));
+      if (copy) {
+        if (auto e = internal()) return *e;
+        if (auto e = source_overlap(src)) return *e;
+      }
+      const int64_t n = idx.g.numel();
+      if (copy && sg.rank() > 0 && g.rank() > 0 && sg.rank() != g.rank())
+        return err(ErrorKind::Shape, "index_copy_(): When source and destination are not scalars, their dimensionality must match.");
+      if (!copy && *d >= std::max(sg.rank(), 1))
+        return err(ErrorKind::Arg, "index_add_(): Indexing dim " + std::to_string(*d) + " is out of bounds of the source tensor with dim " + std::to_string(sg.rank()));
+      // A 0-d source takes one index (PyTorch's IndexError otherwise).
+      if (sg.rank() == 0 && n != 1)
+        return err(ErrorKind::Arg, copy ? "index_copy_(): When source is scalar, index should have one element (got " + std::to_string(n) + ")"
+                                        : std::string("Dimension specified as 0 but tensor has no dimensions"));
+      if (n != (sg.rank() > 0 ? sg.sizes[*d] : 1))
+        return err(ErrorKind::Shape, nm + "(): Number of indices (" + std::to_string(n) + ") should be equal to source.size(dim)");
+      Shape want = g.sizes;
+      if (g.rank() > 0) want[*d] = n;
+      // index_copy_, both versions: a 0-d source for one index into a
+      // target of rank <= 1, and a 1-d source of one element per index into
+      // a 0-d target.
+      const bool copy_scalar = copy && ((sg.rank() == 0 && g.rank() <= 1) || (g.rank() == 0 && sg.rank() == 1));
+      if (sg.sizes != want && !copy_scalar) {
+        // 1.13's index_add_ broadcasts the source's slices into the target's
+        // (or takes a 0-d or 1-element source for a target of rank <= 1),
+        // 2.9 refuses both.
+        if (!copy) {
+          bool v113 = g.rank() <= 1 ? sg.rank() <= 1 : true;
+          if (g.rank() > 1) {
+            Shape xs = g.sizes, ss = sg.sizes, b;
+            xs.erase(xs.begin() + *d);
+            ss.erase(ss.begin() + *d);
+            v113 = broadcast_shapes(xs, ss, &b) && b == xs;
+          }
+          if (v113)
+            return err(ErrorKind::Version, "index_add_(): source of shape " + fmt_shape(sg.sizes) + " for a target of shape " +
+                                               fmt_shape(g.sizes) + ": PyTorch 1.13 broadcasts it, 2.x refuses it");
+          // 1.13 checks memory overlap before this shape rule, 2.x after.
+          if (internal() || source_overlap(src))
+            return err(ErrorKind::Version, "index_add_(): source of shape " + fmt_shape(sg.sizes) + " for a target of shape " +
+                                               fmt_shape(g.sizes) + " overlapping it: PyTorch 1.13 raises an overlap error, 2.x a shape error");
+        }
+        return err(ErrorKind::Shape, nm + "(): source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = " +
+                                         fmt_shape(g.sizes) + " source.shape = " + fmt_shape(sg.sizes));
+      }
+      if (!copy) {
+        if (auto e = internal()) return *e;
+        if (auto e = source_overlap(src)) return *e;
+      }
+      if (auto e = hidden_overlap(src)) return *e;
+      if (auto e = exact_internal()) return *e;
+      return view_of(g);
+    }
+    case OpKind::ScatterI: case OpKind::ScatterAddI: {
+      // Shapes (a 0-d tensor counts as rank 1 of size 1), then overlap.
+      const TensorMeta& idx = *a[2].t;
+      const TensorMeta& src = *a[3].t;
+      auto d = wrap_dim(a[1].i, g.rank());
+      if (!d) return dim_error(a[1].i, g.rank());
+      const int rank = std::max(g.rank(), 1);
+      auto size = [](const Geometry& t, int k) { return t.rank() == 0 ? int64_t{1} : t.sizes[k]; };
+      // scatter_shape_check: nothing when the index is empty; the index's
+      // rank; its sizes against the target's, then (when those fit) the
+      // source's, whose size(d) raises for a source of lower rank; the
+      // source's rank; then the sizes' verdict.
+      if (idx.g.numel() > 0) {
+        if (std::max(idx.g.rank(), 1) != rank)
+          return err(ErrorKind::Shape, "Index tensor must have the same number of dimensions as self tensor");
+        bool wrong = false;
+        for (int k = 0; k < rank && !wrong; ++k) wrong = k != *d && size(idx.g, k) > size(g, k);
+        for (int k = 0; k < rank && !wrong; ++k) {
+          if (src.g.rank() > 0 && k >= src.g.rank()) return dim_error(k, src.g.rank());
+          wrong = size(idx.g, k) > size(src.g, k);
+        }
+        if (std::max(src.g.rank(), 1) != rank)
+          return err(ErrorKind::Shape, "Index tensor must have the same number of dimensions as src tensor");
+        if (wrong)
+          return err(ErrorKind::Shape, "Expected index " + fmt_shape(idx.g.sizes) + " to be smaller than self " + fmt_shape(g.sizes) +
+                                           " apart from dimension " + std::to_string(*d) + " and to be smaller size than src " +
+                                           fmt_shape(src.g.sizes));
+      }
+      if (auto e = internal()) return *e;
+      if (auto e = source_overlap(src)) return *e;
+      if (auto e = hidden_overlap(src)) return *e;
+      if (auto e = exact_internal()) return *e;
+      return view_of(g);
+    }
+    case OpKind::MaskedFillI: {
+      // A number written where the mask is set: PyTorch checks no overlap
+      // (an expanded target only warns), and every write is the same value.
+      const TensorMeta& mask = *a[1].t;
+      Shape b;
+      if (!broadcast_shapes(g.sizes, mask.g.sizes, &b))
+        return err(ErrorKind::Shape, "The size of tensor a " + fmt_shape(g.sizes) + " must match the size of tensor b " +
+                                         fmt_shape(mask.g.sizes) + " at non-singleton dimension");
+      if (b != g.sizes)
+        return err(ErrorKind::Shape, "output with shape " + fmt_shape(g.sizes) + " doesn't match the broadcast shape " + fmt_shape(b));
+      if (auto e = check_f32(a[2])) return *e;
+      return view_of(g);
+    }
+    default: internal_error("indexed: not an indexed op: " + nm);
+  }
+}
+
 Result<Outs> inplace(OpKind op, const std::vector<CheckedArg>& a) {
   const TensorMeta& x = *a[0].t;
   if (added_in_v11(op)) return multi_operand(op, a);
+  if (added_in_v12(op)) return indexed(op, a);
   std::vector<const TensorMeta*> reads{&x};
   bool exempt = false;
   switch (op) {
@@ -518,6 +686,54 @@ Result<Outs> scatter(OpKind op, const std::vector<CheckedArg>& a) {
 }  // namespace
 
 const OpInfo& op_info(OpKind k) { return kOps[static_cast<int>(k)]; }
+
+const char* dtype_name(Dtype d) {
+  switch (d) {
+    case Dtype::F32: return "f32";
+    case Dtype::I64: return "i64";
+    case Dtype::Bool: return "bool";
+  }
+  return "?";
+}
+
+std::optional<Error> check_index_values(OpKind op, const std::vector<CheckedArg>& a, const std::vector<int64_t>& index) {
+  if (op == OpKind::MaskedFillI) return std::nullopt;  // any mask is valid
+  const Geometry& g = a[0].t->g;
+  const std::string nm = op_name(op);
+  const bool put = op == OpKind::IndexPutI;
+  const int64_t d = put ? 0 : *wrap_dim(a[1].i, g.rank());
+  const int64_t n = g.rank() == 0 ? 1 : g.sizes[d];
+  // An empty indexing result reads no index (PyTorch checks bounds in the kernel).
+  if (put && n > 0 && g.numel() == 0) return std::nullopt;
+  // index_put_ wraps negative indices as Python indexing does; index_add_,
+  // index_copy_ and scatter_ take none.
+  for (int64_t v : index)
+    if (v >= n || v < (put ? -n : 0))
+      return err(ErrorKind::Arg, nm + ": index " + std::to_string(v) + " is out of bounds for dimension " + std::to_string(d) +
+                                     " with size " + std::to_string(n));
+  const bool unique = (put && a[3].i == 0) || op == OpKind::IndexCopyI || op == OpKind::ScatterI;
+  if (!unique) return std::nullopt;
+  // The element each index writes: index_put_ and index_copy_ a slice per
+  // index, scatter_ one element per index position (its other coordinates
+  // are the position's own).
+  std::map<std::pair<int64_t, int64_t>, int64_t> seen;
+  int64_t inner = 1, along = 1;
+  if (op == OpKind::ScatterI && a[2].t->g.rank() > 0) {
+    const Shape& is = a[2].t->g.sizes;
+    along = is[d];
+    for (int k = static_cast<int>(d) + 1; k < static_cast<int>(is.size()); ++k) inner *= is[k];
+  }
+  for (size_t p = 0; p < index.size(); ++p) {
+    const int64_t v = index[p] < 0 ? index[p] + n : index[p];
+    // scatter_: positions with the same outer and inner coordinates collide.
+    const int64_t rest = op == OpKind::ScatterI ? (static_cast<int64_t>(p) / (inner * along)) * inner + static_cast<int64_t>(p) % inner : 0;
+    auto [it, fresh_key] = seen.emplace(std::make_pair(v, rest), index[p]);
+    if (!fresh_key)
+      return err(ErrorKind::Undefined, nm + " writes one element twice (indices " + std::to_string(it->second) + " and " +
+                                           std::to_string(index[p]) + "): PyTorch leaves which write wins unspecified");
+  }
+  return std::nullopt;
+}
 
 MathArity math_arity(Math m) { return kMathArity[static_cast<int>(m)]; }
 const char* math_name(Math m) { return kMathNames[static_cast<int>(m)]; }

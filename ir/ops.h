@@ -83,6 +83,13 @@ namespace af::ir {
   X(AbsOut, "abs_out", InPlace, "OT", Elementwise, Abs, Abs, "torch.abs", OutUnary, 4)               \
   X(TanhOut, "tanh_out", InPlace, "OT", Elementwise, Tanh, Tanh, "torch.tanh", OutUnary, 4)          \
   X(SigmoidOut, "sigmoid_out", InPlace, "OT", Elementwise, Sigmoid, Sigmoid, "torch.sigmoid", OutUnary, 4) \
+  /* indexed and masked writes (format v1.2): J an i64 index tensor, M a bool mask */                \
+  X(IndexPutI, "index_put_", InPlace, "TJTI", Indexed, None, IndexPutI, ".index_put_", IndexPut, 8)  \
+  X(IndexAddI, "index_add_", InPlace, "TIJT", Indexed, None, IndexAddI, ".index_add_", IndexAlong, 8) \
+  X(IndexCopyI, "index_copy_", InPlace, "TIJT", Indexed, None, IndexCopyI, ".index_copy_", IndexAlong, 8) \
+  X(ScatterI, "scatter_", InPlace, "TIJT", Indexed, None, ScatterI, ".scatter_", ScatterAlong, 8)    \
+  X(ScatterAddI, "scatter_add_", InPlace, "TIJT", Indexed, None, ScatterAddI, ".scatter_add_", ScatterAlong, 8) \
+  X(MaskedFillI, "masked_fill_", InPlace, "TMN", Indexed, None, MaskedFillI, ".masked_fill_", MaskedFill, 8) \
   /* out-of-place */                                                                                 \
   X(Add, "add", OutOfPlace, "TX", Elementwise, Add, Add, "torch.add", Binary, 11)                    \
   X(Sub, "sub", OutOfPlace, "TX", Elementwise, Sub, Sub, "torch.sub", Binary, 8)                     \
@@ -133,6 +140,7 @@ enum class Family {
   Reduction,    // sum, amax, softmax, matmul: each result element reads many inputs
   Concat,       // cat
   Scatter,      // a clone of the base with a source written into a slot
+  Indexed,      // format v1.2: in-place writes at positions an index tensor or a mask names
   Meta,         // update_aliases: no values move
 };
 
@@ -174,6 +182,10 @@ enum class GenRecipe {
   Addc,           // addcmul_, addcdiv_: a writable target, two operands, a value
   Lerp,           // lerp_: a writable target, an end, a weight (number or tensor)
   ClampTensor,    // clamp_tensor_: a writable target and two bound tensors
+  IndexPut,       // index_put_: a target, a 1-D index (unique unless accumulate), values
+  IndexAlong,     // index_add_, index_copy_: a dim, a 1-D index (unique for index_copy_), a source
+  ScatterAlong,   // scatter_, scatter_add_: a dim, an index of the target's rank, a source
+  MaskedFill,     // masked_fill_: a mask (sparse or dense) broadcast to the target, a number
   OutBinary,      // add_out .. div_out: an out tensor (often a view of an operand) and two operands
   OutUnary,       // exp_out .. sigmoid_out: an out tensor and one operand
   Binary,         // add .. div
@@ -188,7 +200,9 @@ struct OpInfo {
   OpClass cls;
   // One char per argument: T tensor, X tensor or number, N number,
   // I integer, L integer list, S tensor list, O the out= tensor (written,
-  // not read; PyTorch's `out=` keyword; always argument 0).
+  // not read; PyTorch's `out=` keyword; always argument 0), J an i64 index
+  // tensor, M a bool mask tensor (format v1.2: the only places i64 and bool
+  // tensors may appear).
   const char* sig;
   Family family;
   Math math;
@@ -229,6 +243,16 @@ inline size_t first_operand(OpKind k) { return is_out_variant(k) ? 1 : 0; }
 // The ops format v1.1 added (docs/format.md): the out= variants and the
 // in-place ops of several operands.
 inline bool added_in_v11(OpKind k) { return is_out_variant(k) || math_arity(op_info(k).math) == MathArity::Ternary; }
+// The ops format v1.2 added: indexed and masked in-place writes.
+inline bool added_in_v12(OpKind k) { return op_info(k).family == Family::Indexed; }
+// The element type of a storage (format v1.2). f32 is the only data type;
+// i64 and bool storages hold indices and masks, never written (their
+// values are stored exactly as floats in memory: |v| <= kMaxIndexValue).
+enum class Dtype : uint8_t { F32, I64, Bool };
+const char* dtype_name(Dtype d);
+constexpr int64_t kMaxIndexValue = int64_t{1} << 24;
+// The dtype a tensor argument at signature position `c` must have.
+inline Dtype dtype_of_sig(char c) { return c == 'J' ? Dtype::I64 : c == 'M' ? Dtype::Bool : Dtype::F32; }
 // Elementwise ops (in or out of place), the ones fusion passes merge.
 inline bool is_elementwise(OpKind k) { return op_info(k).family == Family::Elementwise; }
 inline bool is_reduction(OpKind k) { return op_info(k).family == Family::Reduction; }  // sum, amax, softmax, matmul
@@ -266,6 +290,15 @@ struct CheckedArg {
 // ops this also applies PyTorch's memory-overlap checks and flags the
 // `undefined` cases.
 Result<std::vector<OutMeta>> infer(OpKind op, const std::vector<CheckedArg>& args);
+
+// The data-dependent rules of the indexed ops (format v1.2), checked after
+// infer() accepted the statement: `index` holds the index (or mask) tensor's
+// values in logical order. Out-of-range indices are `arg` (PyTorch's
+// IndexError / "out of bounds" RuntimeError); two writes of index_put_
+// without accumulate, index_copy_ or scatter_ to one element are
+// `undefined` (PyTorch leaves the winner unspecified).
+std::optional<Error> check_index_values(OpKind op, const std::vector<CheckedArg>& args,
+                                        const std::vector<int64_t>& index);
 
 // The destination of setitem_(x, dim, start, end, v) as Python indexing
 // makes it (x[..., start:end]): `self` when the indexing returns x itself

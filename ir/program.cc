@@ -14,7 +14,7 @@ bool same_float(double a, double b) {
 }  // namespace
 
 bool StorageDecl::operator==(const StorageDecl& o) const {
-  if (name != o.name || numel != o.numel || init != o.init || values.size() != o.values.size()) return false;
+  if (name != o.name || dtype != o.dtype || numel != o.numel || init != o.init || values.size() != o.values.size()) return false;
   for (size_t i = 0; i < values.size(); ++i)
     if (!same_float(values[i], o.values[i])) return false;
   switch (init) {
@@ -61,7 +61,8 @@ std::vector<float> initial_values(const StorageDecl& s) {
       uint64_t state = s.seed;
       for (int64_t i = 0; i < s.numel; ++i) {
         const uint64_t z = splitmix64(&state);
-        v[i] = static_cast<float>(static_cast<double>(z >> 40) / 4194304.0 - 2.0);
+        v[i] = s.dtype == Dtype::Bool ? static_cast<float>(z >> 63)
+                                      : static_cast<float>(static_cast<double>(z >> 40) / 4194304.0 - 2.0);
       }
       break;
     }
@@ -90,6 +91,7 @@ struct Hasher {
 uint64_t structural_hash(const Program& p) {
   Hasher h;
   for (const auto& s : p.storages) {
+    if (s.dtype != Dtype::F32) h.word(0xd7e0 + static_cast<uint64_t>(s.dtype));  // f32 programs hash as before v1.2
     h.word(static_cast<uint64_t>(s.numel));
     h.word(static_cast<uint64_t>(s.init));
     h.dbl(s.a);

@@ -15,6 +15,7 @@ enum class InitKind { Iota, Full, List, Random };
 
 struct StorageDecl {
   std::string name;
+  Dtype dtype = Dtype::F32;   // format v1.2: i64 and bool storages hold indices and masks
   int64_t numel = 0;
   InitKind init = InitKind::Full;
   double a = 0, b = 0;        // iota(start, step) / full(v)
@@ -24,7 +25,9 @@ struct StorageDecl {
   bool operator==(const StorageDecl& o) const;
 };
 
-// The initial contents of a storage, exactly as the format defines them.
+// The initial contents of a storage, exactly as the format defines them
+// (i64 values exactly, bool as 0 and 1; random(seed) of a bool storage sets
+// an element when the top bit of its splitmix64 word is set: density 1/2).
 std::vector<float> initial_values(const StorageDecl& s);
 
 struct InputDecl {

@@ -1,5 +1,6 @@
 #include "ir/text.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -130,6 +131,20 @@ class Parser {
 
   Error syntax(int line, const std::string& m) { return Error{ErrorKind::Syntax, line, m}; }
 
+  // A value of an i64 storage is an integer of at most kMaxIndexValue in
+  // magnitude (memory holds it as an exact float); of a bool storage, 0 or 1.
+  std::optional<Error> index_value(Dtype dt, double v, bool is_int, int line) {
+    if (dt == Dtype::F32) return std::nullopt;
+    if (dt == Dtype::Bool) {
+      if (!is_int || (v != 0 && v != 1)) return syntax(line, "a bool storage's values are 0 and 1");
+      return std::nullopt;
+    }
+    if (!is_int) return syntax(line, "an i64 storage's values are integers");
+    if (std::fabs(v) > static_cast<double>(kMaxIndexValue))
+      return Error{ErrorKind::Limit, line, "i64 value " + format_number(v) + " exceeds the limit of " + std::to_string(kMaxIndexValue)};
+    return std::nullopt;
+  }
+
   std::optional<Error> define(const std::string& n, int line) {
     if (values_.count(n) || storages_.count(n)) return Error{ErrorKind::Name, line, "name '" + n + "' is already defined"};
     return std::nullopt;
@@ -244,7 +259,7 @@ class Parser {
       const RawArg& r = raw[k];
       const std::string where = nm + ": argument " + std::to_string(k + 1);
       switch (sig[k]) {
-        case 'T': case 'X': case 'O': {
+        case 'T': case 'X': case 'O': case 'J': case 'M': {
           if (r.kind == RawArg::Name) {
             int id;
             tensor_ref(r, line, &id);
@@ -298,9 +313,13 @@ class Parser {
     StorageDecl s;
     s.line = line;
     s.name = lx.name();
-    if (lx.name() != "f32" || !lx.accept('[')) return syntax(line, "expected 'f32[N]' after the storage name");
+    const std::string dt = lx.name();
+    if (dt == "i64") s.dtype = Dtype::I64;
+    else if (dt == "bool") s.dtype = Dtype::Bool;
+    else if (dt != "f32") return syntax(line, "expected 'f32[N]', 'i64[N]' or 'bool[N]' after the storage name");
+    if (!lx.accept('[')) return syntax(line, "expected '[' after the storage's dtype");
     double v; int64_t n; bool is_int;
-    if (!lx.number(&v, &n, &is_int) || !is_int || n < 0) return syntax(line, "expected a non-negative element count in f32[N]");
+    if (!lx.number(&v, &n, &is_int) || !is_int || n < 0) return syntax(line, "expected a non-negative element count in " + dt + "[N]");
     if (!lx.accept(']') || !lx.accept('=')) return syntax(line, "expected '] = INIT' in the storage declaration");
     if (n > limits_.max_numel) return Error{ErrorKind::Limit, line, "storage of " + std::to_string(n) + " elements exceeds the limit of " + std::to_string(limits_.max_numel)};
     s.numel = n;
@@ -312,6 +331,7 @@ class Parser {
       if (!lx.accept(']')) {
         for (;;) {
           if (!lx.number(&v, &n, &is_int)) return syntax(line, "expected a number in the initial values");
+          if (auto e = index_value(s.dtype, v, is_int, line)) return e;
           s.values.push_back(static_cast<float>(v));
           if (lx.accept(']')) break;
           if (!lx.accept(',')) return syntax(line, "expected ',' or ']' in the initial values");
@@ -325,12 +345,18 @@ class Parser {
       if (f == "iota") {
         bool i1, i2; int64_t x;
         if (!lx.number(&s.a, &x, &i1) || !lx.accept(',') || !lx.number(&s.b, &x, &i2)) return syntax(line, "expected iota(START, STEP)");
+        if (s.dtype == Dtype::Bool) return syntax(line, "iota(...) is not an initializer of bool storages");
+        if (auto e = index_value(s.dtype, s.a, i1, line)) return e;
+        if (auto e = index_value(s.dtype, s.b, i2, line)) return e;
+        if (auto e = index_value(s.dtype, s.a + s.b * static_cast<double>(std::max<int64_t>(s.numel - 1, 0)), true, line)) return e;
         s.init = InitKind::Iota;
       } else if (f == "full") {
         bool i1; int64_t x;
         if (!lx.number(&s.a, &x, &i1)) return syntax(line, "expected full(V)");
+        if (auto e = index_value(s.dtype, s.a, i1, line)) return e;
         s.init = InitKind::Full;
       } else if (f == "random") {
+        if (s.dtype == Dtype::I64) return syntax(line, "random(...) is not an initializer of i64 storages");
         lx.skip();
         std::string rest = lx.rest();
         size_t k = 0;
@@ -460,14 +486,18 @@ Result<Program> parse(const std::string& text, const Limits& limits) {
 std::string print(const Program& p) {
   std::string o = "aliasfuzz 1\n";
   for (const auto& s : p.storages) {
-    o += "storage " + s.name + " f32[" + std::to_string(s.numel) + "] = ";
+    o += "storage " + s.name + " " + dtype_name(s.dtype) + "[" + std::to_string(s.numel) + "] = ";
+    // i64 and bool values print as integers.
+    const bool ints = s.dtype != Dtype::F32;
+    auto num = [&](double v) { return ints ? std::to_string(static_cast<int64_t>(v)) : format_number(v); };
     switch (s.init) {
-      case InitKind::Iota: o += "iota(" + format_number(s.a) + ", " + format_number(s.b) + ")"; break;
-      case InitKind::Full: o += "full(" + format_number(s.a) + ")"; break;
+      case InitKind::Iota: o += "iota(" + num(s.a) + ", " + num(s.b) + ")"; break;
+      case InitKind::Full: o += "full(" + num(s.a) + ")"; break;
       case InitKind::Random: o += "random(" + std::to_string(s.seed) + ")"; break;
       case InitKind::List: {
         o += "[";
-        for (size_t i = 0; i < s.values.size(); ++i) o += (i ? ", " : "") + format_float32(s.values[i]);
+        for (size_t i = 0; i < s.values.size(); ++i)
+          o += (i ? ", " : "") + (ints ? std::to_string(static_cast<int64_t>(s.values[i])) : format_float32(s.values[i]));
         o += "]";
         break;
       }

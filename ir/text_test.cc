@@ -70,6 +70,94 @@ TEST(Text, FormatV11OpsRoundTrip) {
   EXPECT_EQ(structural_hash(*p), structural_hash(*q));
 }
 
+struct Bad {
+  const char* text;
+  ErrorKind kind;
+  int line;
+};
+
+// Format v1.2: i64 and bool storages (every initializer they take), inputs
+// that are views of them, and the indexed and masked writes.
+TEST(Text, FormatV12RoundTrip) {
+  const std::string text =
+      "aliasfuzz 1\nstorage s0 f32[12] = iota(0.0, 1.0)\nstorage ix i64[6] = [0, 2, 1, -1, 2, 0]\n"
+      "storage io i64[3] = iota(0, 1)\nstorage iz i64[2] = full(1)\nstorage m bool[6] = random(3)\n"
+      "storage m2 bool[3] = [1, 0, 1]\nstorage m3 bool[4] = full(0)\n"
+      "input x = as_strided(s0, [3, 4], [4, 1], 0)\ninput i = as_strided(ix, [3], [2], 0)\ninput j = io\n"
+      "input k = iz\ninput i2 = as_strided(ix, [2, 2], [2, 1], 2)\ninput mk = as_strided(m, [3, 4], [0, 1], 0)\n"
+      "input m1 = m2\ninput m0 = m3\n"
+      "y = clone(x)\nr = select(x, 1, 0)\nindex_put_(r, i, r, 0)\nv = index_put_(y, k, r, 1)\n"
+      "index_add_(x, 0, k, y)\nindex_copy_(y, -1, j, y)\nscatter_(x, 0, i2, y)\nscatter_add_(y, 1, i2, x)\n"
+      "masked_fill_(x, mk, 2.5)\nmasked_fill_(r, m1, -1)\nreturn v, x\n";
+  auto p = parse(text);
+  ASSERT_TRUE(p) << p.error().to_string();
+  EXPECT_EQ(print(*p), text);
+  auto q = parse(print(*p));
+  ASSERT_TRUE(q);
+  EXPECT_TRUE(*p == *q);
+  EXPECT_EQ(structural_hash(*p), structural_hash(*q));
+  // The dtype is part of the structure.
+  std::string as_f32 = text;
+  as_f32.replace(as_f32.find("m2 bool"), 7, "m2 f32");
+  auto r = parse(as_f32);
+  ASSERT_TRUE(r) << r.error().to_string();
+  EXPECT_NE(structural_hash(*p), structural_hash(*r));
+  // v1 files print as they did: f32 only, no dtype words beyond f32.
+  EXPECT_EQ(print(*parse("aliasfuzz 1\nstorage s f32[2] = [1.0, 2.0]\ninput x = s\nreturn x\n")),
+            "aliasfuzz 1\nstorage s f32[2] = [1.0, 2.0]\ninput x = s\nreturn x\n");
+}
+
+TEST(Text, FormatV12ValidPrograms) {
+  const std::string h = "aliasfuzz 1\nstorage s0 f32[12] = iota(0, 1)\nstorage ix i64[4] = [2, 0, -1, 1]\n"
+                        "storage m bool[4] = [1, 0, 0, 1]\ninput x = as_strided(s0, [3, 4], [4, 1], 0)\n"
+                        "input i = ix\ninput mk = m\n";
+  const char* ok[] = {
+      "y = full([4, 4], 1.0)\nv = full([4], 2.0)\nindex_put_(y, i, v, 1)\nreturn y\n",  // -1 wraps to 3: unique
+      "y = full([4, 4], 1.0)\nv = full([4, 1], 2.0)\nindex_put_(y, i, v, 0)\nreturn y\n",
+      "y = full([3, 4], 1.0)\nv = full([3, 4], 2.0)\nindex_copy_(y, 1, i, v)\nreturn y\n",  // invalid: -1
+      "masked_fill_(x, mk, 1e38)\nreturn x\n",
+  };
+  int valid = 0;
+  for (const char* c : ok) valid += static_cast<bool>(parse_and_validate(h + c));
+  EXPECT_EQ(valid, 3);  // index_copy_ takes no negative index
+}
+
+// Format v1.2's rules with their kinds and lines (docs/format.md; each
+// checked against PyTorch by tools/probe_format_v12.py).
+TEST(Text, FormatV12ErrorKinds) {
+  const std::string h = "aliasfuzz 1\nstorage s0 f32[12] = iota(0, 1)\nstorage ix i64[4] = [2, 0, 3, 1]\n"
+                        "storage dup i64[2] = [1, 1]\nstorage neg i64[2] = [0, -1]\nstorage m bool[4] = [1, 0, 0, 1]\n"
+                        "input x = as_strided(s0, [3, 4], [4, 1], 0)\ninput i = ix\ninput d = dup\ninput n = neg\n"
+                        "input mk = m\n";  // statements from line 12
+  const Bad cases[] = {
+      {"y = clone(x)\nindex_put_(y, i, y, 0)\n", ErrorKind::Overlap, 13},             // values alias the target
+      {"y = full([3], 1.0)\nindex_put_(y, i, y, 0)\n", ErrorKind::Overlap, 13},
+      {"y = full([2, 4], 1.0)\nindex_put_(x, i, y, 0)\n", ErrorKind::Shape, 13},      // 4 indices, 2 rows
+      {"y = full([4, 4], 1.0)\nindex_put_(x, i, y, 0)\n", ErrorKind::Arg, 13},        // index 3 of 3 rows
+      {"y = full([2, 4], 1.0)\nindex_put_(x, d, y, 0)\n", ErrorKind::Undefined, 13},  // duplicates, no accumulate
+      {"y = full([2, 4], 1.0)\nindex_put_(x, d, y, 2)\n", ErrorKind::Arg, 13},
+      {"y = full([3, 2], 1.0)\nindex_add_(x, 1, d, y)\ny2 = full([3, 2], 1.0)\nindex_copy_(x, 1, d, y2)\n",
+       ErrorKind::Undefined, 15},                                                      // index_add_ accumulates
+      {"y = full([3, 2], 1.0)\nindex_add_(x, 1, n, y)\n", ErrorKind::Arg, 13},        // no negative index
+      {"y = full([3, 3], 1.0)\nindex_add_(x, 1, d, y)\n", ErrorKind::Shape, 13},
+      {"y = full([3, 2], 1.0)\nindex_add_(x, 2, d, y)\n", ErrorKind::Arg, 13},
+      {"r = select(x, 0, 0)\ne = expand(r, [3, 4])\ny = full([3, 2], 1.0)\nindex_add_(e, 1, d, y)\n",
+       ErrorKind::Overlap, 15},
+      {"a = slice(x, 0, 0, 2, 1)\nb = slice(x, 0, 1, 3, 1)\nindex_copy_(a, 1, i, b)\n", ErrorKind::Overlap, 14},
+      {"j = view(i, [2, 2])\n", ErrorKind::Dtype, 12},
+      {"y = full([1, 4], 1.0)\nscatter_(x, 0, i, y)\n", ErrorKind::Shape, 13},         // index rank 1, target 2
+      {"y = full([3, 4], 1.0)\nscatter_(x, 0, i, y)\n", ErrorKind::Shape, 13},
+      {"masked_fill_(x, mk, 1e39)\n", ErrorKind::Arg, 12},
+      {"r = select(x, 1, 0)\nmasked_fill_(r, mk, 1.0)\n", ErrorKind::Shape, 13},
+  };
+  for (const auto& c : cases) {
+    auto p = parse_and_validate(h + c.text);
+    ASSERT_FALSE(p) << c.text;
+    EXPECT_EQ(kind_name(p.error().kind), std::string(kind_name(c.kind))) << c.text << "\n" << p.error().to_string();
+    EXPECT_EQ(p.error().line, c.line) << c.text << "\n" << p.error().to_string();
+  }
+}
+
 TEST(Text, HashIgnoresNamesButNotStructure) {
   auto a = parse("aliasfuzz 1\nstorage s f32[4] = full(1)\ninput x = s\ny = exp(x)\nreturn y\n");
   auto b = parse("aliasfuzz 1\nstorage q f32[4] = full(1)\ninput z = q\nw = exp(z)\nreturn w\n");
@@ -79,11 +167,6 @@ TEST(Text, HashIgnoresNamesButNotStructure) {
   EXPECT_NE(structural_hash(*a), structural_hash(*c));
 }
 
-struct Bad {
-  const char* text;
-  ErrorKind kind;
-  int line;
-};
 
 TEST(Text, EveryErrorKindWithItsLine) {
   const std::string h = "aliasfuzz 1\nstorage s0 f32[12] = iota(0, 1)\ninput x = as_strided(s0, [3, 4], [4, 1], 0)\n";
@@ -138,6 +221,21 @@ TEST(Text, EveryErrorKindWithItsLine) {
       {"r = select(x, 0, 0)\ne = expand(r, [3, 4])\nclamp_tensor_(e, x, x)\n", ErrorKind::Overlap, 6},
       {"f = flatten(x)\na = slice(f, 0, 0, 3, 1)\nb = slice(f, 0, 1, 4, 1)\nc = clone(a)\naddcdiv_(a, c, b, 1.0)\n",
        ErrorKind::Overlap, 8},
+      // format v1.2
+      {"aliasfuzz 1\nstorage i i64[2] = [0, 1.5]\n", ErrorKind::Syntax, 2},       // bad literal: not an integer
+      {"aliasfuzz 1\nstorage m bool[2] = [0, 2]\n", ErrorKind::Syntax, 2},        // bad literal: not 0 or 1
+      {"aliasfuzz 1\nstorage i i64[2] = random(3)\n", ErrorKind::Syntax, 2},
+      {"aliasfuzz 1\nstorage m bool[2] = iota(0, 1)\n", ErrorKind::Syntax, 2},
+      {"aliasfuzz 1\nstorage i i64[1] = [16777217]\n", ErrorKind::Limit, 2},
+      {"aliasfuzz 1\nstorage i i32[1] = [1]\n", ErrorKind::Syntax, 2},
+      {"aliasfuzz 1\nstorage i i64[2] = [0, 1]\ninput j = i\nadd_(j, 1)\n", ErrorKind::Dtype, 4},  // an index written
+      {"aliasfuzz 1\nstorage i i64[2] = [0, 1]\ninput j = i\ny = neg(j)\n", ErrorKind::Dtype, 4},  // computed on
+      {"aliasfuzz 1\nstorage i i64[2] = [0, 1]\ninput j = i\nv = view(j, [2, 1])\n", ErrorKind::Dtype, 4},
+      {"aliasfuzz 1\nstorage i i64[2] = [0, 1]\ninput j = i\nreturn j\n", ErrorKind::Dtype, 4},  // returned
+      {"aliasfuzz 1\nstorage m bool[2] = [0, 1]\ninput j = m\ny = cat([j, j], 0)\n", ErrorKind::Dtype, 4},
+      {"y = clone(x)\nindex_put_(x, y, x, 0)\n", ErrorKind::Dtype, 5},  // an f32 index
+      {"y = clone(x)\nindex_put_(x, 0, y, 0)\n", ErrorKind::Arg, 5},  // an integer is not an index tensor
+      {"y = clone(x)\nindex_put_(x, y, y)\n", ErrorKind::Arg, 5},
   };
   for (const auto& c : cases) {
     std::string text = std::string(c.text).rfind("aliasfuzz", 0) == 0 || std::string(c.text).rfind("storage", 0) == 0

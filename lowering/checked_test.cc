@@ -75,7 +75,7 @@ TEST(LowerHalideAlias, CheckedModeNamesTheDivergingOp) {
 }
 
 TEST(CheckedMode, CorruptedExpectedNamesTheOp) {
-  ir::Program p = fuzz::generate(99, 3);
+  ir::Program p = fuzz::generate(99, 3, fuzz::halide_options());
   Expected e = testing::expected_of(p);
   // Corrupt the value of the middle-most statement that produces one.
   const std::vector<int> producing = testing::checked_stmts(e);
@@ -125,7 +125,7 @@ TEST(CheckedMode, NonFiniteValueIsAViolation) {
 TEST(CheckedMode, NoAlarmOnGeneratedPrograms) {
   CompileCache cache;
   for (int i = 0; i < 30; ++i) {
-    ir::Program p = fuzz::generate(777, i);
+    ir::Program p = fuzz::generate(777, i, fuzz::halide_options());
     auto expected = oracles::run_eager(p);
     ASSERT_TRUE(expected.ok());
     for (int k : {1, 0}) {
@@ -145,7 +145,7 @@ TEST(LowerHalideAlias, DivergesOnSomeGeneratedProgram) {
   CompileCache cache;
   int diverged = 0, tried = 0;
   for (int i = 0; i < 80 && diverged == 0; ++i, ++tried) {
-    ir::Program p = fuzz::generate(31337, i);
+    ir::Program p = fuzz::generate(31337, i, fuzz::halide_options());
     auto expected = oracles::run_eager(p);
     ASSERT_TRUE(expected.ok());
     LowerOptions o;

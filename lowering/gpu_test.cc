@@ -54,17 +54,17 @@ TEST(CudaTarget, CorpusAndGeneratedAgreeWithOracle) {
     for (int k : {1, 0}) run_cuda(c.program, k, false, cache, c.path);
   for (const auto& p : testing::edge_cases()) run_cuda(p, 0, true, cache, "edge case");
   for (int i = 0; i < 100; ++i) {
-    run_cuda(fuzz::generate(20261129, i), 1, false, cache, "generated " + std::to_string(i));
-    if (i % 4 == 0) run_cuda(fuzz::generate(20261129, i), 0, false, cache, "generated " + std::to_string(i));
+    run_cuda(fuzz::generate(20261129, i, fuzz::halide_options()), 1, false, cache, "generated " + std::to_string(i));
+    if (i % 4 == 0) run_cuda(fuzz::generate(20261129, i, fuzz::halide_options()), 0, false, cache, "generated " + std::to_string(i));
   }
 }
 
 TEST(CudaTarget, CheckedModeOnDevice) {
   SKIP_WITHOUT_GPU();
   CompileCache cache;
-  for (int i = 0; i < 30; ++i) run_cuda(fuzz::generate(777, i), 0, true, cache, "generated " + std::to_string(i));
+  for (int i = 0; i < 30; ++i) run_cuda(fuzz::generate(777, i, fuzz::halide_options()), 0, true, cache, "generated " + std::to_string(i));
   // A corrupted expected value is reported through the device status buffer.
-  ir::Program p = fuzz::generate(99, 3);
+  ir::Program p = fuzz::generate(99, 3, fuzz::halide_options());
   auto an = ir::analyze(p);
   ASSERT_TRUE(an.ok());
   Expected e = expected_values(p, *an);

@@ -46,7 +46,7 @@ TEST(HostLowering, GeneratedProgramsAgreeWithOracle) {
   const int n = 300;
   int whole = 0;
   for (int i = 0; i < n; ++i) {
-    ir::Program p = fuzz::generate(20261129, i);
+    ir::Program p = fuzz::generate(20261129, i, fuzz::halide_options());
     const std::string name = "generated " + std::to_string(i);
     expect_agree(p, 1, cache, name);
     if (i % 3 == 0) {
@@ -82,7 +82,7 @@ TEST(HostLowering, CacheReusesPipelinesAcrossShapes) {
 
 TEST(HostLowering, CacheEvictsLeastRecentlyUsed) {
   CompileCache cache(2);
-  for (int i = 0; i < 6; ++i) expect_agree(fuzz::generate(11, i), 0, cache, "generated " + std::to_string(i));
+  for (int i = 0; i < 6; ++i) expect_agree(fuzz::generate(11, i, fuzz::halide_options()), 0, cache, "generated " + std::to_string(i));
   EXPECT_LE(cache.size(), 2u);
   EXPECT_EQ(cache.evictions(), cache.misses() - static_cast<int64_t>(cache.size()));
 }

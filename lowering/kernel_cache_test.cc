@@ -33,7 +33,7 @@ std::string fresh_dir(const std::string& name) {
 int run_programs(uint64_t seed, int n, CompileCache& cache, bool checked = false) {
   int bad = 0;
   for (int i = 0; i < n; ++i) {
-    ir::Program p = fuzz::generate(seed, i);
+    ir::Program p = fuzz::generate(seed, i, fuzz::halide_options());
     auto expected = oracles::run_eager(p);
     if (!expected.ok()) continue;
     for (int k : {1, 0}) {

@@ -84,7 +84,7 @@ void strategies_agree(int from, int to) {
   fuzz::GenOptions small;
   small.size = 6;
   for (int i = from; i < to; ++i) {
-    ir::Program p = fuzz::generate(20261130, i, small);
+    ir::Program p = fuzz::generate(20261130, i, fuzz::halide_options(small));
     auto an = ir::analyze(p);
     ASSERT_TRUE(an.ok());
     const auto expected = oracles::run_eager(p, *an);
@@ -118,7 +118,7 @@ TEST(OpenClTarget, TransfersDoNotGrowWithRegions) {
   fuzz::GenOptions small;  // whole-program checked regions of 12 statements compile for seconds
   small.size = 6;
   for (int i = 0; i < 5; ++i) {
-    ir::Program p = fuzz::generate(4711, i, small);
+    ir::Program p = fuzz::generate(4711, i, fuzz::halide_options(small));
     for (bool checked : {false, true}) {
       LowerResult whole = run_cl(program_order_schedule(p, 0), checked, cache);
       LowerResult each = run_cl(program_order_schedule(p, 1), checked, cache);
@@ -143,7 +143,7 @@ TEST(OpenClTarget, TransfersDoNotGrowWithRegions) {
 // Checked mode on the device: every region runs after a failure (the count
 // covers all of them), and one read at the end names the first one.
 TEST(OpenClTarget, CheckedStatusSurvivesFailures) {
-  ir::Program p = fuzz::generate(99, 3);
+  ir::Program p = fuzz::generate(99, 3, fuzz::halide_options());
   Expected e = testing::expected_of(p);
   const std::vector<int> producing = testing::checked_stmts(e);
   ASSERT_GE(producing.size(), 3u);
@@ -194,7 +194,7 @@ TEST(OpenClTarget, MutantsDetectedChecked) {
     }
     int found = -1;
     for (int i = 0; i < 200 && found < 0; ++i) {
-      ir::Program p = fuzz::generate(1, i);
+      ir::Program p = fuzz::generate(1, i, fuzz::halide_options());
       auto an = ir::analyze(p);
       ASSERT_TRUE(an.ok());
       const auto expected = oracles::run_eager(p, *an);

@@ -45,8 +45,8 @@ TEST(PtxTarget, CorpusAndGeneratedRegionsAssemble) {
   // per distinct region structure): one region per statement for 40
   // programs, whole-program regions (checked, with atomics) for 20.
   for (int i = 0; i < 40; ++i) {
-    run_ptx(fuzz::generate(4242, i), 1, false, cache, "generated " + std::to_string(i), &total);
-    if (i < 20) run_ptx(fuzz::generate(4242, i), 0, true, cache, "generated " + std::to_string(i), &total);
+    run_ptx(fuzz::generate(4242, i, fuzz::halide_options()), 1, false, cache, "generated " + std::to_string(i), &total);
+    if (i < 20) run_ptx(fuzz::generate(4242, i, fuzz::halide_options()), 0, true, cache, "generated " + std::to_string(i), &total);
     if (::testing::Test::HasFailure()) break;
   }
   std::printf("ptx: %d distinct regions compiled and assembled, %.0f ms, %lld bytes of PTX\n", total.ptx_compiled,
@@ -61,7 +61,7 @@ TEST(PtxTarget, StrategyRegionsAssemble) {
   CompileCache cache;
   int compiled = 0;
   for (int i = 0; i < 6; ++i) {
-    ir::Program p = fuzz::generate(4343, i);
+    ir::Program p = fuzz::generate(4343, i, fuzz::halide_options());
     auto an = ir::analyze(p);
     ASSERT_TRUE(an.ok());
     const auto expected = oracles::run_eager(p, *an);

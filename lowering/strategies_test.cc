@@ -53,7 +53,7 @@ TEST(StrategiesOnHost, MustAgreeStrategiesAgreeWithOracle) {
   CompileCache cache;
   int runs = 0, regions = 0;
   for (int i = 0; i < 20; ++i) {
-    ir::Program p = fuzz::generate(555, i);
+    ir::Program p = fuzz::generate(555, i, fuzz::halide_options());
     agree_on_host(p, i, cache, runs, regions);
     if (::testing::Test::HasFailure()) break;
   }
@@ -70,7 +70,7 @@ TEST(StrategiesOnHost, FormatV11OpsAgreeWithOracle) {
     if (ir::added_in_v11(op)) go.op_weights[ir::op_name(op)] = 5;
   int runs = 0, uses = 0, regions = 0;
   for (int i = 0; i < 16; ++i) {
-    ir::Program p = fuzz::generate(557, i, go);
+    ir::Program p = fuzz::generate(557, i, fuzz::halide_options(go));
     for (const auto& st : p.stmts) uses += ir::added_in_v11(st.op);
     agree_on_host(p, i, cache, runs, regions);
     if (::testing::Test::HasFailure()) break;
@@ -99,6 +99,37 @@ TEST(StrategiesOnHost, SetitemOfZeroDimTensorWritesItWhole) {
   agree_on_host(*p, 0, cache, runs, regions);
 }
 
+// Format v1.2's indexed and masked writes are not lowered to Halide: every
+// schedule of a program holding one is refused with the unsupported reason
+// (a campaign counts it as unsupported), never run as something else.
+TEST(StrategiesOnHost, FormatV12OpsAreRefusedExplicitly) {
+  CompileCache cache;
+  fuzz::GenOptions go;
+  for (ir::OpKind op : ir::all_ops())
+    if (ir::added_in_v12(op)) go.op_weights[ir::op_name(op)] = 5;
+  int refused = 0;
+  for (int i = 0; i < 8; ++i) {
+    ir::Program p = fuzz::generate(558, i, go);
+    bool has = false;
+    for (const auto& st : p.stmts) has = has || ir::added_in_v12(st.op);
+    EXPECT_EQ(unsupported_reason(p).empty(), !has);
+    if (!has) continue;
+    auto an = ir::analyze(p);
+    ASSERT_TRUE(an.ok());
+    for (const auto& strategy : schedulers::must_agree_strategy_names()) {
+      schedulers::Options so;
+      so.strategy = strategy;
+      auto sched = schedulers::make_schedule(p, *an, so);
+      ASSERT_TRUE(sched.ok()) << strategy << ": " << sched.error().to_string();
+      LowerResult r = run_schedule(*sched, LowerOptions(), nullptr, cache);
+      EXPECT_FALSE(r.ok);
+      EXPECT_EQ(r.error.rfind(schedulers::kLoweringUnsupported, 0), 0u) << r.error;
+      ++refused;
+    }
+  }
+  EXPECT_GT(refused, 0);
+}
+
 // Where each mutant is expected to leave the oracle on these 12 programs
 // (seed 556, random:3 reorder, greedy fusion): a mutant is a planted bug, so
 // the Halide tier must show it. The two rarer ones need program shapes these
@@ -119,7 +150,7 @@ TEST(StrategiesOnHost, HalideTierEqualsInterpreterTierUnderMutants) {
   for (ir::OpKind op : ir::all_ops())
     if (ir::added_in_v11(op)) v1.op_weights[ir::op_name(op)] = 0;
   for (int i = 0; i < 12; ++i) {
-    ir::Program p = fuzz::generate(556, i, v1);
+    ir::Program p = fuzz::generate(556, i, fuzz::halide_options(v1));
     auto an = ir::analyze(p);
     ASSERT_TRUE(an.ok());
     const auto expected = oracles::run_eager(p, *an);

@@ -96,6 +96,13 @@ const std::map<std::string, std::vector<Form>>& op_forms() {
       {"abs_out", {{"", "abs_out({X}, {Y})", ""}}},
       {"tanh_out", {{"", "tanh_out({X}, {Y})", ""}}},
       {"sigmoid_out", {{"", "sigmoid_out({X}, {Y})", ""}}},
+      // format v1.2: {I} a 1-D i64 index [2, 0, 1], {J} a [1, 4] one, {M} a [3, 4] bool mask
+      {"index_put_", {{"", "index_put_({X}, {I}, {Y}, 0)", ""}, {"accumulate", "index_put_({X}, {I}, {Y}, 1)", ""}}},
+      {"index_add_", {{"", "index_add_({X}, 0, {I}, {Y})", ""}}},
+      {"index_copy_", {{"", "index_copy_({X}, 0, {I}, {Y})", ""}}},
+      {"scatter_", {{"", "scatter_({X}, 0, {J}, {Y})", ""}}},
+      {"scatter_add_", {{"", "scatter_add_({X}, 1, {J}, {Y})", ""}}},
+      {"masked_fill_", {{"", "masked_fill_({X}, {M}, 2.0)", ""}}},
       {"add", {{"number", "r = add({X}, 1.5)", "r"}, {"tensor", "r = add({X}, {Y})", "r"}}},
       {"sub", {{"number", "r = sub({X}, 1.5)", "r"}, {"tensor", "r = sub({X}, {Y})", "r"}}},
       {"mul", {{"number", "r = mul({X}, 1.5)", "r"}, {"tensor", "r = mul({X}, {Y})", "r"}}},
@@ -149,16 +156,33 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
   return s;
 }
 
+// The i64 and bool inputs of format v1.2's forms, only in their programs
+// (the other forms' programs stay as they were).
+const char* kIndexStorages =
+    "storage si i64[3] = [2, 0, 1]\n"
+    "storage sj i64[4] = [2, 0, 1, 2]\n"
+    "storage sm bool[12] = [1, 0, 0, 1, 0, 1, 1, 0, 0, 0, 1, 1]\n";
+const char* kIndexInputs =
+    "input ix = si\ninput jx = as_strided(sj, [1, 4], [4, 1], 0)\ninput mk = as_strided(sm, [3, 4], [4, 1], 0)\n";
+
 std::string program_text(const Variant& v, const Form* f) {
+  const bool indexed = f && (std::string(f->stmt).find("{I}") != std::string::npos ||
+                             std::string(f->stmt).find("{J}") != std::string::npos ||
+                             std::string(f->stmt).find("{M}") != std::string::npos);
   std::string t = kStorages;
+  if (indexed) t += kIndexStorages;
   t += v.inputs;
   t += kOtherInputs;
+  if (indexed) t += kIndexInputs;
   t += v.before;
   std::string rets = v.rets;
   if (f) {
     std::string st = replace_all(f->stmt, "{X}", v.operand);
     st = replace_all(st, "{Y}", "y");
     st = replace_all(st, "{W}", "w");
+    st = replace_all(st, "{I}", "ix");
+    st = replace_all(st, "{J}", "jx");
+    st = replace_all(st, "{M}", "mk");
     t += st + "\n";
     if (*f->rets) rets = std::string(f->rets) + ", " + rets;
   }

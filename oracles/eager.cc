@@ -110,6 +110,43 @@ Dense concat(const ir::Stmt& st, const ir::Analysis& an, const Memory& mem) {
   return cat(parts, rank ? wrapped(st.args[1].i, rank) : 0);
 }
 
+// Format v1.2's indexed and masked writes: the target's new values by
+// indexed_write, stored back only where it wrote (a masked_fill_ target may
+// be an expanded view: an element it does not write must not overwrite one
+// it does through the same memory).
+void indexed(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
+  const auto& A = st.args;
+  const auto& x = an.values[A[0].i];
+  Dense xv = gather(mem[x.storage], x.g);
+  std::vector<char> written(xv.v.size(), 0);
+  auto value_of = [&](const Arg& a, const ir::Shape* to) {
+    const auto& m = an.values[a.i];
+    return gather(mem[m.storage], to && m.g.sizes != *to ? ir::broadcast_to(m.g, *to) : m.g);
+  };
+  const int64_t rank = static_cast<int64_t>(x.g.rank());
+  switch (st.op) {
+    case OpKind::IndexPutI: {
+      Dense idx = value_of(A[1], nullptr);
+      ir::Shape slot = idx.sizes;
+      for (int64_t d = 1; d < rank; ++d) slot.push_back(x.g.sizes[d]);
+      indexed_write(st.op, 0, idx, value_of(A[2], &slot), 0.f, A[3].i != 0, &xv, &written);
+      break;
+    }
+    case OpKind::MaskedFillI:
+      indexed_write(st.op, 0, value_of(A[1], &x.g.sizes), Dense{}, static_cast<float>(A[2].as_double()), false, &xv, &written);
+      break;
+    default:  // index_add_, index_copy_, scatter_, scatter_add_: (x, dim, index, src)
+      indexed_write(st.op, wrapped(A[1].i, rank), value_of(A[2], nullptr), value_of(A[3], nullptr), 0.f, false, &xv, &written);
+      break;
+  }
+  std::vector<float>& s = mem[x.storage];
+  size_t i = 0;
+  ir::for_each_offset(x.g, [&](int64_t o) {
+    if (written[i]) s[o] = xv.v[i];
+    ++i;
+  });
+}
+
 }  // namespace
 
 void execute(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
@@ -122,6 +159,7 @@ void execute(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
     if (out.storage != in.storage) write_fresh(st, an, mem, gather(mem[in.storage], in.g).v);
     return;
   }
+  if (info.family == ir::Family::Indexed) return indexed(st, an, mem);
   if (info.cls == ir::OpClass::InPlace) {
     const auto& x = an.values[A[0].i];
     // setitem_ writes its slice of x, every other in-place op all of x.
@@ -151,8 +189,8 @@ void execute(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
       mem[out.storage] = std::move(storage);
       return;
     }
-    case ir::Family::Movement: case ir::Family::Meta:
-      ir::internal_error(std::string("eager: movement op past the alias checks: ") + info.name);
+    case ir::Family::Movement: case ir::Family::Meta: case ir::Family::Indexed:
+      ir::internal_error(std::string("eager: movement or indexed op past the checks above: ") + info.name);
   }
   write_fresh(st, an, mem, r.v);
 }

@@ -74,6 +74,76 @@ void around(const Shape& s, int64_t dim, int64_t* outer, int64_t* n, int64_t* in
   }
 }
 
+void indexed_write(ir::OpKind op, int64_t dim, const Dense& index, const Dense& src, float number, bool accumulate,
+                   Dense* x, std::vector<char>* written) {
+  using ir::OpKind;
+  auto put = [&](int64_t pos, float v, bool add) {
+    x->v[pos] = add ? x->v[pos] + v : v;
+    (*written)[pos] = 1;
+  };
+  // An index out of range writes nothing (never out of bounds): analyze()
+  // rejects such programs, but a strategy's or mutant's rewrite that moves
+  // an indexed write onto another target is only checked for geometry, and
+  // must show up as a value divergence, not a crash.
+  auto in_range = [](int64_t i, int64_t n) { return i >= 0 && i < n; };
+  switch (op) {
+    case OpKind::IndexPutI: {  // x[idx] = v (or +=): a slice of x per index, along dim 0
+      const int64_t n = x->sizes[0], inner = n == 0 ? 0 : static_cast<int64_t>(x->v.size()) / n;
+      for (size_t k = 0; k < index.v.size(); ++k) {
+        int64_t i = static_cast<int64_t>(index.v[k]);
+        if (i < 0) i += n;
+        if (!in_range(i, n)) continue;
+        for (int64_t j = 0; j < inner; ++j) put(i * inner + j, src.v[k * inner + j], accumulate);
+      }
+      return;
+    }
+    case OpKind::IndexAddI: case OpKind::IndexCopyI: {  // x.select(dim, idx[k]) (+)= src.select(dim, k)
+      int64_t outer, n, inner;
+      around(x->sizes, dim, &outer, &n, &inner);
+      const int64_t len = static_cast<int64_t>(index.v.size());
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t k = 0; k < len; ++k)
+          if (in_range(static_cast<int64_t>(index.v[k]), n))
+            for (int64_t j = 0; j < inner; ++j)
+              put((o * n + static_cast<int64_t>(index.v[k])) * inner + j, src.v[(o * len + k) * inner + j],
+                  op == OpKind::IndexAddI);
+      return;
+    }
+    case OpKind::ScatterI: case OpKind::ScatterAddI: {
+      // For each position p of the index (its own shape): the element of x
+      // at p with coordinate dim replaced by index[p] (+)= src at p.
+      // A 0-d target, index or source counts as rank 1 of size 1 (PyTorch's ensure_nonempty).
+      const int r = std::max<int>(static_cast<int>(x->sizes.size()), 1);
+      const Shape is = index.sizes.empty() ? Shape(r, 1) : index.sizes;
+      const Shape xst = ir::contiguous_strides(x->sizes.empty() ? Shape{1} : x->sizes);
+      const Shape sst = src.sizes.empty() ? Shape(r, 0) : ir::contiguous_strides(src.sizes);
+      Shape c(r, 0);
+      for (size_t p = 0; p < index.v.size(); ++p) {
+        int64_t xo = 0, so = 0;
+        for (int d = 0; d < r; ++d) {
+          xo += (d == dim ? static_cast<int64_t>(index.v[p]) : c[d]) * xst[d];
+          so += c[d] * sst[d];
+        }
+        const int64_t along = x->sizes.empty() ? 1 : x->sizes[dim];
+        bool ok = in_range(static_cast<int64_t>(index.v[p]), along) && so < static_cast<int64_t>(src.v.size());
+        for (int d = 0; d < r && ok && !x->sizes.empty(); ++d) ok = d == dim || c[d] < x->sizes[d];
+        if (ok) put(xo, src.v[so], op == OpKind::ScatterAddI);
+        for (int d = r - 1; d >= 0; --d) {
+          if (++c[d] < is[d]) break;
+          c[d] = 0;
+        }
+      }
+      return;
+    }
+    case OpKind::MaskedFillI:
+      for (size_t i = 0; i < x->v.size(); ++i)
+        if (index.v[i] != 0) put(static_cast<int64_t>(i), number, false);
+      return;
+    default: break;
+  }
+  ir::internal_error(std::string("indexed_write: not an indexed op: ") + ir::op_name(op));
+}
+
 Dense reduce(ir::OpKind op, const Dense& a, int64_t dim, bool keepdim) {
   int64_t outer, n, inner;
   around(a.sizes, dim, &outer, &n, &inner);

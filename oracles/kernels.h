@@ -54,6 +54,17 @@ float ternary(ir::Math f, float x, float a, float b, float s);
 // element (o, k, i) of the row-major order sits at (o * n + k) * inner + i.
 void around(const Shape& s, int64_t dim, int64_t* outer, int64_t* n, int64_t* inner);
 
+// Format v1.2's indexed and masked writes on the target's values x (logical
+// order, in place): sets written[i] for every position it writes. `index`
+// is the index tensor (index_put_: its values wrapped by PyTorch's negative
+// indexing; a mask for masked_fill_, broadcast to x), `src` the values
+// (index_put_: broadcast to the indexing result; index_add_/index_copy_/
+// scatter_: the source as it is). `dim` is wrapped; `number` is
+// masked_fill_'s value, `accumulate` index_put_'s flag. The statement has
+// passed analysis (indices in range, unique where PyTorch needs it).
+void indexed_write(ir::OpKind op, int64_t dim, const Dense& index, const Dense& src, float number, bool accumulate,
+                   Dense* x, std::vector<char>* written);
+
 Dense reduce(ir::OpKind op, const Dense& a, int64_t dim, bool keepdim);  // sum, amax
 Dense softmax(const Dense& a, int64_t dim);
 Dense matmul(const Dense& a, const Dense& b);

@@ -161,6 +161,78 @@ TEST(TorchAgreement, FormatV11Ops) {
   for (const char* kind : {"valid", "overlap", "shape", "resize"}) EXPECT_GT(kinds[kind], 0) << kind;
 }
 
+// Format v1.2 (docs/format.md): programs whose generator weights favour the
+// indexed and masked writes, through PyTorch (values); then each of them
+// once more, unchecked, with one such statement changed: a tensor argument
+// replaced by another tensor defined before it (overlap, shape and dtype
+// rules), or one value of its index storage moved out of range or onto
+// another index (the `arg` and `undefined` index rules).
+TEST(TorchAgreement, FormatV12Ops) {
+  int n = 300;
+  if (const char* e = std::getenv("AF_TORCH_V12_N")) n = std::atoi(e);
+  const uint64_t seed = std::getenv("AF_TORCH_V12_SEED") ? std::stoull(std::getenv("AF_TORCH_V12_SEED")) : 20261201;
+  fuzz::GenOptions options;
+  for (ir::OpKind op : ir::all_ops())
+    if (ir::added_in_v12(op)) options.op_weights[ir::op_name(op)] = 5;
+  std::map<std::string, int> kinds;  // of the variants: "valid" or the oracle's error kind
+  std::map<std::string, int> uses;   // statements per new op in the programs
+  int with_new = 0, failures = 0, variants = 0;
+  for (uint64_t k = 0; with_new < n && k < static_cast<uint64_t>(4 * n); ++k) {
+    ir::Program p = fuzz::generate(seed, k, options);
+    std::vector<size_t> sites;
+    for (size_t i = 0; i < p.stmts.size(); ++i)
+      if (ir::added_in_v12(p.stmts[i].op)) {
+        sites.push_back(i);
+        uses[ir::op_name(p.stmts[i].op)]++;
+      }
+    if (sites.empty()) continue;
+    ++with_new;
+    std::string d = disagreement(p, test_runner().run(p));
+    if (!d.empty() && ++failures <= 10) ADD_FAILURE() << "program " << k << ": " << d << "\n" << ir::print(p);
+    const size_t si = sites[k % sites.size()];
+    ir::Stmt& st = p.stmts[si];
+    const uint64_t h = (k + 1) * 0x9E3779B97F4A7C15ULL;
+    const char* sig = ir::op_info(st.op).sig;
+    size_t index_arg = st.args.size();
+    for (size_t j = 0; j < st.args.size(); ++j)
+      if (sig[j] == 'J') index_arg = j;
+    ir::StorageDecl* ix = index_arg < st.args.size() ? &p.storages[p.inputs[st.args[index_arg].i].storage] : nullptr;
+    if (ix && ix->init == ir::InitKind::List && !ix->values.empty() && (h >> 10) % 2 == 0) {
+      // An index value moved: far out of range, just out of range, negative, or onto another index.
+      std::vector<float>& v = ix->values;
+      const float moved[] = {v[(h >> 30) % v.size()], 5.f, -1.f, 64.f, -9.f};
+      v[(h >> 20) % v.size()] = moved[(h >> 40) % 5];
+    } else {
+      std::vector<size_t> targs;
+      for (size_t j = 0; j < st.args.size(); ++j)
+        if (st.args[j].kind == ir::Arg::Tensor) targs.push_back(j);
+      std::vector<int> before;
+      for (size_t v = 0; v < p.inputs.size(); ++v) before.push_back(static_cast<int>(v));
+      for (size_t i = 0; i < si; ++i)
+        for (int o : p.stmts[i].outs) before.push_back(o);
+      st.args[targs[(h >> 20) % targs.size()]].i = before[(h >> 40) % before.size()];
+    }
+    if (auto q = ir::parse(ir::print(p))) p = std::move(*q);
+    auto an = ir::analyze(p);
+    kinds[an ? "valid" : ir::kind_name(an.error().kind)]++;
+    ++variants;
+    d = disagreement(p, test_runner().run(p));
+    if (!d.empty() && ++failures <= 10) ADD_FAILURE() << "variant of program " << k << ": " << d << "\n" << ir::print(p);
+  }
+  EXPECT_GE(with_new, n) << "too few generated programs use a v1.2 op";
+  EXPECT_EQ(failures, 0);
+  std::cout << "format v1.2: " << with_new << " programs and " << variants << " variants compared, " << failures
+            << " disagree; statements:";
+  for (const auto& [op, c] : uses) std::cout << " " << op << " " << c;
+  std::cout << "; variants:";
+  for (const auto& [kind, c] : kinds) std::cout << " " << kind << " " << c;
+  std::cout << "\n";
+  for (ir::OpKind op : ir::all_ops()) {
+    if (ir::added_in_v12(op)) EXPECT_GT(uses[ir::op_name(op)], 0) << ir::op_name(op);
+  }
+  for (const char* kind : {"valid", "overlap", "shape", "arg", "undefined", "dtype"}) EXPECT_GT(kinds[kind], 0) << kind;
+}
+
 // Every op of the table (ir/ops.h), one by one: programs whose generator
 // weights favour that op, through PyTorch. A new op is covered as soon as
 // it has a row and a generator recipe; an op without a recipe must be one

@@ -73,6 +73,20 @@ def _random(seed, n):
     return torch.from_numpy(v.astype(np.float32))
 
 
+def _random_bool(seed, n):
+    # bool storages (format v1.2): element i is set when the top bit of the
+    # same splitmix64 word is (density 1/2)
+    out, state, m = [], seed, (1 << 64) - 1
+    for _ in range(n):
+        state = (state + 0x9E3779B97F4A7C15) & m
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
+        z ^= z >> 31
+        out.append(bool(z >> 63))
+    return torch.tensor(out, dtype=torch.bool)
+
+
 def _index(x, dim, start, end):
     # x[..., start:end] along a negative dim (Python-style wrapping)
     n = max(x.dim(), 1)
@@ -91,14 +105,20 @@ _KINDS = [
     ("shape", r"must match the size of tensor|doesn't match the broadcast shape|cannot be multiplied"
               r"|is invalid for input of size|Sizes of tensors must match|must have same number of dimensions"
               r"|expanded size of the tensor \(-?\d+\) must match|number of sizes provided|shape mismatch"
-              r"|expected src to have a size equal|the unspecified dimension size -1 can be any value"),
+              r"|expected src to have a size equal|the unspecified dimension size -1 can be any value"
+              r"|Number of indices \(\d+\) should be equal|must have same slice shapes|dimensionality must match"
+              r"|source tensor shape must match|to be (smaller|no larger) than self|same number of dimensions as"
+              r"|must one or zero for given self.dim"),
     ("arg", r"Dimension out of range|out of range|too many indices|must be a matrix|expects|cannot be applied"
             r"|duplicate dims|invalid shape dimension|isn't allowed|non-empty list|cannot be concatenated"
             r"|only one dimension can be inferred|must be positive|must be non-negative|exceeds dimension size"
             r"|mismatch in length of strides and shape|Negative strides|negative dimension|overflowed"
             r"|cannot be identical|invalid combination of arguments|no dimensions|non-zero size|can only be 0"
             r"|does not match the length|greater than 0|be non-negative|integer multiplication overflow"
-            r"|cannot be converted to type float without overflow"),
+            r"|cannot be converted to type float without overflow|is out of bounds for dimension"
+            r"|index out of range in self|Index is supposed to be a vector|Index should have dimension"
+            r"|is out of bounds of the source tensor"
+            r"|too many indices|must be long|Expected dtype int|only supports boolean masks"),
 ]
 
 
@@ -124,6 +144,8 @@ def _error(e):
 
 
 def _values(t):
+    if not t.is_floating_point():  # i64 and bool storages (format v1.2), exact as floats
+        t = t.to(torch.float32)
     v = t.detach().reshape(-1).tolist()
     if not bool(torch.isfinite(t).all()):
         v = [x if math.isfinite(x) else ("nan" if x != x else ("inf" if x > 0 else "-inf")) for x in v]
@@ -245,6 +267,21 @@ class Emitter {
 
   std::string storage_init(const ir::StorageDecl& s) {
     const std::string n = std::to_string(s.numel);
+    if (s.dtype != ir::Dtype::F32) {  // format v1.2: integer values
+      const bool b = s.dtype == ir::Dtype::Bool;
+      const std::string dt = b ? "torch.bool" : "torch.int64";
+      auto i = [](double v) { return std::to_string(static_cast<int64_t>(v)); };
+      switch (s.init) {
+        case ir::InitKind::Iota: return "torch.arange(" + n + ", dtype=torch.int64) * " + i(s.b) + " + " + i(s.a);
+        case ir::InitKind::Full: return "torch.full((" + n + ",), " + (b ? (s.a != 0 ? "True" : "False") : i(s.a)) + ", dtype=" + dt + ")";
+        case ir::InitKind::Random: return "_random_bool(" + std::to_string(s.seed) + ", " + n + ")";
+        case ir::InitKind::List: {
+          std::string r = "torch.tensor([";
+          for (size_t k = 0; k < s.values.size(); ++k) r += (k ? ", " : "") + (b ? std::string(s.values[k] != 0 ? "True" : "False") : i(s.values[k]));
+          return r + "], dtype=" + dt + ")";
+        }
+      }
+    }
     switch (s.init) {
       case ir::InitKind::Iota: return "_iota(" + n + ", " + number(s.a) + ", " + number(s.b) + ")";
       case ir::InitKind::Full: return "torch.full((" + n + ",), " + number(s.a) + ", dtype=torch.float32)";
@@ -343,7 +380,7 @@ class Emitter {
   // An argument as the signature character of its position spells it.
   std::string arg_text(char sig, const Arg& a) const {
     switch (sig) {
-      case 'T': return T(a);
+      case 'T': case 'J': case 'M': return T(a);
       case 'O': return "out=" + T(a);
       case 'X': case 'N': return X(a);
       case 'I': return I(a);
@@ -421,6 +458,11 @@ class Emitter {
       case OpKind::AddcmulI: case OpKind::AddcdivI:  // value is keyword-only
         e = x + ir::op_info(st.op).torch + "(" + T(A[1]) + ", " + T(A[2]) + ", value=" + X(A[3]) + ")";
         break;
+      case OpKind::IndexPutI: {  // x.index_put_((idx,), v, accumulate): one index tensor, on dim 0
+        const std::string acc = A[3].i == 0 ? "False" : A[3].i == 1 ? "True" : I(A[3]);
+        e = x + ".index_put_((" + T(A[1]) + ",), " + T(A[2]) + ", accumulate=" + acc + ")";
+        break;
+      }
       case OpKind::UpdateAliases:  // identity: outputs are the inputs
         return {names(st.outs) + " = " + S(A[0])};
       default:

@@ -56,6 +56,10 @@ inline std::string disagreement(const ir::Program& p, const TorchResult& t) {
         // may fail at a later one the oracle never reached.
         if (!t.ok && e.line > 0 && t.line > e.line) return "";
         return t.ok ? "" : ok + "; " + describe(t) + " (expected it to run)";
+      case ir::ErrorKind::Dtype: case ir::ErrorKind::Version:
+        // An i64/bool tensor where the format takes f32 data (or the other
+        // way round), or a statement PyTorch 1.13 runs and 2.x refuses:
+        // outside the format, like resize; PyTorch may run it.
       case ir::ErrorKind::Resize:
         // out= resizing is outside the format: PyTorch resizes the out
         // tensor (or raises when its storage cannot grow) and goes on with

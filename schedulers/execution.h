@@ -17,6 +17,10 @@ namespace af::schedulers {
 
 // Why a run has no observables to compare: observable "lowering" (the
 // target could not build or run it) or "ptx" (ptxas rejected region `index`).
+// A "lowering" failure whose `what` starts with kLoweringUnsupported is the
+// lowering refusing an op it does not implement (format v1.2's indexed
+// writes): campaigns count it as unsupported, not as a finding.
+inline constexpr const char* kLoweringUnsupported = "unsupported by the Halide lowering: ";
 struct ExecutionFailure {
   std::string observable;
   int64_t index = 0;

@@ -18,8 +18,9 @@
 //     before it (writeback_edges).
 // Inputs that share a storage are views of one base, so aliased inputs are
 // handled. Ops without an out-of-place form (clamp_, clamp_tensor_,
-// addcmul_, addcdiv_, lerp_) run in place on a private clone, which is
-// still pure dataflow; out= ops become their functional op on the operands.
+// addcmul_, addcdiv_, lerp_, and format v1.2's indexed writes) run in place
+// on a private clone, which is still pure dataflow; out= ops become their
+// functional op on the operands.
 //
 // Mutants: fn-per-input-base (each input gets its own base, as if inputs
 // never aliased); fn-no-regenerate (stale views are read as they were).
@@ -481,7 +482,18 @@ class Functionalize {
       return s;
     };
     using M = ir::Math;
-    switch (ir::math_of(st.op)) {
+    if (ir::added_in_v12(st.op)) {
+      // Format v1.2's indexed writes (index_put_, index_add_, index_copy_,
+      // scatter_, scatter_add_, masked_fill_): the op itself on a private
+      // clone of the target's current value (the functional op is that
+      // clone and write), index and mask inputs as they are.
+      int c = b_.emit1(OpKind::Clone, nm, {Arg::tensor(cv)}, line, true);
+      n = b_.value(nm, false);
+      std::vector<Arg> a{Arg::tensor(c)};
+      for (size_t k = 1; k < st.args.size(); ++k) a.push_back(other(static_cast<int>(k)));
+      b_.emit(st.op, {n}, std::move(a), line, false);
+    }
+    switch (n >= 0 ? M::None : ir::math_of(st.op)) {
       case M::Add: case M::Sub: case M::Mul: case M::Div:
       case M::Exp: case M::Neg: case M::Abs: case M::Relu: case M::Tanh: case M::Sigmoid: {
         // The functional counterpart (add_ -> add) on the current values;

@@ -139,6 +139,19 @@ Pass1 replace_aliased_inputs(const ir::Program& p) {
     for (size_t i = 1; i < idx.size(); ++i)
       if (idx[i] < static_cast<int>(flat.size()) && flat[idx[i]] != rep) replaced_by[flat[idx[i]]] = rep;
   }
+  // Format v1.2: an index or mask input whose trace argument is another
+  // input of another dtype (the index misapplied above) reaches its op with
+  // the wrong dtype, which Thunder's op refuses at trace time.
+  for (int k = 0; k < nin; ++k) {
+    if (replaced_by[k] < 0) continue;
+    const ir::Dtype want = p.storages[p.inputs[k].storage].dtype, got = p.storages[p.inputs[replaced_by[k]].storage].dtype;
+    if (want != got) {
+      r.error = std::string(kThunderRaises) + ": replace_args_with_alias_map passes input " + p.value_names[replaced_by[k]] +
+                " (" + ir::dtype_name(got) + ") for input " + p.value_names[k] + " (" + ir::dtype_name(want) + ")";
+      r.program = p;
+      return r;
+    }
+  }
   Builder b(p);
   b.tolerate_overlap();
   std::vector<int> map(p.num_values(), -1);

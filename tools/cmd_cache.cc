@@ -48,7 +48,7 @@ int run(const CacheArgs& a) {
     auto& cache = compile_cache();
     int errors = 0;
     for (int64_t i = 0; i < a.programs; ++i) {
-      ir::Program p = fuzz::generate(a.seed, static_cast<uint64_t>(i));
+      ir::Program p = fuzz::generate(a.seed, static_cast<uint64_t>(i), fuzz::halide_options());  // what Halide lowers
       auto an = ir::analyze(p);
       if (!an) continue;
       for (const auto& strategy : schedulers::strategy_names())
