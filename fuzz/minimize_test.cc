@@ -276,36 +276,59 @@ struct ZooEntry {
   std::string strategy, inject;
 };
 
+// A finding of a bug-zoo mutant: the program and the spec it diverges under.
+struct ZooFinding {
+  const char* strategy;
+  const char* inject;
+  const char* text;
+  const char* reorder = "program";
+  const char* fusion = "none";
+};
+
+// The bug signature of each finding's minimized program, by mutant.
+std::map<std::string, std::set<std::string>> bugs_by_mutant(const std::vector<ZooFinding>& findings) {
+  std::map<std::string, std::set<std::string>> bugs;
+  for (const ZooFinding& f : findings) {
+    RunSpec spec;
+    spec.strategy = f.strategy;
+    spec.inject = f.inject;
+    spec.reorder = f.reorder;
+    spec.fusion = f.fusion;
+    MinimizeOptions o;
+    o.time_s = 0;
+    o.max_tests = 3000;
+    const MinimizedFinding m = minimize_finding(parse_ok(f.text), spec, o);
+    EXPECT_TRUE(m.ok) << m.error << "\n" << f.text;
+    bugs[f.inject].insert(bug_signature(m.bug_record, m.bug_program).key);
+  }
+  return bugs;
+}
+
+void expect_one_bug_each(const std::vector<ZooFinding>& findings) {
+  for (const auto& [inject, keys] : bugs_by_mutant(findings)) {
+    std::string all;
+    for (const auto& k : keys) all += k + "\n--\n";
+    EXPECT_EQ(keys.size(), 1u) << inject << ":\n" << all;
+  }
+}
+
 TEST(MinimizeFinding, OneBugThroughThreeAliasPathsIsOneSignature) {
   // fn-no-regenerate reached through a slice, a second input and an unbind
   // piece: different programs, sizes, ops and constants, one bug. Hoisting
   // views into aliased inputs, merging inputs and the op representatives
   // bring all three to one minimized program.
-  const char* cases[] = {
-      "aliasfuzz 1\nstorage s0 f32[6] = random(1)\ninput x0 = s0\nt0 = slice(x0, 0, 2, 5, 1)\n"
-      "add_(t0, 1.5)\nt1 = exp(x0)\nreturn t1\n",
-      "aliasfuzz 1\nstorage s0 f32[6] = random(2)\ninput x0 = s0\ninput x1 = as_strided(s0, [2], [1], 3)\n"
-      "mul_(x1, 3.0)\nreturn x0\n",
-      "aliasfuzz 1\nstorage s0 f32[8] = random(3)\ninput x0 = as_strided(s0, [2, 4], [4, 1], 0)\n"
-      "a, b = unbind(x0, 0)\nsub_(b, 2.0)\nt1 = tanh(x0)\nreturn t1\n",
-  };
-  RunSpec spec;
-  spec.strategy = "functionalize";
-  spec.inject = "fn-no-regenerate";
-  std::set<std::string> bugs;
-  for (const char* text : cases) {
-    MinimizeOptions o;
-    o.time_s = 0;
-    o.max_tests = 3000;
-    const MinimizedFinding m = minimize_finding(parse_ok(text), spec, o);
-    ASSERT_TRUE(m.ok) << m.error << "\n" << text;
-    bugs.insert(bug_signature(m.bug_record, m.bug_program).key);
-  }
-  EXPECT_EQ(bugs.size(), 1u) << [&] {
-    std::string all;
-    for (const auto& b : bugs) all += b + "\n--\n";
-    return all;
-  }();
+  const char* fn = "functionalize";
+  expect_one_bug_each({
+      {fn, "fn-no-regenerate",
+       "aliasfuzz 1\nstorage s0 f32[6] = random(1)\ninput x0 = s0\nt0 = slice(x0, 0, 2, 5, 1)\n"
+       "add_(t0, 1.5)\nt1 = exp(x0)\nreturn t1\n"},
+      {fn, "fn-no-regenerate",
+       "aliasfuzz 1\nstorage s0 f32[6] = random(2)\ninput x0 = s0\ninput x1 = as_strided(s0, [2], [1], 3)\n"
+       "mul_(x1, 3.0)\nreturn x0\n"},
+      {fn, "fn-no-regenerate",
+       "aliasfuzz 1\nstorage s0 f32[8] = random(3)\ninput x0 = as_strided(s0, [2, 4], [4, 1], 0)\n"
+       "a, b = unbind(x0, 0)\nsub_(b, 2.0)\nt1 = tanh(x0)\nreturn t1\n"},
+  });
 }
 
 TEST(MinimizeFinding, LostWriteAndStaleReadOfOneViewBugAreOneSignature) {
@@ -314,131 +337,67 @@ TEST(MinimizeFinding, LostWriteAndStaleReadOfOneViewBugAreOneSignature) {
   // through either alias: minimized programs of one 60 s campaign that the
   // op representatives left apart. Writes becoming returned reads and the
   // same-size rewrites toward the least skeleton bring them together.
-  struct Case {
-    const char* text;
-    const char* reorder;
-    const char* fusion;
-  };
-  const Case cases[] = {
-      {"aliasfuzz 1\nstorage s0 f32[1] = full(0.0)\ninput x0 = s0\nt0 = reshape(x0, [-1])\nadd_(x0, 1.0)\n"
+  const char* ua = "update_aliases-ordered";
+  expect_one_bug_each({
+      {ua, "ua-no-maybe-views",
+       "aliasfuzz 1\nstorage s0 f32[1] = full(0.0)\ninput x0 = s0\nt0 = reshape(x0, [-1])\nadd_(x0, 1.0)\n"
        "t1 = add(t0, 0.0)\nreturn t1\n",
        "program", "dataflow"},
-      {"aliasfuzz 1\nstorage s0 f32[1] = full(0.0)\ninput x0 = s0\nt0 = reshape(x0, [-1])\nmul_(x0, 0.0)\n"
+      {ua, "ua-no-maybe-views",
+       "aliasfuzz 1\nstorage s0 f32[1] = full(0.0)\ninput x0 = s0\nt0 = reshape(x0, [-1])\nmul_(x0, 0.0)\n"
        "add_(t0, 1.0)\n",
        "random:556764", "greedy"},
-      {"aliasfuzz 1\nstorage s0 f32[1] = full(0.0)\ninput x0 = s0\nt0 = reshape(x0, [1, -1])\nmul_(t0, 0.0)\n"
+      {ua, "ua-no-maybe-views",
+       "aliasfuzz 1\nstorage s0 f32[1] = full(0.0)\ninput x0 = s0\nt0 = reshape(x0, [1, -1])\nmul_(t0, 0.0)\n"
        "add_(x0, 1.0)\n",
        "random:616284", "dataflow"},
-  };
-  std::set<std::string> bugs;
-  for (const Case& c : cases) {
-    RunSpec spec;
-    spec.strategy = "update_aliases-ordered";
-    spec.inject = "ua-no-maybe-views";
-    spec.reorder = c.reorder;
-    spec.fusion = c.fusion;
-    MinimizeOptions o;
-    o.time_s = 0;
-    o.max_tests = 3000;
-    const MinimizedFinding m = minimize_finding(parse_ok(c.text), spec, o);
-    ASSERT_TRUE(m.ok) << m.error << "\n" << c.text;
-    bugs.insert(bug_signature(m.bug_record, m.bug_program).key);
-  }
-  EXPECT_EQ(bugs.size(), 1u) << [&] {
-    std::string all;
-    for (const auto& b : bugs) all += b + "\n--\n";
-    return all;
-  }();
+  });
 }
 
 TEST(MinimizeFinding, CopiesOfOneDroppedWriteBugAreOneSignature) {
   // dce-drops-outputless (drops copy_ and setitem_ nothing reads) found as
   // a setitem_, as a copy_ between two aliased 0-d inputs and as a copy_
   // between two chunk pieces: copy_ walks down the copy class to setitem_.
-  struct Case {
-    const char* text;
-    const char* fusion;
-  };
-  const Case cases[] = {
-      {"aliasfuzz 1\nstorage s0 f32[1] = full(1.0)\ninput x0 = s0\nsetitem_(x0, 0, 0, 1, 0.0)\n", "none"},
-      {"aliasfuzz 1\nstorage s0 f32[2] = iota(0.0, 1.0)\ninput x0 = as_strided(s0, [], [], 0)\n"
-       "input x1 = as_strided(s0, [], [], 1)\ncopy_(x1, x0)\n",
-       "none"},
-      {"aliasfuzz 1\nstorage s1 f32[3] = iota(0.0, 1.0)\ninput x3 = as_strided(s1, [1, 3], [3, 1], 0)\n"
+  expect_one_bug_each({
+      {"eager", "dce-drops-outputless",
+       "aliasfuzz 1\nstorage s0 f32[1] = full(1.0)\ninput x0 = s0\nsetitem_(x0, 0, 0, 1, 0.0)\n"},
+      {"eager", "dce-drops-outputless",
+       "aliasfuzz 1\nstorage s0 f32[2] = iota(0.0, 1.0)\ninput x0 = as_strided(s0, [], [], 0)\n"
+       "input x1 = as_strided(s0, [], [], 1)\ncopy_(x1, x0)\n"},
+      {"eager", "dce-drops-outputless",
+       "aliasfuzz 1\nstorage s1 f32[3] = iota(0.0, 1.0)\ninput x3 = as_strided(s1, [1, 3], [3, 1], 0)\n"
        "t5, t6, t7 = chunk(x3, 3, 1)\ncopy_(t7, t5)\n",
-       "dataflow"},
-  };
-  std::set<std::string> bugs;
-  for (const Case& c : cases) {
-    RunSpec spec;
-    spec.strategy = "eager";
-    spec.inject = "dce-drops-outputless";
-    spec.fusion = c.fusion;
-    MinimizeOptions o;
-    o.time_s = 0;
-    o.max_tests = 3000;
-    const MinimizedFinding m = minimize_finding(parse_ok(c.text), spec, o);
-    ASSERT_TRUE(m.ok) << m.error << "\n" << c.text;
-    bugs.insert(bug_signature(m.bug_record, m.bug_program).key);
-  }
-  EXPECT_EQ(bugs.size(), 1u) << [&] {
-    std::string all;
-    for (const auto& b : bugs) all += b + "\n--\n";
-    return all;
-  }();
+       "program", "dataflow"},
+  });
 }
 
 TEST(MinimizeFinding, BoundWritesAndFreshTensorsFoldIntoAliasedInputs) {
   // min.af files of one 60 s campaign per mutant whose bugs went through an
   // in-place op's bound result (t0 = add_(x0)) or views of a fresh full:
   // hoisting those into aliased inputs meets the inputs-only form.
-  struct Case {
-    const char* inject;
-    const char* text;
-    const char* reorder;
-    const char* fusion;
-  };
-  const Case cases[] = {
-      {"fn-no-regenerate",
+  const char* fn = "functionalize";
+  const char* ua = "update_aliases-ordered";
+  expect_one_bug_each({
+      {fn, "fn-no-regenerate",
        "aliasfuzz 1\nstorage s0 f32[1] = full(0.0)\ninput x0 = s0\nt0 = add_(x0, 0.0)\nadd_(x0, 1.0)\nreturn t0\n",
        "thunder-dataflow", "greedy"},
-      {"fn-no-regenerate",
+      {fn, "fn-no-regenerate",
        "aliasfuzz 1\nstorage s0 f32[1] = full(0.0)\ninput x0 = as_strided(s0, [], [], 0)\nt0 = add_(x0, 0.0)\n"
        "add_(t0, 1.0)\nadd_(t0, x0)\n",
        "random:38047", "greedy"},
-      {"fn-no-regenerate",
+      {fn, "fn-no-regenerate",
        "aliasfuzz 1\nstorage s0 f32[6] = full(0.0)\ninput x0 = as_strided(s0, [2], [2], 3)\n"
        "input x1 = as_strided(s0, [], [], 5)\nadd_(x1, 1.0)\nt0 = add(x0, 0.0)\nreturn t0\n",
        "program", "greedy"},
-      {"ua-writes-only",
+      {ua, "ua-writes-only",
        "aliasfuzz 1\nstorage s0 f32[1] = full(0.0)\ninput x0 = as_strided(s0, [], [], 0)\nt0 = full([1, 1, 2], 0.0)\n"
        "t1, t2 = chunk(t0, 2, 2)\nadd_(t1, 1.0)\nt3 = add(t0, 0.0)\nadd_(x0, 0.0)\nreturn t3\n",
        "random:2", "none"},
-      {"ua-writes-only",
+      {ua, "ua-writes-only",
        "aliasfuzz 1\nstorage s0 f32[1] = full(0.0)\ninput x0 = s0\ninput x1 = as_strided(s0, [], [], 0)\n"
        "add_(x1, 1.0)\nt0 = add(x0, 0.0)\nreturn t0\n",
        "random:2", "dataflow"},
-  };
-  std::map<std::string, std::set<std::string>> bugs;
-  for (const Case& c : cases) {
-    RunSpec spec;
-    spec.strategy = std::string(c.inject) == "fn-no-regenerate" ? "functionalize" : "update_aliases-ordered";
-    spec.inject = c.inject;
-    spec.reorder = c.reorder;
-    spec.fusion = c.fusion;
-    MinimizeOptions o;
-    o.time_s = 0;
-    o.max_tests = 3000;
-    const MinimizedFinding m = minimize_finding(parse_ok(c.text), spec, o);
-    ASSERT_TRUE(m.ok) << m.error << "\n" << c.text;
-    bugs[c.inject].insert(bug_signature(m.bug_record, m.bug_program).key);
-  }
-  for (const auto& [inject, keys] : bugs)
-    EXPECT_EQ(keys.size(), 1u) << inject << ":\n" << [&] {
-      std::string all;
-      for (const auto& b : keys) all += b + "\n--\n";
-      return all;
-    }();
+  });
 }
 
 TEST(MinimizeFinding, EndToEndThroughCheckProgram) {

@@ -48,6 +48,17 @@ def _iota(n, start, step):
     return (torch.arange(n, dtype=torch.float64) * step + start).to(torch.float32)
 
 
+def _splitmix(seed, n):
+    # the words z_1 .. z_n of splitmix64 seeded with `seed`
+    state, m = seed, (1 << 64) - 1
+    for _ in range(n):
+        state = (state + 0x9E3779B97F4A7C15) & m
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
+        yield z ^ (z >> 31)
+
+
 def _random(seed, n):
     # splitmix64 seeded with `seed`; value i = (z_i >> 40) / 2^22 - 2
     try:
@@ -55,14 +66,7 @@ def _random(seed, n):
     except ImportError:
         np = None
     if np is None:
-        out, state, m = [], seed, (1 << 64) - 1
-        for _ in range(n):
-            state = (state + 0x9E3779B97F4A7C15) & m
-            z = state
-            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
-            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
-            z ^= z >> 31
-            out.append((z >> 40) / 4194304.0 - 2.0)
+        out = [(z >> 40) / 4194304.0 - 2.0 for z in _splitmix(seed, n)]
         return torch.tensor(out, dtype=torch.float32)
     with np.errstate(over="ignore"):
         z = np.uint64(seed) + np.arange(1, n + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
@@ -76,15 +80,7 @@ def _random(seed, n):
 def _random_bool(seed, n):
     # bool storages (format v1.2): element i is set when the top bit of the
     # same splitmix64 word is (density 1/2)
-    out, state, m = [], seed, (1 << 64) - 1
-    for _ in range(n):
-        state = (state + 0x9E3779B97F4A7C15) & m
-        z = state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
-        z ^= z >> 31
-        out.append(bool(z >> 63))
-    return torch.tensor(out, dtype=torch.bool)
+    return torch.tensor([bool(z >> 63) for z in _splitmix(seed, n)], dtype=torch.bool)
 
 
 def _index(x, dim, start, end):
