@@ -448,6 +448,12 @@ Result<Outs> indexed(OpKind op, const std::vector<CheckedArg>& a) {
         // 2.9 refuses both.
         if (!copy) {
           bool v113 = g.rank() <= 1 ? sg.rank() <= 1 : true;
+          // A 0-d source (one index) into a target of rank > 1: 1.13 selects
+          // from the source (IndexError: select() of a 0-dim tensor), 2.x
+          // compares the shapes.
+          if (g.rank() > 1 && sg.rank() == 0)
+            return err(ErrorKind::Version, "index_add_(): a 0-d source for a target of shape " + fmt_shape(g.sizes) +
+                                               ": PyTorch 1.13 raises IndexError (select() cannot be applied to a 0-dim tensor), 2.x a shape error");
           if (g.rank() > 1) {
             Shape xs = g.sizes, ss = sg.sizes, b;
             xs.erase(xs.begin() + *d);

@@ -156,6 +156,16 @@ TEST(Text, FormatV12ErrorKinds) {
     EXPECT_EQ(kind_name(p.error().kind), std::string(kind_name(c.kind))) << c.text << "\n" << p.error().to_string();
     EXPECT_EQ(p.error().line, c.line) << c.text << "\n" << p.error().to_string();
   }
+  // A 0-d source for one index into a target of rank 2: 1.13 raises
+  // IndexError (select() of a 0-dim tensor), 2.9 a shape error. The shape
+  // rule erased a dim of the 0-d source, and validation crashed.
+  auto p = parse_and_validate(
+      "aliasfuzz 1\nstorage s0 f32[9] = full(0.0)\nstorage s2 f32[1] = full(1.0)\nstorage one i64[1] = [1]\n"
+      "input x = as_strided(s0, [3, 3], [3, 1], 0)\ninput v = as_strided(s2, [], [], 0)\ninput i = one\n"
+      "index_add_(x, 0, i, v)\n");
+  ASSERT_FALSE(p);
+  EXPECT_EQ(kind_name(p.error().kind), std::string(kind_name(ErrorKind::Version))) << p.error().to_string();
+  EXPECT_EQ(p.error().line, 8);
 }
 
 TEST(Text, HashIgnoresNamesButNotStructure) {

@@ -102,6 +102,50 @@ TEST(Policies, EveryCombinationIsATopologicalOrderOfItsDag) {
   }
 }
 
+// An unused input before inputs of one storage shifts Thunder's alias
+// indices onto an input of another storage and size, which its pass 1
+// reshapes: the real Thunder raises there, and the model now stops there.
+// It went on emitting statements over the failed reshape, and the shape
+// rule of index_add_ (a 0-d source, rank-2 target) crashed: program 29627
+// of the main job's campaign, seed 1796138773.
+TEST(Policies, ThunderRaisingInPassOneStopsTheModel) {
+  auto p = ir::parse_and_validate(
+      "aliasfuzz 1\n"
+      "storage s0 f32[27] = iota(-1.0, 0.125)\n"
+      "storage s1 f32[64] = random(4590036)\n"
+      "storage s2 f32[2] = random(11618128)\n"
+      "storage idx0 i64[1] = [1]\n"
+      "storage idx1 i64[1] = [0]\n"
+      "storage mask0 bool[1] = [0]\n"
+      "input x0 = as_strided(s0, [20], [1], 5)\n"
+      "input x1 = as_strided(s1, [3, 1, 3], [3, 3, 1], 47)\n"
+      "input x2 = as_strided(s1, [3, 2, 8], [1, 3, 6], 6)\n"
+      "input x3 = as_strided(s1, [17, 1], [1, 1], 19)\n"
+      "input x4 = as_strided(s2, [1, 1], [2, 2], 1)\n"
+      "input i0 = idx0\n"
+      "input i1 = idx1\n"
+      "input m0 = mask0\n"
+      "t0 = squeeze(x4, 1)\n"
+      "fill_(x4, 1.0)\n"
+      "sub_(t0, -2.0)\n"
+      "t1 = slice(x3, -2, -6, 17, 1)\n"
+      "t2 = narrow(x1, 0, 2, 1)\n"
+      "t3 = mul(t1, 1.5)\n"
+      "t4, t5, t6 = unbind(x1, 2)\n"
+      "t7 = reshape(x0, [1, 5, 4])\n"
+      "t8 = contiguous(t4)\n"
+      "index_add_(t8, 0, i0, x4)\n"
+      "clamp_(t7, -0.25, 0.75)\n"
+      "t9, t10, t11 = unbind(t6, 0)\n"
+      "return t9, x0, t8\n");
+  ASSERT_TRUE(p.ok()) << p.error().to_string();
+  auto an = ir::analyze(*p);
+  ASSERT_TRUE(an.ok());
+  auto sc = make_schedule(*p, *an, Options{"update_aliases", "", "program", "none"});
+  ASSERT_FALSE(sc.ok());
+  EXPECT_NE(sc.error().message.find(kThunderRaises), std::string::npos) << sc.error().message;
+}
+
 TEST(Policies, FusionPolicies) {
   Case c = load(slurp(testdata("tanh_chain.af")));
   auto none = make_schedule(c.p, c.an, Options{"none", "", "program", "none"});

@@ -179,10 +179,15 @@ Pass1 replace_aliased_inputs(const ir::Program& p) {
     r.opaque.resize(b.program().stmts.size(), false);
     r.opaque.back() = true;
   };
+  auto raised = [&] {  // Thunder stops at trace time: nothing after runs
+    r.program = p;
+    return r;
+  };
   for (size_t si = 0; si < p.stmts.size(); ++si) {
     const auto& st = p.stmts[si];
     b.set_source(static_cast<int>(si));
     for_each_tensor_arg(st, [&](int v) { use(v, st.line); });
+    if (!r.error.empty()) return raised();
     std::vector<Arg> a = st.args;
     for_each_tensor_arg(a, [&](int64_t& v) { v = map[v]; });
     std::vector<int> outs;
@@ -190,6 +195,7 @@ Pass1 replace_aliased_inputs(const ir::Program& p) {
     b.emit(st.op, outs, std::move(a), st.line, false);
   }
   for (int v : p.returns) use(v, p.return_line);
+  if (!r.error.empty()) return raised();
   for (int v : p.returns) b.program().returns.push_back(map[v]);
   b.program().has_return = p.has_return;
   b.program().return_line = p.return_line;
