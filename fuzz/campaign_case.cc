@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "fuzz/check.h"
+#include "fuzz/invalid.h"
 #include "ir/analysis.h"
 #include "oracles/external.h"
 #include "oracles/json_out.h"
@@ -33,21 +34,23 @@ std::string check_case(const CampaignOptions& o, uint64_t k) {
   const double t0 = now_s();
   ir::Program p = generate(o.seed, k, o.gen);
   auto an = ir::analyze(p);
+  r["valid"] = an.ok();
   if (!an) {
-    r["valid"] = false;
     r["error"] = ir::kind_name(an.error().kind);
-    return r.dump();
+    // A program eager refuses (--invalid-rate): only external strategies
+    // run it, and one that accepts it is a finding (accepts-invalid).
+    if (!eager_raises(an.error().kind)) return r.dump();
   }
-  r["valid"] = true;
-  oracles::Observables expected = oracles::run_eager(p, *an);
   // Milliseconds per tier (generator + oracle, then each target or external
   // strategy): the status line's programs/s per tier.
+  const oracles::Observables expected = an ? oracles::run_eager(p, *an) : oracles::Observables();
   std::map<std::string, double> tier_ms = {{"oracle", (now_s() - t0) * 1e3}};
   auto specs = campaign_specs(o.seed, k, o.strategies, o.injects, o.target, o.checked);
   json f = json::array();
   int64_t external = 0, compared = 0;
   json unsupported = json::array();
-  const std::vector<RunRecord> records = check_program(p, expected, specs);
+  const std::vector<RunRecord> records =
+      an ? check_program(p, expected, specs) : check_invalid_program(p, an.error(), specs);
   // Attribution when a strategy and its lower stage both run (the external
   // table's lower_stage: inductor and aot-eager): a divergence both show is
   // the lower stage's, one only the strategy shows is its own.
@@ -69,6 +72,7 @@ std::string check_case(const CampaignOptions& o, uint64_t k) {
     }
     if (rec.agree) continue;
     json m = {{"spec", spec_json(rec.spec)}, {"bucket", bucket_of(rec)}, {"op", rec.op}, {"regions", rec.regions}};
+    if (!rec.accepted_invalid.empty()) m["accepted_invalid"] = rec.accepted_invalid;
     if (rec.mismatch) m.update(oracles::mismatch_json(*rec.mismatch));  // observable, index, expected, actual[, what]
     if (!rec.error.empty()) m["error"] = rec.error;
     if (!rec.stderr_tail.empty()) m["stderr_tail"] = rec.stderr_tail;  // what the dying compiler said last

@@ -88,7 +88,7 @@ void save_campaign_settings(const CampaignOptions& o) {
   for (const auto& [tool, v] : o.versions) versions[tool] = v;
   json s = {{"commands", commands}, {"versions", versions},{"seed", o.seed}, {"shard", std::to_string(o.shard_i) + "/" + std::to_string(o.shard_n)},
             {"programs", o.programs}, {"time_s", o.time_s}, {"strategies", o.strategies},
-            {"injects", o.injects}, {"target", o.target}, {"checked", o.checked}, {"gen_size", o.gen.size},
+            {"injects", o.injects}, {"target", o.target}, {"checked", o.checked}, {"gen_size", o.gen.size}, {"gen_invalid_rate", o.gen.invalid_rate},
             {"gen_max_rank", o.gen.max_rank}, {"gen_max_numel", o.gen.max_numel},
             {"gen_op_weights", o.gen.op_weights}, {"gen_aliased_inputs_same_sizes", o.gen.aliased_inputs_same_sizes},
             {"not_supported", o.not_supported},

@@ -153,7 +153,8 @@ std::string bucket_of(const RunRecord& r) {
       if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '+' || c == '.')) c = '_';
     return b;
   }
-  if (r.first_failure) what = "stmt";
+  if (!r.accepted_invalid.empty()) what = "accepts-invalid-" + r.accepted_invalid;
+  else if (r.first_failure) what = "stmt";
   else if (!r.error.empty()) what = "error";
   else if (r.mismatch && r.mismatch->observable.rfind("return", 0) == 0) what = "return";
   else what = "storage";
@@ -292,11 +293,10 @@ bool external_prefix_diverges(const ir::Program& p, size_t n, const std::string&
 // One run of an external strategy, compared with eager PyTorch of the same
 // Python. nullopt when the strategy is not installed (like a spec with no
 // run: the minimizer and the regression replay skip it).
-std::optional<RunRecord> check_external(const ir::Program& p, const RunSpec& s) {
+std::optional<RunRecord> check_external_result(const ir::Program& p, const RunSpec& s, const oracles::ExternalResult& res) {
   using S = oracles::ExternalResult::Status;
   RunRecord r;
   r.spec = s;
-  const auto res = oracles::run_external(p, s.strategy);
   switch (res.status) {
     case S::Unavailable: {
       static std::set<std::string> warned;
@@ -336,7 +336,46 @@ std::optional<RunRecord> check_external(const ir::Program& p, const RunSpec& s) 
   return std::nullopt;
 }
 
+std::optional<RunRecord> check_external(const ir::Program& p, const RunSpec& s) {
+  return check_external_result(p, s, oracles::run_external(p, s.strategy));
+}
+
+// One run of an external strategy on a program the oracle rejects.
+std::optional<RunRecord> check_external_invalid(const ir::Program& p, const ir::Error& error, const RunSpec& s) {
+  using S = oracles::ExternalResult::Status;
+  const auto res = oracles::run_external(p, s.strategy, /*invalid=*/true);
+  if (res.status != S::EagerError) {
+    if (res.status == S::Unavailable || res.status == S::Failed) return check_external_result(p, s, res);
+    RunRecord r;  // that Python's eager ran what the oracle rejects: nothing to compare
+    r.spec = s;
+    r.unsupported = std::string("eager PyTorch ran a program the oracle rejects (") + ir::kind_name(error.kind) + ")";
+    return r;
+  }
+  RunRecord r;
+  r.spec = s;
+  if (!res.strategy_accepted) return r;  // refused like eager: agrees
+  r.agree = false;
+  r.accepted_invalid = ir::kind_name(error.kind);
+  for (const auto& st : p.stmts)
+    if (st.line == error.line) r.op = ir::op_name(st.op);
+  return r;
+}
+
 }  // namespace
+
+std::vector<RunRecord> check_invalid_program(const ir::Program& p, const ir::Error& error,
+                                             const std::vector<RunSpec>& specs) {
+  std::vector<RunRecord> out;
+  for (const RunSpec& s : specs) {
+    if (!oracles::is_external_strategy(s.strategy) || !s.inject.empty()) continue;
+    const auto t0 = std::chrono::steady_clock::now();
+    if (auto r = check_external_invalid(p, error, s)) {
+      r->ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      out.push_back(std::move(*r));
+    }
+  }
+  return out;
+}
 
 std::string tier_of(const RunSpec& s) {
   return oracles::is_external_strategy(s.strategy) && s.inject.empty() ? s.strategy : s.target;

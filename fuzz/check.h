@@ -58,6 +58,10 @@ struct RunRecord {
   // program's statement when provenance names one (then `op` is its op and
   // no prefix bisection ran).
   std::optional<schedulers::CheckFailure> first_failure;
+  // A program the oracle rejects (check_invalid_program) that the strategy
+  // ran to the end: the oracle's error kind ("overlap", "shape", ...). A
+  // finding of the accepts-invalid class; `op` is the failing statement's op.
+  std::string accepted_invalid;
   double ms = 0;  // wall time of the run, first-op bisection included
 };
 
@@ -106,6 +110,15 @@ CampaignRuns campaign_runs(const std::vector<std::string>& strategies, const std
 std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observables& expected,
                                      const std::vector<RunSpec>& specs);
 
+// Runs the external specs (the others are skipped: a schedule of ours has
+// no meaning for a program eager refuses) on a program the oracle rejects
+// with `error`, of a kind eager PyTorch raises on (fuzz/invalid.h). A
+// strategy that runs it to the end disagrees (accepted_invalid); one that
+// raises too agrees. When that Python's eager PyTorch runs it after all
+// (a version difference), the run is unsupported, with the reason.
+std::vector<RunRecord> check_invalid_program(const ir::Program& p, const ir::Error& error,
+                                             const std::vector<RunSpec>& specs);
+
 // Executes a schedule on a code-generating target (every target but
 // interp). The binary that links the Halide lowering registers it
 // (tools/target_executor.cc), so that this checking core, the minimizer
@@ -142,6 +155,9 @@ std::string strategy_for_mutant(const std::string& mutant);
 // A run whose external runner crashed or hung has a kind of its own,
 // STRATEGY__REORDER__FUSION__runner-crash-SIGSEGV (or -exit-N, or
 // __runner-timeout), never mixed with the compiler's values or exceptions.
+// A program eager rejects that the strategy runs is of kind
+// "accepts-invalid-KIND" (the oracle's error kind), classed by the failing
+// statement's op.
 // A divergence the checks reported (checked mode) is of kind "stmt" and
 // classed by the reported source statement's op: the same bucket whatever
 // the order the schedule ran in, which prefix bisection cannot promise.

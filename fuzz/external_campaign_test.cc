@@ -11,6 +11,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -22,6 +23,8 @@
 #include "fuzz/campaign.h"
 #include "fuzz/files.h"
 #include "fuzz/generator.h"
+#include "ir/analysis.h"
+#include "ir/text.h"
 #include "oracles/external.h"
 #include "reports/report.h"
 
@@ -200,6 +203,56 @@ TEST(PyCampaign, FindsAWrongToyCompiler) {
   EXPECT_EQ(s.programs_per_s_by_tier.count(wrong), 1u);
   const json c = read_json(o.out + "/campaign.json");
   EXPECT_NE(c.dump().find("torch 1.13"), std::string::npos) << c.dump();
+}
+
+// --invalid-rate: a compiler that runs programs eager PyTorch rejects is
+// reported in the accepts-invalid class, its findings minimized into
+// programs rejected with the same kind; one that refuses them (the program
+// as it is) gives no finding.
+TEST(PyCampaign, AcceptsInvalidIsAClassOfItsOwn) {
+  if (!have_torch()) GTEST_SKIP() << "skipped: /usr/bin/python3 has no torch";
+  setenv("AF_CAPABILITY_CACHE", tmp("py-caps-invalid").c_str(), 1);
+  oracles::forget_capabilities();
+  auto campaign = [&](const std::string& function, double minimize_s) {
+    CampaignOptions o;
+    o.out = tmp("py-invalid-" + function);
+    std::filesystem::remove_all(o.out);
+    o.seed = 9;
+    o.programs = 10;
+    o.jobs = 1;
+    o.quiet = true;
+    o.minimize_s = minimize_s;
+    o.gen.invalid_rate = 1;
+    o.strategies = {"py:oracles.testdata.toy_compiler:" + function + "@/usr/bin/python3"};
+    return std::make_pair(o, run_campaign(o));
+  };
+  const auto [wrong_o, wrong] = campaign("swallow_errors", 20);
+  const auto [right_o, right] = campaign("as_is", 0);
+  unsetenv("AF_CAPABILITY_CACHE");
+  oracles::forget_capabilities();
+  EXPECT_GE(wrong.invalid, 9);
+  EXPECT_EQ(wrong.findings, wrong.invalid) << "every program eager rejects is accepted";
+  EXPECT_EQ(right.invalid, wrong.invalid);
+  EXPECT_EQ(right.findings, 0);
+  EXPECT_EQ(right.external_runs, right.invalid);
+  int checked = 0;
+  for (const auto& e : std::filesystem::directory_iterator(wrong_o.out + "/findings")) {
+    const std::string bucket = e.path().filename().string();
+    const size_t at = bucket.find("__accepts-invalid-");
+    ASSERT_NE(at, std::string::npos) << bucket;
+    const std::string kind = bucket.substr(at + 18, bucket.find("__", at + 18) - at - 18);
+    std::ifstream f(e.path() / "min.af");
+    if (!f) continue;  // minimized only within --minimize-total
+    std::stringstream text;
+    text << f.rdbuf();
+    auto p = ir::parse(text.str());
+    ASSERT_TRUE(p.ok()) << text.str();
+    auto an = ir::analyze(*p);
+    ASSERT_FALSE(an.ok()) << "a minimized accepts-invalid program stays invalid\n" << text.str();
+    EXPECT_EQ(ir::kind_name(an.error().kind), kind) << text.str();
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
 }
 
 }  // namespace

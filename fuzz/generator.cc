@@ -28,6 +28,7 @@
 #include <algorithm>
 
 #include "fuzz/gen_state.h"
+#include "fuzz/invalid.h"
 
 namespace af::fuzz {
 
@@ -267,6 +268,11 @@ ir::Program generate(uint64_t seed, uint64_t index, const GenOptions& opts, GenS
     if (stats) {
       ++stats->programs;
       stats->statements += static_cast<int64_t>(g.program.stmts.size());
+    }
+    if (options.invalid_rate > 0) {
+      const uint64_t h = ir::mix64(seed ^ ir::mix64(index ^ 0x1A7A11D0ULL));
+      if (static_cast<double>(h >> 11) * 0x1.0p-53 < options.invalid_rate)
+        if (auto bad = invalid_from(g.program, h)) return std::move(*bad);
     }
     return std::move(g.program);
   }

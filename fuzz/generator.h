@@ -1,5 +1,5 @@
 // The random program generator: seeded, emitting only valid programs
-// (no error of any kind, every value finite). Program k of seed S is the
+// (no error of any kind, every value finite; but see invalid_rate). Program k of seed S is the
 // same on every machine: generate(S, k, options).
 //
 // Programs mix aliased inputs (one storage shared by several inputs:
@@ -45,6 +45,11 @@ struct GenOptions {
   // Re-validate the finished program with ir::analyze (the generator's
   // incremental checks already guarantee validity; this is a safety net).
   bool verify = true;
+  // The fraction of programs made invalid on purpose (`fuzz --invalid-rate`):
+  // program k is then one PyTorch eager rejects (fuzz/invalid.h), made from
+  // the valid program k; which k is drawn from (seed, k) alone, so every
+  // other program is the one rate 0 gives.
+  double invalid_rate = 0;
 };
 
 // The k-th program of a campaign seeded with `seed`.

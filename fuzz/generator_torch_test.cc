@@ -58,5 +58,34 @@ TEST(GeneratorTorch, PyTorchRunsGeneratedProgramsAndAgrees) {
   EXPECT_EQ(failures, 0);
 }
 
+// --invalid-rate (fuzz/invalid.h): PyTorch 1.13 rejects every program
+// made invalid, with the oracle's kind and at the oracle's line, so that
+// a compiler which runs one accepts what eager refuses.
+TEST(GeneratorTorch, PyTorchRejectsInvalidProgramsAlike) {
+  oracles::TorchRunner runner;
+  std::string why;
+  if (!runner.start(&why)) GTEST_SKIP() << "no PyTorch: " << why;
+  GenOptions o;
+  o.invalid_rate = 1;
+  int failures = 0, compared = 0;
+  for (uint64_t k = 0; k < 200; ++k) {
+    const ir::Program p = generate(4242, k, o);
+    auto an = ir::analyze(p);
+    if (an) continue;
+    ++compared;
+    const oracles::TorchResult t = runner.run(p);
+    std::string what;
+    if (t.ok) what = "PyTorch ran it";
+    else if (t.kind != ir::kind_name(an.error().kind)) what = "PyTorch: " + t.kind + ": " + t.message;
+    else if (t.line != an.error().line) what = "PyTorch raised at line " + std::to_string(t.line);
+    if (!what.empty() && ++failures <= 5)
+      ADD_FAILURE() << "program " << k << ": oracle " << an.error().to_string() << "; " << what << "\n" << ir::print(p);
+  }
+  std::printf("%d invalid programs run through PyTorch %s, %d disagree\n", compared, runner.torch_version().c_str(),
+              failures);
+  EXPECT_GE(compared, 190);
+  EXPECT_EQ(failures, 0);
+}
+
 }  // namespace
 }  // namespace af::fuzz

@@ -9,6 +9,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "fuzz/invalid.h"
 #include "ir/analysis.h"
 #include "ir/geometry.h"
 #include "ir/text.h"
@@ -164,6 +165,14 @@ void set_numel(ir::StorageDecl& s, int64_t n) {
 
 // ---- the loop
 
+// A candidate the predicate may see: valid, or for an accepts-invalid
+// finding rejected with the same kind.
+bool acceptable(const Program& q, const MinimizeOptions& o) {
+  auto an = ir::analyze(q);
+  if (!o.error_kind) return an.ok();
+  return !an && an.error().kind == *o.error_kind;
+}
+
 class Minimizer {
  public:
   Minimizer(const Interesting& pred, const MinimizeOptions& o, MinimizeStats& st)
@@ -218,8 +227,8 @@ class Minimizer {
       ++st_.duplicates;
       return false;
     }
-    auto q = ir::parse_and_validate(text);
-    if (!q) {
+    auto q = ir::parse(text);
+    if (!q || !acceptable(*q, o_)) {
       ++st_.invalid;
       return false;
     }
@@ -876,7 +885,7 @@ Program minimize(const Program& p, const Interesting& interesting, const Minimiz
   st.stmts_before = static_cast<int>(p.stmts.size());
   st.bytes_before = static_cast<int64_t>(ir::print(p).size());
   Program out = p;
-  if (ir::analyze(p).ok()) {
+  if (acceptable(p, o)) {
     ++st.tests;
     st.initially_interesting = interesting(p);
     if (st.initially_interesting) out = Minimizer(interesting, o, st).run(p);
@@ -889,7 +898,12 @@ Program minimize(const Program& p, const Interesting& interesting, const Minimiz
 
 std::optional<RunRecord> run_spec(const Program& p, const RunSpec& spec) {
   auto an = ir::analyze(p);
-  if (!an) return std::nullopt;
+  if (!an) {
+    if (!eager_raises(an.error().kind)) return std::nullopt;
+    for (RunRecord& r : check_invalid_program(p, an.error(), {spec}))
+      if (r.spec == spec) return r;
+    return std::nullopt;
+  }
   oracles::Observables expected = oracles::run_eager(p, *an);
   for (RunRecord& r : check_program(p, expected, {spec}))
     if (r.spec == spec) return r;
@@ -905,7 +919,7 @@ Interesting same_bucket(const RunSpec& spec, const std::string& bucket) {
 
 constexpr int64_t kBugTests = 1000;
 
-MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const MinimizeOptions& o) {
+MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const MinimizeOptions& options) {
   const double t_start = now_s();
   MinimizedFinding m;
   m.original_spec = spec;
@@ -913,9 +927,13 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
   m.original = p;
   m.minimized = p;
   auto an = ir::analyze(p);
+  MinimizeOptions o = options;
   if (!an) {
-    m.error = "invalid program: " + an.error().to_string();
-    return m;
+    if (!eager_raises(an.error().kind) || !is_external(spec.strategy)) {
+      m.error = "invalid program: " + an.error().to_string();
+      return m;
+    }
+    o.error_kind = an.error().kind;  // an accepts-invalid finding stays one
   }
   schedulers::RunConfig config;
   if (!is_external(spec.strategy))  // external strategies (check.h) have no schedulers options
@@ -996,7 +1014,7 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
     r2 = r;
   }
   m.record = *r2;
-  m.expected = oracles::run_eager(m.minimized, *ir::analyze(m.minimized));
+  if (auto man = ir::analyze(m.minimized)) m.expected = oracles::run_eager(m.minimized, *man);
   // The bug behind it: from min.af, shrink further while the same spec
   // still diverges the same way (values, or the same error type), whatever
   // observable or first op; a budget in runs keeps it deterministic.

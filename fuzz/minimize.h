@@ -52,6 +52,9 @@ struct MinimizeOptions {
   // function of the program, so a fixed seed stalls the minimizer; the
   // bucket does not name the seed. 0: keep the spec's seed.
   int seeds = 16;
+  // Minimizing a program the oracle rejects (the accepts-invalid class):
+  // candidates must be rejected with this error kind instead of valid.
+  std::optional<ir::ErrorKind> error_kind;
 };
 
 struct MinimizeStats {
@@ -67,8 +70,9 @@ struct MinimizeStats {
   int64_t bytes_before = 0, bytes_after = 0;  // size of the printed program
 };
 
-// Minimizes p while interesting() holds. p must be valid; when p itself is
-// not interesting it is returned unchanged (stats->initially_interesting false).
+// Minimizes p while interesting() holds. p must be valid (or rejected with
+// o.error_kind); when p itself is not interesting it is returned unchanged
+// (stats->initially_interesting false).
 ir::Program minimize(const ir::Program& p, const Interesting& interesting, const MinimizeOptions& o = MinimizeOptions(),
                      MinimizeStats* stats = nullptr);
 
@@ -77,8 +81,9 @@ ir::Program minimize(const ir::Program& p, const Interesting& interesting, const
 ir::Program canonical_names(const ir::Program& p);
 
 // The run of `spec` on a valid program against the eager oracle, through
-// check_program. Empty when p is invalid or check_program made no record
-// for the spec (a strategy that does not exist yet).
+// check_program (or on a program eager rejects, through
+// check_invalid_program). Empty when p is invalid otherwise or no record
+// was made for the spec (a strategy that does not exist yet).
 std::optional<RunRecord> run_spec(const ir::Program& p, const RunSpec& spec);
 
 // The predicate minimize_finding uses: spec disagrees and its bucket is `bucket`.
@@ -102,6 +107,8 @@ struct MinimizedFinding {
 };
 
 // Minimizes one finding: p diverges under spec; the result keeps its bucket.
+// A finding of the accepts-invalid class stays a program eager rejects
+// with the same error kind.
 MinimizedFinding minimize_finding(const ir::Program& p, const RunSpec& spec, const MinimizeOptions& o = MinimizeOptions());
 
 }  // namespace af::fuzz

@@ -163,7 +163,9 @@ def main():
         eager = _observe(*_program())
     except Exception as e:  # PyTorch refused the program
         print("PyTorch eager raised: %s" % (_error(e),))
-        return 2
+        if not FINDING["accepted_invalid"]:
+            return 2
+        eager = None  # the finding: a compiler that runs it all the same
     actual = STRATEGY_OBSERVABLES
     functional = None
     if FUNCTIONALIZE and COMPILER is None:
@@ -208,6 +210,13 @@ def main():
         trace = _thunder_trace(cfn)
         if trace:
             print("\n%s: the final trace of the run above (thunder.last_traces):\n%s" % (label, trace))
+    if eager is None:
+        if compiled is None:
+            print("%s refuses it too: the finding no longer reproduces" % label)
+            return 0
+        print("DIVERGENCE: %s runs a program eager PyTorch rejects (the oracle's error kind: %s)" % (
+            label, FINDING["accepted_invalid"]))
+        return 1
     mm = FINDING["mismatch"]
     print()
     for name in _names(EXPECTED):
@@ -384,6 +393,11 @@ std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRec
                  ? ";\n#  .venv-thunder is made by `./aliasfuzz setup --thunder`: torch 2.9.1, lightning-thunder 0.2.6)\n"
                  : ")\n");
   head += "# bucket: " + bucket_of(rec) + "\n# spec: " + spec_flags(spec) + "\n";
+  if (!rec.accepted_invalid.empty()) {
+    auto an = ir::analyze(p);
+    head += "# eager PyTorch rejects this program (" + (an ? std::string("?") : an.error().to_string()) +
+            "); the compiler runs it\n";
+  }
   if (rec.mismatch && !rec.mismatch->what.empty())
     head += "# first mismatch: " + rec.mismatch->observable + ": " + rec.mismatch->what + "\n";
   else if (rec.mismatch)
@@ -409,9 +423,11 @@ std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRec
          ", \"inject\": " + py_str(spec.inject) + ",\n           \"reorder\": " + py_str(spec.reorder) +
          ", \"fusion\": " + py_str(spec.fusion) + ", \"target\": " + py_str(spec.target) +
          ",\n           \"flags\": " + py_str(spec_flags(spec)) + ", \"op\": " + py_str(rec.op) +
-         ", \"error\": " + py_str(rec.error) + ",\n           \"mismatch\": " + mm_py + "}\n";
-  out += "# The oracle's expected observables (PyTorch semantics, computed by aliasfuzz).\n";
-  out += "EXPECTED = " + py_observables(p, expected) + "\n";
+         ", \"error\": " + py_str(rec.error) + ",\n           \"mismatch\": " + mm_py +
+         ", \"accepted_invalid\": " + py_str(rec.accepted_invalid) + "}\n";
+  out += "# The oracle's expected observables (PyTorch semantics, computed by aliasfuzz; None: the oracle\n"
+         "# rejects the program).\n";
+  out += "EXPECTED = " + (rec.accepted_invalid.empty() ? py_observables(p, expected) : std::string("None")) + "\n";
   out += "# The program, re-run by `aliasfuzz run` for aliasfuzz's own strategies (binary: $AF_BIN, this\n"
          "# path, or `aliasfuzz` on PATH).\n";
   out += "AF_PROGRAM = " + py_str(ir::print(p)) + "\n";

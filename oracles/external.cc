@@ -191,7 +191,7 @@ bool ExternalRunner::start(std::string* error) {
   return true;
 }
 
-ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& strategy) {
+ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& strategy, bool invalid) {
   using S = ExternalResult::Status;
   ExternalResult r;
   const auto entry = external_strategy(strategy);
@@ -213,9 +213,10 @@ ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& stra
     r.message = "the program could not be split into _setup and _fn";
     return r;
   }
-  LineReply reply = proc_.request({{"id", next_id_++}, {"strategy", strategy}, {"imports", entry->imports},
-                                   {"compile", entry->compile}, {"fallbacks", entry->fallbacks}, {"code", code}},
-                                  o_.timeout_s);
+  nlohmann::json req = {{"id", next_id_++}, {"strategy", strategy}, {"imports", entry->imports},
+                        {"compile", entry->compile}, {"fallbacks", entry->fallbacks}, {"code", code}};
+  if (invalid) req["invalid"] = true;
+  LineReply reply = proc_.request(req, o_.timeout_s);
   if (!reply.ok) {  // hung or dead: the next program starts a new process
     r.status = S::Failed;
     r.error_type = reply.failure;
@@ -241,6 +242,11 @@ ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& stra
       r.status = S::EagerError;
       r.error_type = j["eager_error"].value("type", "");
       r.message = j["eager_error"].value("message", "");
+      r.strategy_accepted = j.contains("actual");
+      if (j.contains("error")) {
+        r.strategy_error_type = j["error"].value("type", "");
+        r.strategy_message = j["error"].value("message", "");
+      }
     } else {
       r.eager = observables_from_json(p, j.at("eager"));
       if (j.contains("error")) {
@@ -287,7 +293,7 @@ Registry& registry() {
 }
 }  // namespace
 
-ExternalResult run_external(const ir::Program& p, const std::string& strategy) {
+ExternalResult run_external(const ir::Program& p, const std::string& strategy, bool invalid) {
   ExternalResult r;
   const std::string py = external_python(strategy);
   if (py.empty()) {
@@ -295,7 +301,7 @@ ExternalResult run_external(const ir::Program& p, const std::string& strategy) {
     r.message = external_unavailable(strategy);
     return r;
   }
-  return registry().get(py)->run(p, strategy);
+  return registry().get(py)->run(p, strategy, invalid);
 }
 
 std::string external_versions(const std::string& strategy) {

@@ -98,6 +98,11 @@ struct ExternalResult {
   // (ExternalStrategy::fallbacks evaluated after the call).
   std::vector<std::string> fallbacks;
   double exec_s = 0;  // time of the transformed call in Python (compilation included)
+  // run(..., invalid = true), EagerError: the compiled function ran anyway
+  // and returned (accepted: a program eager refuses), or raised
+  // (strategy_error_type, strategy_message).
+  bool strategy_accepted = false;
+  std::string strategy_error_type, strategy_message;
 };
 
 struct ExternalOptions {
@@ -116,7 +121,9 @@ class ExternalRunner {
   ExternalRunner& operator=(const ExternalRunner&) = delete;
 
   bool start(std::string* error);
-  ExternalResult run(const ir::Program& p, const std::string& strategy);
+  // `invalid`: p is a program the oracle rejects; when eager PyTorch
+  // raises, the compiled function runs too (ExternalResult::strategy_accepted).
+  ExternalResult run(const ir::Program& p, const std::string& strategy, bool invalid = false);
   void stop();
   // After fork(): forget the parent's process without touching it.
   void abandon();
@@ -132,10 +139,11 @@ class ExternalRunner {
   int restarts_ = 0;
 };
 
-// Runs p (valid) under an external strategy in this process's runner for
-// that strategy's Python (one per Python, lazily started, kept for the
-// life of the process; a forked child starts its own).
-ExternalResult run_external(const ir::Program& p, const std::string& strategy);
+// Runs p (valid, or with `invalid` one the oracle rejects) under an
+// external strategy in this process's runner for that strategy's Python
+// (one per Python, lazily started, kept for the life of the process; a
+// forked child starts its own).
+ExternalResult run_external(const ir::Program& p, const std::string& strategy, bool invalid = false);
 // The versions the per-process runner of `strategy` reports ("" before it started).
 std::string external_versions(const std::string& strategy);
 

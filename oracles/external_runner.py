@@ -21,6 +21,10 @@ Protocol, one JSON object per line:
        after the call: what the compiler handed back to eager PyTorch)
     or {"id": ID, "eager": OBS, "error": {"type": T, "message": M}}   the strategy raised
     or {"id": ID, "eager_error": {"type": T, "message": M}}           eager PyTorch raised
+  A request with "invalid": true carries a program the oracle rejects (the
+  accepts-invalid class): when eager raises, the compiled fn still runs on
+  fresh inputs and the answer has "eager_error" and "actual" (the compiler
+  accepted it) or "eager_error" and "error" (it refused too).
     or {"id": ID, "unavailable": M}        the compiler's imports failed (ImportError)
     or {"id": ID, "internal": M}                                      a broken request
 OBS is {"returns": [{"sizes", "values"}], "storages": {name: values}}.
@@ -80,10 +84,13 @@ def handle(req):
     res = {}
     try:
         inputs, storages = setup()
-        eager = observe(list(fn(*inputs)), storages)
+        res["eager"] = observe(list(fn(*inputs)), storages)
     except Exception as e:
-        return {"eager_error": _err(e)}
-    res["eager"] = eager
+        res["eager_error"] = _err(e)
+        # A program the oracle accepts: eager's error is the answer. One it
+        # rejects ("invalid"): does the compiler accept what eager refused?
+        if not req.get("invalid"):
+            return res
     try:  # a compiler that cannot even be imported is not installed, not a finding
         _imported(req["imports"])
     except ImportError as e:

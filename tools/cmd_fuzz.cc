@@ -63,6 +63,7 @@ std::string adopt_campaign_settings(FuzzArgs& a) {
   take("--target", "target", o.target);
   take("--checked", "checked", o.checked);
   take("--size", "gen_size", o.gen.size);
+  take("--invalid-rate", "gen_invalid_rate", o.gen.invalid_rate);
   take("--programs", "programs", o.programs);
   take("--log-all", "log_all", o.log_all);
   std::string shard = a.shard;
@@ -101,6 +102,7 @@ std::string invalid_options(FuzzArgs& a) {
   if (!(o.case_timeout_s > 0)) return "--case-timeout must be > 0 seconds";
   if (!(o.minimize_s >= 0)) return "--minimize-time must be >= 0";
   if (o.gen.size < 1 || o.gen.size > 9000) return "--size must be in 1..9000";
+  if (!(o.gen.invalid_rate >= 0 && o.gen.invalid_rate <= 1)) return "--invalid-rate must be in [0, 1]";
   if (a.fail_on != "bugs" && a.fail_on != "any") return "--fail-on takes bugs or any";
   if (!a.seed.empty()) {
     if (!unsigned_integer(a.seed).empty()) return "--seed takes a non-negative integer of at most 19 digits";
@@ -221,6 +223,9 @@ void register_fuzz(CLI::App& app, int* status) {
   c->add_option("--case-timeout", a->o.case_timeout_s,
                 "seconds before a case counts as a hang (default 20; 120 with an external strategy)");
   c->add_option("--size", a->o.gen.size, "statements per generated program");
+  c->add_option("--invalid-rate", a->o.gen.invalid_rate,
+                "fraction of programs made ones eager PyTorch rejects (overlap, shape, view, arg errors): an external "
+                "strategy that runs one is a finding of the accepts-invalid class (default 0)");
   c->add_flag("--quiet", a->o.quiet, "no status lines");
   c->add_flag("--log-all", a->o.log_all,
               "also log every divergence to findings-all.jsonl (findings.jsonl keeps one line per bucket)");

@@ -7,6 +7,12 @@ each FUNCTION takes the program's Python function and returns a callable.
                        (add_, mul_, copy_, ...) returns its target
                        unchanged, so the writes are lost; the fuzzer must
                        find it (any torch with TorchFunctionMode)
+  swallow_errors       deliberately wrong: runs the program and, when
+                       PyTorch raises, returns the inputs instead: it
+                       accepts every program eager rejects (the
+                       accepts-invalid class of --invalid-rate)
+  as_is                the program itself (correct: refuses what eager
+                       refuses)
   segfault_on_exp_     kills its own process with SIGSEGV (after a line on
                        stderr) when the program calls exp_, else runs it:
                        a compiler crash, the runner-crash bucket kind
@@ -49,3 +55,16 @@ def segfault_on_exp_(fn):
             os.kill(os.getpid(), signal.SIGSEGV)
         return fn(*args)
     return compiled
+
+
+def swallow_errors(fn):
+    def compiled(*args):
+        try:
+            return fn(*args)
+        except Exception:
+            return list(args[:1])
+    return compiled
+
+
+def as_is(fn):
+    return fn
