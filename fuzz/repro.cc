@@ -478,6 +478,7 @@ bool write_minimized(const std::string& dir, const MinimizedFinding& m, std::str
         {"budget_hit", s.budget_hit}, {"elapsed_s", s.elapsed_s}};
     if (m.record.mismatch) j["first_mismatch"] = oracles::mismatch_json(*m.record.mismatch);
     if (!m.record.error.empty()) j["error"] = m.record.error;
+    if (!m.record.accepted_invalid.empty()) j["accepted_invalid"] = m.record.accepted_invalid;
     if (!m.record.stderr_tail.empty()) j["stderr_tail"] = m.record.stderr_tail;
     // The bug this finding is (fuzz/signature.h): findings of one bug share it.
     const BugSignature bug = bug_signature(m.bug_record, m.bug_program);

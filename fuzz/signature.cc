@@ -156,7 +156,10 @@ BugSignature bug_signature(const RunRecord& rec, const ir::Program& minimized) {
   const RunSpec& s = rec.spec;
   std::string who = s.strategy.empty() ? strategy_for_mutant(s.inject) : s.strategy;
   if (!s.inject.empty()) who += "+" + s.inject;
-  const std::string what = rec.error.empty() ? "values" : error_type(rec.error);
+  // A program eager rejects that the strategy ran: the oracle's error kind.
+  const std::string what = !rec.accepted_invalid.empty() ? "accepts-invalid-" + rec.accepted_invalid
+                           : rec.error.empty()           ? "values"
+                                                         : error_type(rec.error);
   const std::string sk = skeleton(minimized);
   BugSignature b;
   b.key = who + "|" + what + "|" + sk;

@@ -2,8 +2,9 @@
 // *minimized* program, so that the many classes a campaign sorts findings
 // into online (fuzz/check.h bucket_of: strategy, reorder and fusion class,
 // observable, class of the first diverging op) fold into the bugs behind
-// them. The key is the strategy (and mutant), the error type for errors,
-// and the program's skeleton: its ops and alias structure (which inputs
+// them. The key is the strategy (and mutant), the error type for errors
+// (accepts-invalid-KIND for a program eager rejects that it ran), and the
+// program's skeleton: its ops and alias structure (which inputs
 // share a storage, which statements read which values) with names made
 // canonical and sizes, offsets, constants and initial values abstracted.
 // Which observable diverged is not part of it (a property of the bug).
@@ -25,7 +26,7 @@ std::string skeleton(const ir::Program& p);
 std::string error_type(const std::string& error);
 
 struct BugSignature {
-  std::string key;   // strategy[+mutant] | error type or "values" | skeleton
+  std::string key;   // strategy[+mutant] | error type, accepts-invalid-KIND or "values" | skeleton
   std::string name;  // readable and unique: update_aliases__IndexError__add_-tanh___3f2a91c4
 };
 BugSignature bug_signature(const RunRecord& rec, const ir::Program& minimized);

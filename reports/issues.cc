@@ -49,7 +49,9 @@ std::string issue_text(const json& summary, const json& bug, const json& bucket,
   std::string t = "# " + (strategy.empty() ? std::string("aliasfuzz") : strategy) + ": ";
   const std::string error = story.contains("error") ? value_text(story["error"]) : "";
   const std::string runner = fuzz::runner_failure_kind(error);
-  if (runner.rfind("runner-crash", 0) == 0)
+  if (story.contains("accepted_invalid"))
+    t += "runs a program PyTorch eager rejects (" + value_text(story["accepted_invalid"]) + " error)";
+  else if (runner.rfind("runner-crash", 0) == 0)
     t += "the Python process dies (" + (runner == "runner-crash" ? std::string("how: unknown") : runner.substr(13)) +
          ") on a program PyTorch eager runs";
   else if (runner == "runner-timeout") t += "hangs on a program PyTorch eager runs (" + error.substr(0, 80) + ")";

@@ -61,6 +61,7 @@ json bucket_story(const std::string& dir, const std::string& name, const json& f
       what = m.value("first_mismatch", json::object());
       if (m.contains("error")) what["error"] = m["error"];
       if (m.contains("stderr_tail")) what["stderr_tail"] = m["stderr_tail"];
+      if (m.contains("accepted_invalid")) what["accepted_invalid"] = m["accepted_invalid"];
       what["op"] = m.value("first_diverging_op", json(""));
       if (m.contains("spec")) s["spec"] = m["spec"];  // the minimizer may change a random:SEED
     }
@@ -71,6 +72,7 @@ json bucket_story(const std::string& dir, const std::string& name, const json& f
                            {"actual", what.value("actual", json(nullptr))}};
   if (what.contains("error")) s["error"] = what["error"];
   if (what.contains("stderr_tail")) s["stderr_tail"] = what["stderr_tail"];  // a crashed compiler's last words
+  if (what.contains("accepted_invalid")) s["accepted_invalid"] = what["accepted_invalid"];  // ran what eager rejects
   if (what.value("op", json("")) != json("")) s["first_diverging_op"] = what["op"];
   if (finding.contains("attribution")) s["attribution"] = finding["attribution"];
   if (has_case) s["statements_before"] = statements(case_text);
@@ -128,6 +130,9 @@ std::vector<std::string> story_lines(const json& s) {
                   (s.contains("first_diverging_op") ? " (first diverging op: " + value_text(s["first_diverging_op"]) + ")" : ""));
   }
   if (s.contains("error")) out.push_back("error: " + value_text(s["error"]));
+  if (s.contains("accepted_invalid"))
+    out.push_back("accepts a program PyTorch eager rejects (" + value_text(s["accepted_invalid"]) + " error)" +
+                  (s.contains("first_diverging_op") ? ", at " + value_text(s["first_diverging_op"]) : std::string()));
   if (s.contains("stderr_tail")) {
     const std::string tail = value_text(s["stderr_tail"]);
     out.push_back("last stderr line of the dead process: " + tail.substr(tail.rfind('\n') + 1));
