@@ -147,6 +147,8 @@ int init_rank(const ir::StorageDecl& s) {
   }
   return 9;
 }
+// Above every init_rank: simpler_inits(d, kAnyInit) gives every simple init.
+constexpr int kAnyInit = 10;
 
 // Storage elements the inputs need (as_strided inputs only; a whole input
 // follows its storage).
@@ -283,7 +285,7 @@ class Minimizer {
       }
       for (const Program& c : cands)
         for (size_t s = 0; s < c.storages.size() && !out_of_budget(); ++s)
-          for (const ir::StorageDecl& d : simpler_inits(c.storages[s], 9)) {
+          for (const ir::StorageDecl& d : simpler_inits(c.storages[s], kAnyInit)) {
             Program e = c;
             e.storages[s] = d;
             if (try_candidate(e)) return true;
