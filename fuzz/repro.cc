@@ -163,9 +163,9 @@ def main():
         eager = _observe(*_program())
     except Exception as e:  # PyTorch refused the program
         print("PyTorch eager raised: %s" % (_error(e),))
-        if not FINDING["accepted_invalid"]:
+        if not FINDING["eager_rejects"]:
             return 2
-        eager = None  # the finding: a compiler that runs it all the same
+        eager = None  # a program eager rejects: the finding is what the compiler does with it
     actual = STRATEGY_OBSERVABLES
     functional = None
     if FUNCTIONALIZE and COMPILER is None:
@@ -215,7 +215,7 @@ def main():
             print("%s refuses it too: the finding no longer reproduces" % label)
             return 0
         print("DIVERGENCE: %s runs a program eager PyTorch rejects (the oracle's error kind: %s)" % (
-            label, FINDING["accepted_invalid"]))
+            label, FINDING["eager_rejects"]))
         return 1
     mm = FINDING["mismatch"]
     print()
@@ -327,8 +327,9 @@ def _crash_check():
               "the finding (a crash) no longer reproduces" % (child.returncode, label))
         return 0
     print("the child's last stderr lines:\n%s" % (tail or "(none)"))
-    print("DIVERGENCE: the Python process running %s died: %s; eager PyTorch runs the program" % (
-        COMPILER["compile"], how))
+    print("DIVERGENCE: the Python process running %s died: %s; eager PyTorch %s" % (
+        COMPILER["compile"], how, "raises a %s error on the program" % FINDING["eager_rejects"]
+        if FINDING["eager_rejects"] else "runs the program"))
     return 1
 
 
@@ -393,11 +394,12 @@ std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRec
                  ? ";\n#  .venv-thunder is made by `./aliasfuzz setup --thunder`: torch 2.9.1, lightning-thunder 0.2.6)\n"
                  : ")\n");
   head += "# bucket: " + bucket_of(rec) + "\n# spec: " + spec_flags(spec) + "\n";
-  if (!rec.accepted_invalid.empty()) {
-    auto an = ir::analyze(p);
-    head += "# eager PyTorch rejects this program (" + (an ? std::string("?") : an.error().to_string()) +
-            "); the compiler runs it\n";
-  }
+  // A program the oracle rejects (--invalid-rate): eager PyTorch raises on
+  // it, and the finding is what the compiler does with it (runs it: the
+  // accepts-invalid class; or dies).
+  const auto an = ir::analyze(p);
+  const std::string eager_rejects = an ? "" : ir::kind_name(an.error().kind);
+  if (!an) head += "# eager PyTorch rejects this program (" + an.error().to_string() + ")\n";
   if (rec.mismatch && !rec.mismatch->what.empty())
     head += "# first mismatch: " + rec.mismatch->observable + ": " + rec.mismatch->what + "\n";
   else if (rec.mismatch)
@@ -424,10 +426,10 @@ std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRec
          ", \"fusion\": " + py_str(spec.fusion) + ", \"target\": " + py_str(spec.target) +
          ",\n           \"flags\": " + py_str(spec_flags(spec)) + ", \"op\": " + py_str(rec.op) +
          ", \"error\": " + py_str(rec.error) + ",\n           \"mismatch\": " + mm_py +
-         ", \"accepted_invalid\": " + py_str(rec.accepted_invalid) + "}\n";
+         ",\n           \"eager_rejects\": " + py_str(eager_rejects) + "}\n";
   out += "# The oracle's expected observables (PyTorch semantics, computed by aliasfuzz; None: the oracle\n"
          "# rejects the program).\n";
-  out += "EXPECTED = " + (rec.accepted_invalid.empty() ? py_observables(p, expected) : std::string("None")) + "\n";
+  out += "EXPECTED = " + (eager_rejects.empty() ? py_observables(p, expected) : std::string("None")) + "\n";
   out += "# The program, re-run by `aliasfuzz run` for aliasfuzz's own strategies (binary: $AF_BIN, this\n"
          "# path, or `aliasfuzz` on PATH).\n";
   out += "AF_PROGRAM = " + py_str(ir::print(p)) + "\n";
