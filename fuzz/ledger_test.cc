@@ -67,7 +67,7 @@ TEST(Ledger, EntriesReplayAsTheirStatusSays) {
     EXPECT_FALSE(r->agree) << e.name << ": marked " << e.status << " but " << e.system
                            << " no longer diverges: fixed? update its status";
     if (r->agree) continue;
-    const std::string what = r->error.empty() ? "values" : error_type(r->error);
+    const std::string what = bug_what(*r);
     EXPECT_EQ(what, e.what) << e.name << ": diverges another way now: " << r->error;
   }
   if (replayed == 0) GTEST_SKIP() << "skipped: no compiler of the ledger is installed here:" << unavailable;

@@ -152,14 +152,16 @@ std::string error_type(const std::string& error) {
   return "error";
 }
 
+std::string bug_what(const RunRecord& rec) {
+  if (!rec.accepted_invalid.empty()) return "accepts-invalid-" + rec.accepted_invalid;
+  return rec.error.empty() ? "values" : error_type(rec.error);
+}
+
 BugSignature bug_signature(const RunRecord& rec, const ir::Program& minimized) {
   const RunSpec& s = rec.spec;
   std::string who = s.strategy.empty() ? strategy_for_mutant(s.inject) : s.strategy;
   if (!s.inject.empty()) who += "+" + s.inject;
-  // A program eager rejects that the strategy ran: the oracle's error kind.
-  const std::string what = !rec.accepted_invalid.empty() ? "accepts-invalid-" + rec.accepted_invalid
-                           : rec.error.empty()           ? "values"
-                                                         : error_type(rec.error);
+  const std::string what = bug_what(rec);
   const std::string sk = skeleton(minimized);
   BugSignature b;
   b.key = who + "|" + what + "|" + sk;

@@ -25,6 +25,11 @@ std::string skeleton(const ir::Program& p);
 // names none; runner_failure_kind (check.h) for a crashed or hung runner.
 std::string error_type(const std::string& error);
 
+// How a run diverges, as a bug key and the ledger's `what:` line name it:
+// "values", the error type (error_type), or accepts-invalid-KIND for a
+// program eager rejects that the strategy ran.
+std::string bug_what(const RunRecord& rec);
+
 struct BugSignature {
   std::string key;   // strategy[+mutant] | error type, accepts-invalid-KIND or "values" | skeleton
   std::string name;  // readable and unique: update_aliases__IndexError__add_-tanh___3f2a91c4
