@@ -215,6 +215,8 @@ json summarize(const std::string& dir) {
     r["not_supported"] = campaign["not_supported"];
   if (state.contains("regions_histogram") && state["regions_histogram"].is_object())
     r["regions_histogram"] = state["regions_histogram"];
+  // --invalid-rate: the invalid programs were made on purpose.
+  if (campaign.value("gen_invalid_rate", 0.0) > 0) r["invalid_rate"] = campaign["gen_invalid_rate"];
   return r;
 }
 
@@ -229,7 +231,12 @@ std::string render_markdown(const json& s) {
   }
   m += "- programs: " + std::to_string(s.value("programs", int64_t{0})) + " in " + fmt(s.value("elapsed_s", 0.0)) +
        " s (" + fmt(s.value("programs_per_s", 0.0)) + " programs/s)\n";
-  m += "- invalid: " + std::to_string(s.value("invalid", int64_t{0})) + "\n";
+  m += "- invalid: " + std::to_string(s.value("invalid", int64_t{0}));
+  if (s.contains("invalid_rate"))
+    m += " (--invalid-rate " + value_text(s["invalid_rate"]) +
+         ": programs eager PyTorch rejects, run by the external strategies; one that runs such a program is an "
+         "accepts-invalid finding)";
+  m += "\n";
   for (const auto& c : s.value("commands", json::array())) m += "- command: `" + value_text(c) + "`\n";
   const json versions = s.value("versions", json::object());
   if (!versions.empty()) {
