@@ -174,6 +174,12 @@ TEST(Generator, TenThousandProgramsValidFiniteAndCoverTheVocabulary) {
       std::printf("  programs with %-14s %6ld\n", ir::op_name(op), programs_with[static_cast<int>(op)]);
       EXPECT_GE(programs_with[static_cast<int>(op)], n / 100) << ir::op_name(op);
     }
+  // Format v1.3's metadata ops and unfold: each in >= 1% of the programs.
+  for (ir::OpKind op : generated_ops())
+    if (ir::added_in_v13(op)) {
+      std::printf("  programs with %-14s %6ld\n", ir::op_name(op), programs_with[static_cast<int>(op)]);
+      EXPECT_GE(programs_with[static_cast<int>(op)], n / 100) << ir::op_name(op);
+    }
   std::printf("programs with an out= write into a view of an operand's storage: %ld\n", out_into_operand_storage);
   EXPECT_GE(out_into_operand_storage, n / 100);
   for (ir::OpKind op : {ir::OpKind::SliceScatter, ir::OpKind::SelectScatter, ir::OpKind::DiagonalScatter,

@@ -33,6 +33,10 @@ void checked_args_into(const Stmt& st, const std::vector<TensorMeta>& values, st
 // The elements an in-place statement writes: its first argument, or for
 // setitem_ the slice it assigns.
 Geometry written_geometry(const Stmt& st, const Analysis& an);
+// Whether a view-like result `out` of op on `src` is the tensor object src
+// itself (PyTorch returns self): in-place results, format v1.3's metadata
+// ops, and may-alias ops that return their argument unchanged.
+bool returns_self(OpKind op, const Geometry& out, const Geometry& src);
 // Whether a statement computes element values (in-place writes,
 // out-of-place results, may-alias ops that copy); views and update_aliases
 // only name memory. Its produced values: the written elements after an

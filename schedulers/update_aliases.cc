@@ -286,6 +286,19 @@ Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& 
         t.program = src;
         return t;
       }
+  // Format v1.3's metadata ops: Thunder 0.2.6 has no symbol for transpose_,
+  // t_, squeeze_, unsqueeze_, swapdims_ or as_strided_ (thunder.jit raises
+  // "AttributeError: Unknown attribute transpose_" while tracing; checked in
+  // the venv).
+  // With fix `atomic` (the fixed variants) they are the views they mirror.
+  for (const auto& st : src.stmts)
+    if (ir::is_metadata_inplace(st.op)) {
+      if (fx.has(UaFix::Atomic)) return update_aliases_strategy(views_for_metadata_ops(src), an, fx, mutant);
+      t.error = std::string(kThunderRaises) + ": AttributeError: Unknown attribute " + ir::op_name(st.op) + " (line " +
+                std::to_string(st.line) + ")";
+      t.program = src;
+      return t;
+    }
   // Pass 1 (or its fix).
   Pass1 p1;
   const ir::Program* pp = &src;
