@@ -157,6 +157,9 @@ int Gen::emit(OpKind op, std::vector<Arg> args, bool bind_inplace) {
         for (float f : values_of(static_cast<int>(st.args[k].i))) index.push_back(static_cast<int64_t>(f));
     if (auto e = ir::check_index_values(op, checked, index)) res = *e;
   }
+  if (res && op == OpKind::SetitemI &&
+      ir::squeezed_to_0d(program, analysis.values, program.stmts.size(), static_cast<int>(st.args[0].i)))
+    res = ir::Error{ir::ErrorKind::Version, 0, "setitem_ on a tensor squeeze_ made 0-d"};  // as ir::analyze
   if (!res) {
     ++invalid_rejected;
     return -1;

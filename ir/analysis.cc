@@ -152,6 +152,8 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
     if (stale) return *stale;
     if (auto e = check_list_limits(st, limits)) return *e;
     if (auto e = check_dtypes(p, st, dtype)) return *e;
+    if (st.op == OpKind::SetitemI && squeezed_to_0d(p, an.values, si, static_cast<int>(st.args[0].i)))
+      return Error{ErrorKind::Version, st.line, "setitem_ on a tensor squeeze_ made 0-d: PyTorch 1.13 slices it as the 1-d tensor it was, 2.x raises"};
     checked_args_into(st, an.values, &checked);
     auto r = infer(st.op, checked);
     if (r && added_in_v12(st.op))
@@ -234,6 +236,17 @@ Geometry written_geometry(const Stmt& st, const Analysis& an) {
 bool returns_self(OpKind op, const Geometry& out, const Geometry& src) {
   return is_inplace(op) || is_metadata_inplace(op) ||
          ((op == OpKind::Contiguous || op == OpKind::Flatten) && out == src && (op == OpKind::Contiguous || src.rank() == 1));
+}
+
+bool squeezed_to_0d(const Program& p, const std::vector<TensorMeta>& values, size_t upto, int v) {
+  if (values[v].g.rank() != 0) return false;
+  for (size_t si = 0; si < upto && si < p.stmts.size(); ++si) {
+    const Stmt& st = p.stmts[si];
+    if (st.op == OpKind::SqueezeI && !st.outs.empty() && values[st.args[0].i].impl == values[v].impl &&
+        values[st.args[0].i].g.rank() == 1)
+      return true;
+  }
+  return false;
 }
 
 bool computes_values(const Stmt& st, const Analysis& an) {

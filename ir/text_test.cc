@@ -124,6 +124,8 @@ TEST(Text, FormatV13ErrorKinds) {
       {"u = unfold(x, 2, 1, 1)\n", ErrorKind::Arg, 4},
       {"u = unfold(x, 1, 2, 1)\nadd_(u, 1.0)\n", ErrorKind::Undefined, 5},         // overlapping windows: PyTorch does not check
       {"u = unfold(x, 1, 2, 1)\nc = clone(u)\ncopy_(u, c)\n", ErrorKind::Undefined, 6},
+      // 1.13 slices a tensor squeeze_ made 0-d as the 1-d tensor it was, 2.x raises
+      {"r = select(x, 0, 0)\nn = narrow(r, 0, 1, 1)\nz = squeeze_(n, 0)\nsetitem_(z, 0, 0, 1, 2.0)\n", ErrorKind::Version, 7},
   };
   for (const auto& c : cases) {
     const std::string text = h + c.text;
