@@ -6,7 +6,11 @@ Run with both Pythons and diff the outputs:
 On 1 Dec 2026 (PyTorch 1.13 vs torch 2.9.1) the differences are: unfold with
 a negative window size (1.13 "Storage size calculation overflowed" from
 as_strided, 2.9 "size is -1 but must be >= 0": both `arg`), and the
-functionalization probes at the end, which need torch.func (2.x only).
+functionalization probes at the end, which need torch.func (2.x only), and
+setitem on a tensor squeeze_ made 0-d (1.13 slices it as the 1-d tensor it
+was: z[0:1] = v runs; 2.9 raises; the format's kind `version`), and
+z[0:0] = v on any other 0-d tensor (1.13 runs it, 2.9 raises: format v1's
+0-d setitem_ rule, not changed by v1.3).
 Everything else (results, geometry, errors) is the same.
 """
 import warnings
@@ -76,6 +80,20 @@ def caller():
     f(x)
     return geo(x)
 t("input after the call", caller)
+# Python indexing of a tensor squeeze_ made 0-d (kind `version`): 1.13 slices it
+# as the 1-d tensor it was, 2.x raises; any other 0-d tensor takes z[0:0].
+def sq0(s, e):
+    z = torch.arange(4.)[1:2].squeeze_(0)
+    z[s:e] = 5.0
+    return z.item()
+t("squeeze_ to 0-d, z[0:1] = v", lambda: sq0(0, 1))
+t("squeeze_ to 0-d, z[0:0] = v", lambda: sq0(0, 0))
+def plain0(s, e):
+    z = torch.arange(4.)[1:2].squeeze(0)
+    z[s:e] = 5.0
+    return z.item()
+t("squeeze view 0-d, z[0:1] = v", lambda: plain0(0, 1))
+t("squeeze view 0-d, z[0:0] = v", lambda: plain0(0, 0))
 # unfold: geometry, errors, writes through overlapping windows.
 x = torch.arange(10.)
 t("unfold 3/2", lambda: geo(x.unfold(0, 3, 2)))
