@@ -68,7 +68,7 @@ bool Gen::window(int64_t numel, Shape* sizes, Shape* strides, int64_t* offset) {
 
 bool Gen::writable(int v) const {
   const Geometry& g = geo(v);
-  return g.numel() > 0 && ir::internal_overlap_status(g) != ir::Overlap::Yes && !ir::has_exact_internal_overlap(g);
+  return live(v) && g.numel() > 0 && ir::internal_overlap_status(g) != ir::Overlap::Yes && !ir::has_exact_internal_overlap(g);
 }
 
 int Gen::pick_any() {
@@ -157,6 +157,9 @@ int Gen::emit(OpKind op, std::vector<Arg> args, bool bind_inplace) {
         for (float f : values_of(static_cast<int>(st.args[k].i))) index.push_back(static_cast<int64_t>(f));
     if (auto e = ir::check_index_values(op, checked, index)) res = *e;
   }
+  if (res && op == OpKind::SetitemI &&
+      ir::squeezed_to_0d(program, analysis.values, program.stmts.size(), static_cast<int>(st.args[0].i)))
+    res = ir::Error{ir::ErrorKind::Version, 0, "setitem_ on a tensor squeeze_ made 0-d"};  // as ir::analyze
   if (!res) {
     ++invalid_rejected;
     return -1;
@@ -196,9 +199,7 @@ int Gen::emit(OpKind op, std::vector<Arg> args, bool bind_inplace) {
       const ir::TensorMeta src = analysis.values[st.args[om.source_arg].i];
       m.storage = src.storage;
       m.storage_numel = src.storage_numel;
-      const bool self = inplace || ((op == OpKind::Contiguous || op == OpKind::Flatten) && om.g == src.g &&
-                                    (op == OpKind::Contiguous || src.g.rank() == 1));
-      m.impl = self ? src.impl : next_impl++;
+      m.impl = ir::returns_self(op, om.g, src.g) ? src.impl : next_impl++;
     }
     analysis.values.push_back(m);
     st.outs.push_back(program.new_value(fresh_name()));
@@ -234,6 +235,12 @@ int Gen::emit(OpKind op, std::vector<Arg> args, bool bind_inplace) {
   if (inplace) {
     last_written_storage = written;
     last_written_value = static_cast<int>(st.args[0].i);
+  }
+  if (ir::is_metadata_inplace(op)) {  // x's other names retire (ir::analyze's rule)
+    const int x_impl = meta(static_cast<int>(st.args[0].i)).impl;
+    retired.resize(analysis.values.size(), 0);
+    for (int v = 0; v < num_values(); ++v)
+      if (meta(v).impl == x_impl && v != st.outs[0]) retired[v] = 1;
   }
   const int bound = static_cast<int>(st.outs.size());
   // Aliases and fresh copies become favourite targets of later writes.

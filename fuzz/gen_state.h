@@ -116,6 +116,7 @@ struct Gen {
   int inplace_weight = 0;               // total weight of the in-place ops
   std::vector<int> def_stmt;            // by value id: defining statement, -1 for inputs
   std::vector<int> storage_last_write;  // by storage id: last writing statement, -1 if none
+  std::vector<char> retired;            // by value id: names a metadata op retired (format v1.3)
 
   Gen(uint64_t seed, uint64_t index, const GenOptions& opt);
 
@@ -140,11 +141,14 @@ struct Gen {
   // ---- picking tensors ------------------------------------------------------
 
   bool writable(int v) const;
-  // Whether v is f32 data (not an i64 index or bool mask input): the only
-  // values pick_any and pick_where return.
+  // Format v1.3: whether v's name is still usable (not retired by a
+  // metadata op on its tensor object).
+  bool live(int v) const { return v >= static_cast<int>(retired.size()) || !retired[v]; }
+  // Whether v is live f32 data (not an i64 index or bool mask input, not a
+  // retired name): the only values pick_any and pick_where return.
   bool is_data(int v) const {
     const int s = meta(v).storage;
-    return s >= static_cast<int>(program.storages.size()) || program.storages[s].dtype == ir::Dtype::F32;
+    return live(v) && (s >= static_cast<int>(program.storages.size()) || program.storages[s].dtype == ir::Dtype::F32);
   }
   int pick_any();
   int pick_any_value();  // pick_any's draw, any dtype
@@ -214,6 +218,10 @@ struct Gen {
   bool recipe_diagonal(OpKind op);
   bool recipe_as_strided(OpKind op);
   bool recipe_split(OpKind op);
+  bool recipe_unfold(OpKind op);
+  // Format v1.3's metadata ops: the mirrored view's arguments, on an input
+  // or a view of one most of the time, and often a write through the result.
+  bool recipe_meta_in_place(OpKind op);
   bool recipe_in_place_binary(OpKind op);
   bool recipe_in_place_unary(OpKind op);
   bool recipe_clamp(OpKind op);

@@ -171,7 +171,7 @@ void Gen::make_return() {
   const int n = num_values();
   std::vector<int> ret;
   auto add = [&](int v) {
-    if (v >= 0 && v < n && std::find(ret.begin(), ret.end(), v) == ret.end()) ret.push_back(v);
+    if (v >= 0 && v < n && live(v) && std::find(ret.begin(), ret.end(), v) == ret.end()) ret.push_back(v);
   };
   const int want = static_cast<int>(rng.range(1, std::max(1, options.max_returns)));
   // the last result, a tensor on the last written storage, then any

@@ -174,6 +174,12 @@ TEST(Generator, TenThousandProgramsValidFiniteAndCoverTheVocabulary) {
       std::printf("  programs with %-14s %6ld\n", ir::op_name(op), programs_with[static_cast<int>(op)]);
       EXPECT_GE(programs_with[static_cast<int>(op)], n / 100) << ir::op_name(op);
     }
+  // Format v1.3's metadata ops and unfold: each in >= 1% of the programs.
+  for (ir::OpKind op : generated_ops())
+    if (ir::added_in_v13(op)) {
+      std::printf("  programs with %-14s %6ld\n", ir::op_name(op), programs_with[static_cast<int>(op)]);
+      EXPECT_GE(programs_with[static_cast<int>(op)], n / 100) << ir::op_name(op);
+    }
   std::printf("programs with an out= write into a view of an operand's storage: %ld\n", out_into_operand_storage);
   EXPECT_GE(out_into_operand_storage, n / 100);
   for (ir::OpKind op : {ir::OpKind::SliceScatter, ir::OpKind::SelectScatter, ir::OpKind::DiagonalScatter,
@@ -242,10 +248,10 @@ TEST(Generator, GoldenProgramsAreStable) {
     uint64_t seed, index, structural, text;
   };
   const Golden golden[] = {
-      // re-recorded for format v1.2 (its indexed writes and their index inputs are generated)
-      {1, 0, 0xd664ace34d16246fULL, 0xdfaeace9c74f5ae6ULL},
-      {2, 5, 0x85e7cdf087da7014ULL, 0xc748ebd7829cf14dULL},
-      {20261129, 9999, 0x842ee24bfe713967ULL, 0x79670263b6aebeb9ULL},
+      // re-recorded for format v1.3 (its metadata ops and unfold are generated)
+      {1, 0, 0x9ade9fc1eb3a5ab0ULL, 0x352684602c9be0e8ULL},
+      {2, 5, 0xf96d5e3b32e9176fULL, 0xa910618e60b77342ULL},
+      {20261129, 9999, 0xa203fef312f8a25fULL, 0x76fc56138bbea423ULL},
   };
   for (const Golden& g : golden) {
     const ir::Program p = generate(g.seed, g.index);

@@ -634,6 +634,9 @@ class Minimizer {
       if (view_like && st.outs.size() == 1 && st.op != OpKind::Alias) {
         if (st.op == OpKind::Reshape) with(OpKind::View, st.args);
         if (st.op == OpKind::Flatten) with(OpKind::View, {st.args[0], Arg::ints({-1})});
+        // A metadata op (format v1.3) becomes the view it mirrors (same
+        // geometry, x itself unchanged), before alias drops the geometry.
+        if (ir::is_metadata_inplace(st.op)) with(ir::geometry_op(st.op), st.args);
         with(OpKind::Alias, {st.args[0]});
         // A may-alias op whose copy-or-view matters becomes reshape, the
         // representative of its class (flatten, contiguous: the same

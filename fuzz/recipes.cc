@@ -187,6 +187,61 @@ bool Gen::recipe_split(OpKind op) {
   return emit(op, {T(x), I(rng.range(std::max<int64_t>(lo, 1), n - 1)), I(dim)}) >= 0;
 }
 
+bool Gen::recipe_unfold(OpKind op) {
+  int x = pick_where([&](int v) { return geo(v).rank() >= 1 && geo(v).numel() > 0; });
+  if (x < 0) return false;
+  const Geometry& g = geo(x);
+  const int d = static_cast<int>(rng.below(g.rank()));
+  const int64_t n = g.sizes[d];
+  const int64_t size = rng.range(1, n);
+  // Overlapping windows (step < size) half the time.
+  const int64_t step = size > 1 && rng.chance(500) ? rng.range(1, size - 1) : rng.range(size, n + 1);
+  return emit(op, {T(x), I(rng.chance(150) ? d - g.rank() : d), I(size), I(step)}) >= 0;
+}
+
+bool Gen::recipe_meta_in_place(OpKind op) {
+  const OpKind view = ir::geometry_op(op);
+  const int maxr = max_rank();
+  auto fits = [&](int v) {
+    const int r = geo(v).rank();
+    switch (view) {
+      case OpKind::Transpose: return r >= 2;
+      case OpKind::T: return r <= 2;
+      case OpKind::Squeeze: return r >= 1;
+      case OpKind::Unsqueeze: return r < maxr;
+      default: return geo(v).numel() > 0;  // as_strided
+    }
+  };
+  // An input or a view of one most of the time: the caller's tensor changes.
+  int x = rng.chance(650) ? pick_where([&](int v) { return meta(v).storage < analysis.num_declared && fits(v); }) : -1;
+  if (x < 0) x = pick_where(fits);
+  if (x < 0) return false;
+  const Geometry& g = geo(x);
+  std::vector<Arg> args{T(x)};
+  if (view == OpKind::Transpose) {
+    args.push_back(I(rand_dim(g.rank())));
+    args.push_back(I(rand_dim(g.rank())));
+  } else if (view == OpKind::Squeeze) {
+    std::vector<int64_t> ones;
+    for (int d = 0; d < g.rank(); ++d)
+      if (g.sizes[d] == 1) ones.push_back(d);
+    args.push_back(I((!ones.empty() && rng.chance(700)) ? rng.pick(ones) : rand_dim(g.rank())));
+  } else if (view == OpKind::Unsqueeze) {
+    args.push_back(I(rng.range(-(g.rank() + 1), g.rank())));
+  } else if (view == OpKind::AsStrided) {
+    Shape sz, st;
+    int64_t off;
+    if (!window(meta(x).storage_numel, &sz, &st, &off)) return false;
+    args.push_back(L(sz));
+    args.push_back(L(st));
+    args.push_back(I(off));
+  }
+  if (emit(op, std::move(args)) < 0) return false;
+  // Reads and writes through the new geometry follow.
+  if (rng.chance(500)) pending_target = program.stmts.back().outs[0];
+  return true;
+}
+
 bool Gen::recipe_in_place_binary(OpKind op) {
   int x = pick_target();
   if (x < 0) return false;
@@ -419,6 +474,8 @@ bool Gen::try_op(OpKind op) {
     case R::Diagonal: return recipe_diagonal(op);
     case R::AsStrided: return recipe_as_strided(op);
     case R::Split: return recipe_split(op);
+    case R::Unfold: return recipe_unfold(op);
+    case R::MetaInPlace: return recipe_meta_in_place(op);
     case R::InPlaceBinary: return recipe_in_place_binary(op);
     case R::InPlaceUnary: return recipe_in_place_unary(op);
     case R::Clamp: return recipe_clamp(op);

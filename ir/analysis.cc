@@ -137,10 +137,23 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
     return v < static_cast<int64_t>(p.inputs.size()) ? p.storages[p.inputs[v].storage].dtype : Dtype::F32;
   };
   std::vector<CheckedArg> checked;  // reused by every statement
+  // Format v1.3: names whose tensor object a metadata op re-shaped (the
+  // op's own result is the object's one live name from then on).
+  std::vector<char> retired(p.num_values(), 0);
+  auto retired_use = [&](int v, int line) -> std::optional<Error> {
+    if (!retired[v]) return std::nullopt;
+    return Error{ErrorKind::Retired, line, "'" + p.value_names[v] + "' names a tensor whose sizes and strides an in-place metadata op changed: "
+                                           "the format retires it (use that op's result)"};
+  };
   for (size_t si = 0; si < p.stmts.size(); ++si) {
     const Stmt& st = p.stmts[si];
+    std::optional<Error> stale;
+    for_each_tensor_arg(st, [&](int v) { if (!stale) stale = retired_use(v, st.line); });
+    if (stale) return *stale;
     if (auto e = check_list_limits(st, limits)) return *e;
     if (auto e = check_dtypes(p, st, dtype)) return *e;
+    if (st.op == OpKind::SetitemI && squeezed_to_0d(p, an.values, si, static_cast<int>(st.args[0].i)))
+      return Error{ErrorKind::Version, st.line, "setitem_ on a tensor squeeze_ made 0-d: PyTorch 1.13 slices it as the 1-d tensor it was, 2.x raises"};
     checked_args_into(st, an.values, &checked);
     auto r = infer(st.op, checked);
     if (r && added_in_v12(st.op))
@@ -157,6 +170,8 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
     }
     const auto& outs = r.value();
     const size_t want = inplace ? (st.op == OpKind::SetitemI ? 0 : 1) : outs.size();
+    // A view binds all its results; so does a metadata op (format v1.3), whose
+    // result is x's only live name after it (PyTorch would also run it unbound).
     const bool count_ok = inplace ? st.outs.size() <= want : st.outs.size() == want;
     if (!count_ok)
       return Error{ErrorKind::Name, st.line, std::string(op_name(st.op)) + " produces " + std::to_string(want) +
@@ -183,15 +198,18 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
                                     : an.values[st.args[o.source_arg].i];
         m.storage = src.storage;
         m.storage_numel = src.storage_numel;
-        // In-place results, and may-alias ops that return their argument,
-        // are the argument itself (PyTorch returns self).
-        const bool self = inplace || ((st.op == OpKind::Contiguous || st.op == OpKind::Flatten) && o.g == src.g &&
-                                      (st.op == OpKind::Contiguous || src.g.rank() == 1));
-        m.impl = self ? src.impl : next_impl++;
+        m.impl = returns_self(st.op, o.g, src.g) ? src.impl : next_impl++;
       }
       an.values[st.outs[k]] = m;
     }
+    if (is_metadata_inplace(st.op)) {
+      const int x_impl = an.values[st.args[0].i].impl;
+      for (int v = 0; v < p.num_values(); ++v)
+        if (an.values[v].impl == x_impl && v != st.outs[0]) retired[v] = 1;
+    }
   }
+  for (int v : p.returns)
+    if (auto e = retired_use(v, p.return_line)) return *e;
   for (int v : p.returns)
     if (dtype(v) != Dtype::F32)
       return Error{ErrorKind::Dtype, p.return_line, "'" + p.value_names[v] + "' is a " + dtype_name(dtype(v)) +
@@ -213,6 +231,22 @@ Geometry written_geometry(const Stmt& st, const Analysis& an) {
   // The slot as validation computed it: a 0-d x[0:0] is x itself, which
   // slice() would reject.
   return setitem_target(x.g, st.args[1].i, st.args[2].i, st.args[3].i).value().g;
+}
+
+bool returns_self(OpKind op, const Geometry& out, const Geometry& src) {
+  return is_inplace(op) || is_metadata_inplace(op) ||
+         ((op == OpKind::Contiguous || op == OpKind::Flatten) && out == src && (op == OpKind::Contiguous || src.rank() == 1));
+}
+
+bool squeezed_to_0d(const Program& p, const std::vector<TensorMeta>& values, size_t upto, int v) {
+  if (values[v].g.rank() != 0) return false;
+  for (size_t si = 0; si < upto && si < p.stmts.size(); ++si) {
+    const Stmt& st = p.stmts[si];
+    if (st.op == OpKind::SqueezeI && !st.outs.empty() && values[st.args[0].i].impl == values[v].impl &&
+        values[st.args[0].i].g.rank() == 1)
+      return true;
+  }
+  return false;
 }
 
 bool computes_values(const Stmt& st, const Analysis& an) {

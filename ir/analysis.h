@@ -33,6 +33,15 @@ void checked_args_into(const Stmt& st, const std::vector<TensorMeta>& values, st
 // The elements an in-place statement writes: its first argument, or for
 // setitem_ the slice it assigns.
 Geometry written_geometry(const Stmt& st, const Analysis& an);
+// Whether a view-like result `out` of op on `src` is the tensor object src
+// itself (PyTorch returns self): in-place results, format v1.3's metadata
+// ops, and may-alias ops that return their argument unchanged.
+bool returns_self(OpKind op, const Geometry& out, const Geometry& src);
+// Format v1.3: whether value v (0-d, defined before statement `upto`) is a
+// tensor object that squeeze_ made 0-d. Python indexing of such a tensor
+// differs between versions (PyTorch 1.13 slices it as the 1-element 1-d
+// tensor it was, 2.x raises), so setitem_ on it is kind `version`.
+bool squeezed_to_0d(const Program& p, const std::vector<TensorMeta>& values, size_t upto, int v);
 // Whether a statement computes element values (in-place writes,
 // out-of-place results, may-alias ops that copy); views and update_aliases
 // only name memory. Its produced values: the written elements after an

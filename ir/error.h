@@ -14,7 +14,11 @@ namespace af::ir {
 // Version (format v1.2): PyTorch 1.13 runs the statement and 2.x refuses it
 // (index_add_ with a source that only broadcasts): outside the format, so
 // that every program it accepts runs alike on both.
-enum class ErrorKind { Syntax, Name, Arg, Shape, View, Overlap, Undefined, Limit, Resize, Dtype, Version };
+// Retired (format v1.3): a use of a name whose tensor object an in-place
+// metadata op (transpose_, as_strided_, ...) re-shaped after the name was
+// bound; PyTorch runs it with the new geometry, the format keeps one
+// geometry per name.
+enum class ErrorKind { Syntax, Name, Arg, Shape, View, Overlap, Undefined, Limit, Resize, Dtype, Version, Retired };
 
 const char* kind_name(ErrorKind k);
 std::optional<ErrorKind> kind_from_name(const std::string& s);

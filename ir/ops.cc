@@ -40,12 +40,14 @@ static_assert(rows_in_order(), "kOps rows follow OpKind order");
 constexpr bool functional_counterparts_agree() {
   for (const OpInfo& o : kOps) {
     const OpInfo& f = kOps[static_cast<int>(o.functional)];
-    if (f.kind != o.kind && (o.cls != OpClass::InPlace || f.cls != OpClass::OutOfPlace || f.math != o.math))
-      return false;
+    if (f.kind == o.kind) continue;
+    // A metadata op (format v1.3) mirrors a view op of the same arguments.
+    if (o.cls == OpClass::View && f.cls == OpClass::View && f.functional == f.kind) continue;
+    if (o.cls != OpClass::InPlace || f.cls != OpClass::OutOfPlace || f.math != o.math) return false;
   }
   return true;
 }
-static_assert(functional_counterparts_agree(), "abs_ -> abs: same Math, in place -> out of place");
+static_assert(functional_counterparts_agree(), "abs_ -> abs: same Math, in place -> out of place; transpose_ -> transpose");
 
 constexpr MathArity kMathArity[] = {
 #define AF_MATH_ARITY(m, arity) MathArity::arity,
@@ -844,8 +846,39 @@ Result<Geometry> scatter_slot(OpKind op, const Geometry& out, const std::vector<
   }
 }
 
+namespace {
+
+// unfold(x, dim, size, step) (format v1.3), as ATen computes it: windows
+// of `size` elements every `step` along dim, a new last dim of the window
+// (overlapping when step < size; a 0-d x counts as one element).
+Result<Geometry> unfold_geometry(const Geometry& g, int64_t dim, int64_t size, int64_t step) {
+  auto d = wrap_dim(dim, g.rank());
+  if (!d) return dim_error(dim, g.rank());
+  const int64_t max_size = g.rank() == 0 ? 1 : g.sizes[*d];
+  if (size > max_size)
+    return err(ErrorKind::Arg, "maximum size for tensor at dimension " + std::to_string(*d) + " is " +
+                                   std::to_string(max_size) + " but size is " + std::to_string(size));
+  if (step <= 0) return err(ErrorKind::Arg, "step is " + std::to_string(step) + " but must be > 0");
+  // 1.13: as_strided with a negative size ("overflowed"); 2.x checks it here.
+  if (size < 0) return err(ErrorKind::Arg, "size is " + std::to_string(size) + " but must be >= 0");
+  Geometry r = g;
+  r.sizes.push_back(size);
+  r.strides.push_back(g.rank() == 0 ? 1 : g.strides[*d]);
+  if (g.rank() > 0) {
+    r.sizes[*d] = (g.sizes[*d] - size) / step + 1;
+    r.strides[*d] = g.strides[*d] * step;
+  }
+  return r;
+}
+
+}  // namespace
+
 Result<std::vector<OutMeta>> infer(OpKind op, const std::vector<CheckedArg>& a) {
   const Geometry* g = (!a.empty() && a[0].t) ? &a[0].t->g : nullptr;
+  // Format v1.3's metadata ops give x the geometry of the view they mirror
+  // (t_ of a 3-d tensor raises as t does; squeeze_ of a dim that is not 1
+  // leaves x as it is). Retiring x's names is analyze()'s business.
+  if (is_metadata_inplace(op)) return infer(geometry_op(op), a);
   auto wrap = [&](Result<Geometry> r) -> Result<Outs> {
     if (!r) return r.error();
     return view_of(*r);
@@ -925,6 +958,7 @@ Result<std::vector<OutMeta>> infer(OpKind op, const std::vector<CheckedArg>& a) 
     case OpKind::Diagonal: return wrap(diagonal_geometry(*g, a[1].i, a[2].i, a[3].i));
     case OpKind::AsStrided: return wrap(as_strided_geometry(*a[0].t, a[1].list, a[2].list, a[3].i));
     case OpKind::Alias: return view_of(*g);
+    case OpKind::Unfold: return wrap(unfold_geometry(*g, a[1].i, a[2].i, a[3].i));
     case OpKind::Chunk: case OpKind::Split: {
       const bool chunk = op == OpKind::Chunk;
       if (g->rank() == 0)

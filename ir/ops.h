@@ -21,7 +21,9 @@ namespace af::ir {
 //   family       what it computes (Family);
 //   math         the per-element function of an elementwise op (Math);
 //   functional   the out-of-place op computing what an in-place op writes
-//                (abs_ -> abs), else the op itself;
+//                (abs_ -> abs); for a metadata op (format v1.3) the view
+//                op whose geometry it gives x (transpose_ -> transpose,
+//                swapdims_ -> transpose); else the op itself;
 //   torch        the PyTorch callable the torch bridge writes: ".m" a
 //                method of the first argument, "torch.f" a function of all
 //                arguments (the bridge respells a few ops as users write
@@ -51,6 +53,14 @@ namespace af::ir {
   X(Split, "split", View, "TII", Movement, None, Split, ".split", Split, 11)                          \
   X(Unbind, "unbind", View, "TI", Movement, None, Unbind, ".unbind", Split, 11)                      \
   X(Alias, "alias", View, "T", Movement, None, Alias, "torch.ops.aten.alias", Whole, 6)              \
+  X(Unfold, "unfold", View, "TIII", Movement, None, Unfold, ".unfold", Unfold, 8)                    \
+  /* metadata in-place (format v1.3): Y = op(x, ..) gives x's object the view's geometry */         \
+  X(TransposeI, "transpose_", View, "TII", Movement, None, Transpose, ".transpose_", MetaInPlace, 4)  \
+  X(TI, "t_", View, "T", Movement, None, T, ".t_", MetaInPlace, 4)                                   \
+  X(SqueezeI, "squeeze_", View, "TI", Movement, None, Squeeze, ".squeeze_", MetaInPlace, 4)          \
+  X(UnsqueezeI, "unsqueeze_", View, "TI", Movement, None, Unsqueeze, ".unsqueeze_", MetaInPlace, 4)  \
+  X(SwapdimsI, "swapdims_", View, "TII", Movement, None, Transpose, ".swapdims_", MetaInPlace, 4)    \
+  X(AsStridedI, "as_strided_", View, "TLLI", Movement, None, AsStrided, ".as_strided_", MetaInPlace, 4) \
   /* in-place */                                                                                     \
   X(AddI, "add_", InPlace, "TX", Elementwise, Add, Add, ".add_", InPlaceBinary, 18)                  \
   X(SubI, "sub_", InPlace, "TX", Elementwise, Sub, Sub, ".sub_", InPlaceBinary, 14)                  \
@@ -174,6 +184,8 @@ enum class GenRecipe {
   Reshape,        // view, reshape: a factorization of numel
   Whole,          // flatten, contiguous, alias, clone: the tensor alone
   T, Transpose, Permute, Unsqueeze, Squeeze, Expand, Diagonal, AsStrided,
+  Unfold,         // unfold: a dim, a window size and a step (overlapping when step < size)
+  MetaInPlace,    // transpose_ .. as_strided_: the mirrored view's arguments; x's names retire
   Slice,          // slice, narrow, select: a dim and a window
   Split,          // chunk, split, unbind: a dim of 2..8 (unbind 2..4)
   InPlaceBinary,  // add_ .. div_: a writable target and a safe operand
@@ -231,7 +243,7 @@ bool is_multi_output(OpKind k);
 // and ops that are not in place).
 inline std::optional<OpKind> out_of_place(OpKind k) {
   const OpKind f = op_info(k).functional;
-  if (f == k) return std::nullopt;
+  if (f == k || op_info(k).cls != OpClass::InPlace) return std::nullopt;
   return f;
 }
 // The out= variants (add_out(c, a, b) is torch.add(a, b, out=c)): argument
@@ -245,6 +257,19 @@ inline size_t first_operand(OpKind k) { return is_out_variant(k) ? 1 : 0; }
 inline bool added_in_v11(OpKind k) { return is_out_variant(k) || math_arity(op_info(k).math) == MathArity::Ternary; }
 // The ops format v1.2 added: indexed and masked in-place writes.
 inline bool added_in_v12(OpKind k) { return op_info(k).family == Family::Indexed; }
+// Format v1.3's metadata-mutating in-place ops (transpose_, t_, squeeze_,
+// unsqueeze_, swapdims_, as_strided_): `y = transpose_(x, 0, 1)` gives the
+// tensor object x (and every name bound to it) y's geometry. For geometry
+// they are the view op they mirror (the table's `functional` column), of
+// class View; validation retires x's names after the statement (a later
+// use is error kind `retired`), so every name keeps one geometry (SSA).
+inline bool is_metadata_inplace(OpKind k) {
+  return op_info(k).cls == OpClass::View && op_info(k).functional != k;
+}
+// The view op a metadata op mirrors (transpose_ -> transpose); k itself otherwise.
+inline OpKind geometry_op(OpKind k) { return is_metadata_inplace(k) ? op_info(k).functional : k; }
+// The ops format v1.3 added: the metadata ops and unfold.
+inline bool added_in_v13(OpKind k) { return is_metadata_inplace(k) || k == OpKind::Unfold; }
 // The element type of a storage (format v1.2). f32 is the only data type;
 // i64 and bool storages hold indices and masks, never written (their
 // values are stored exactly as floats in memory: |v| <= kMaxIndexValue).

@@ -76,6 +76,79 @@ struct Bad {
   int line;
 };
 
+// Format v1.3: the metadata ops and unfold print as they parse, and bind
+// the geometry of the view they mirror; the metadata op's result is the
+// tensor object x itself.
+TEST(Text, FormatV13RoundTrip) {
+  const std::string text =
+      "aliasfuzz 1\nstorage s0 f32[12] = iota(0.0, 1.0)\ninput x = as_strided(s0, [3, 4], [4, 1], 0)\n"
+      "u = unfold(x, 1, 3, 1)\na = transpose_(x, 0, 1)\nb = t_(a)\nc = unsqueeze_(b, -1)\nd = squeeze_(c, 2)\n"
+      "e = swapdims_(d, 1, 0)\nf = as_strided_(e, [2, 2], [1, 2], 3)\nadd_(f, 1.0)\nreturn u, f\n";
+  auto p = parse_and_validate(text);
+  ASSERT_TRUE(p) << p.error().to_string();
+  EXPECT_EQ(print(*p), text);
+  auto q = parse(print(*p));
+  ASSERT_TRUE(q);
+  EXPECT_TRUE(*p == *q);
+  auto an = analyze(*p);
+  ASSERT_TRUE(an);
+  auto geo = [&](int stmt) { return an->values[p->stmts[stmt].outs[0]]; };
+  EXPECT_EQ(geo(0).g, (Geometry{{3, 2, 3}, {4, 1, 1}, 0}));  // windows of 3 every 1 along dim 1
+  EXPECT_EQ(geo(1).g, (Geometry{{4, 3}, {1, 4}, 0}));
+  EXPECT_EQ(geo(2).g, (Geometry{{3, 4}, {4, 1}, 0}));
+  EXPECT_EQ(geo(3).g, (Geometry{{3, 4, 1}, {4, 1, 1}, 0}));
+  EXPECT_EQ(geo(4).g, (Geometry{{3, 4}, {4, 1}, 0}));
+  EXPECT_EQ(geo(6).g, (Geometry{{2, 2}, {1, 2}, 3}));
+  for (int k = 1; k <= 6; ++k) EXPECT_EQ(geo(k).impl, an->values[0].impl) << "statement " << k << " returns x itself";
+  EXPECT_NE(geo(0).impl, an->values[0].impl);  // unfold is a new view
+}
+
+TEST(Text, FormatV13ErrorKinds) {
+  const std::string h = "aliasfuzz 1\nstorage s0 f32[12] = iota(0, 1)\ninput x = as_strided(s0, [3, 4], [4, 1], 0)\n";
+  const Bad cases[] = {
+      {"y = transpose_(x, 0, 1)\nz = neg(x)\n", ErrorKind::Retired, 5},           // x's object was re-shaped
+      {"r = relu_(x)\ny = t_(x)\nz = neg(r)\n", ErrorKind::Retired, 6},             // r is x too
+      {"y = t_(x)\nreturn x\n", ErrorKind::Retired, 5},
+      {"y = t_(x)\nz = t_(x)\n", ErrorKind::Retired, 5},
+      {"transpose_(x, 0, 1)\n", ErrorKind::Name, 4},                                // the result must be bound
+      {"y = transpose_(x, 0, 2)\n", ErrorKind::Arg, 4},
+      {"y = squeeze_(x, 2)\n", ErrorKind::Arg, 4},
+      {"y = unsqueeze_(x, 3)\n", ErrorKind::Arg, 4},
+      {"y = swapdims_(x, -3, 0)\n", ErrorKind::Arg, 4},
+      {"u = unsqueeze(x, 0)\ny = t_(u)\n", ErrorKind::Arg, 5},                       // t_ of a 3-d tensor
+      {"y = as_strided_(x, [4, 4], [4, 1], 0)\n", ErrorKind::View, 4},              // out of the storage
+      {"y = as_strided_(x, [2], [1], -1)\n", ErrorKind::View, 4},
+      {"u = unfold(x, 1, 5, 1)\n", ErrorKind::Arg, 4},                              // window larger than the dim
+      {"u = unfold(x, 1, 2, 0)\n", ErrorKind::Arg, 4},
+      {"u = unfold(x, 1, -1, 1)\n", ErrorKind::Arg, 4},
+      {"u = unfold(x, 2, 1, 1)\n", ErrorKind::Arg, 4},
+      {"u = unfold(x, 1, 2, 1)\nadd_(u, 1.0)\n", ErrorKind::Undefined, 5},         // overlapping windows: PyTorch does not check
+      {"u = unfold(x, 1, 2, 1)\nc = clone(u)\ncopy_(u, c)\n", ErrorKind::Undefined, 6},
+      // 1.13 slices a tensor squeeze_ made 0-d as the 1-d tensor it was, 2.x raises
+      {"r = select(x, 0, 0)\nn = narrow(r, 0, 1, 1)\nz = squeeze_(n, 0)\nsetitem_(z, 0, 0, 1, 2.0)\n", ErrorKind::Version, 7},
+  };
+  for (const auto& c : cases) {
+    const std::string text = h + c.text;
+    auto p = parse_and_validate(text);
+    ASSERT_FALSE(p) << text;
+    EXPECT_EQ(kind_name(p.error().kind), std::string(kind_name(c.kind))) << text << "\n" << p.error().to_string();
+    EXPECT_EQ(p.error().line, c.line) << text << "\n" << p.error().to_string();
+  }
+  // Valid: a view of x taken before the metadata op keeps its geometry,
+  // fill_ through overlapping windows writes one value, a squeeze_ of a dim
+  // that is not 1 leaves x as it is.
+  const char* ok[] = {
+      "v = select(x, 0, 1)\ny = t_(x)\nz = neg(y)\nreturn v, z\n",
+      "u = unfold(x, 1, 2, 1)\nfill_(u, 2.0)\nreturn u\n",
+      "y = squeeze_(x, 0)\nreturn y\n",
+      "u = unfold(x, 0, 2, 2)\nneg_(u)\nreturn u\n",
+  };
+  for (const char* t : ok) {
+    auto p = parse_and_validate(h + t);
+    EXPECT_TRUE(p) << t << "\n" << p.error().to_string();
+  }
+}
+
 // Format v1.2: i64 and bool storages (every initializer they take), inputs
 // that are views of them, and the indexed and masked writes.
 TEST(Text, FormatV12RoundTrip) {

@@ -79,6 +79,25 @@ TEST(StrategiesOnHost, FormatV11OpsAgreeWithOracle) {
   EXPECT_GT(uses, 50);
 }
 
+// Format v1.3's metadata ops (scheduled as the views they mirror) and
+// unfold (overlapping windows read inside fused regions) weighted up: the
+// lowering takes their geometry from the analysis.
+TEST(StrategiesOnHost, FormatV13OpsAgreeWithOracle) {
+  CompileCache cache;
+  fuzz::GenOptions go;
+  for (ir::OpKind op : ir::all_ops())
+    if (ir::added_in_v13(op)) go.op_weights[ir::op_name(op)] = 5;
+  int runs = 0, uses = 0, regions = 0;
+  for (int i = 0; i < 12; ++i) {
+    ir::Program p = fuzz::generate(559, i, fuzz::halide_options(go));
+    for (const auto& st : p.stmts) uses += ir::added_in_v13(st.op);
+    agree_on_host(p, i, cache, runs, regions);
+    if (::testing::Test::HasFailure()) break;
+  }
+  std::printf("format v1.3 on host: %d runs over %d statements of v1.3 ops\n", runs, uses);
+  EXPECT_GT(uses, 15);  // 21 on these 12 programs (halide_options keeps them small)
+}
+
 // setitem_(x, 0, 0, 0, v) of a 0-d x writes x itself (Python reads size(0)
 // of a 0-d tensor as 0); the lowering took the written slot from slice(),
 // which rejects a 0-d tensor, and reported a malformed schedule.
@@ -144,11 +163,12 @@ TEST(StrategiesOnHost, HalideTierEqualsInterpreterTierUnderMutants) {
   int runs = 0;
   std::map<std::string, int> diverging;  // mutant -> programs on which the Halide tier leaves the oracle
   // The twelve programs the lists above were made for: format v1's
-  // vocabulary (v1.1's ops at weight 0 leave the generator's draws as
-  // they were; FormatV11OpsAgreeWithOracle covers those ops on this target).
+  // vocabulary (v1.1's and v1.3's ops at weight 0 leave the generator's
+  // draws as they were; FormatV11OpsAgreeWithOracle and
+  // FormatV13OpsAgreeWithOracle cover those ops on this target).
   fuzz::GenOptions v1;
   for (ir::OpKind op : ir::all_ops())
-    if (ir::added_in_v11(op)) v1.op_weights[ir::op_name(op)] = 0;
+    if (ir::added_in_v11(op) || ir::added_in_v13(op)) v1.op_weights[ir::op_name(op)] = 0;
   for (int i = 0; i < 12; ++i) {
     ir::Program p = fuzz::generate(556, i, fuzz::halide_options(v1));
     auto an = ir::analyze(p);

@@ -42,6 +42,9 @@ struct Form {
   const char* name;
   const char* stmt;
   const char* rets;
+  // Format v1.3's metadata ops retire the operand's name: its result stands
+  // for it among the returns.
+  bool retires = false;
 };
 
 // Every op a program of the format can hold (scatters and update_aliases
@@ -103,6 +106,14 @@ const std::map<std::string, std::vector<Form>>& op_forms() {
       {"scatter_", {{"", "scatter_({X}, 0, {J}, {Y})", ""}}},
       {"scatter_add_", {{"", "scatter_add_({X}, 1, {J}, {Y})", ""}}},
       {"masked_fill_", {{"", "masked_fill_({X}, {M}, 2.0)", ""}}},
+      // format v1.3: the metadata op's result is the operand itself, re-shaped
+      {"transpose_", {{"", "r = transpose_({X}, 0, -1)", "r", true}}},
+      {"t_", {{"", "r = t_({X})", "r", true}}},
+      {"squeeze_", {{"", "r = squeeze_({X}, 0)", "r", true}}},
+      {"unsqueeze_", {{"", "r = unsqueeze_({X}, 1)", "r", true}}},
+      {"swapdims_", {{"", "r = swapdims_({X}, 1, 0)", "r", true}}},
+      {"as_strided_", {{"", "r = as_strided_({X}, [2, 2], [4, 1], 1)", "r", true}}},
+      {"unfold", {{"overlapping", "r = unfold({X}, 1, 2, 1)", "r"}}},
       {"add", {{"number", "r = add({X}, 1.5)", "r"}, {"tensor", "r = add({X}, {Y})", "r"}}},
       {"sub", {{"number", "r = sub({X}, 1.5)", "r"}, {"tensor", "r = sub({X}, {Y})", "r"}}},
       {"mul", {{"number", "r = mul({X}, 1.5)", "r"}, {"tensor", "r = mul({X}, {Y})", "r"}}},
@@ -184,7 +195,18 @@ std::string program_text(const Variant& v, const Form* f) {
     st = replace_all(st, "{J}", "jx");
     st = replace_all(st, "{M}", "mk");
     t += st + "\n";
-    if (*f->rets) rets = std::string(f->rets) + ", " + rets;
+    if (f->retires) {  // "x, x2" without the operand x
+      std::string kept;
+      for (size_t at = 0; at <= rets.size();) {
+        size_t end = rets.find(", ", at);
+        if (end == std::string::npos) end = rets.size();
+        const std::string name = rets.substr(at, end - at);
+        if (name != v.operand) kept += (kept.empty() ? "" : ", ") + name;
+        at = end + 2;
+      }
+      rets = kept;
+    }
+    if (*f->rets) rets = std::string(f->rets) + (rets.empty() ? "" : ", " + rets);
   }
   return t + "return " + rets + "\n";
 }

@@ -233,6 +233,75 @@ TEST(TorchAgreement, FormatV12Ops) {
   for (const char* kind : {"valid", "overlap", "shape", "arg", "undefined", "dtype"}) EXPECT_GT(kinds[kind], 0) << kind;
 }
 
+// Format v1.3 (docs/format.md): programs whose generator weights favour
+// the metadata ops (transpose_, t_, squeeze_, unsqueeze_, swapdims_,
+// as_strided_) and unfold, through PyTorch (values); then each once more,
+// unchecked, with one such statement changed: a tensor argument replaced by
+// a value defined before it (a retired name among them), or an integer
+// argument moved (bad dims, windows larger than the dim, steps of 0, an
+// as_strided_ offset out of the storage).
+TEST(TorchAgreement, FormatV13Ops) {
+  int n = 300;
+  if (const char* e = std::getenv("AF_TORCH_V13_N")) n = std::atoi(e);
+  const uint64_t seed = std::getenv("AF_TORCH_V13_SEED") ? std::stoull(std::getenv("AF_TORCH_V13_SEED")) : 20261201;
+  fuzz::GenOptions options;
+  for (ir::OpKind op : ir::all_ops())
+    if (ir::added_in_v13(op)) options.op_weights[ir::op_name(op)] = 5;
+  std::map<std::string, int> kinds, uses;
+  int with_new = 0, failures = 0, variants = 0;
+  for (uint64_t k = 0; with_new < n && k < static_cast<uint64_t>(4 * n); ++k) {
+    ir::Program p = fuzz::generate(seed, k, options);
+    std::vector<size_t> sites;
+    for (size_t i = 0; i < p.stmts.size(); ++i)
+      if (ir::added_in_v13(p.stmts[i].op)) {
+        sites.push_back(i);
+        uses[ir::op_name(p.stmts[i].op)]++;
+      }
+    if (sites.empty()) continue;
+    ++with_new;
+    std::string d = disagreement(p, test_runner().run(p));
+    if (!d.empty() && ++failures <= 10) ADD_FAILURE() << "program " << k << ": " << d << "\n" << ir::print(p);
+    const size_t si = sites[k % sites.size()];
+    ir::Stmt& st = p.stmts[si];
+    const uint64_t h = (k + 1) * 0x9E3779B97F4A7C15ULL;
+    std::vector<size_t> iargs;
+    for (size_t j = 0; j < st.args.size(); ++j)
+      if (st.args[j].kind == ir::Arg::Int) iargs.push_back(j);
+    if (!iargs.empty() && (h >> 10) % 2 == 0) {
+      const int64_t moved[] = {-1, 1, 2, -3, 4, 9};
+      st.args[iargs[(h >> 20) % iargs.size()]].i += moved[(h >> 40) % 6];
+    } else {
+      // A later statement's tensor argument (or st's own) replaced by any earlier value.
+      const size_t at = si + (h >> 12) % std::min<size_t>(3, p.stmts.size() - si);
+      std::vector<size_t> targs;
+      for (size_t j = 0; j < p.stmts[at].args.size(); ++j)
+        if (p.stmts[at].args[j].kind == ir::Arg::Tensor) targs.push_back(j);
+      std::vector<int> before;
+      for (size_t v = 0; v < p.inputs.size(); ++v) before.push_back(static_cast<int>(v));
+      for (size_t i = 0; i < at; ++i)
+        for (int o : p.stmts[i].outs) before.push_back(o);
+      if (!targs.empty()) p.stmts[at].args[targs[(h >> 20) % targs.size()]].i = before[(h >> 40) % before.size()];
+    }
+    if (auto q = ir::parse(ir::print(p))) p = std::move(*q);
+    auto an = ir::analyze(p);
+    kinds[an ? "valid" : ir::kind_name(an.error().kind)]++;
+    ++variants;
+    d = disagreement(p, test_runner().run(p));
+    if (!d.empty() && ++failures <= 10) ADD_FAILURE() << "variant of program " << k << ": " << d << "\n" << ir::print(p);
+  }
+  EXPECT_GE(with_new, n) << "too few generated programs use a v1.3 op";
+  EXPECT_EQ(failures, 0);
+  std::cout << "format v1.3: " << with_new << " programs and " << variants << " variants compared, " << failures
+            << " disagree; statements:";
+  for (const auto& [op, c] : uses) std::cout << " " << op << " " << c;
+  std::cout << "; variants:";
+  for (const auto& [kind, c] : kinds) std::cout << " " << kind << " " << c;
+  std::cout << "\n";
+  for (ir::OpKind op : ir::all_ops())
+    if (ir::added_in_v13(op)) EXPECT_GT(uses[ir::op_name(op)], 0) << ir::op_name(op);
+  for (const char* kind : {"valid", "arg", "retired"}) EXPECT_GT(kinds[kind], 0) << kind;
+}
+
 // Every op of the table (ir/ops.h), one by one: programs whose generator
 // weights favour that op, through PyTorch. A new op is covered as soon as
 // it has a row and a generator recipe; an op without a recipe must be one

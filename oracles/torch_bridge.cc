@@ -113,7 +113,7 @@ _KINDS = [
             r"|does not match the length|greater than 0|be non-negative|integer multiplication overflow"
             r"|cannot be converted to type float without overflow|is out of bounds for dimension"
             r"|index out of range in self|Index is supposed to be a vector|Index should have dimension"
-            r"|is out of bounds of the source tensor"
+            r"|is out of bounds of the source tensor|maximum size for tensor at dimension|but must be >"
             r"|too many indices|must be long|Expected dtype int|only supports boolean masks"),
 ]
 
@@ -230,7 +230,7 @@ class Emitter {
     for (size_t k = 0; k < p_.inputs.size(); ++k) {
       const auto& in = p_.inputs[k];
       const std::string& s = storage_[in.storage];
-      if (in.whole) emit("    " + value_[k] + " = " + s, in.line);
+      if (in.whole) emit("    " + value_[k] + " = " + s + (reshaped_input(k) ? "[...]" : ""), in.line);
       else
         emit("    " + value_[k] + " = torch.as_strided(" + s + ", " + ints(in.sizes) + ", " + ints(in.strides) + ", " +
                  std::to_string(in.offset) + ")",
@@ -351,6 +351,23 @@ class Emitter {
       }
     }
     known_stmts_ = lo;
+  }
+
+  // Format v1.3: a whole input is the storage's tensor itself (whole inputs
+  // of one storage are then one object), except when a metadata op
+  // (transpose_, as_strided_, ...) re-shapes it: then a new view `s[...]`,
+  // so that the storage (observed) and the other inputs keep their
+  // geometry, as the format's inputs (distinct objects) do.
+  bool reshaped_input(size_t k) const {
+    for (size_t si = 0; si < p_.stmts.size(); ++si) {
+      const auto& st = p_.stmts[si];
+      if (!ir::is_metadata_inplace(st.op) || st.args.empty() || st.args[0].kind != Arg::Tensor) continue;
+      const size_t v = static_cast<size_t>(st.args[0].i);
+      if (v == k) return true;
+      if (si < known_stmts_ && v < an_.values.size() && k < an_.values.size() && an_.values[v].impl == an_.values[k].impl)
+        return true;
+    }
+    return false;
   }
 
   // The geometry of tensor argument `a` of statement si, when known.

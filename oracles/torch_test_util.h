@@ -60,6 +60,10 @@ inline std::string disagreement(const ir::Program& p, const TorchResult& t) {
         // An i64/bool tensor where the format takes f32 data (or the other
         // way round), or a statement PyTorch 1.13 runs and 2.x refuses:
         // outside the format, like resize; PyTorch may run it.
+      case ir::ErrorKind::Retired:
+        // A name used after a metadata op re-shaped its tensor (format
+        // v1.3): PyTorch reads it with the new geometry, which the format
+        // does not follow.
       case ir::ErrorKind::Resize:
         // out= resizing is outside the format: PyTorch resizes the out
         // tensor (or raises when its storage cannot grow) and goes on with

@@ -94,9 +94,7 @@ int Builder::emit(OpKind op, const std::vector<int>& outs, std::vector<Arg> args
         m.storage_numel = src.storage_numel;
         // As ir::analyze: in-place results, and may-alias ops that return
         // their argument, are the argument itself.
-        const bool self = ir::is_inplace(op) || ((op == OpKind::Contiguous || op == OpKind::Flatten) && m.g == src.g &&
-                                                 (op == OpKind::Contiguous || src.g.rank() == 1));
-        m.impl = self ? src.impl : next_impl_++;
+        m.impl = ir::returns_self(op, m.g, src.g) ? src.impl : next_impl_++;
       }
       metas_[outs[k]] = m;
     }

@@ -20,7 +20,10 @@
 // handled. Ops without an out-of-place form (clamp_, clamp_tensor_,
 // addcmul_, addcdiv_, lerp_, and format v1.2's indexed writes) run in place
 // on a private clone, which is still pure dataflow; out= ops become their
-// functional op on the operands.
+// functional op on the operands. Format v1.3's metadata ops arrive as the
+// views they mirror (views_for_metadata_ops); what PyTorch's
+// functionalization adds for an input (replaying its new geometry on the
+// caller's tensor after the graph) is not observed by the format.
 //
 // Mutants: fn-per-input-base (each input gets its own base, as if inputs
 // never aliased); fn-no-regenerate (stale views are read as they were).

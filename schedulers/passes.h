@@ -122,6 +122,14 @@ std::vector<int> identity_origin(const ir::Program& p);
 Transformed unchanged(const ir::Program& p, const ir::Analysis& an);
 
 // Strategy passes.
+// Format v1.3: p with every metadata op (transpose_, as_strided_, ...)
+// replaced by the view op it mirrors. The strategies schedule that program:
+// the values are the same (a metadata op moves no data, and its source
+// names are retired, so no statement reads x's old geometry after it), and
+// reordering a read of x past a plain view is legal where it is not past
+// transpose_. `an` stays valid for it (only the retired names' tensor
+// identity differs).
+ir::Program views_for_metadata_ops(const ir::Program& p);
 Transformed eager_strategy(const ir::Program& p, const ir::Analysis& an);
 Transformed none_strategy(const ir::Program& p, const ir::Analysis& an);
 Transformed functionalize_strategy(const ir::Program& p, const ir::Analysis& an, Mutant mutant);

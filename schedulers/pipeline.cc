@@ -28,14 +28,25 @@ int64_t bytes_of(const ir::Stmt& st, const ir::Analysis& an) {
 
 }  // namespace
 
+ir::Program views_for_metadata_ops(const ir::Program& p) {
+  ir::Program q = p;
+  for (auto& st : q.stmts) st.op = ir::geometry_op(st.op);
+  return q;
+}
+
 namespace {
 
 Transformed run_strategy(const ir::Program& p, const ir::Analysis& an, const RunConfig& c) {
+  // Thunder's rule sees the metadata ops (it predicts that Thunder refuses them).
+  if (c.strategy.kind == StrategyKind::UpdateAliases) return update_aliases_strategy(p, an, c.strategy.fixes, c.mutant);
+  bool meta = false;
+  for (const auto& st : p.stmts) meta = meta || ir::is_metadata_inplace(st.op);
+  if (meta) return run_strategy(views_for_metadata_ops(p), an, c);
   switch (c.strategy.kind) {
     case StrategyKind::Eager: return eager_strategy(p, an);
     case StrategyKind::None: return none_strategy(p, an);
     case StrategyKind::Functionalize: return functionalize_strategy(p, an, c.mutant);
-    case StrategyKind::UpdateAliases: return update_aliases_strategy(p, an, c.strategy.fixes, c.mutant);
+    case StrategyKind::UpdateAliases: break;
   }
   std::abort();  // every StrategyKind is handled above
 }

@@ -137,6 +137,10 @@ TEST(MustAgree, FormatV11Ops) { EXPECT_GT(agree_over_added_ops(ir::added_in_v11,
 // through views of inputs and into inputs sharing storage).
 TEST(MustAgree, FormatV12Ops) { EXPECT_GT(agree_over_added_ops(ir::added_in_v12, kSeed + 3, 13, "format v1.2"), 300); }
 
+// Format v1.3's metadata ops (on inputs and views of inputs, then reads and
+// writes through the new geometry) and unfold (overlapping windows read).
+TEST(MustAgree, FormatV13Ops) { EXPECT_GT(agree_over_added_ops(ir::added_in_v13, kSeed + 4, 17, "format v1.3"), 300); }
+
 // The property's own bar, checked after every test ran (so it holds in any
 // test order, and a --gtest_filter that leaves the property out checks nothing).
 class PairsAtLeast : public ::testing::Environment {

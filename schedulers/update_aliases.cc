@@ -286,6 +286,28 @@ Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& 
         t.program = src;
         return t;
       }
+  // Format v1.3's metadata ops: Thunder 0.2.6 has no symbol for transpose_,
+  // t_, squeeze_, unsqueeze_, swapdims_ or as_strided_ (thunder.jit raises
+  // "AttributeError: Unknown attribute transpose_" while tracing; checked in
+  // the venv).
+  // Its Tensor.unfold is registered automatically as an im2col-like op and
+  // raises on every generated shape ("NotImplementedError: Exception
+  // encountered when doing automatic registration for unfold ... Expected 3D
+  // or 4D (batch mode) tensor"). With fix `atomic` (the fixed variants) the
+  // metadata ops are the views they mirror and unfold is a view.
+  for (const auto& st : src.stmts)
+    if (ir::is_metadata_inplace(st.op) || st.op == ir::OpKind::Unfold) {
+      if (fx.has(UaFix::Atomic)) {
+        if (st.op == ir::OpKind::Unfold) continue;
+        return update_aliases_strategy(views_for_metadata_ops(src), an, fx, mutant);
+      }
+      t.error = std::string(kThunderRaises) + ": " +
+                (st.op == ir::OpKind::Unfold ? std::string("NotImplementedError: automatic registration for unfold")
+                                             : "AttributeError: Unknown attribute " + std::string(ir::op_name(st.op))) +
+                " (line " + std::to_string(st.line) + ")";
+      t.program = src;
+      return t;
+    }
   // Pass 1 (or its fix).
   Pass1 p1;
   const ir::Program* pp = &src;
