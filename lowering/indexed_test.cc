@@ -6,6 +6,7 @@
 // under every must-agree strategy, counting the IndexScatter nodes of each
 // op that really ran (the ops reach Halide, none is refused).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <map>
 #include <string>
@@ -82,7 +83,11 @@ void expect_agree(const schedulers::Schedule& s, const ir::Program& p, const ora
   LowerOptions o;
   o.target = t;
   o.checked = checked;
+  // On opencl every region also goes through the CUDA code generator and
+  // ptxas (the same GPU schedule), where ptxas is installed, as opencl_test.
+  o.ptx_check = t == Target::OpenCL && access(o.ptxas.c_str(), X_OK) == 0;
   LowerResult r = run_schedule(s, o, nullptr, cache);
+  for (const auto& f : r.ptx_findings) ADD_FAILURE() << name << " region " << f.region << ": " << f.message;
   ASSERT_TRUE(r.ok) << name << ": " << r.error << "\n" << schedulers::schedule_text(s);
   auto mm = oracles::compare(p, expected, r.obs);
   EXPECT_FALSE(mm) << name << ": "
