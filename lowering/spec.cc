@@ -473,8 +473,12 @@ class Builder {
       default: ir::internal_error(std::string("spec: not an indexed op: ") + ir::op_name(st.op));
     }
     if (dom.size() != st_.size()) ir::internal_error(std::string("spec: domain and target ranks differ for ") + ir::op_name(st.op));
-    const int wv = flat(x.storage);
+    int wv = flat(x.storage);
     if (before_[x.storage] < 0) before_[x.storage] = wv;
+    // Under the fusion-stale-copy mutant a later write in the region lands on
+    // the stale copy, and the whole target is carried back (the interpreter
+    // tier's run_stale_region): the target as it was, then the write.
+    if (stale_ && before_[x.storage] != wv) wv = scatter(wv, read(before_[x.storage], x.g), x.g);
     Node n{NK::IndexScatter};
     n.op = static_cast<int>(st.op);
     n.rank = static_cast<int>(dom.size());
