@@ -216,11 +216,7 @@ const std::vector<ir::OpKind>& generated_ops() {
   return v;
 }
 
-GenOptions halide_options(GenOptions o) {
-  for (ir::OpKind k : generated_ops())
-    if (ir::added_in_v12(k)) o.op_weights[ir::op_name(k)] = 0;
-  return o;
-}
+GenOptions halide_options(GenOptions o) { return o; }
 
 ir::Program generate(uint64_t seed, uint64_t index, const GenOptions& opts) {
   return generate(seed, index, opts, nullptr);

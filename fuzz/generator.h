@@ -74,9 +74,10 @@ ir::Program generate_from_bytes(const uint8_t* data, size_t size, const GenOptio
 // The ops the generator emits (format v1 vocabulary minus the ops that
 // strategies introduce: scatters and update_aliases).
 const std::vector<ir::OpKind>& generated_ops();
-// `o` with format v1.2's indexed and masked writes at weight 0: the programs
-// the Halide lowering takes (it refuses those ops), which are exactly the
-// programs the same seed gave before format v1.2.
+// `o` restricted to the programs the Halide lowering takes: since it lowers
+// format v1.2's indexed and masked writes (lowering/spec.h: IndexScatter),
+// every program, so `o` itself. Kept as the one place to leave an op out
+// should a later op not be lowered.
 GenOptions halide_options(GenOptions o = GenOptions());
 
 }  // namespace af::fuzz

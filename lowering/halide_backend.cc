@@ -138,6 +138,69 @@ void gpu_rdom(H::Stage s, const H::RDom& r, int rank, const H::Expr& fold) {
   gpu_loops(s, loops, fold);
 }
 
+// Format v1.2's indexed and masked writes (spec.h's IndexScatter): f is
+// the previous version, then one update over the op's domain. The RDom
+// lists the domain's dims last first, so that its serial loop nest visits
+// the domain in row-major order, the oracle's (oracles/kernels.cc:
+// indexed_write): accumulating ops then add duplicates in the oracle's
+// order, bit for bit. On GPU targets the last-writer ops (unique indices)
+// and masked_fill_ (one number) run one thread per domain element; the
+// accumulating ones run their update in a single GPU thread: float atomics
+// would add duplicates in a racy order, and the domains are fuzzer-sized.
+// `index_rank`: the rank of the index node (in[1]).
+template <typename IP>
+void index_scatter(H::Func& f, const detail::Node& n, int index_rank, const std::vector<H::Func>& F, const IP& I,
+                   bool gpu, const H::Expr& fold) {
+  const auto& v = vars();
+  const OpKind op = static_cast<OpKind>(n.op);
+  f(v[0]) = F[n.in[0]](v[0]);
+  const int r = n.rank;
+  H::Region dom;
+  for (int k = r - 1; k >= 0; --k) dom.push_back(H::Range(0, I(n.ip + 1 + k)));
+  H::RDom rd(dom);
+  std::vector<H::Expr> c(r);  // the domain coordinate, in logical dim order
+  for (int k = 0; k < r; ++k) c[k] = rd[r - 1 - k];
+  H::Expr pos = I(n.ip);
+  for (int k = 0; k < r; ++k) pos = pos + c[k] * I(n.ip + 1 + r + k);
+  const H::Expr ist = I(n.ip + 1 + 2 * r), bound = I(n.ip + 2 + 2 * r);
+  std::vector<H::Expr> ic;  // where the index (or mask) is read
+  switch (op) {
+    case OpKind::IndexPutI: ic.assign(c.begin(), c.begin() + index_rank); break;
+    case OpKind::IndexAddI: case OpKind::IndexCopyI: ic = {c[n.dim]}; break;
+    default: ic = c; break;  // scatter_, scatter_add_, masked_fill_
+  }
+  const H::Expr iv = F[n.in[1]](ic);
+  const H::Expr val = F[n.in[2]](c);
+  if (op == OpKind::MaskedFillI) {
+    rd.where(iv != 0.f);
+  } else {
+    H::Expr i = H::cast<int>(iv);  // exact: validated indices are small integers
+    if (op == OpKind::IndexPutI) i = H::select(i < 0, i + bound, i);  // Python indexing
+    // As the oracle: an index out of range writes nothing (validation
+    // rejects it; a strategy's or mutant's rewrite could make one). The
+    // clamp only tells Halide's bounds inference where the writes land.
+    rd.where(i >= 0 && i < bound);
+    pos = pos + H::clamp(i, 0, H::max(bound - 1, 0)) * ist;
+  }
+  if (n.keep) {
+    f(pos) = f(pos) + val;
+  } else {
+    f(pos) = val;
+  }
+  f.compute_root();
+  if (!gpu) return;
+  gpu_pure_stage(f, 1, fold);
+  H::Stage u = f.update(0);
+  if (n.keep) {
+    u.gpu_single_thread();
+  } else {
+    u.allow_race_conditions();
+    std::vector<H::VarOrRVar> loops;
+    for (int k = 0; k < r; ++k) loops.push_back(rd[k]);
+    gpu_loops(u, loops, fold);
+  }
+}
+
 struct Built {
   std::vector<H::ImageParam> inputs;
   std::vector<H::Param<int>> ip;
@@ -190,6 +253,7 @@ Built build(const RegionSpec& s, bool gpu) {
         }
         break;
       }
+      case NK::IndexScatter: index_scatter(f, n, s.nodes[n.in[1]].rank, F, I, gpu, b.fold); break;
       case NK::Read: {
         H::Expr idx = I(n.ip);
         for (int k = 0; k < n.rank; ++k) idx = idx + v[k] * I(n.ip + 1 + k);
@@ -283,7 +347,7 @@ Built build(const RegionSpec& s, bool gpu) {
         break;
       }
     }
-    if (n.root && n.k != NK::Scatter) {
+    if (n.root && n.k != NK::Scatter && n.k != NK::IndexScatter) {
       f.compute_root();
       if (gpu) gpu_pure(f, n.rank, b.fold);
     }

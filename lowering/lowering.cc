@@ -44,17 +44,8 @@ schedulers::Schedule program_order_schedule(const ir::Program& p, int per_region
   return s;
 }
 
-std::string unsupported_reason(const ir::Program& p) {
-  for (const auto& st : p.stmts)
-    if (ir::added_in_v12(st.op))
-      return std::string(schedulers::kLoweringUnsupported) + ir::op_name(st.op) + " (line " + std::to_string(st.line) +
-             "): format v1.2's indexed and masked writes are not lowered to Halide";
-  return "";
-}
-
 std::vector<std::string> region_keys(const schedulers::Schedule& schedule, bool checked) {
   std::vector<std::string> keys;
-  if (!unsupported_reason(schedule.program).empty()) return keys;
   auto an = ir::analyze(schedule.program);
   if (!an) return keys;
   auto needed = detail::needed_after(schedule.program, *an, schedule.regions);
@@ -81,10 +72,6 @@ LowerResult run_with(const schedulers::Schedule& schedule, const LowerOptions& o
                      const ExecutorFactory& make) {
   LowerResult res;
   const ir::Program& p = schedule.program;
-  if (std::string why = unsupported_reason(p); !why.empty()) {
-    res.error = why;
-    return res;
-  }
   std::shared_ptr<const ir::Analysis> an = schedule.analysis;
   if (!an) {
     auto a = ir::analyze(p);

@@ -196,13 +196,6 @@ LowerResult run_schedule(const schedulers::Schedule& schedule, const LowerOption
 // The canonical structure key of every region (what the cache keys on);
 // exposed for tests and reports.
 std::vector<std::string> region_keys(const schedulers::Schedule& schedule, bool checked);
-// Why the lowering refuses a program (schedulers::kLoweringUnsupported and
-// the op), or "" when it lowers it. Format v1.2's indexed and masked writes
-// (index_put_, index_add_, index_copy_, scatter_, scatter_add_,
-// masked_fill_) are not lowered to Halide yet: every Halide target refuses
-// them explicitly (run_schedule's error; region_keys gives no keys; kits
-// leave such programs out), never computing something else.
-std::string unsupported_reason(const ir::Program& p);
 
 // True when a CUDA device is usable (libcuda loads and reports a device).
 bool cuda_available(std::string* why = nullptr);

@@ -9,7 +9,7 @@ using ir::Arg;
 using ir::Geometry;
 using ir::OpKind;
 
-bool is_flat(NK k) { return k == NK::Input || k == NK::Zeros || k == NK::Scatter; }
+bool is_flat(NK k) { return k == NK::Input || k == NK::Zeros || k == NK::Scatter || k == NK::IndexScatter; }
 
 namespace {
 
@@ -57,7 +57,7 @@ class Builder {
         for (int j : spec_.nodes[i].in) ++uses[j];
     for (size_t i = 0; i < spec_.nodes.size(); ++i) {
       auto& n = spec_.nodes[i];
-      if (n.k == NK::Scatter || n.k == NK::Reduce || n.k == NK::Softmax || n.k == NK::Matmul) n.root = true;
+      if (n.k == NK::Scatter || n.k == NK::IndexScatter || n.k == NK::Reduce || n.k == NK::Softmax || n.k == NK::Matmul) n.root = true;
       else if (!is_flat(n.k) && n.k != NK::Const && n.k != NK::Read && uses[i] > 1) n.root = true;
     }
     compact(live);
@@ -83,6 +83,7 @@ class Builder {
   static std::pair<int, int> param_counts(const Node& n) {
     switch (n.k) {
       case NK::Scatter: return {1 + 2 * n.rank, 0};
+      case NK::IndexScatter: return {3 + 2 * n.rank, 0};
       case NK::Read: return {1 + n.rank, 0};
       case NK::Const: return {0, 1};
       case NK::Bcast: return {n.dim, 0};
@@ -260,6 +261,7 @@ class Builder {
     if (!ir::computes_values(st, an_)) return;
     const auto& A = st.args;
     const auto cls = ir::op_info(st.op).cls;
+    if (ir::added_in_v12(st.op)) return indexed(si, st);
     if (cls == ir::OpClass::InPlace) {
       const auto& x = an_.values[A[0].i];
       const Geometry g = ir::written_geometry(st, an_);
@@ -409,6 +411,88 @@ class Builder {
         ir::internal_error(std::string("spec: no lowering for ") + ir::op_name(st.op));
     }
     fresh_result(st.outs[0], v, si);
+  }
+
+  // Format v1.2's indexed and masked writes: one IndexScatter node over the
+  // op's domain (index_put_: idx.shape + x.shape[1:]; index_add_ and
+  // index_copy_: src's shape; scatter_: idx's shape; masked_fill_: x's),
+  // whose position in x's storage is the domain coordinate through x's
+  // strides with the indexed dim's coordinate replaced by the index value.
+  // Validation guarantees in-range indices, unique ones where the op does
+  // not accumulate, and a target without exactly overlapping elements
+  // (masked_fill_ excepted: it writes one number, only where the mask is set).
+  void indexed(int si, const ir::Stmt& st) {
+    const auto& A = st.args;
+    const auto& x = an_.values[A[0].i];
+    const Geometry g = padded(x.g);
+    const int xr = g.rank();
+    if (x.g.numel() == 0) return;
+    ir::Shape dom;                        // domain sizes
+    std::vector<int64_t> st_(xr, 0);      // domain strides (filled below)
+    int64_t ist = 0, bound = 0;
+    int dim = 0, index = -1, values = -1;
+    auto val = [&](int v) { return static_cast<int>(v); };
+    switch (st.op) {
+      case OpKind::IndexPutI: {
+        const auto& idx = an_.values[A[1].i];
+        const Geometry ig = padded(idx.g);  // a 0-d index is one index: a leading domain dim of 1
+        dom = ig.sizes;
+        st_.assign(ig.rank(), 0);
+        for (int d = 1; d < xr; ++d) {
+          dom.push_back(g.sizes[d]);
+          st_.push_back(g.strides[d]);
+        }
+        ist = g.strides[0];
+        bound = g.sizes[0];
+        index = logical(val(A[1].i));
+        values = operand(A[2], dom);
+        break;
+      }
+      case OpKind::IndexAddI: case OpKind::IndexCopyI: case OpKind::ScatterI: case OpKind::ScatterAddI: {
+        const bool along = st.op == OpKind::IndexAddI || st.op == OpKind::IndexCopyI;
+        dim = static_cast<int>(*ir::wrap_dim(A[1].i, x.g.rank()));
+        // The domain: index_add_/index_copy_ the source's shape, scatter_
+        // the index's (0-d counts as [1] throughout, as PyTorch's ensure_nonempty).
+        const Geometry dg = padded(an_.values[(along ? A[3] : A[2]).i].g);
+        if (dg.numel() == 0) return;  // nothing written (scatter_'s empty index is not shape-checked)
+        dom = dg.sizes;
+        st_ = g.strides;
+        st_[dim] = 0;
+        ist = g.strides[dim];
+        bound = g.sizes[dim];
+        index = logical(val(A[2].i));
+        values = logical(val(A[3].i));
+        break;
+      }
+      case OpKind::MaskedFillI:
+        dom = g.sizes;
+        st_ = g.strides;
+        index = operand(A[1], x.g.sizes);
+        values = constant(A[2].as_double(), xr);
+        break;
+      default: ir::internal_error(std::string("spec: not an indexed op: ") + ir::op_name(st.op));
+    }
+    if (dom.size() != st_.size()) ir::internal_error(std::string("spec: domain and target ranks differ for ") + ir::op_name(st.op));
+    int wv = flat(x.storage);
+    if (before_[x.storage] < 0) before_[x.storage] = wv;
+    // Under the fusion-stale-copy mutant a later write in the region lands on
+    // the stale copy, and the whole target is carried back (the interpreter
+    // tier's run_stale_region): the target as it was, then the write.
+    if (stale_ && before_[x.storage] != wv) wv = scatter(wv, read(before_[x.storage], x.g), x.g);
+    Node n{NK::IndexScatter};
+    n.op = static_cast<int>(st.op);
+    n.rank = static_cast<int>(dom.size());
+    n.dim = dim;
+    n.keep = st.op == OpKind::IndexAddI || st.op == OpKind::ScatterAddI || (st.op == OpKind::IndexPutI && A[3].i != 0);
+    n.in = {wv, index, values};
+    n.ip = iparam(g.offset);
+    for (auto s : dom) iparam(s);
+    for (auto s : st_) iparam(s);
+    iparam(ist);
+    iparam(bound);
+    const int nv = add(n);
+    cur_[x.storage] = nv;
+    if (checked_) check(read(nv, x.g), x.g, si);
   }
 
   // A Unary, Binary or Ternary node computing st's Math over `in`.

@@ -31,6 +31,18 @@ enum class NK : uint8_t {
   Softmax,  // in[0]; dim; ip: n
   Matmul,   // in[0], in[1]; ip: k
   Cat,      // in = parts; dim; ip: start[p], size[p] along dim
+  // flat (last, so that the keys of the older kinds stay as they were)
+  // Format v1.2's indexed and masked writes (op: the OpKind): a Scatter over
+  // a domain of `rank` dims whose position also moves by an index value.
+  // in[0] flat prev; in[1] logical index (index_put_: idx's padded rank;
+  // index_add_/index_copy_: rank 1, read at the domain's coordinate `dim`;
+  // scatter_/scatter_add_: rank) or mask (masked_fill_: rank, written where
+  // != 0); in[2] logical values (rank). ip: off, sizes[rank],
+  // strides[rank] (0 along the indexed dims), index stride, index bound
+  // (index_put_ wraps negative indices by it); keep: the op accumulates
+  // (index_add_, scatter_add_, index_put_ with accumulate). Index values arrive as exact
+  // floats (oracles::Memory holds i64 and bool storages so).
+  IndexScatter,
 };
 
 bool is_flat(NK k);
