@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "fuzz/generator.h"
+#include "fuzz/invalid.h"
 #include "ir/analysis.h"
 #include "ir/text.h"
 #include "oracles/eager.h"
@@ -106,82 +107,35 @@ TEST(TorchAgreement, GeneratedPrograms) {
   std::cout << "generated: " << compared << " programs compared, " << failures << " disagree\n";
 }
 
-// Format v1.1 (docs/format.md): programs whose generator weights favour
-// the out= variants and the multi-operand in-place ops, through PyTorch
-// (values); then each of them once more with one tensor argument of one
-// such statement replaced by another tensor defined before it, unchecked,
-// so that the overlap, shape and out= resize rules meet PyTorch's own
-// checks (error kinds and lines; `undefined` must run in PyTorch, and
-// after a `resize` PyTorch's shapes are no longer the format's).
-TEST(TorchAgreement, FormatV11Ops) {
-  int n = 300;
-  if (const char* e = std::getenv("AF_TORCH_V11_N")) n = std::atoi(e);
+// The ops a format version added (docs/format.md), through PyTorch:
+// programs whose generator weights favour them (values), then each once
+// more, unchecked, with one statement at or just after such a statement
+// changed as fuzz::variant changes it (a tensor argument replaced by an
+// earlier value, a retired name among them; an integer moved; an index
+// value moved out of range or onto another; up to `later` statements
+// after it, where a retired name can be used), so that the version's rules
+// (overlap, shape, out= resize, dtype, index, retired names) meet
+// PyTorch's own checks: error kinds and lines alike (`undefined` must run
+// in PyTorch; after a `resize`, `version` or `retired` statement PyTorch's
+// shapes are no longer the format's). Environment: AF_TORCH_<V>_N programs
+// (default 300), AF_TORCH_<V>_SEED.
+void agree_over_added_ops(const std::string& version, bool (*added)(ir::OpKind), size_t later,
+                          const std::vector<const char*>& kinds_reached) {
+  std::string env = "AF_TORCH_" + version + "_N";
+  const int n = std::getenv(env.c_str()) ? std::atoi(std::getenv(env.c_str())) : 300;
+  env = "AF_TORCH_" + version + "_SEED";
+  const uint64_t seed = std::getenv(env.c_str()) ? std::stoull(std::getenv(env.c_str())) : 20261201;
   fuzz::GenOptions options;
   for (ir::OpKind op : ir::all_ops())
-    if (ir::added_in_v11(op)) options.op_weights[ir::op_name(op)] = 5;  // about half of the statements
+    if (added(op)) options.op_weights[ir::op_name(op)] = 5;  // about half of the statements
   std::map<std::string, int> kinds;  // of the variants: "valid" or the oracle's error kind
-  int with_new = 0, failures = 0, variants = 0;
-  for (uint64_t k = 0; with_new < n && k < static_cast<uint64_t>(4 * n); ++k) {
-    ir::Program p = fuzz::generate(20261201, k, options);
-    std::vector<size_t> sites;
-    for (size_t i = 0; i < p.stmts.size(); ++i)
-      if (ir::added_in_v11(p.stmts[i].op)) sites.push_back(i);
-    if (sites.empty()) continue;
-    ++with_new;
-    std::string d = disagreement(p, test_runner().run(p));
-    if (!d.empty() && ++failures <= 10) ADD_FAILURE() << "program " << k << ": " << d << "\n" << ir::print(p);
-    // The variant: statement sites[k % n], tensor argument j := a value defined before it.
-    const size_t si = sites[k % sites.size()];
-    ir::Stmt& st = p.stmts[si];
-    std::vector<size_t> targs;
-    for (size_t j = 0; j < st.args.size(); ++j)
-      if (st.args[j].kind == ir::Arg::Tensor) targs.push_back(j);
-    std::vector<int> before;
-    for (size_t v = 0; v < p.inputs.size(); ++v) before.push_back(static_cast<int>(v));
-    for (size_t i = 0; i < si; ++i)
-      for (int o : p.stmts[i].outs) before.push_back(o);
-    const uint64_t h = k * 0x9E3779B97F4A7C15ULL;
-    st.args[targs[(h >> 20) % targs.size()]].i = before[(h >> 40) % before.size()];
-    // Printed and parsed again: statements get their lines, so that an
-    // error after an `undefined` or `resize` statement is told apart.
-    if (auto q = ir::parse(ir::print(p))) p = std::move(*q);
-    auto an = ir::analyze(p);
-    kinds[an ? "valid" : ir::kind_name(an.error().kind)]++;
-    ++variants;
-    d = disagreement(p, test_runner().run(p));
-    if (!d.empty() && ++failures <= 10) ADD_FAILURE() << "variant of program " << k << ": " << d << "\n" << ir::print(p);
-  }
-  EXPECT_GE(with_new, n) << "too few generated programs use a v1.1 op";
-  EXPECT_EQ(failures, 0);
-  std::cout << "format v1.1: " << with_new << " programs and " << variants << " variants compared, " << failures
-            << " disagree; variants:";
-  for (const auto& [kind, c] : kinds) std::cout << " " << kind << " " << c;
-  std::cout << "\n";
-  // The variants reach the rules PyTorch enforces, not only valid programs.
-  for (const char* kind : {"valid", "overlap", "shape", "resize"}) EXPECT_GT(kinds[kind], 0) << kind;
-}
-
-// Format v1.2 (docs/format.md): programs whose generator weights favour the
-// indexed and masked writes, through PyTorch (values); then each of them
-// once more, unchecked, with one such statement changed: a tensor argument
-// replaced by another tensor defined before it (overlap, shape and dtype
-// rules), or one value of its index storage moved out of range or onto
-// another index (the `arg` and `undefined` index rules).
-TEST(TorchAgreement, FormatV12Ops) {
-  int n = 300;
-  if (const char* e = std::getenv("AF_TORCH_V12_N")) n = std::atoi(e);
-  const uint64_t seed = std::getenv("AF_TORCH_V12_SEED") ? std::stoull(std::getenv("AF_TORCH_V12_SEED")) : 20261201;
-  fuzz::GenOptions options;
-  for (ir::OpKind op : ir::all_ops())
-    if (ir::added_in_v12(op)) options.op_weights[ir::op_name(op)] = 5;
-  std::map<std::string, int> kinds;  // of the variants: "valid" or the oracle's error kind
-  std::map<std::string, int> uses;   // statements per new op in the programs
+  std::map<std::string, int> uses;   // statements per added op in the programs
   int with_new = 0, failures = 0, variants = 0;
   for (uint64_t k = 0; with_new < n && k < static_cast<uint64_t>(4 * n); ++k) {
     ir::Program p = fuzz::generate(seed, k, options);
     std::vector<size_t> sites;
     for (size_t i = 0; i < p.stmts.size(); ++i)
-      if (ir::added_in_v12(p.stmts[i].op)) {
+      if (added(p.stmts[i].op)) {
         sites.push_back(i);
         uses[ir::op_name(p.stmts[i].op)]++;
       }
@@ -189,117 +143,47 @@ TEST(TorchAgreement, FormatV12Ops) {
     ++with_new;
     std::string d = disagreement(p, test_runner().run(p));
     if (!d.empty() && ++failures <= 10) ADD_FAILURE() << "program " << k << ": " << d << "\n" << ir::print(p);
-    const size_t si = sites[k % sites.size()];
-    ir::Stmt& st = p.stmts[si];
     const uint64_t h = (k + 1) * 0x9E3779B97F4A7C15ULL;
-    const char* sig = ir::op_info(st.op).sig;
-    size_t index_arg = st.args.size();
-    for (size_t j = 0; j < st.args.size(); ++j)
-      if (sig[j] == 'J') index_arg = j;
-    ir::StorageDecl* ix = index_arg < st.args.size() ? &p.storages[p.inputs[st.args[index_arg].i].storage] : nullptr;
-    if (ix && ix->init == ir::InitKind::List && !ix->values.empty() && (h >> 10) % 2 == 0) {
-      // An index value moved: far out of range, just out of range, negative, or onto another index.
-      std::vector<float>& v = ix->values;
-      const float moved[] = {v[(h >> 30) % v.size()], 5.f, -1.f, 64.f, -9.f};
-      v[(h >> 20) % v.size()] = moved[(h >> 40) % 5];
-    } else {
-      std::vector<size_t> targs;
-      for (size_t j = 0; j < st.args.size(); ++j)
-        if (st.args[j].kind == ir::Arg::Tensor) targs.push_back(j);
-      std::vector<int> before;
-      for (size_t v = 0; v < p.inputs.size(); ++v) before.push_back(static_cast<int>(v));
-      for (size_t i = 0; i < si; ++i)
-        for (int o : p.stmts[i].outs) before.push_back(o);
-      st.args[targs[(h >> 20) % targs.size()]].i = before[(h >> 40) % before.size()];
-    }
-    if (auto q = ir::parse(ir::print(p))) p = std::move(*q);
+    const size_t si = sites[k % sites.size()];
+    const size_t at = si + (h >> 12) % std::min<size_t>(later + 1, p.stmts.size() - si);
+    p = fuzz::variant(p, at, h);
     auto an = ir::analyze(p);
     kinds[an ? "valid" : ir::kind_name(an.error().kind)]++;
     ++variants;
     d = disagreement(p, test_runner().run(p));
     if (!d.empty() && ++failures <= 10) ADD_FAILURE() << "variant of program " << k << ": " << d << "\n" << ir::print(p);
   }
-  EXPECT_GE(with_new, n) << "too few generated programs use a v1.2 op";
+  EXPECT_GE(with_new, n) << "too few generated programs use an op of " << version;
   EXPECT_EQ(failures, 0);
-  std::cout << "format v1.2: " << with_new << " programs and " << variants << " variants compared, " << failures
-            << " disagree; statements:";
+  std::cout << "format " << version << ": " << with_new << " programs and " << variants << " variants compared, "
+            << failures << " disagree; statements:";
   for (const auto& [op, c] : uses) std::cout << " " << op << " " << c;
   std::cout << "; variants:";
   for (const auto& [kind, c] : kinds) std::cout << " " << kind << " " << c;
   std::cout << "\n";
   for (ir::OpKind op : ir::all_ops()) {
-    if (ir::added_in_v12(op)) EXPECT_GT(uses[ir::op_name(op)], 0) << ir::op_name(op);
+    if (added(op)) {
+      EXPECT_GT(uses[ir::op_name(op)], 0) << ir::op_name(op);
+    }
   }
-  for (const char* kind : {"valid", "overlap", "shape", "arg", "undefined", "dtype"}) EXPECT_GT(kinds[kind], 0) << kind;
+  // The variants reach the rules PyTorch enforces, not only valid programs.
+  for (const char* kind : kinds_reached) EXPECT_GT(kinds[kind], 0) << kind;
 }
 
-// Format v1.3 (docs/format.md): programs whose generator weights favour
-// the metadata ops (transpose_, t_, squeeze_, unsqueeze_, swapdims_,
-// as_strided_) and unfold, through PyTorch (values); then each once more,
-// unchecked, with one such statement changed: a tensor argument replaced by
-// a value defined before it (a retired name among them), or an integer
-// argument moved (bad dims, windows larger than the dim, steps of 0, an
-// as_strided_ offset out of the storage).
+// Format v1.1: out= variants and the multi-operand in-place ops.
+TEST(TorchAgreement, FormatV11Ops) {
+  agree_over_added_ops("V11", ir::added_in_v11, 0, {"valid", "overlap", "shape", "resize"});
+}
+
+// Format v1.2: indexed and masked writes.
+TEST(TorchAgreement, FormatV12Ops) {
+  agree_over_added_ops("V12", ir::added_in_v12, 0, {"valid", "overlap", "shape", "arg", "undefined", "dtype"});
+}
+
+// Format v1.3: the metadata ops (transpose_, t_, squeeze_, unsqueeze_,
+// swapdims_, as_strided_) and unfold.
 TEST(TorchAgreement, FormatV13Ops) {
-  int n = 300;
-  if (const char* e = std::getenv("AF_TORCH_V13_N")) n = std::atoi(e);
-  const uint64_t seed = std::getenv("AF_TORCH_V13_SEED") ? std::stoull(std::getenv("AF_TORCH_V13_SEED")) : 20261201;
-  fuzz::GenOptions options;
-  for (ir::OpKind op : ir::all_ops())
-    if (ir::added_in_v13(op)) options.op_weights[ir::op_name(op)] = 5;
-  std::map<std::string, int> kinds, uses;
-  int with_new = 0, failures = 0, variants = 0;
-  for (uint64_t k = 0; with_new < n && k < static_cast<uint64_t>(4 * n); ++k) {
-    ir::Program p = fuzz::generate(seed, k, options);
-    std::vector<size_t> sites;
-    for (size_t i = 0; i < p.stmts.size(); ++i)
-      if (ir::added_in_v13(p.stmts[i].op)) {
-        sites.push_back(i);
-        uses[ir::op_name(p.stmts[i].op)]++;
-      }
-    if (sites.empty()) continue;
-    ++with_new;
-    std::string d = disagreement(p, test_runner().run(p));
-    if (!d.empty() && ++failures <= 10) ADD_FAILURE() << "program " << k << ": " << d << "\n" << ir::print(p);
-    const size_t si = sites[k % sites.size()];
-    ir::Stmt& st = p.stmts[si];
-    const uint64_t h = (k + 1) * 0x9E3779B97F4A7C15ULL;
-    std::vector<size_t> iargs;
-    for (size_t j = 0; j < st.args.size(); ++j)
-      if (st.args[j].kind == ir::Arg::Int) iargs.push_back(j);
-    if (!iargs.empty() && (h >> 10) % 2 == 0) {
-      const int64_t moved[] = {-1, 1, 2, -3, 4, 9};
-      st.args[iargs[(h >> 20) % iargs.size()]].i += moved[(h >> 40) % 6];
-    } else {
-      // A later statement's tensor argument (or st's own) replaced by any earlier value.
-      const size_t at = si + (h >> 12) % std::min<size_t>(3, p.stmts.size() - si);
-      std::vector<size_t> targs;
-      for (size_t j = 0; j < p.stmts[at].args.size(); ++j)
-        if (p.stmts[at].args[j].kind == ir::Arg::Tensor) targs.push_back(j);
-      std::vector<int> before;
-      for (size_t v = 0; v < p.inputs.size(); ++v) before.push_back(static_cast<int>(v));
-      for (size_t i = 0; i < at; ++i)
-        for (int o : p.stmts[i].outs) before.push_back(o);
-      if (!targs.empty()) p.stmts[at].args[targs[(h >> 20) % targs.size()]].i = before[(h >> 40) % before.size()];
-    }
-    if (auto q = ir::parse(ir::print(p))) p = std::move(*q);
-    auto an = ir::analyze(p);
-    kinds[an ? "valid" : ir::kind_name(an.error().kind)]++;
-    ++variants;
-    d = disagreement(p, test_runner().run(p));
-    if (!d.empty() && ++failures <= 10) ADD_FAILURE() << "variant of program " << k << ": " << d << "\n" << ir::print(p);
-  }
-  EXPECT_GE(with_new, n) << "too few generated programs use a v1.3 op";
-  EXPECT_EQ(failures, 0);
-  std::cout << "format v1.3: " << with_new << " programs and " << variants << " variants compared, " << failures
-            << " disagree; statements:";
-  for (const auto& [op, c] : uses) std::cout << " " << op << " " << c;
-  std::cout << "; variants:";
-  for (const auto& [kind, c] : kinds) std::cout << " " << kind << " " << c;
-  std::cout << "\n";
-  for (ir::OpKind op : ir::all_ops())
-    if (ir::added_in_v13(op)) EXPECT_GT(uses[ir::op_name(op)], 0) << ir::op_name(op);
-  for (const char* kind : {"valid", "arg", "retired"}) EXPECT_GT(kinds[kind], 0) << kind;
+  agree_over_added_ops("V13", ir::added_in_v13, 2, {"valid", "arg", "retired"});
 }
 
 // Every op of the table (ir/ops.h), one by one: programs whose generator
