@@ -158,8 +158,14 @@ void index_scatter(H::Func& f, const detail::Node& n, int index_rank, const std:
   H::Region dom;
   for (int k = r - 1; k >= 0; --k) dom.push_back(H::Range(0, I(n.ip + 1 + k)));
   H::RDom rd(dom);
-  std::vector<H::Expr> c(r);  // the domain coordinate, in logical dim order
-  for (int k = 0; k < r; ++k) c[k] = rd[r - 1 - k];
+  // The domain coordinate, in logical dim order. Clamped to the domain: on
+  // GPU targets the guarded split rounds the loops up to whole blocks, and
+  // Halide's bounds inference of the `where` predicates below does not see
+  // the guard, so an unclamped mask or index read was inferred past its
+  // buffer ("Input buffer in1 is accessed at 63, which is beyond the max
+  // (47)"). Iterations that run are inside the domain: no value changes.
+  std::vector<H::Expr> c(r);
+  for (int k = 0; k < r; ++k) c[k] = H::clamp(rd[r - 1 - k], 0, H::max(I(n.ip + 1 + k) - 1, 0));
   H::Expr pos = I(n.ip);
   for (int k = 0; k < r; ++k) pos = pos + c[k] * I(n.ip + 1 + r + k);
   const H::Expr ist = I(n.ip + 1 + 2 * r), bound = I(n.ip + 2 + 2 * r);

@@ -107,7 +107,7 @@ KernelStore::KernelStore(std::string dir, int64_t max_bytes) : dir_(std::move(di
 
 std::string KernelStore::full_key(const std::string& halide_version, const std::string& target,
                                   const std::string& key) {
-  return "halide " + halide_version + "\ntarget " + target + "\n" + key;
+  return "halide " + halide_version + "\ncodegen " + std::to_string(kCodegenVersion) + "\ntarget " + target + "\n" + key;
 }
 
 std::string KernelStore::file_name(const std::string& full_key) {

@@ -38,7 +38,13 @@ class KernelStore {
   explicit KernelStore(std::string dir, int64_t max_bytes = 0);
   const std::string& dir() const { return dir_; }
 
-  // The full key of a region's kernel and its file name (hash + ".so").
+  // Which code lowering/halide_backend.cc emits for a region spec: bumped
+  // whenever it emits other code for the same spec, so that kernels stored
+  // by an older binary are never loaded for it (2: IndexScatter reads
+  // clamped to the domain on GPU targets).
+  static constexpr int kCodegenVersion = 2;
+  // The full key of a region's kernel (Halide version, codegen version,
+  // target, region key) and its file name (hash + ".so").
   static std::string full_key(const std::string& halide_version, const std::string& target, const std::string& key);
   static std::string file_name(const std::string& full_key);
 
