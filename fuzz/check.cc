@@ -6,6 +6,7 @@
 #include <iostream>
 #include <set>
 
+#include "fuzz/invalid.h"
 #include "ir/analysis.h"
 #include "ir/hash.h"
 #include "oracles/external.h"
@@ -143,6 +144,15 @@ std::string runner_failure_kind(const std::string& error) {
   return "runner-crash-" + death;
 }
 
+static constexpr char kAcceptsInvalid[] = "accepts-invalid-";
+
+std::string accepts_invalid_what(const std::string& kind) { return kAcceptsInvalid + kind; }
+
+std::string accepted_invalid_kind(const std::string& what) {
+  const std::string prefix = kAcceptsInvalid;
+  return what.size() > prefix.size() && what.compare(0, prefix.size(), prefix) == 0 ? what.substr(prefix.size()) : "";
+}
+
 std::string bucket_of(const RunRecord& r) {
   std::string what;
   if (const std::string runner = runner_failure_kind(r.error); !runner.empty()) {
@@ -153,7 +163,7 @@ std::string bucket_of(const RunRecord& r) {
       if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '+' || c == '.')) c = '_';
     return b;
   }
-  if (!r.accepted_invalid.empty()) what = "accepts-invalid-" + r.accepted_invalid;
+  if (!r.accepted_invalid.empty()) what = accepts_invalid_what(r.accepted_invalid);
   else if (r.first_failure) what = "stmt";
   else if (!r.error.empty()) what = "error";
   else if (r.mismatch && r.mismatch->observable.rfind("return", 0) == 0) what = "return";
@@ -356,8 +366,7 @@ std::optional<RunRecord> check_external_invalid(const ir::Program& p, const ir::
   if (!res.strategy_accepted) return r;  // refused like eager: agrees
   r.agree = false;
   r.accepted_invalid = ir::kind_name(error.kind);
-  for (const auto& st : p.stmts)
-    if (st.line == error.line) r.op = ir::op_name(st.op);
+  if (const size_t i = failing_stmt(p, error); i < p.stmts.size()) r.op = ir::op_name(p.stmts[i].op);
   return r;
 }
 

@@ -163,6 +163,12 @@ std::string strategy_for_mutant(const std::string& mutant);
 // the order the schedule ran in, which prefix bisection cannot promise.
 std::string bucket_of(const RunRecord& r);
 
+// The word for an accepts-invalid finding, in its bucket kind, its bug
+// signature and the ledger's `what:`: "accepts-invalid-" + the oracle's error
+// kind. accepted_invalid_kind reads the kind back ("" for any other word).
+std::string accepts_invalid_what(const std::string& kind);
+std::string accepted_invalid_kind(const std::string& what);
+
 // "runner-crash-SIGSEGV", "runner-crash-exit-1", "runner-crash" (how it
 // died unknown) or "runner-timeout" for the error of a run whose external
 // runner died or hung (check_program's "external runner crash: ..." text);

@@ -13,6 +13,12 @@ using ir::Arg;
 using ir::ErrorKind;
 using ir::Program;
 
+size_t failing_stmt(const Program& p, const ir::Error& error) {
+  for (size_t i = 0; i < p.stmts.size(); ++i)
+    if (error.line > 0 && p.stmts[i].line == error.line) return i;
+  return p.stmts.size();
+}
+
 bool eager_raises(ErrorKind k) {
   return k == ErrorKind::Overlap || k == ErrorKind::Shape || k == ErrorKind::View || k == ErrorKind::Arg;
 }
@@ -102,10 +108,7 @@ std::optional<Program> invalid_from(const Program& p, uint64_t h) {
     const Program v = variant(p, si, ht >> 8);
     const auto an = ir::analyze(v);
     if (an || !eager_raises(an.error().kind) || an.error().line <= 0) continue;
-    // The failing statement: the one on the error's line.
-    size_t fail = v.stmts.size();
-    for (size_t i = 0; i < v.stmts.size(); ++i)
-      if (v.stmts[i].line == an.error().line) fail = i;
+    const size_t fail = failing_stmt(v, an.error());
     if (fail == v.stmts.size()) continue;  // an input or the return failed
     auto cut = ir::parse(ir::print(cut_after(v, fail)));
     if (!cut) continue;

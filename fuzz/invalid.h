@@ -25,6 +25,10 @@ namespace af::fuzz {
 // results PyTorch leaves unspecified (undefined) or version-dependent.
 bool eager_raises(ir::ErrorKind k);
 
+// The index of the statement on the error's line (the failing statement),
+// or p.stmts.size() when an input, a storage or the return failed.
+size_t failing_stmt(const ir::Program& p, const ir::Error& error);
+
 // Statement `stmt` of p changed as hash h picks (unchecked: the result may
 // be valid or invalid of any kind). Printed and parsed again, so that
 // every statement has its line.

@@ -49,7 +49,7 @@ std::optional<LedgerEntry> parse_ledger_entry(const std::string& name, const std
   if (p) {
     auto an = ir::analyze(*p);
     if (!an && !(eager_raises(an.error().kind) && is_external(e.spec.strategy))) p = an.error();
-    if (an && e.what.rfind("accepts-invalid-", 0) == 0) p = ir::Error{ir::ErrorKind::Syntax, 0, "what: " + e.what + " needs a program eager rejects"};
+    if (an && !accepted_invalid_kind(e.what).empty()) p = ir::Error{ir::ErrorKind::Syntax, 0, "what: " + e.what + " needs a program eager rejects"};
   }
   if (!p) {
     *error = name + ":" + std::to_string(p.error().line) + ": " + p.error().message;
@@ -58,8 +58,8 @@ std::optional<LedgerEntry> parse_ledger_entry(const std::string& name, const std
   e.program = *p;
   RunRecord r;
   r.spec = e.spec;
-  if (e.what.rfind("accepts-invalid-", 0) == 0) r.accepted_invalid = e.what.substr(16);
-  else if (e.what != "values") r.error = e.what;
+  r.accepted_invalid = accepted_invalid_kind(e.what);
+  if (r.accepted_invalid.empty() && e.what != "values") r.error = e.what;
   e.key = bug_signature(r, canonical_names(e.program)).key;
   return e;
 }

@@ -153,7 +153,7 @@ std::string error_type(const std::string& error) {
 }
 
 std::string bug_what(const RunRecord& rec) {
-  if (!rec.accepted_invalid.empty()) return "accepts-invalid-" + rec.accepted_invalid;
+  if (!rec.accepted_invalid.empty()) return accepts_invalid_what(rec.accepted_invalid);
   return rec.error.empty() ? "values" : error_type(rec.error);
 }
 
