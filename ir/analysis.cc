@@ -156,6 +156,11 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
       return Error{ErrorKind::Version, st.line, "setitem_ on a tensor squeeze_ made 0-d: PyTorch 1.13 slices it as the 1-d tensor it was, 2.x raises"};
     checked_args_into(st, an.values, &checked);
     auto r = infer(st.op, checked);
+    // Format v1's rule for a 0-d setitem_ (`x[0:0] = v` writes the whole
+    // tensor) is PyTorch 1.13's; torch 2.x raises "slice() cannot be applied
+    // to a 0-dim tensor" for every 0-d setitem_, so the program is `version`.
+    if (r && st.op == OpKind::SetitemI && checked[0].t->g.rank() == 0)
+      return Error{ErrorKind::Version, st.line, "setitem_ on a 0-d tensor: PyTorch 1.13 writes the whole tensor, 2.x raises (slice() of a 0-dim tensor)"};
     if (r && added_in_v12(st.op))
       if (auto e = check_index_values(st.op, checked, index_elements(p, st, an))) return Error{e->kind, st.line, e->message};
     const bool inplace = is_inplace(st.op);
