@@ -98,26 +98,6 @@ TEST(StrategiesOnHost, FormatV13OpsAgreeWithOracle) {
   EXPECT_GT(uses, 15);  // 21 on these 12 programs (halide_options keeps them small)
 }
 
-// setitem_(x, 0, 0, 0, v) of a 0-d x writes x itself (Python reads size(0)
-// of a 0-d tensor as 0); the lowering took the written slot from slice(),
-// which rejects a 0-d tensor, and reported a malformed schedule.
-TEST(StrategiesOnHost, SetitemOfZeroDimTensorWritesItWhole) {
-  auto p = ir::parse_and_validate(
-      "aliasfuzz 1\n"
-      "storage s0 f32[4] = iota(0.0, 1.0)\n"
-      "input x0 = s0\n"
-      "t0 = select(x0, 0, 1)\n"
-      "setitem_(t0, 0, 0, 0, 5.0)\n"
-      "t1 = select(x0, 0, 2)\n"
-      "t2 = add(t1, 1.0)\n"
-      "setitem_(t1, 0, 0, 0, t2)\n"
-      "return x0, t0\n");
-  ASSERT_TRUE(p.ok()) << p.error().to_string();
-  CompileCache cache;
-  int runs = 0, regions = 0;
-  agree_on_host(*p, 0, cache, runs, regions);
-}
-
 // Format v1.2's ops weighted up (indexed and masked writes through
 // IndexScatter): the must-agree strategies on Halide's host target
 // (indexed_test.cc has more, and opencl).

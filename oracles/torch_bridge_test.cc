@@ -248,7 +248,7 @@ const Case kFixed[] = {
     {"setitem_ of a non-whole slice makes a new view: the same write raises", "overlap",
      "storage s0 f32[3] = iota(0, 1)\ninput x = as_strided(s0, [1, 3], [3, 1], 0)\ne = expand(x, [2, 3])\n"
      "setitem_(e, 0, 0, 5, e)\nreturn e\n"},
-    {"setitem_ on a 0-d tensor with 0:0 writes the element (Python indexing reads size 0)", "",
+    {"setitem_ on a 0-d tensor with 0:0: 1.13 writes the element (Python indexing reads size 0), 2.x raises", "version",
      "storage s0 f32[4] = iota(0, 1)\ninput x = as_strided(s0, [], [], 2)\nsetitem_(x, 0, 0, 0, -0.25)\nreturn x\n"},
     {"setitem_ on a 0-d tensor with any other slice raises", "arg",
      "storage s0 f32[4] = iota(0, 1)\ninput x = as_strided(s0, [], [], 2)\nsetitem_(x, 0, 0, 1, -0.25)\nreturn x\n"},
