@@ -21,11 +21,6 @@ namespace af::fuzz {
 
 using nlohmann::json;
 
-double now_s() {
-  using namespace std::chrono;
-  return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
-
 std::string check_case(const CampaignOptions& o, uint64_t k) {
   auto has = [k](const std::vector<uint64_t>& v) { return std::find(v.begin(), v.end(), k) != v.end(); };
   if (has(o.test_crash_on)) std::abort();

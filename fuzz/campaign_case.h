@@ -6,11 +6,12 @@
 #include <string>
 
 #include "fuzz/campaign.h"
+#include "oracles/line_process.h"
 
 namespace af::fuzz {
 
 // Seconds on a monotonic clock (the campaign's timestamps and timeouts).
-double now_s();
+using oracles::now_s;
 
 // The JSON line of program k: validity, findings (spec, bucket, first
 // mismatch or error), runs, milliseconds per tier, external-run counts.

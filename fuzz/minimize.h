@@ -5,7 +5,10 @@
 // only ever hands the predicate valid programs (every candidate is printed,
 // re-parsed and passed through ir::analyze; invalid candidates are counted
 // and dropped, never emitted), keeps a candidate when the predicate holds,
-// and returns the smallest program it reached. Passes, in the order one
+// and returns the smallest program it reached. Passes (declared in
+// fuzz/minimize_passes.h, one file per family: minimize_delete.cc,
+// _inputs, _reads, _ops, _order, _values; each tested alone by its
+// before/after text in minimize_passes_test.cc), roughly in the order one
 // round runs them:
 //   1. delete statements (ddmin chunks, each with its whole dependent chain;
 //      at a fixed point of every pass, also pairs of statements)

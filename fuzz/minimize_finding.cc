@@ -1,0 +1,189 @@
+// A finding minimized: its bucket kept (min.af), then the bug behind it
+// (the program its signature comes from), through check_program as a
+// campaign defines a finding.
+#include <algorithm>
+
+#include "fuzz/invalid.h"
+#include "fuzz/minimize.h"
+#include "fuzz/signature.h"
+#include "ir/analysis.h"
+#include "oracles/line_process.h"
+#include "schedulers/schedulers.h"
+
+namespace af::fuzz {
+
+using ir::Program;
+
+using oracles::now_s;
+
+std::optional<RunRecord> run_spec(const Program& p, const RunSpec& spec) {
+  auto an = ir::analyze(p);
+  if (!an) {
+    if (!eager_raises(an.error().kind)) return std::nullopt;
+    for (RunRecord& r : check_invalid_program(p, an.error(), {spec}))
+      if (r.spec == spec) return r;
+    return std::nullopt;
+  }
+  oracles::Observables expected = oracles::run_eager(p, *an);
+  for (RunRecord& r : check_program(p, expected, {spec}))
+    if (r.spec == spec) return r;
+  return std::nullopt;
+}
+
+Interesting same_bucket(const RunSpec& spec, const std::string& bucket) {
+  return [spec, bucket](const Program& p) {
+    auto r = run_spec(p, spec);
+    return r && !r->agree && bucket_of(*r) == bucket;
+  };
+}
+
+constexpr int64_t kBugTests = 1000;
+
+MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const MinimizeOptions& options) {
+  const double t_start = now_s();
+  MinimizedFinding m;
+  m.original_spec = spec;
+  m.spec = spec;
+  m.original = p;
+  m.minimized = p;
+  auto an = ir::analyze(p);
+  MinimizeOptions o = options;
+  if (!an) {
+    if (!eager_raises(an.error().kind) || !is_external(spec.strategy)) {
+      m.error = "invalid program: " + an.error().to_string();
+      return m;
+    }
+    o.error_kind = an.error().kind;  // an accepts-invalid finding stays one
+  }
+  schedulers::RunConfig config;
+  if (!is_external(spec.strategy))  // external strategies (check.h) have no schedulers options
+    if (auto e = parse_spec(spec, &config)) {
+      m.error = *e;
+      return m;
+    }
+  const double t_run0 = now_s();
+  auto r = run_spec(p, spec);
+  // One run of the whole program: the checks after phases 1 and 2 (the
+  // minimized program's run, phase 3's first check, the bug program's run)
+  // cost about three such runs, kept out of the phases' budget so that a
+  // slow real compiler's minimizer ends inside its caller's deadline.
+  const double t_run = now_s() - t_run0;
+  if (!r) {
+    m.error = "no run for this spec (strategy '" + spec.strategy + "'" +
+              (spec.inject.empty() ? std::string() : ", mutant '" + spec.inject + "'") + " not available)";
+    return m;
+  }
+  if (r->agree) {
+    m.error = "the program does not diverge under this spec: nothing to minimize";
+    return m;
+  }
+  m.bucket = bucket_of(*r);
+  // The current spec follows the accepted candidates: the predicate may
+  // switch the random seed, and a candidate is kept exactly when it holds.
+  RunSpec cur = spec;
+  std::vector<std::string> alternatives;
+  if (!is_external(spec.strategy) && config.reorder.kind == schedulers::ReorderKind::Random)
+    for (int s = 0; s < o.seeds; ++s)
+      alternatives.push_back(schedulers::reorder_name({schedulers::ReorderKind::Random, static_cast<uint64_t>(s)}));
+  const std::string bucket = m.bucket;
+  bool switch_seeds = false;
+  Interesting pred = [&cur, &alternatives, &bucket, &switch_seeds](const Program& q) {
+    if (same_bucket(cur, bucket)(q)) return true;
+    if (!switch_seeds) return false;
+    for (const auto& a : alternatives) {
+      if (a == cur.reorder) continue;
+      RunSpec s = cur;
+      s.reorder = a;
+      if (same_bucket(s, bucket)(q)) {
+        cur = s;
+        return true;
+      }
+    }
+    return false;
+  };
+  // Phase 1 keeps the seed; phase 2 (random:SEED only) goes on from its
+  // result and may switch seeds. Starting with the seed fixed avoids the
+  // worse local minima that an early switch can lead to.
+  MinimizeOptions o1 = o;
+  if (o.time_s > 0) o1.time_s = std::max(0.2 * o.time_s, o.time_s - 4 * t_run);
+  m.minimized = minimize(p, pred, o1, &m.stats);
+  if (!alternatives.empty() && !m.stats.budget_hit) {
+    switch_seeds = true;
+    MinimizeOptions o2 = o;
+    if (o.time_s > 0) o2.time_s = std::max(1e-3, o1.time_s - m.stats.elapsed_s);
+    if (o.max_tests >= 0) o2.max_tests = std::max<int64_t>(0, o.max_tests - m.stats.tests);
+    MinimizeStats s2;
+    m.minimized = minimize(m.minimized, pred, o2, &s2);
+    MinimizeStats& s = m.stats;
+    s.tests += s2.tests;
+    s.invalid += s2.invalid;
+    s.duplicates += s2.duplicates;
+    s.accepted += s2.accepted;
+    s.rounds += s2.rounds;
+    s.budget_hit = s2.budget_hit;
+    s.elapsed_s += s2.elapsed_s;
+    s.stmts_after = s2.stmts_after;
+    s.bytes_after = s2.bytes_after;
+  }
+  m.spec = cur;
+  auto r2 = run_spec(m.minimized, m.spec);
+  if (!r2 || r2->agree || bucket_of(*r2) != m.bucket) {
+    // Cannot happen for a deterministic strategy; keep the original then.
+    m.minimized = p;
+    m.spec = spec;
+    r2 = r;
+  }
+  m.record = *r2;
+  if (auto man = ir::analyze(m.minimized)) m.expected = oracles::run_eager(m.minimized, *man);
+  // The bug behind it: from min.af, shrink further while the same spec
+  // still diverges the same way (values, or the same error type), whatever
+  // observable or first op; a budget in runs keeps it deterministic.
+  MinimizeOptions o3 = o;
+  o3.max_tests = o.max_tests >= 0 ? std::min<int64_t>(kBugTests, o.max_tests) : kBugTests;
+  // Within the caller's time budget (what phases 1 and 2 left of it).
+  if (o.time_s > 0) o3.time_s = std::max(1e-3, o.time_s - (now_s() - t_start) - 2 * t_run);
+  // Like phase 2, a random:SEED order may switch seeds (the order is a
+  // chaotic function of the program: deleting a dead statement changes it).
+  // On the interpreter any reorder and fusion policy may take over too:
+  // the bug is the strategy's (its key has no policy), and under asap,
+  // alap or dataflow fusion a dead statement moves the others as well.
+  std::vector<std::pair<std::string, std::string>> bug_alternatives;  // (reorder, fusion)
+  for (const auto& a : alternatives) bug_alternatives.push_back({a, spec.fusion});
+  if (!is_external(spec.strategy) && spec.target == "interp") {
+    std::vector<std::string> fusions{spec.fusion};
+    for (const auto& f : schedulers::fusion_policy_names())
+      if (f != spec.fusion) fusions.push_back(f);
+    for (const auto& f : fusions) {
+      for (const auto& r : schedulers::seedless_reorders()) bug_alternatives.push_back({schedulers::reorder_name(r), f});
+      for (int k = 0; k < o.seeds; ++k)
+        bug_alternatives.push_back({schedulers::reorder_name({schedulers::ReorderKind::Random, static_cast<uint64_t>(k)}), f});
+    }
+  }
+  const RunRecord first = m.record;
+  RunSpec bug_spec = m.spec;
+  auto same_bug = [&first](const Program& q, const RunSpec& s) {
+    auto rq = run_spec(q, s);
+    return rq && !rq->agree && rq->error.empty() == first.error.empty() &&
+           (first.error.empty() || error_type(rq->error) == error_type(first.error));
+  };
+  m.bug_program = minimize(m.minimized, [&](const Program& q) {
+    if (same_bug(q, bug_spec)) return true;
+    for (const auto& [reorder, fusion] : bug_alternatives) {
+      RunSpec s = bug_spec;
+      s.reorder = reorder;
+      s.fusion = fusion;
+      if (!(s == bug_spec) && same_bug(q, s)) {
+        bug_spec = s;
+        return true;
+      }
+    }
+    return false;
+  }, o3);
+  auto r3 = run_spec(m.bug_program, bug_spec);
+  m.bug_record = r3 && !r3->agree ? *r3 : m.record;
+  if (!(r3 && !r3->agree)) m.bug_program = m.minimized;
+  m.ok = true;
+  return m;
+}
+
+}  // namespace af::fuzz
