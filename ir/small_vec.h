@@ -9,8 +9,10 @@
 #pragma once
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <initializer_list>
 #include <iterator>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -36,9 +38,9 @@ class SmallVec {
   SmallVec(const std::vector<T>& v) { assign(v.begin(), v.end()); }
   operator std::vector<T>() const { return std::vector<T>(begin(), end()); }
 
-  SmallVec(const SmallVec& o) { assign(o.begin(), o.end()); }
+  SmallVec(const SmallVec& o) { copy_from(o); }
   SmallVec& operator=(const SmallVec& o) {
-    if (this != &o) assign(o.begin(), o.end());
+    if (this != &o) copy_from(o);
     return *this;
   }
   SmallVec(SmallVec&& o) noexcept { steal(o); }
@@ -142,6 +144,20 @@ class SmallVec {
   friend bool operator!=(const std::vector<T>& a, const SmallVec& b) { return !(b == a); }
 
  private:
+  // Shapes are copied and moved more than anything else: an inline one of
+  // trivially copyable elements is copied as the whole fixed-size buffer
+  // (a few vector moves, no loop over its size).
+  static constexpr bool kFixedCopy = std::is_trivially_copyable_v<T>;
+  void copy_from(const SmallVec& o) {
+    if constexpr (kFixedCopy) {
+      if (!on_heap() && !o.on_heap()) {
+        std::memcpy(inline_, o.inline_, sizeof(inline_));
+        size_ = o.size_;
+        return;
+      }
+    }
+    assign(o.begin(), o.end());
+  }
   bool on_heap() const { return ptr_ != inline_; }
   void release() {
     if (on_heap()) delete[] ptr_;
@@ -154,6 +170,8 @@ class SmallVec {
       cap_ = o.cap_;
       o.ptr_ = o.inline_;
       o.cap_ = N;
+    } else if constexpr (kFixedCopy) {
+      std::memcpy(inline_, o.inline_, sizeof(inline_));
     } else {
       std::move(o.inline_, o.inline_ + o.size_, inline_);
     }
