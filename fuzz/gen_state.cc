@@ -196,12 +196,12 @@ int Gen::emit(OpKind op, std::vector<Arg> args, bool bind_inplace) {
       fresh_storage = m.storage;
       m.impl = next_impl++;
     } else {
-      const ir::TensorMeta src = analysis.values[st.args[om.source_arg].i];
+      const ir::TensorMeta& src = analysis.values[st.args[om.source_arg].i];
       m.storage = src.storage;
       m.storage_numel = src.storage_numel;
       m.impl = ir::returns_self(op, om.g, src.g) ? src.impl : next_impl++;
     }
-    analysis.values.push_back(m);
+    analysis.values.push_back(std::move(m));
     st.outs.push_back(program.new_value(fresh_name()));
   }
   memory.resize(analysis.storage_numel.size());

@@ -69,16 +69,18 @@ std::optional<Error> check_dtypes(const Program& p, const Stmt& st, DtypeOf dtyp
   const char* sig = op_info(st.op).sig;
   for (size_t k = 0; k < st.args.size(); ++k) {
     const Arg& a = st.args[k];
+    if (a.kind != Arg::Tensor && a.kind != Arg::TensorList) continue;
     const Dtype want = dtype_of_sig(sig[k]);
-    std::vector<int64_t> vs;
-    if (a.kind == Arg::Tensor) vs.push_back(a.i);
-    if (a.kind == Arg::TensorList) vs = a.list;
-    for (int64_t v : vs)
+    const int64_t* vs = a.kind == Arg::Tensor ? &a.i : a.list.data();  // no copy: this runs for every argument
+    const size_t n = a.kind == Arg::Tensor ? 1 : a.list.size();
+    for (const int64_t* it = vs; it != vs + n; ++it) {
+      const int64_t v = *it;
       if (dtype(v) != want)
         return Error{ErrorKind::Dtype, st.line, std::string(op_name(st.op)) + ": argument " + std::to_string(k + 1) + " ('" +
                                                     p.value_names[v] + "') is a " + dtype_name(dtype(v)) + " tensor where a " +
                                                     dtype_name(want) + " tensor is expected" +
                                                     (want == Dtype::F32 ? ": i64 and bool tensors are only index and mask operands" : "")};
+    }
   }
   return std::nullopt;
 }
@@ -173,7 +175,7 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
                                                    " result" + (want == 1 ? "" : "s") + ", " + std::to_string(st.outs.size()) + " names given"};
       return Error{r.error().kind, st.line, r.error().message};
     }
-    const auto& outs = r.value();
+    auto& outs = r.value();
     const size_t want = inplace ? (st.op == OpKind::SetitemI ? 0 : 1) : outs.size();
     // A view binds all its results; so does a metadata op (format v1.3), whose
     // result is x's only live name after it (PyTorch would also run it unbound).
@@ -183,13 +185,13 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
                                                  " result" + (want == 1 ? "" : "s") + ", " + std::to_string(st.outs.size()) + " name" +
                                                  (st.outs.size() == 1 ? "" : "s") + " given"};
     for (size_t k = 0; k < st.outs.size(); ++k) {
-      const OutMeta& o = outs[k];
+      OutMeta& o = outs[k];
       if (auto e = check_limits(o.g, limits, st.line)) return *e;
       TensorMeta m;
-      m.g = o.g;
+      m.g = std::move(o.g);
       if (o.fresh) {
         m.storage = static_cast<int>(an.storage_numel.size());
-        m.storage_numel = o.g.numel();
+        m.storage_numel = m.g.numel();
         an.storage_numel.push_back(m.storage_numel);
         total_numel += m.storage_numel;
         if (total_numel > limits.max_total_numel)
@@ -203,9 +205,9 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
                                     : an.values[st.args[o.source_arg].i];
         m.storage = src.storage;
         m.storage_numel = src.storage_numel;
-        m.impl = returns_self(st.op, o.g, src.g) ? src.impl : next_impl++;
+        m.impl = returns_self(st.op, m.g, src.g) ? src.impl : next_impl++;
       }
-      an.values[st.outs[k]] = m;
+      an.values[st.outs[k]] = std::move(m);
     }
     if (is_metadata_inplace(st.op)) {
       const int x_impl = an.values[st.args[0].i].impl;

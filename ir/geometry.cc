@@ -177,8 +177,8 @@ namespace {
 // fastest dim) and an insertion sort moves a dim before another when
 // should_swap(d0, d1) > 0, stopping at the first < 0 (0: undecided, go on).
 template <class ShouldSwap>
-std::vector<int> dims_fastest_first(int nd, ShouldSwap should_swap) {
-  std::vector<int> perm(nd);
+SmallVec<int, 6> dims_fastest_first(int nd, ShouldSwap should_swap) {
+  SmallVec<int, 6> perm(nd);
   for (int i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
   for (int i = 1; i < nd; ++i) {
     int d1 = i;
@@ -192,7 +192,7 @@ std::vector<int> dims_fastest_first(int nd, ShouldSwap should_swap) {
 }
 }  // namespace
 
-Shape elementwise_output_strides(const Shape& shape, const std::vector<Geometry>& ops) {
+Shape elementwise_output_strides(const Shape& shape, const Geometries& ops) {
   const int nd = static_cast<int>(shape.size());
   // Fast set-up: every operand has the output's shape.
   bool same_shape = !ops.empty();
@@ -212,13 +212,13 @@ Shape elementwise_output_strides(const Shape& shape, const std::vector<Geometry>
   }
   if (nd == 0) return {};
   // compute_strides: broadcast dims get stride 0.
-  std::vector<Shape> st;
+  SmallVec<Shape, 3> st;
   for (const auto& g : ops) {
     Shape s(nd, 0);
     const int lead = nd - g.rank();
     for (int i = 0; i < g.rank(); ++i)
       s[lead + i] = (g.sizes[i] == 1 && shape[lead + i] != 1) ? 0 : g.strides[i];
-    st.push_back(s);
+    st.push_back(std::move(s));
   }
   // reorder_dimensions
   auto should_swap = [&](int d0, int d1) {
@@ -231,7 +231,7 @@ Shape elementwise_output_strides(const Shape& shape, const std::vector<Geometry>
     }
     return 0;
   };
-  const std::vector<int> perm = dims_fastest_first(nd, should_swap);
+  const SmallVec<int, 6> perm = dims_fastest_first(nd, should_swap);
   bool inverted = true;
   for (int j = 0; j < nd; ++j) inverted = inverted && perm[j] == nd - 1 - j;
   if (inverted) return contiguous_strides(shape);
@@ -255,7 +255,7 @@ Shape preserve_format_strides(const Geometry& g) {
     if (g.sizes[d0] > g.sizes[d1]) return 1;
     return 0;
   };
-  const std::vector<int> perm = dims_fastest_first(nd, should_swap);
+  const SmallVec<int, 6> perm = dims_fastest_first(nd, should_swap);
   Shape out(nd);
   int64_t cur = 1;
   for (int i = 0; i < nd; ++i) {

@@ -82,7 +82,9 @@ Geometry broadcast_to(const Geometry& g, const Shape& to);
 // Strides TensorIterator gives the output of an elementwise op over these
 // operand geometries (already known to broadcast to `shape`). Scalars are
 // not passed. Mirrors PyTorch's fast set-up and dimension reordering.
-Shape elementwise_output_strides(const Shape& shape, const std::vector<Geometry>& operands);
+// The operands of one elementwise op (at most three tensors and a scalar): inline.
+using Geometries = SmallVec<Geometry, 3>;
+Shape elementwise_output_strides(const Shape& shape, const Geometries& operands);
 
 // The strides of x.clone() (memory_format=preserve, also empty_like): x's
 // own strides when x is non-overlapping and dense, else PyTorch's

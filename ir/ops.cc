@@ -87,10 +87,16 @@ Error dim_error(int64_t dim, int64_t rank) {
                                  "], but got " + std::to_string(dim) + ")");
 }
 
-using Outs = std::vector<OutMeta>;
-Outs view_of(Geometry g, int arg = 0) { return {OutMeta{std::move(g), false, arg}}; }
+using Outs = OutMetas;
+Outs view_of(Geometry g, int arg = 0) {
+  Outs r;
+  r.push_back(OutMeta{std::move(g), false, arg});
+  return r;
+}
 Outs fresh(const Shape& sizes, Shape strides) {
-  return {OutMeta{Geometry{sizes, std::move(strides), 0}, true, 0}};
+  Outs r;
+  r.push_back(OutMeta{Geometry{sizes, std::move(strides), 0}, true, 0});
+  return r;
 }
 Outs fresh_contiguous(const Shape& sizes) { return fresh(sizes, contiguous_strides(sizes)); }
 
@@ -270,11 +276,14 @@ Result<Outs> reshape_like(const Geometry& g, const Shape& req, bool must_view) {
   return fresh_contiguous(*shape);
 }
 
+// The tensors an in-place write reads (x and up to three operands): inline.
+using Reads = SmallVec<const TensorMeta*, 4>;
+
 // PyTorch's memory-overlap checks for a write into `out` that also reads
 // `reads` (TensorIterator's compute_mem_overlaps: the output's internal
 // overlap, then partial overlap with every input that is not the output
 // tensor itself). They run before the shape checks.
-std::optional<Error> torch_overlap(const TensorMeta& out, const std::vector<const TensorMeta*>& reads) {
+std::optional<Error> torch_overlap(const TensorMeta& out, const Reads& reads) {
   if (internal_overlap_status(out.g) == Overlap::Yes)
     return err(ErrorKind::Overlap, "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.");
   for (const TensorMeta* r : reads)
@@ -286,7 +295,7 @@ std::optional<Error> torch_overlap(const TensorMeta& out, const std::vector<cons
 
 // The cases PyTorch's checks cannot see (kind `undefined`): the result
 // depends on the kernel's iteration order. `reads` are broadcast to `out`.
-std::optional<Error> undefined_write(const TensorMeta& out, const std::vector<const TensorMeta*>& reads) {
+std::optional<Error> undefined_write(const TensorMeta& out, const Reads& reads) {
   if (has_exact_internal_overlap(out.g))
     return err(ErrorKind::Undefined, "in-place write through a view whose elements overlap: the result depends on iteration order");
   for (const TensorMeta* r : reads) {
@@ -298,7 +307,7 @@ std::optional<Error> undefined_write(const TensorMeta& out, const std::vector<co
   return std::nullopt;
 }
 
-std::optional<Error> check_write(const TensorMeta& out, const std::vector<const TensorMeta*>& reads, bool exempt) {
+std::optional<Error> check_write(const TensorMeta& out, const Reads& reads, bool exempt) {
   if (exempt) return std::nullopt;
   if (auto e = torch_overlap(out, reads)) return e;
   return undefined_write(out, reads);
@@ -327,7 +336,7 @@ Result<Outs> check_broadcast_into(const TensorMeta& out, const TensorMeta& src) 
 Result<Outs> multi_operand(OpKind op, const std::vector<CheckedArg>& a) {
   const TensorMeta& x = *a[0].t;
   const bool out = is_out_variant(op);
-  std::vector<const TensorMeta*> reads;
+  Reads reads;
   if (!out) reads.push_back(&x);
   for (size_t k = 1; k < a.size(); ++k)
     if (a[k].is_tensor()) reads.push_back(a[k].t);
@@ -536,7 +545,7 @@ Result<Outs> inplace(OpKind op, const std::vector<CheckedArg>& a) {
   const TensorMeta& x = *a[0].t;
   if (added_in_v11(op)) return multi_operand(op, a);
   if (added_in_v12(op)) return indexed(op, a);
-  std::vector<const TensorMeta*> reads{&x};
+  Reads reads{&x};
   bool exempt = false;
   switch (op) {
     case OpKind::FillI:
@@ -608,7 +617,7 @@ Result<Outs> inplace(OpKind op, const std::vector<CheckedArg>& a) {
 }
 
 Result<Outs> elementwise(const std::vector<CheckedArg>& a) {
-  std::vector<Geometry> ops{a[0].t->g};
+  Geometries ops{a[0].t->g};
   Shape shape = a[0].t->g.sizes;
   bool scalar = a.size() > 1 && !a[1].is_tensor();
   if (a.size() > 1 && a[1].is_tensor()) {
@@ -873,7 +882,7 @@ Result<Geometry> unfold_geometry(const Geometry& g, int64_t dim, int64_t size, i
 
 }  // namespace
 
-Result<std::vector<OutMeta>> infer(OpKind op, const std::vector<CheckedArg>& a) {
+Result<OutMetas> infer(OpKind op, const std::vector<CheckedArg>& a) {
   const Geometry* g = (!a.empty() && a[0].t) ? &a[0].t->g : nullptr;
   // Format v1.3's metadata ops give x the geometry of the view they mirror
   // (t_ of a 3-d tensor raises as t does; squeeze_ of a dim that is not 1
@@ -921,7 +930,7 @@ Result<std::vector<OutMeta>> infer(OpKind op, const std::vector<CheckedArg>& a) 
         return err(ErrorKind::Arg, "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = " +
                                        std::to_string(g->rank()) + " is not equal to len(dims) = " + std::to_string(dims.size()));
       Geometry r = *g;
-      std::vector<bool> seen(g->rank(), false);
+      SmallVec<bool, 6> seen(g->rank(), false);
       for (size_t i = 0; i < dims.size(); ++i) {
         auto w = wrap_dim(dims[i], g->rank());
         if (!w) return dim_error(dims[i], g->rank());

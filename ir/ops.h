@@ -300,6 +300,10 @@ struct OutMeta {
   int source_arg = 0;  // the argument whose storage a non-fresh result shares
 };
 
+// The results of a statement: one for all but the multi-output ops, kept
+// inline (infer runs for every statement of every analysis and schedule).
+using OutMetas = SmallVec<OutMeta, 1>;
+
 // An argument after checking: tensor args resolved to their metas.
 struct CheckedArg {
   const TensorMeta* t = nullptr;          // Tensor
@@ -314,7 +318,7 @@ struct CheckedArg {
 // PyTorch raises (kind and message; the caller adds the line). For in-place
 // ops this also applies PyTorch's memory-overlap checks and flags the
 // `undefined` cases.
-Result<std::vector<OutMeta>> infer(OpKind op, const std::vector<CheckedArg>& args);
+Result<OutMetas> infer(OpKind op, const std::vector<CheckedArg>& args);
 
 // The data-dependent rules of the indexed ops (format v1.2), checked after
 // infer() accepted the statement: `index` holds the index (or mask) tensor's

@@ -1,8 +1,11 @@
-// A vector of trivially copyable elements that keeps up to N of them
-// inline. Shapes and strides are copied on every shape rule, schedule
-// statement and kernel call; with N = the generator's maximal rank they
-// never touch the heap (profiles showed malloc/free at half the time).
-// Larger ones (parsed programs may have any rank) spill to the heap.
+// A vector that keeps up to N elements inline. Shapes and strides are
+// copied on every shape rule, schedule statement and kernel call; with N =
+// the generator's maximal rank they never touch the heap (profiles showed
+// malloc/free at half the time). Larger ones (parsed programs may have any
+// rank) spill to the heap. Elements need not be trivially copyable (a
+// statement's OutMetas hold Geometries): all N inline slots are always
+// constructed, and clear()/pop_back() leave the slots they vacate as they
+// are (a later push_back assigns over them).
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -17,8 +20,6 @@ namespace af::ir {
 
 template <class T, size_t N>
 class SmallVec {
-  static_assert(std::is_trivially_copyable_v<T>, "elements are moved with memcpy");
-
  public:
   using value_type = T;
   using size_type = size_t;
@@ -37,9 +38,9 @@ class SmallVec {
   SmallVec(const std::vector<T>& v) { assign(v.begin(), v.end()); }
   operator std::vector<T>() const { return std::vector<T>(begin(), end()); }
 
-  SmallVec(const SmallVec& o) { assign(o.begin(), o.end()); }
+  SmallVec(const SmallVec& o) { copy_from(o); }
   SmallVec& operator=(const SmallVec& o) {
-    if (this != &o) assign(o.begin(), o.end());
+    if (this != &o) copy_from(o);
     return *this;
   }
   SmallVec(SmallVec&& o) noexcept { steal(o); }
@@ -77,7 +78,7 @@ class SmallVec {
   void reserve(size_t n) {
     if (n <= cap_) return;
     T* p = new T[n];
-    std::memcpy(p, ptr_, size_ * sizeof(T));
+    std::move(ptr_, ptr_ + size_, p);
     release();
     ptr_ = p;
     cap_ = n;
@@ -98,22 +99,36 @@ class SmallVec {
     reserve(static_cast<size_t>(std::distance(first, last)));
     for (; first != last; ++first) ptr_[size_++] = *first;
   }
-  void push_back(T v) {
-    if (size_ == cap_) reserve(2 * cap_);
-    ptr_[size_++] = v;
+  void push_back(const T& v) {
+    if (size_ == cap_) {
+      T copy = v;  // v may be an element of this vector
+      reserve(2 * cap_);
+      ptr_[size_++] = std::move(copy);
+    } else {
+      ptr_[size_++] = v;
+    }
   }
-  void emplace_back(T v) { push_back(v); }
+  void push_back(T&& v) {
+    if (size_ == cap_) {
+      T moved = std::move(v);
+      reserve(2 * cap_);
+      ptr_[size_++] = std::move(moved);
+    } else {
+      ptr_[size_++] = std::move(v);
+    }
+  }
+  void emplace_back(T v) { push_back(std::move(v)); }
   void pop_back() { --size_; }
   T* insert(const T* pos, T v) {
     const size_t k = pos - ptr_;
-    push_back(v);
+    push_back(std::move(v));
     std::rotate(ptr_ + k, ptr_ + size_ - 1, ptr_ + size_);
     return ptr_ + k;
   }
   T* erase(const T* pos) { return erase(pos, pos + 1); }
   T* erase(const T* first, const T* last) {
     const size_t k = first - ptr_, m = last - first;
-    std::memmove(ptr_ + k, ptr_ + k + m, (size_ - k - m) * sizeof(T));
+    std::move(ptr_ + k + m, ptr_ + size_, ptr_ + k);
     size_ -= m;
     return ptr_ + k;
   }
@@ -129,6 +144,20 @@ class SmallVec {
   friend bool operator!=(const std::vector<T>& a, const SmallVec& b) { return !(b == a); }
 
  private:
+  // Shapes are copied and moved more than anything else: an inline one of
+  // trivially copyable elements is copied as the whole fixed-size buffer
+  // (a few vector moves, no loop over its size).
+  static constexpr bool kFixedCopy = std::is_trivially_copyable_v<T>;
+  void copy_from(const SmallVec& o) {
+    if constexpr (kFixedCopy) {
+      if (!on_heap() && !o.on_heap()) {
+        std::memcpy(inline_, o.inline_, sizeof(inline_));
+        size_ = o.size_;
+        return;
+      }
+    }
+    assign(o.begin(), o.end());
+  }
   bool on_heap() const { return ptr_ != inline_; }
   void release() {
     if (on_heap()) delete[] ptr_;
@@ -141,8 +170,10 @@ class SmallVec {
       cap_ = o.cap_;
       o.ptr_ = o.inline_;
       o.cap_ = N;
+    } else if constexpr (kFixedCopy) {
+      std::memcpy(inline_, o.inline_, sizeof(inline_));
     } else {
-      std::memcpy(inline_, o.inline_, o.size_ * sizeof(T));
+      std::move(o.inline_, o.inline_ + o.size_, inline_);
     }
     size_ = o.size_;
     o.size_ = 0;

@@ -76,10 +76,10 @@ int Builder::emit(OpKind op, const std::vector<int>& outs, std::vector<Arg> args
   } else if (!r) {
     if (error_.empty()) error_ = std::string(ir::op_name(op)) + ": " + r.error().message;
   } else {
-    const auto& om = r.value();
+    auto& om = r.value();
     for (size_t k = 0; k < outs.size() && k < om.size(); ++k) {
       ir::TensorMeta m;
-      m.g = om[k].g;
+      m.g = std::move(om[k].g);
       if (om[k].fresh) {
         fresh_storage_.resize(p_.stmts.size() + 1, -1);
         fresh_storage_[p_.stmts.size()] = static_cast<int>(storage_numel_.size());
@@ -96,7 +96,7 @@ int Builder::emit(OpKind op, const std::vector<int>& outs, std::vector<Arg> args
         // their argument, are the argument itself.
         m.impl = ir::returns_self(op, m.g, src.g) ? src.impl : next_impl_++;
       }
-      metas_[outs[k]] = m;
+      metas_[outs[k]] = std::move(m);
     }
   }
   p_.stmts.push_back(std::move(st));
