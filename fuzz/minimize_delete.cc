@@ -5,13 +5,6 @@
 
 namespace af::fuzz::minimizing {
 
-using ir::Arg;
-using ir::InitKind;
-using ir::OpClass;
-using ir::OpKind;
-using ir::Program;
-using ir::Stmt;
-
 void delete_stmts(Search& search) {
   const Program& cur = search.cur();
   size_t n = cur.stmts.size();

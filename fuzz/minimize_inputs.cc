@@ -7,13 +7,6 @@
 
 namespace af::fuzz::minimizing {
 
-using ir::Arg;
-using ir::InitKind;
-using ir::OpClass;
-using ir::OpKind;
-using ir::Program;
-using ir::Stmt;
-
 // Two inputs of one storage: every use of one reads the other, and the
 // unused one goes (a bug seen through two aliased inputs and the same
 // bug seen through one then minimize alike when it stays).

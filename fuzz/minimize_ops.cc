@@ -5,13 +5,6 @@
 
 namespace af::fuzz::minimizing {
 
-using ir::Arg;
-using ir::InitKind;
-using ir::OpClass;
-using ir::OpKind;
-using ir::Program;
-using ir::Stmt;
-
 void simpler_ops(Search& search) {
   const Program& cur = search.cur();
   for (size_t i = 0; i < cur.stmts.size() && !search.out_of_budget(); ++i) {

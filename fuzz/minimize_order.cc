@@ -12,13 +12,6 @@
 
 namespace af::fuzz::minimizing {
 
-using ir::Arg;
-using ir::InitKind;
-using ir::OpClass;
-using ir::OpKind;
-using ir::Program;
-using ir::Stmt;
-
 // Same-size rewrites toward the program whose skeleton is least: the
 // statements in another order the dataflow allows (every such order of a
 // program of up to kPermuteUpTo statements, least skeleton first; two

@@ -13,6 +13,14 @@
 
 namespace af::fuzz::minimizing {
 
+// The IR names every pass reads (this namespace is the minimizer's own).
+using ir::Arg;
+using ir::InitKind;
+using ir::OpClass;
+using ir::OpKind;
+using ir::Program;
+using ir::Stmt;
+
 class Search {
  public:
   Search(const Interesting& pred, const MinimizeOptions& o, MinimizeStats& st, const ir::Program& start);

@@ -5,13 +5,6 @@
 
 namespace af::fuzz::minimizing {
 
-using ir::Arg;
-using ir::InitKind;
-using ir::OpClass;
-using ir::OpKind;
-using ir::Program;
-using ir::Stmt;
-
 void bypass(Search& search) {
   const Program& cur = search.cur();
   for (size_t i = cur.stmts.size(); i-- > 0 && !search.out_of_budget();) {

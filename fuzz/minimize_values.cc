@@ -7,13 +7,6 @@
 
 namespace af::fuzz::minimizing {
 
-using ir::Arg;
-using ir::InitKind;
-using ir::OpClass;
-using ir::OpKind;
-using ir::Program;
-using ir::Stmt;
-
 void shrink(Search& search) {
   const Program& cur = search.cur();
   // Storage numel.
