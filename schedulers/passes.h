@@ -130,6 +130,12 @@ Transformed unchanged(const ir::Program& p, const ir::Analysis& an);
 // transpose_. `an` stays valid for it (only the retired names' tensor
 // identity differs).
 ir::Program views_for_metadata_ops(const ir::Program& p);
+// The epilogue every strategy's schedule of a program with metadata ops
+// ends with (input_metadata.cc): `x_1 = as_strided_(x, sizes, strides,
+// offset)` for each input of `src` whose final geometry is not its
+// declared one, as PyTorch's functionalization replays it on the caller's
+// tensor.
+void replay_input_metadata(const ir::Program& src, const ir::Analysis& src_an, Transformed* t);
 Transformed eager_strategy(const ir::Program& p, const ir::Analysis& an);
 Transformed none_strategy(const ir::Program& p, const ir::Analysis& an);
 Transformed functionalize_strategy(const ir::Program& p, const ir::Analysis& an, Mutant mutant);

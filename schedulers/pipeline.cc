@@ -36,17 +36,24 @@ ir::Program views_for_metadata_ops(const ir::Program& p) {
 
 namespace {
 
-Transformed run_strategy(const ir::Program& p, const ir::Analysis& an, const RunConfig& c) {
-  // Thunder's rule sees the metadata ops (it predicts that Thunder refuses them).
-  if (c.strategy.kind == StrategyKind::UpdateAliases) return update_aliases_strategy(p, an, c.strategy.fixes, c.mutant);
+Transformed run_strategy(const ir::Program& p, const ir::Analysis& an, const RunConfig& c, bool views_done = false) {
   bool meta = false;
   for (const auto& st : p.stmts) meta = meta || ir::is_metadata_inplace(st.op);
-  if (meta) return run_strategy(views_for_metadata_ops(p), an, c);
+  // Thunder's rule sees the metadata ops (it predicts that Thunder refuses
+  // them); the others schedule the views they mirror. Either way a schedule
+  // that runs ends with the inputs' metadata replay.
+  if (meta && !views_done) {
+    Transformed t = c.strategy.kind == StrategyKind::UpdateAliases
+                        ? update_aliases_strategy(p, an, c.strategy.fixes, c.mutant)
+                        : run_strategy(views_for_metadata_ops(p), an, c, true);
+    if (t.error.empty()) replay_input_metadata(p, an, &t);
+    return t;
+  }
   switch (c.strategy.kind) {
     case StrategyKind::Eager: return eager_strategy(p, an);
     case StrategyKind::None: return none_strategy(p, an);
     case StrategyKind::Functionalize: return functionalize_strategy(p, an, c.mutant);
-    case StrategyKind::UpdateAliases: break;
+    case StrategyKind::UpdateAliases: return update_aliases_strategy(p, an, c.strategy.fixes, c.mutant);
   }
   std::abort();  // every StrategyKind is handled above
 }

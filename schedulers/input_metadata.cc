@@ -1,0 +1,49 @@
+// Format v1.3's input-metadata replay: what PyTorch's functionalization does
+// for an input a metadata op (transpose_, as_strided_, ...) re-shaped.
+//
+// The strategies schedule the program with every metadata op replaced by
+// the view it mirrors (views_for_metadata_ops), so in the scheduled program
+// the caller's input tensors keep their declared geometry. torch 2.9's
+// AOTAutograd records such an input as `mutates_metadata` and, after the
+// compiled graph, its runtime wrapper applies the new geometry to the
+// caller's tensor with one `as_strided_(sizes, strides, offset)` (and
+// functionalization's sync/replace_ does the same for torch.func
+// .functionalize). The schedule says so in its own text: for each input
+// whose final geometry differs from its declared one, an epilogue statement
+//     x_1 = as_strided_(x, [sizes], [strides], offset)
+// after every other statement. Executors then read each input's final
+// geometry from the scheduled program as the oracle reads it from the
+// source (oracles::input_geometries): no data moves.
+#include "oracles/eager.h"
+#include "schedulers/passes.h"
+
+namespace af::schedulers {
+
+void replay_input_metadata(const ir::Program& src, const ir::Analysis& src_an, Transformed* t) {
+  const std::vector<ir::Geometry> final = oracles::input_geometries(src, src_an);
+  ir::Program& q = t->program;
+  std::unordered_set<std::string> taken(q.value_names.begin(), q.value_names.end());
+  for (const auto& s : q.storages) taken.insert(s.name);
+  bool added = false;
+  for (size_t k = 0; k < final.size() && k < q.inputs.size(); ++k) {
+    if (final[k] == src_an.values[k].g) continue;  // unchanged (or changed and changed back)
+    std::string name;
+    for (int n = 1; name.empty() || taken.count(name); ++n) name = q.value_names[k] + "_" + std::to_string(n);
+    taken.insert(name);
+    const ir::Geometry& g = final[k];
+    ir::Stmt st;
+    st.op = ir::OpKind::AsStridedI;
+    st.outs = {q.new_value(name)};
+    st.args = {ir::Arg::tensor(static_cast<int>(k)), ir::Arg::ints({g.sizes.begin(), g.sizes.end()}),
+               ir::Arg::ints({g.strides.begin(), g.strides.end()}), ir::Arg::integer(g.offset)};
+    q.stmts.push_back(std::move(st));
+    t->added_node.push_back(true);
+    t->origin.push_back(-1);
+    const int j = static_cast<int>(q.stmts.size()) - 1;
+    if (t->chain && j > 0) t->added_edges.push_back(Edge{j - 1, j, true});  // eager stays a total order
+    added = true;
+  }
+  if (added) t->analysis = nullptr;  // re-analyzed by the pipeline
+}
+
+}  // namespace af::schedulers
