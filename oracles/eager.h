@@ -69,6 +69,11 @@ struct Mismatch {
 // exactly, strides except of dims of size <= 1 (PyTorch's contiguity rules
 // ignore them, and as_strided_/unsqueeze_ may leave any stride there).
 std::optional<Mismatch> compare(const ir::Program& p, const Observables& expected, const Observables& actual);
+// Whether a Mismatch's observable is an input's final geometry ("input x",
+// or "inputs" when an executor reported none).
+inline bool is_input_geometry(const std::string& observable) {
+  return observable == "inputs" || observable.rfind("input ", 0) == 0;
+}
 // An input's geometry as compare's message shows it: "sizes [4, 3] strides [1, 4] offset 0".
 std::string geometry_text(const ir::Geometry& g);
 // Whether two final input geometries agree (compare's rule).

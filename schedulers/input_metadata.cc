@@ -14,8 +14,11 @@
 // after every other statement. Executors then read each input's final
 // geometry from the scheduled program as the oracle reads it from the
 // source (oracles::input_geometries): no data moves.
+#include <algorithm>
+
 #include "oracles/eager.h"
 #include "schedulers/passes.h"
+#include "schedulers/schedulers.h"
 
 namespace af::schedulers {
 
@@ -44,6 +47,39 @@ void replay_input_metadata(const ir::Program& src, const ir::Analysis& src_an, T
     added = true;
   }
   if (added) t->analysis = nullptr;  // re-analyzed by the pipeline
+}
+
+bool is_input_metadata_replay(const Schedule& s, int j) {
+  const auto& st = s.program.stmts[j];
+  return st.op == ir::OpKind::AsStridedI && j < static_cast<int>(s.added_node.size()) && s.added_node[j] &&
+         st.args[0].i < static_cast<int64_t>(s.program.inputs.size());
+}
+
+Schedule without_input_metadata_replay(const Schedule& s) {
+  Schedule t = s;
+  std::vector<int> remap(s.program.stmts.size(), -1);
+  t.program.stmts.clear();
+  t.added_node.clear();
+  t.origin.clear();
+  for (size_t j = 0; j < s.program.stmts.size(); ++j) {
+    if (is_input_metadata_replay(s, static_cast<int>(j))) continue;
+    remap[j] = static_cast<int>(t.program.stmts.size());
+    t.program.stmts.push_back(s.program.stmts[j]);
+    if (j < s.added_node.size()) t.added_node.push_back(s.added_node[j]);
+    if (j < s.origin.size()) t.origin.push_back(s.origin[j]);
+  }
+  t.regions.clear();
+  for (const auto& r : s.regions) {
+    std::vector<int> kept;
+    for (int j : r)
+      if (remap[j] >= 0) kept.push_back(remap[j]);
+    if (!kept.empty()) t.regions.push_back(std::move(kept));
+  }
+  t.edges.clear();
+  for (const auto& e : s.edges)
+    if (remap[e.from] >= 0 && remap[e.to] >= 0) t.edges.push_back(Edge{remap[e.from], remap[e.to], e.added});
+  t.analysis = std::make_shared<const ir::Analysis>(ir::analyze(t.program).value());
+  return t;
 }
 
 }  // namespace af::schedulers
