@@ -11,7 +11,9 @@
 // .functionalize). The schedule says so in its own text: for each input
 // whose final geometry differs from its declared one, an epilogue statement
 //     x_1 = as_strided_(x, [sizes], [strides], offset)
-// after every other statement. Executors then read each input's final
+// after every other statement, in the text and in the order (added after
+// the reorder and fusion policies ran, so a seed orders everything else as
+// it did without it). Executors then read each input's final
 // geometry from the scheduled program as the oracle reads it from the
 // source (oracles::input_geometries): no data moves.
 #include <algorithm>
@@ -22,11 +24,11 @@
 
 namespace af::schedulers {
 
-void replay_input_metadata(const ir::Program& src, const ir::Analysis& src_an, Transformed* t) {
+bool replay_input_metadata(const ir::Program& src, const ir::Analysis& src_an, Schedule* s) {
   const std::vector<ir::Geometry> final = oracles::input_geometries(src, src_an);
-  ir::Program& q = t->program;
+  ir::Program& q = s->program;
   std::unordered_set<std::string> taken(q.value_names.begin(), q.value_names.end());
-  for (const auto& s : q.storages) taken.insert(s.name);
+  for (const auto& st : q.storages) taken.insert(st.name);
   bool added = false;
   for (size_t k = 0; k < final.size() && k < q.inputs.size(); ++k) {
     if (final[k] == src_an.values[k].g) continue;  // unchanged (or changed and changed back)
@@ -40,13 +42,21 @@ void replay_input_metadata(const ir::Program& src, const ir::Analysis& src_an, T
     st.args = {ir::Arg::tensor(static_cast<int>(k)), ir::Arg::ints({g.sizes.begin(), g.sizes.end()}),
                ir::Arg::ints({g.strides.begin(), g.strides.end()}), ir::Arg::integer(g.offset)};
     q.stmts.push_back(std::move(st));
-    t->added_node.push_back(true);
-    t->origin.push_back(-1);
-    const int j = static_cast<int>(q.stmts.size()) - 1;
-    if (t->chain && j > 0) t->added_edges.push_back(Edge{j - 1, j, true});  // eager stays a total order
+    s->added_node.resize(q.stmts.size() - 1, false);
+    s->added_node.push_back(true);
+    s->origin.resize(q.stmts.size() - 1, -1);
+    s->origin.push_back(-1);
+    // Last in the order, in the last region (a view: it adds no kernel, and
+    // the regions and order of everything else stay what the policies made).
+    if (s->regions.empty()) s->regions.emplace_back();
+    s->regions.back().push_back(static_cast<int>(q.stmts.size()) - 1);
     added = true;
   }
-  if (added) t->analysis = nullptr;  // re-analyzed by the pipeline
+  if (!added) return false;
+  auto an = ir::analyze(q);
+  if (!an) return false;  // never for a valid source (its final geometry is in bounds)
+  s->analysis = std::make_shared<const ir::Analysis>(std::move(*an));
+  return true;
 }
 
 bool is_input_metadata_replay(const Schedule& s, int j) {
@@ -78,6 +88,7 @@ Schedule without_input_metadata_replay(const Schedule& s) {
   t.edges.clear();
   for (const auto& e : s.edges)
     if (remap[e.from] >= 0 && remap[e.to] >= 0) t.edges.push_back(Edge{remap[e.from], remap[e.to], e.added});
+  t.counters.nodes_added -= static_cast<int>(s.program.stmts.size() - t.program.stmts.size());
   t.analysis = std::make_shared<const ir::Analysis>(ir::analyze(t.program).value());
   return t;
 }

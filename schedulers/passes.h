@@ -134,8 +134,9 @@ ir::Program views_for_metadata_ops(const ir::Program& p);
 // ends with (input_metadata.cc): `x_1 = as_strided_(x, sizes, strides,
 // offset)` for each input of `src` whose final geometry is not its
 // declared one, as PyTorch's functionalization replays it on the caller's
-// tensor.
-void replay_input_metadata(const ir::Program& src, const ir::Analysis& src_an, Transformed* t);
+// tensor; appended to the program and to the last region, analysis
+// updated. Whether it added any.
+bool replay_input_metadata(const ir::Program& src, const ir::Analysis& src_an, Schedule* s);
 Transformed eager_strategy(const ir::Program& p, const ir::Analysis& an);
 Transformed none_strategy(const ir::Program& p, const ir::Analysis& an);
 Transformed functionalize_strategy(const ir::Program& p, const ir::Analysis& an, Mutant mutant);

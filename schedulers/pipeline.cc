@@ -36,24 +36,17 @@ ir::Program views_for_metadata_ops(const ir::Program& p) {
 
 namespace {
 
-Transformed run_strategy(const ir::Program& p, const ir::Analysis& an, const RunConfig& c, bool views_done = false) {
+Transformed run_strategy(const ir::Program& p, const ir::Analysis& an, const RunConfig& c) {
+  // Thunder's rule sees the metadata ops (it predicts that Thunder refuses them).
+  if (c.strategy.kind == StrategyKind::UpdateAliases) return update_aliases_strategy(p, an, c.strategy.fixes, c.mutant);
   bool meta = false;
   for (const auto& st : p.stmts) meta = meta || ir::is_metadata_inplace(st.op);
-  // Thunder's rule sees the metadata ops (it predicts that Thunder refuses
-  // them); the others schedule the views they mirror. Either way a schedule
-  // that runs ends with the inputs' metadata replay.
-  if (meta && !views_done) {
-    Transformed t = c.strategy.kind == StrategyKind::UpdateAliases
-                        ? update_aliases_strategy(p, an, c.strategy.fixes, c.mutant)
-                        : run_strategy(views_for_metadata_ops(p), an, c, true);
-    if (t.error.empty()) replay_input_metadata(p, an, &t);
-    return t;
-  }
+  if (meta) return run_strategy(views_for_metadata_ops(p), an, c);
   switch (c.strategy.kind) {
     case StrategyKind::Eager: return eager_strategy(p, an);
     case StrategyKind::None: return none_strategy(p, an);
     case StrategyKind::Functionalize: return functionalize_strategy(p, an, c.mutant);
-    case StrategyKind::UpdateAliases: return update_aliases_strategy(p, an, c.strategy.fixes, c.mutant);
+    case StrategyKind::UpdateAliases: break;
   }
   std::abort();  // every StrategyKind is handled above
 }
@@ -139,6 +132,8 @@ ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an,
     for (const auto& r : sc.regions) regions += indices_text(r) + "\n";
     dump->push_back({"regions " + sc.fusion, regions});
   }
+  // Format v1.3: the inputs' metadata replay, after everything the policies ordered.
+  if (replay_input_metadata(p, an, &sc) && dump) dump->push_back({"input-metadata replay", ir::print(sc.program)});
   // Counters.
   Counters& k = sc.counters;
   k.regions = static_cast<int>(sc.regions.size());
