@@ -25,6 +25,10 @@
 namespace af::schedulers {
 
 bool replay_input_metadata(const ir::Program& src, const ir::Analysis& src_an, Schedule* s) {
+  // Only a metadata op gives a tensor object another geometry (in-place
+  // results and returns_self views keep it): most programs stop here.
+  if (std::none_of(src.stmts.begin(), src.stmts.end(), [](const ir::Stmt& st) { return ir::is_metadata_inplace(st.op); }))
+    return false;
   const std::vector<ir::Geometry> final = oracles::input_geometries(src, src_an);
   ir::Program& q = s->program;
   std::unordered_set<std::string> taken(q.value_names.begin(), q.value_names.end());
