@@ -67,7 +67,9 @@ void write_bucket_folder(const CampaignOptions& o, const std::string& name, uint
   } else if (f["spec"].is_object()) {
     note += "Reproduce: `./aliasfuzz run case.af " + spec_flags(spec_from_json(f["spec"])) + "`\n";
   }
-  if (f.contains("observable"))
+  if (f.contains("observable") && f.contains("what"))  // a shape, count or input geometry (format v1.3)
+    note += "\nFirst mismatch: " + f.value("observable", "") + ": " + f.value("what", "") + "\n";
+  else if (f.contains("observable"))
     note += "\nFirst mismatch: " + f.value("observable", "") + "[" + std::to_string(f.value("index", 0)) +
             "] expected " + f.value("expected", json()).dump() + ", got " + f.value("actual", json()).dump() + "\n";
   if (f.contains("error")) note += "\nError: " + f.value("error", "") + "\n";

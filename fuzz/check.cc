@@ -167,6 +167,7 @@ std::string bucket_of(const RunRecord& r) {
   else if (r.first_failure) what = "stmt";
   else if (!r.error.empty()) what = "error";
   else if (r.mismatch && r.mismatch->observable.rfind("return", 0) == 0) what = "return";
+  else if (r.mismatch && oracles::is_input_geometry(r.mismatch->observable)) what = "input-meta";
   else what = "storage";
   std::string b = r.spec.strategy.empty() ? strategy_for_mutant(r.spec.inject) : r.spec.strategy;
   if (!r.spec.inject.empty()) b += "+" + r.spec.inject;
@@ -185,9 +186,20 @@ ir::Program prefix(const ir::Program& p, size_t n) {
   ir::Program q = p;
   q.stmts.resize(n);
   q.returns.clear();
-  for (const auto& st : q.stmts)
-    for (int o : st.outs) q.returns.push_back(o);
   q.has_return = true;
+  // Format v1.3: a metadata op retires the earlier names of its tensor
+  // object (returning one is an error); only its result is returned.
+  std::vector<char> retired(q.num_values(), 0);
+  if (auto an = ir::analyze(q)) {
+    for (const auto& st : q.stmts)
+      if (ir::is_metadata_inplace(st.op))
+        for (const auto& s2 : q.stmts)
+          for (int o : s2.outs)
+            if (&s2 < &st && an->values[o].impl == an->values[st.outs[0]].impl) retired[o] = 1;
+  }
+  for (const auto& st : q.stmts)
+    for (int o : st.outs)
+      if (!retired[o]) q.returns.push_back(o);
   return q;
 }
 

@@ -8,6 +8,7 @@
 // probe's programs are short, so campaigns meet it), `torch.tanh(` raises
 // AssertionError (an internal error: a finding).
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -25,6 +26,7 @@
 #include "fuzz/generator.h"
 #include "ir/analysis.h"
 #include "ir/text.h"
+#include "oracles/eager.h"
 #include "oracles/external.h"
 #include "reports/report.h"
 
@@ -203,6 +205,58 @@ TEST(PyCampaign, FindsAWrongToyCompiler) {
   EXPECT_EQ(s.programs_per_s_by_tier.count(wrong), 1u);
   const json c = read_json(o.out + "/campaign.json");
   EXPECT_NE(c.dump().find("torch 1.13"), std::string::npos) << c.dump();
+}
+
+// Format v1.3: a compiler that does not replay its inputs' metadata
+// mutations (the toy gives every input its old geometry back; values stay
+// right) is found in the input-meta bucket kind, its minimized program
+// still re-shapes an input, and its repro.py prints the geometry and exits 1.
+TEST(PyCampaign, FindsAnInputMetadataMutationNotReplayed) {
+  if (!have_torch()) GTEST_SKIP() << "skipped: /usr/bin/python3 has no torch";
+  const std::string wrong = "py:oracles.testdata.toy_compiler:forget_input_metadata@/usr/bin/python3";
+  setenv("AF_CAPABILITY_CACHE", tmp("py-caps-meta").c_str(), 1);
+  oracles::forget_capabilities();
+  CampaignOptions o;
+  o.out = tmp("py-campaign-meta");
+  std::filesystem::remove_all(o.out);
+  o.seed = 7;
+  o.programs = 12;
+  o.jobs = 1;
+  o.quiet = true;
+  o.minimize_s = 30;
+  o.strategies = {wrong};
+  for (ir::OpKind op : ir::all_ops())
+    if (ir::is_metadata_inplace(op)) o.gen.op_weights[ir::op_name(op)] = 5;
+  const CampaignSummary s = run_campaign(o);
+  unsetenv("AF_CAPABILITY_CACHE");
+  oracles::forget_capabilities();
+  EXPECT_GT(s.findings, 0);
+  int buckets = 0, minimized = 0;
+  for (const auto& e : std::filesystem::directory_iterator(o.out + "/findings")) {
+    const std::string bucket = e.path().filename().string();
+    EXPECT_NE(bucket.find("__input-meta__"), std::string::npos) << "values are right: only input-meta buckets\n" << bucket;
+    ++buckets;
+    std::string text;
+    if (!read_text((e.path() / "min.af").string(), &text)) continue;  // minimized only within the budget
+    auto p = ir::parse_and_validate(text);
+    ASSERT_TRUE(p.ok()) << text;
+    auto an = ir::analyze(*p);
+    ASSERT_TRUE(an.ok());
+    const auto final = oracles::input_geometries(*p, *an);
+    bool reshaped = false;
+    for (size_t k = 0; k < final.size(); ++k) reshaped |= final[k] != an->values[k].g;
+    EXPECT_TRUE(reshaped) << "the minimized program still re-shapes an input\n" << text;
+    const std::string out = tmp("repro-meta.txt");
+    const int rc = std::system(("/usr/bin/python3 " + (e.path() / "repro.py").string() + " > " + out + " 2>&1").c_str());
+    std::string printed;
+    read_text(out, &printed);
+    EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 1) << printed;
+    EXPECT_NE(printed.find("input "), std::string::npos) << printed;
+    EXPECT_NE(printed.find("DIVERGES"), std::string::npos) << printed;
+    ++minimized;
+  }
+  EXPECT_GT(buckets, 0);
+  EXPECT_GT(minimized, 0);
 }
 
 // --invalid-rate: a compiler that runs programs eager PyTorch rejects is

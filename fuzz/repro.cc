@@ -43,7 +43,8 @@ std::string py_ints(const std::vector<int64_t>& v) {
 }
 
 // Observables as a Python literal keyed like the script's _observe():
-// {"returns": [{"sizes": [...], "values": [...]}], "storages": {name: [...]}}.
+// {"returns": [{"sizes": [...], "values": [...]}], "storages": {name: [...]},
+//  "inputs": [{"sizes": [...], "strides": [...], "offset": n}]}.
 std::string py_observables(const ir::Program& p, const oracles::Observables& o) {
   std::string s = "{\"returns\": [";
   for (size_t i = 0; i < o.returns.size(); ++i)
@@ -52,7 +53,13 @@ std::string py_observables(const ir::Program& p, const oracles::Observables& o) 
   s += "],\n    \"storages\": {";
   for (size_t k = 0; k < p.storages.size() && k < o.storages.size(); ++k)
     s += std::string(k ? ",\n                 " : "") + py_str(p.storages[k].name) + ": " + py_floats(o.storages[k]);
-  return s + "}}";
+  s += "},\n    \"inputs\": [";
+  for (size_t k = 0; k < o.inputs.size(); ++k) {
+    const auto& g = o.inputs[k];
+    s += std::string(k ? ", " : "") + "{\"sizes\": " + py_ints({g.sizes.begin(), g.sizes.end()}) +
+         ", \"strides\": " + py_ints({g.strides.begin(), g.strides.end()}) + ", \"offset\": " + std::to_string(g.offset) + "}";
+  }
+  return s + "]}";
 }
 
 std::string comment_block(const std::string& text) {
@@ -76,13 +83,19 @@ def _agree(a, e):
 
 
 def _names(obs):
-    return ["return %d" % i for i in range(len(obs["returns"]))] + list(obs["storages"].keys())
+    # the inputs' final geometry (format v1.3): what the caller holds after the call
+    return (["return %d" % i for i in range(len(obs["returns"]))] + list(obs["storages"].keys()) +
+            ["input " + n for n in INPUT_NAMES])
 
 
 def _get(obs, name):
-    """One observable: {"sizes": shape (returns; None for storages), "values": [...]}."""
+    """One observable: {"sizes": shape (returns; None for storages), "values": [...]},
+    or for an input {"geometry": {"sizes", "strides", "offset"}}."""
     if obs is None:
         return None
+    if name.startswith("input "):
+        i, ins = INPUT_NAMES.index(name[6:]), obs.get("inputs") or []
+        return {"geometry": ins[i]} if i < len(ins) else None
     if name.startswith("return "):
         i = int(name.split()[1])
         return obs["returns"][i] if i < len(obs["returns"]) else None
@@ -94,6 +107,13 @@ def _first_diff(a, e):
     """Where observable a first differs from e: ("shape", a's, e's), ("count", ...) or (index, a's, e's)."""
     if a is None or e is None:
         return None
+    if "geometry" in a or "geometry" in e:
+        # sizes and offset exactly, strides of the dims of size > 1 (aliasfuzz's rule)
+        ga, ge = a.get("geometry"), e.get("geometry")
+        same = ga is not None and ge is not None and list(ga["sizes"]) == list(ge["sizes"]) and \
+            ga["offset"] == ge["offset"] and len(ga["strides"]) == len(ge["strides"]) and \
+            all(n <= 1 or x == y for n, x, y in zip(ge["sizes"], ga["strides"], ge["strides"]))
+        return None if same else ("geometry", _geometry(ga), _geometry(ge))
     if a["sizes"] is not None and e["sizes"] is not None and list(a["sizes"]) != list(e["sizes"]):
         return ("shape", list(a["sizes"]), list(e["sizes"]))
     a, e = a["values"], e["values"]
@@ -105,9 +125,17 @@ def _first_diff(a, e):
     return None
 
 
+def _geometry(g):
+    if g is None:
+        return "(unknown)"
+    return "sizes %s strides %s offset %d" % (list(g["sizes"]), list(g["strides"]), g["offset"])
+
+
 def _fmt(o, limit=24):
     if o is None:
         return "(unknown)"
+    if "geometry" in o:
+        return _geometry(o["geometry"])
     v = o["values"]
     s = ", ".join("%.8g" % float(x) for x in v[:limit])
     s = "[" + s + (", ... (%d values)" % len(v) if len(v) > limit else "") + "]"
@@ -173,7 +201,7 @@ def main():
             from functorch.experimental import functionalize
             inputs, storages = _setup()
             rets = functionalize(_fn)(*inputs)
-            functional = _observe(list(rets), storages)
+            functional = _observe(list(rets), storages, inputs)
         except Exception as e:
             print("functorch.experimental.functionalize raised: %s: %s" % (type(e).__name__, e))
     compiled = cfn = None
@@ -199,7 +227,7 @@ def main():
             ns["fn"] = mod._fn
             inputs, storages = mod._setup()
             cfn = eval(COMPILER["compile"], ns)
-            compiled = _observe(list(cfn(*inputs)), storages)
+            compiled = _observe(list(cfn(*inputs)), storages, inputs)
             thunder = sys.modules.get("thunder")
             print("%s: %s (torch %s%s)" % (label, COMPILER["compile"], torch.__version__,
                                           ", thunder %s" % getattr(thunder, "__version__", "?") if thunder else ""))
@@ -429,6 +457,10 @@ std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRec
          ",\n           \"eager_rejects\": " + py_str(eager_rejects) + "}\n";
   out += "# The oracle's expected observables (PyTorch semantics, computed by aliasfuzz; None: the oracle\n"
          "# rejects the program).\n";
+  out += "# The declared inputs, by name (their final geometry is observed as \"input NAME\").\n";
+  std::string names = "[";
+  for (size_t k = 0; k < p.inputs.size(); ++k) names += (k ? ", " : "") + py_str(p.inputs[k].name);
+  out += "INPUT_NAMES = " + names + "]\n";
   out += "EXPECTED = " + (eager_rejects.empty() ? py_observables(p, expected) : std::string("None")) + "\n";
   out += "# The program, re-run by `aliasfuzz run` for aliasfuzz's own strategies (binary: $AF_BIN, this\n"
          "# path, or `aliasfuzz` on PATH).\n";

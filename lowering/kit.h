@@ -50,6 +50,8 @@ struct Kit {
 
 // Appends o's values to `floats` and records their layout in c.
 void kit_add_expected(KitCase& c, const oracles::Observables& o, std::vector<float>& floats);
+// The returns and storages back; not the inputs' final geometry (static:
+// the runner takes oracles::input_geometries of the original program).
 oracles::Observables kit_expected(const KitCase& c, const std::vector<float>& floats);
 
 // kit.json.xz + expected.bin.xz; "" or an error.

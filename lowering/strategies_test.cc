@@ -98,6 +98,43 @@ TEST(StrategiesOnHost, FormatV13OpsAgreeWithOracle) {
   EXPECT_GT(uses, 15);  // 21 on these 12 programs (halide_options keeps them small)
 }
 
+// Format v1.3: an input transposed and unsqueezed in place. Each
+// must-agree schedule ends with the replay `x_1 = as_strided_(x, ...)`
+// (no data moves: no kernel), and the host run reports x's final geometry
+// from it; without it (a compiler that forgets the replay) the same run is
+// an "input x" mismatch although every value agrees.
+TEST(StrategiesOnHost, InputMetadataReplayIsObserved) {
+  auto p = ir::parse_and_validate(
+      "aliasfuzz 1\n"
+      "storage s0 f32[6] = iota(0.0, 1.0)\n"
+      "input x = as_strided(s0, [2, 3], [3, 1], 0)\n"
+      "w = select(x, 0, 1)\n"
+      "y = transpose_(x, 0, 1)\n"
+      "z = unsqueeze_(y, 0)\n"
+      "r = relu_(z)\n"
+      "m = mul(r, 2.0)\n"
+      "return m, w\n");
+  ASSERT_TRUE(p.ok()) << p.error().to_string();
+  auto an = ir::analyze(*p);
+  ASSERT_TRUE(an.ok());
+  const auto expected = oracles::run_eager(*p, *an);
+  CompileCache cache;
+  for (const auto& strategy : schedulers::must_agree_strategy_names()) {
+    auto sched = schedulers::make_schedule(*p, *an, schedulers::Options{strategy, "", "random:7", "greedy"});
+    ASSERT_TRUE(sched.ok()) << strategy << ": " << sched.error().to_string();
+    LowerResult r = run_schedule(*sched, LowerOptions(), nullptr, cache);
+    ASSERT_TRUE(r.ok) << strategy << ": " << r.error;
+    EXPECT_FALSE(oracles::compare(*p, expected, r.obs)) << strategy << "\n" << schedulers::schedule_text(*sched);
+    const schedulers::Schedule bad = schedulers::without_input_metadata_replay(*sched);
+    LowerResult b = run_schedule(bad, LowerOptions(), nullptr, cache);
+    ASSERT_TRUE(b.ok) << strategy << ": " << b.error;
+    const auto mm = oracles::compare(*p, expected, b.obs);
+    ASSERT_TRUE(mm) << strategy;
+    EXPECT_EQ(mm->observable, "input x") << strategy;
+    EXPECT_EQ(mm->what, "sizes [2, 3] strides [3, 1] offset 0, expected sizes [1, 3, 2] strides [3, 1, 3] offset 0");
+  }
+}
+
 // Format v1.2's ops weighted up (indexed and masked writes through
 // IndexScatter): the must-agree strategies on Halide's host target
 // (indexed_test.cc has more, and opencl).

@@ -195,10 +195,26 @@ void execute(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
   write_fresh(st, an, mem, r.v);
 }
 
+std::vector<ir::Geometry> input_geometries(const ir::Program& p, const ir::Analysis& an) {
+  // The last value bound to each input's object (analysis gives every
+  // name its object: ir::TensorMeta::impl), in statement order.
+  std::vector<int> last(p.inputs.size());
+  for (size_t k = 0; k < p.inputs.size(); ++k) last[k] = static_cast<int>(k);
+  for (const auto& st : p.stmts)
+    for (int o : st.outs)
+      for (size_t k = 0; k < p.inputs.size(); ++k)
+        if (an.values[o].impl == an.values[k].impl) last[k] = o;
+  std::vector<ir::Geometry> g;
+  g.reserve(last.size());
+  for (int v : last) g.push_back(an.values[v].g);
+  return g;
+}
+
 Observables observe(const ir::Program& p, const ir::Analysis& an, const Memory& mem) {
   Observables o;
   for (int v : p.returns) o.returns.push_back(read(an, mem, v));
   for (size_t s = 0; s < p.storages.size(); ++s) o.storages.push_back(mem[s]);
+  o.inputs = input_geometries(p, an);
   return o;
 }
 
@@ -251,7 +267,35 @@ std::optional<Mismatch> compare(const ir::Program& p, const Observables& e, cons
   }
   for (size_t s = 0; s < e.storages.size() && s < a.storages.size(); ++s)
     if (auto m = cmp(p.storages[s].name, e.storages[s], a.storages[s])) return m;
+  // An executor that reports no input geometry is a mismatch too (never a
+  // silent pass): every executor fills it (observe, the runners' JSON).
+  if (e.inputs.size() != a.inputs.size())
+    return Mismatch{"inputs", 0, 0, 0,
+                    "input geometry of " + std::to_string(a.inputs.size()) + " inputs reported, expected " +
+                        std::to_string(e.inputs.size())};
+  for (size_t k = 0; k < e.inputs.size(); ++k)
+    if (!input_geometry_agrees(a.inputs[k], e.inputs[k])) {
+      const std::string name = k < p.inputs.size() ? p.inputs[k].name : std::to_string(k);
+      return Mismatch{"input " + name, 0, 0, 0,
+                      geometry_text(a.inputs[k]) + ", expected " + geometry_text(e.inputs[k])};
+    }
   return std::nullopt;
+}
+
+bool input_geometry_agrees(const ir::Geometry& a, const ir::Geometry& e) {
+  if (a.sizes != e.sizes || a.offset != e.offset || a.strides.size() != e.strides.size()) return false;
+  for (size_t d = 0; d < e.sizes.size(); ++d)
+    if (e.sizes[d] > 1 && a.strides[d] != e.strides[d]) return false;
+  return true;
+}
+
+std::string geometry_text(const ir::Geometry& g) {
+  auto list = [](const ir::Shape& s) {
+    std::string t = "[";
+    for (size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
+    return t + "]";
+  };
+  return "sizes " + list(g.sizes) + " strides " + list(g.strides) + " offset " + std::to_string(g.offset);
 }
 
 }  // namespace af::oracles

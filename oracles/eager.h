@@ -25,8 +25,21 @@ void execute(const ir::Stmt& st, const ir::Analysis& an, Memory& mem);
 struct Observables {
   std::vector<Dense> returns;                // in return order, logical order
   std::vector<std::vector<float>> storages;  // final contents of declared storages
+  // Format v1.3: the final geometry of each declared input's tensor object
+  // (declaration order), what the caller holds after the call: metadata ops
+  // (transpose_, as_strided_, ...) change it (docs/format.md "Input
+  // geometry").
+  std::vector<ir::Geometry> inputs;
 };
 
+// The final geometry of every declared input's tensor object: the geometry
+// of the last name bound to that object (`y = transpose_(x, 0, 1)`,
+// `r = relu_(y)`: x ends with r's, which is y's). Static (the analysis
+// decides it); every executor's observables take it from here, the
+// scheduled program's analysis for a schedule (whose epilogue replays it).
+std::vector<ir::Geometry> input_geometries(const ir::Program& p, const ir::Analysis& an);
+
+// Returns, declared storages and input_geometries.
 Observables observe(const ir::Program& p, const ir::Analysis& an, const Memory& mem);
 
 // Runs the whole program: the observables, or the program's error.
@@ -47,11 +60,23 @@ Dense produced_value(const ir::Stmt& st, const ir::Analysis& an, const Memory& m
 bool values_agree(float actual, float expected);
 
 struct Mismatch {
-  std::string observable;  // "return 0" or a storage name
+  std::string observable;  // "return 0", a storage name, or "input x" (its final geometry)
   int64_t index = 0;       // flat logical index
   float expected = 0, actual = 0;
   std::string what;        // shape or count mismatch, when not a value
 };
+// Storages and returns first, then the inputs' geometry: sizes and offset
+// exactly, strides except of dims of size <= 1 (PyTorch's contiguity rules
+// ignore them, and as_strided_/unsqueeze_ may leave any stride there).
 std::optional<Mismatch> compare(const ir::Program& p, const Observables& expected, const Observables& actual);
+// Whether a Mismatch's observable is an input's final geometry ("input x",
+// or "inputs" when an executor reported none).
+inline bool is_input_geometry(const std::string& observable) {
+  return observable == "inputs" || observable.rfind("input ", 0) == 0;
+}
+// An input's geometry as compare's message shows it: "sizes [4, 3] strides [1, 4] offset 0".
+std::string geometry_text(const ir::Geometry& g);
+// Whether two final input geometries agree (compare's rule).
+bool input_geometry_agrees(const ir::Geometry& actual, const ir::Geometry& expected);
 
 }  // namespace af::oracles

@@ -27,7 +27,9 @@ Protocol, one JSON object per line:
   accepted it) or "eager_error" and "error" (it refused too).
     or {"id": ID, "unavailable": M}        the compiler's imports failed (ImportError)
     or {"id": ID, "internal": M}                                      a broken request
-OBS is {"returns": [{"sizes", "values"}], "storages": {name: values}}.
+OBS is {"returns": [{"sizes", "values"}], "storages": {name: values},
+"inputs": [{"sizes", "strides", "offset"}]}: the input tensors' geometry
+after the call, what a compiler must replay of format v1.3's metadata ops.
 Eager runs _fn on the inputs of one _setup(); the strategy runs the
 compiled _fn on the inputs of a second, independent _setup() (fresh
 copies with the same aliasing), never on tensors eager mutated. Dynamo's
@@ -84,7 +86,7 @@ def handle(req):
     res = {}
     try:
         inputs, storages = setup()
-        res["eager"] = observe(list(fn(*inputs)), storages)
+        res["eager"] = observe(list(fn(*inputs)), storages, inputs)
     except Exception as e:
         res["eager_error"] = _err(e)
         # A program the oracle accepts: eager's error is the answer. One it
@@ -102,7 +104,7 @@ def handle(req):
         cfn = compile_fn(req, fn)
         rets = cfn(*inputs)
         res["exec_s"] = time.perf_counter() - t0
-        res["actual"] = observe(list(rets), storages)
+        res["actual"] = observe(list(rets), storages, inputs)
     except Exception as e:
         res["exec_s"] = time.perf_counter() - t0
         res["error"] = _err(e)

@@ -191,6 +191,53 @@ TEST(TorchFunctionalize, DivergesOnOverlappingInputs) {
   EXPECT_EQ(mm->observable, "return 0");
 }
 
+// Format v1.3: the runners report each input's geometry after eager and
+// after the compiled call. functorch's functionalize (1.13) replays an
+// input's metadata with the functional result's strides, not eager's: the
+// transposed x keeps strides [1, 2] where eager's has [2, 5] (the campaign
+// of seed 1801 found it; torch.func.functionalize in 2.9 does the same).
+TEST(TorchFunctionalize, LosesTheStridesOfAnInputsMetadataMutation) {
+  REQUIRE_TORCH();
+  auto p = ir::parse_and_validate(
+      "aliasfuzz 1\nstorage s0 f32[3] = full(0.0)\ninput x0 = as_strided(s0, [1, 2], [5, 2], 0)\n"
+      "add_(x0, 0.0)\nt0 = transpose_(x0, 1, 0)\n");
+  ASSERT_TRUE(p.ok()) << p.error().to_string();
+  const ExternalResult r = run_external(*p, "torch-functionalize");
+  ASSERT_EQ(r.status, S::Ok) << r.error_type << ": " << r.message;
+  EXPECT_FALSE(compare(*p, oracle(*p), r.eager));  // eager 1.13's x0 is the oracle's
+  ASSERT_EQ(r.eager.inputs.size(), 1u);
+  EXPECT_EQ(geometry_text(r.eager.inputs[0]), "sizes [2, 1] strides [2, 5] offset 0");
+  const auto mm = compare(*p, r.eager, r.actual);
+  ASSERT_TRUE(mm.has_value());
+  EXPECT_EQ(mm->observable, "input x0");
+  EXPECT_EQ(mm->what, "sizes [2, 1] strides [1, 2] offset 0, expected sizes [2, 1] strides [2, 5] offset 0");
+}
+
+// The torch 2.9 runners: aot_eager replays a transpose_ of an input exactly;
+// Thunder refuses the op (unsupported, no finding), and on a program
+// without metadata ops its runs report the inputs' declared geometry.
+TEST(NewStrategies, InputGeometryThroughTheVenvRunners) {
+  REQUIRE_THUNDER();
+  auto p = ir::parse_and_validate(
+      "aliasfuzz 1\nstorage s0 f32[6] = iota(0, 1)\ninput x = as_strided(s0, [2, 3], [3, 1], 0)\n"
+      "y = transpose_(x, 0, 1)\nz = mul(y, 2.0)\nreturn z\n");
+  ASSERT_TRUE(p.ok());
+  const ExternalResult a = run_external(*p, "aot-eager");
+  ASSERT_EQ(a.status, S::Ok) << a.error_type << ": " << a.message;
+  EXPECT_FALSE(compare(*p, oracle(*p), a.eager));
+  EXPECT_FALSE(compare(*p, a.eager, a.actual));
+  ASSERT_EQ(a.actual.inputs.size(), 1u);
+  EXPECT_EQ(geometry_text(a.actual.inputs[0]), "sizes [3, 2] strides [1, 3] offset 0");
+  const ExternalResult t = run_external(*p, "thunder");
+  ASSERT_EQ(t.status, S::StrategyError);
+  EXPECT_TRUE(is_unsupported_error(t.error_type, t.message)) << t.error_type << ": " << t.message;
+  const ir::Program q = load("examples/inplace_on_input.af");
+  const ExternalResult u = run_external(q, "thunder");
+  ASSERT_EQ(u.status, S::Ok) << u.error_type << ": " << u.message;
+  EXPECT_EQ(u.actual.inputs.size(), q.inputs.size());
+  EXPECT_FALSE(compare(q, u.eager, u.actual));
+}
+
 TEST(Thunder, UnavailableWhenThePythonIsMissing) {
   const char* old = std::getenv("AF_THUNDER_PYTHON");
   const std::string keep = old ? old : "";

@@ -31,7 +31,12 @@ nlohmann::json observables_json(const ir::Program& p, const Observables& o) {
   for (const auto& r : o.returns) rets.push_back({{"sizes", r.sizes}, {"values", values_json(r.v)}});
   nlohmann::json st = nlohmann::json::object();
   for (size_t s = 0; s < o.storages.size(); ++s) st[p.storages[s].name] = values_json(o.storages[s]);
-  return {{"returns", rets}, {"storages", st}};
+  nlohmann::json ins = nlohmann::json::array();
+  for (const auto& g : o.inputs)
+    ins.push_back({{"sizes", std::vector<int64_t>(g.sizes.begin(), g.sizes.end())},
+                   {"strides", std::vector<int64_t>(g.strides.begin(), g.strides.end())},
+                   {"offset", g.offset}});
+  return {{"returns", rets}, {"storages", st}, {"inputs", ins}};
 }
 
 nlohmann::json mismatch_json(const Mismatch& m) {

@@ -191,6 +191,16 @@ Observables observables_from_json(const ir::Program& p, const nlohmann::json& j)
   const auto& st = j.at("storages");
   for (const auto& s : p.storages)
     o.storages.push_back(st.contains(s.name) ? json_values(st[s.name]) : std::vector<float>());
+  // Format v1.3: each input's .size(), .stride(), .storage_offset() after
+  // the call (absent from an older runner: then none, which compare reports).
+  if (j.contains("inputs"))
+    for (const auto& t : j.at("inputs")) {
+      ir::Geometry g;
+      for (int64_t v : t.at("sizes").get<std::vector<int64_t>>()) g.sizes.push_back(v);
+      for (int64_t v : t.at("strides").get<std::vector<int64_t>>()) g.strides.push_back(v);
+      g.offset = t.at("offset").get<int64_t>();
+      o.inputs.push_back(std::move(g));
+    }
   return o;
 }
 

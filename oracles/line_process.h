@@ -43,7 +43,8 @@ struct LineReply {
 std::string death_name(int wait_status);
 
 // Observables as the runners print them: {"returns": [{"sizes", "values"}],
-// "storages": {name: values}}, values numbers or "nan", "inf", "-inf".
+// "storages": {name: values}, "inputs": [{"sizes", "strides", "offset"}]},
+// values numbers or "nan", "inf", "-inf"; inputs in declaration order.
 Observables observables_from_json(const ir::Program& p, const nlohmann::json& j);
 
 class LineProcess {

@@ -120,9 +120,11 @@ TEST(TorchAgreement, GeneratedPrograms) {
 // PyTorch's own checks: error kinds and lines alike (`undefined` must run
 // in PyTorch; after a `resize`, `version` or `retired` statement PyTorch's
 // shapes are no longer the format's). Environment: AF_TORCH_<V>_N programs
-// (default 300), AF_TORCH_<V>_SEED.
+// (default 300), AF_TORCH_<V>_SEED. The comparison includes each input's
+// final geometry (format v1.3's metadata ops change it): `reshapes_inputs`
+// requires programs where some input ends with another geometry.
 void agree_over_added_ops(const std::string& version, bool (*added)(ir::OpKind), size_t later,
-                          const std::vector<const char*>& kinds_reached) {
+                          const std::vector<const char*>& kinds_reached, bool reshapes_inputs = false) {
   std::string env = "AF_TORCH_" + version + "_N";
   const int n = std::getenv(env.c_str()) ? std::atoi(std::getenv(env.c_str())) : 300;
   env = "AF_TORCH_" + version + "_SEED";
@@ -132,7 +134,7 @@ void agree_over_added_ops(const std::string& version, bool (*added)(ir::OpKind),
     if (added(op)) options.op_weights[ir::op_name(op)] = 5;  // about half of the statements
   std::map<std::string, int> kinds;  // of the variants: "valid" or the oracle's error kind
   std::map<std::string, int> uses;   // statements per added op in the programs
-  int with_new = 0, failures = 0, variants = 0;
+  int with_new = 0, failures = 0, variants = 0, reshaped = 0;
   for (uint64_t k = 0; with_new < n && k < static_cast<uint64_t>(4 * n); ++k) {
     ir::Program p = fuzz::generate(seed, k, options);
     std::vector<size_t> sites;
@@ -143,6 +145,14 @@ void agree_over_added_ops(const std::string& version, bool (*added)(ir::OpKind),
       }
     if (sites.empty()) continue;
     ++with_new;
+    if (auto an0 = ir::analyze(p)) {
+      const auto g = input_geometries(p, *an0);
+      for (size_t i = 0; i < g.size(); ++i)
+        if (g[i] != an0->values[i].g) {
+          ++reshaped;
+          break;
+        }
+    }
     std::string d = disagreement(p, test_runner().run(p));
     if (!d.empty() && ++failures <= 10) ADD_FAILURE() << "program " << k << ": " << d << "\n" << ir::print(p);
     const uint64_t h = (k + 1) * 0x9E3779B97F4A7C15ULL;
@@ -158,7 +168,7 @@ void agree_over_added_ops(const std::string& version, bool (*added)(ir::OpKind),
   EXPECT_GE(with_new, n) << "too few generated programs use an op of " << version;
   EXPECT_EQ(failures, 0);
   std::cout << "format " << version << ": " << with_new << " programs and " << variants << " variants compared, "
-            << failures << " disagree; statements:";
+            << failures << " disagree (" << reshaped << " programs re-shape an input); statements:";
   for (const auto& [op, c] : uses) std::cout << " " << op << " " << c;
   std::cout << "; variants:";
   for (const auto& [kind, c] : kinds) std::cout << " " << kind << " " << c;
@@ -170,6 +180,9 @@ void agree_over_added_ops(const std::string& version, bool (*added)(ir::OpKind),
   }
   // The variants reach the rules PyTorch enforces, not only valid programs.
   for (const char* kind : kinds_reached) EXPECT_GT(kinds[kind], 0) << kind;
+  if (reshapes_inputs) {
+    EXPECT_GT(reshaped, 0) << "no program re-shapes an input: the input geometry is not exercised";
+  }
 }
 
 // Format v1.1: out= variants and the multi-operand in-place ops.
@@ -185,7 +198,7 @@ TEST(TorchAgreement, FormatV12Ops) {
 // Format v1.3: the metadata ops (transpose_, t_, squeeze_, unsqueeze_,
 // swapdims_, as_strided_) and unfold.
 TEST(TorchAgreement, FormatV13Ops) {
-  agree_over_added_ops("V13", ir::added_in_v13, 2, {"valid", "arg", "retired"});
+  agree_over_added_ops("V13", ir::added_in_v13, 2, {"valid", "arg", "retired"}, /*reshapes_inputs=*/true);
 }
 
 // Every op of the table (ir/ops.h), one by one: programs whose generator

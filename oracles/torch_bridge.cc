@@ -148,9 +148,13 @@ def _values(t):
     return v
 
 
-def _observe(returns, storages):
+def _observe(returns, storages, inputs):
+    # inputs: the caller's input tensors after the call (format v1.3's
+    # metadata ops change their sizes, strides and offset)
     return {"returns": [{"sizes": list(t.shape), "values": _values(t)} for t in returns],
-            "storages": {k: _values(s) for k, s in storages.items()}}
+            "storages": {k: _values(s) for k, s in storages.items()},
+            "inputs": [{"sizes": list(t.size()), "strides": list(t.stride()), "offset": t.storage_offset()}
+                       for t in inputs]}
 
 
 # ---- the program ----
@@ -160,10 +164,10 @@ const char* kPostlude = R"PY(
 
 def main():
     try:
-        returns, storages = _program()
+        returns, storages, inputs = _program()
     except Exception as e:  # PyTorch refused the program
         return {"error": _error(e)}
-    return _observe(returns, storages)
+    return _observe(returns, storages, inputs)
 
 
 if __name__ == "__main__":
@@ -245,7 +249,10 @@ class Emitter {
     for (size_t k = 0; k < p_.storages.size(); ++k)
       sts += (k ? ", " : "") + std::string("\"") + p_.storages[k].name + "\": " + storage_[k];
     sts += "}";
-    emit("    return " + rets + ", " + sts, p_.return_line);
+    std::string ins = "[";  // the input tensors, for their final geometry
+    for (size_t k = 0; k < p_.inputs.size(); ++k) ins += (k ? ", " : "") + value_[k];
+    ins += "]";
+    emit("    return " + rets + ", " + sts + ", " + ins, p_.return_line);
     out += "\n\n# script line -> program line\n_LINES = {";
     for (size_t i = 0; i < lines_.size(); ++i)
       out += (i ? ", " : "") + std::to_string(lines_[i].first) + ": " + std::to_string(lines_[i].second);

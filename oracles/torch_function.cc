@@ -27,7 +27,10 @@ std::string functional_form(const ir::Program& p, const std::string& script) {
   if (close == std::string::npos) return "";
   const std::string kRet = "    return ";
   const std::string rets = ret_line.substr(kRet.size(), close + 1 - kRet.size());
-  const std::string stores = ret_line.substr(close + 3);
+  // "{...}, [inputs]": _setup returns the storages; the inputs are _fn's arguments.
+  const size_t ins = ret_line.rfind("}, [");
+  if (ins == std::string::npos || ins < close) return "";
+  const std::string stores = ret_line.substr(close + 3, ins + 1 - (close + 3));
   const size_t nsetup = p.storages.size() + p.inputs.size();
   if (lines.size() < nsetup) return "";
   std::vector<std::string> inputs;

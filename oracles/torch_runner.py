@@ -5,7 +5,8 @@ Started once per batch by /usr/bin/python3 (the Python that has PyTorch).
 Protocol, one JSON object per line:
   out: {"ready": true, "torch": VERSION}                      once, at start
   in:  {"id": ID, "code": SCRIPT}                             a script made by torch_script()
-  out: {"id": ID, "returns": [...], "storages": {...}, "exec_s": S}
+  out: {"id": ID, "returns": [...], "storages": {...}, "inputs": [...], "exec_s": S}
+       (inputs: each input's sizes, strides and offset after the program)
     or {"id": ID, "error": {"kind": K, "line": N, "message": M}, "exec_s": S}
 exec_s is the time of the program itself (storages and statements) in Python,
 not the compilation of the script nor the conversion of the observables.
@@ -54,9 +55,9 @@ def main():
                 exec(compile(code, "<aliasfuzz>", "exec"), ns)
             t0 = time.perf_counter()
             try:
-                returns, storages = ns["_program"]()
+                returns, storages, inputs = ns["_program"]()
                 exec_s = time.perf_counter() - t0
-                res = ns["_observe"](returns, storages)
+                res = ns["_observe"](returns, storages, inputs)
             except Exception as e:  # PyTorch refused the program
                 exec_s = time.perf_counter() - t0
                 res = {"error": ns["_error"](e)}

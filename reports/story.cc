@@ -66,10 +66,12 @@ json bucket_story(const std::string& dir, const std::string& name, const json& f
       if (m.contains("spec")) s["spec"] = m["spec"];  // the minimizer may change a random:SEED
     }
   }
-  if (what.contains("observable") && !what.contains("error"))
+  if (what.contains("observable") && !what.contains("error")) {
     s["first_mismatch"] = {{"observable", what["observable"]}, {"index", what.value("index", json(nullptr))},
                            {"expected", what.value("expected", json(nullptr))},
                            {"actual", what.value("actual", json(nullptr))}};
+    if (what.contains("what")) s["first_mismatch"]["what"] = what["what"];  // a shape, count or input geometry
+  }
   if (what.contains("error")) s["error"] = what["error"];
   if (what.contains("stderr_tail")) s["stderr_tail"] = what["stderr_tail"];  // a crashed compiler's last words
   if (what.contains("accepted_invalid")) s["accepted_invalid"] = what["accepted_invalid"];  // ran what eager rejects
@@ -122,12 +124,21 @@ std::vector<std::string> story_lines(const json& s) {
   if (s.contains("first_mismatch")) {
     const json& m = s["first_mismatch"];
     const std::string what = m.value("what", std::string());
-    out.push_back("first mismatch: " + value_text(m.value("observable", json(""))) +
-                  (what.empty() ? "[" + value_text(m.value("index", json(0))) + "]: expected " +
-                                      value_text(m.value("expected", json(nullptr))) + ", got " +
-                                      value_text(m.value("actual", json(nullptr)))
-                                : ": " + what) +
-                  (s.contains("first_diverging_op") ? " (first diverging op: " + value_text(s["first_diverging_op"]) + ")" : ""));
+    const std::string observable = value_text(m.value("observable", json("")));
+    const size_t cut = what.find(", expected ");
+    if (oracles::is_input_geometry(observable) && observable != "inputs" && cut != std::string::npos) {
+      // Format v1.3: what the caller holds after the call differs.
+      out.push_back("first mismatch: the caller's " + observable + " after the call has " + what.substr(0, cut) +
+                    "; after eager PyTorch it has " + what.substr(cut + 11) +
+                    (s.contains("first_diverging_op") ? " (first diverging op: " + value_text(s["first_diverging_op"]) + ")" : ""));
+    } else {
+      out.push_back("first mismatch: " + observable +
+                    (what.empty() ? "[" + value_text(m.value("index", json(0))) + "]: expected " +
+                                        value_text(m.value("expected", json(nullptr))) + ", got " +
+                                        value_text(m.value("actual", json(nullptr)))
+                                  : ": " + what) +
+                    (s.contains("first_diverging_op") ? " (first diverging op: " + value_text(s["first_diverging_op"]) + ")" : ""));
+    }
   }
   if (s.contains("error")) out.push_back("error: " + value_text(s["error"]));
   if (s.contains("accepted_invalid"))

@@ -23,7 +23,8 @@
 // functional op on the operands. Format v1.3's metadata ops arrive as the
 // views they mirror (views_for_metadata_ops); what PyTorch's
 // functionalization adds for an input (replaying its new geometry on the
-// caller's tensor after the graph) is not observed by the format.
+// caller's tensor after the graph) is the pipeline's epilogue
+// (replay_input_metadata, input_metadata.cc), the same for every strategy.
 //
 // Mutants: fn-per-input-base (each input gets its own base, as if inputs
 // never aliased); fn-no-regenerate (stale views are read as they were).

@@ -10,7 +10,8 @@
 //   reorder.cc          reorder policies program, random:SEED, fusion, asap, alap
 //   thunder_dataflow.cc reorder policy thunder-dataflow (Thunder's dataflow fusion order)
 //   fusion.cc           fusion policies none, greedy, dataflow
-//   pipeline.cc         make_schedule: strategy -> mutants -> DAG -> order -> regions -> counters
+//   input_metadata.cc   the inputs' metadata replay (format v1.3), after the regions
+//   pipeline.cc         make_schedule: strategy -> mutants -> DAG -> order -> regions -> replay -> counters
 //   interpreter.cc      the interpreter tier (schedules run by the reference kernels)
 //   dot.cc              Graphviz text of a schedule
 //
@@ -130,6 +131,13 @@ Transformed unchanged(const ir::Program& p, const ir::Analysis& an);
 // transpose_. `an` stays valid for it (only the retired names' tensor
 // identity differs).
 ir::Program views_for_metadata_ops(const ir::Program& p);
+// The epilogue every strategy's schedule of a program with metadata ops
+// ends with (input_metadata.cc): `x_1 = as_strided_(x, sizes, strides,
+// offset)` for each input of `src` whose final geometry is not its
+// declared one, as PyTorch's functionalization replays it on the caller's
+// tensor; appended to the program and to the last region, analysis
+// updated. Whether it added any.
+bool replay_input_metadata(const ir::Program& src, const ir::Analysis& src_an, Schedule* s);
 Transformed eager_strategy(const ir::Program& p, const ir::Analysis& an);
 Transformed none_strategy(const ir::Program& p, const ir::Analysis& an);
 Transformed functionalize_strategy(const ir::Program& p, const ir::Analysis& an, Mutant mutant);

@@ -132,6 +132,8 @@ ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an,
     for (const auto& r : sc.regions) regions += indices_text(r) + "\n";
     dump->push_back({"regions " + sc.fusion, regions});
   }
+  // Format v1.3: the inputs' metadata replay, after everything the policies ordered.
+  if (replay_input_metadata(p, an, &sc) && dump) dump->push_back({"input-metadata replay", ir::print(sc.program)});
   // Counters.
   Counters& k = sc.counters;
   k.regions = static_cast<int>(sc.regions.size());

@@ -90,6 +90,14 @@ RunOutcome run_and_compare(const ir::Program& p, const ir::Analysis& an, const o
 RunOutcome run_and_compare(const ir::Program& p, const ir::Analysis& an, const oracles::Observables& expected,
                            const Options& o);
 
+// Format v1.3: whether statement j of s is the epilogue that gives an input
+// its final geometry (`x_1 = as_strided_(x, ...)`, input_metadata.cc).
+bool is_input_metadata_replay(const Schedule& s, int j);
+// The schedule as a compiler that forgets to replay its inputs' metadata
+// mutations would run it: the same without those epilogue statements (the
+// tests' hand-made bug; values and storages are unchanged).
+Schedule without_input_metadata_replay(const Schedule& s);
+
 // Pairs (a, b), a < b, of a statement that writes in place and one that
 // reads some of the same storage elements, with no path between them in
 // the schedule's DAG: the order a policy picks decides what the read sees.

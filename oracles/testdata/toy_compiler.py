@@ -13,6 +13,12 @@ each FUNCTION takes the program's Python function and returns a callable.
                        accepts-invalid class of --invalid-rate)
   as_is                the program itself (correct: refuses what eager
                        refuses)
+  forget_input_metadata  deliberately wrong: runs the program, then gives
+                       every input back its sizes, strides and offset from
+                       before the call (a functionalization that does not
+                       replay format v1.3's metadata ops on its inputs);
+                       values are right (a returned input object comes
+                       back as a view with the new geometry)
   segfault_on_exp_     kills its own process with SIGSEGV (after a line on
                        stderr) when the program calls exp_, else runs it:
                        a compiler crash, the runner-crash bucket kind
@@ -68,3 +74,16 @@ def swallow_errors(fn):
 
 def as_is(fn):
     return fn
+
+
+def forget_input_metadata(fn):
+    def compiled(*args):
+        before = [(a.size(), a.stride(), a.storage_offset()) for a in args]
+        rets = fn(*args)
+        # returned tensors that are an input's object: a view with the new geometry
+        rets = [torch.as_strided(r, r.size(), r.stride(), r.storage_offset())
+                if any(r is a for a in args) else r for r in rets]
+        for a, (size, stride, offset) in zip(args, before):
+            a.as_strided_(size, stride, offset)
+        return rets
+    return compiled
