@@ -4,7 +4,7 @@
 //   # aliasfuzz finding: ONE-LINE CAUSE
 //   # system: thunder 0.2.6 (torch 2.9.1)
 //   # strategy: thunder-dataflow
-//   # what: values            (or the error type the compiler raises)
+//   # what: values            (or input-meta: an input's final geometry; or the error type the compiler raises)
 //   # status: new | known URL | fixed VERSION
 //
 // Campaign reports label a bug whose signature matches an entry with it

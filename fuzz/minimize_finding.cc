@@ -161,10 +161,10 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
   }
   const RunRecord first = m.record;
   RunSpec bug_spec = m.spec;
+  // The same bug: values, an input's geometry, or the same error type.
   auto same_bug = [&first](const Program& q, const RunSpec& s) {
     auto rq = run_spec(q, s);
-    return rq && !rq->agree && rq->error.empty() == first.error.empty() &&
-           (first.error.empty() || error_type(rq->error) == error_type(first.error));
+    return rq && !rq->agree && bug_what(*rq) == bug_what(first);
   };
   m.bug_program = minimize(m.minimized, [&](const Program& q) {
     if (same_bug(q, bug_spec)) return true;

@@ -154,7 +154,9 @@ std::string error_type(const std::string& error) {
 
 std::string bug_what(const RunRecord& rec) {
   if (!rec.accepted_invalid.empty()) return accepts_invalid_what(rec.accepted_invalid);
-  return rec.error.empty() ? "values" : error_type(rec.error);
+  if (!rec.error.empty()) return error_type(rec.error);
+  // Values agree but an input's final geometry differs: a metadata bug.
+  return rec.mismatch && oracles::is_input_geometry(rec.mismatch->observable) ? "input-meta" : "values";
 }
 
 BugSignature bug_signature(const RunRecord& rec, const ir::Program& minimized) {
