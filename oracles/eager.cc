@@ -196,14 +196,18 @@ void execute(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
 }
 
 std::vector<ir::Geometry> input_geometries(const ir::Program& p, const ir::Analysis& an) {
-  // The last value bound to each input's object (analysis gives every
-  // name its object: ir::TensorMeta::impl), in statement order.
+  // The last metadata op's result on each input's object (analysis gives
+  // every name its object: ir::TensorMeta::impl), in statement order. Only
+  // a metadata op gives an object another geometry (in-place and out=
+  // results keep it), so a program without one (most; this runs in every
+  // executor's observe) keeps its declared geometries.
   std::vector<int> last(p.inputs.size());
   for (size_t k = 0; k < p.inputs.size(); ++k) last[k] = static_cast<int>(k);
   for (const auto& st : p.stmts)
-    for (int o : st.outs)
-      for (size_t k = 0; k < p.inputs.size(); ++k)
-        if (an.values[o].impl == an.values[k].impl) last[k] = o;
+    if (ir::is_metadata_inplace(st.op))
+      for (int o : st.outs)
+        for (size_t k = 0; k < p.inputs.size(); ++k)
+          if (an.values[o].impl == an.values[k].impl) last[k] = o;
   std::vector<ir::Geometry> g;
   g.reserve(last.size());
   for (int v : last) g.push_back(an.values[v].g);

@@ -25,11 +25,12 @@
 namespace af::schedulers {
 
 bool replay_input_metadata(const ir::Program& src, const ir::Analysis& src_an, Schedule* s) {
-  // Only a metadata op gives a tensor object another geometry (in-place
-  // results and returns_self views keep it): most programs stop here.
-  if (std::none_of(src.stmts.begin(), src.stmts.end(), [](const ir::Stmt& st) { return ir::is_metadata_inplace(st.op); }))
-    return false;
+  // Most programs re-shape no input (input_geometries: only metadata ops
+  // do) and stop here.
   const std::vector<ir::Geometry> final = oracles::input_geometries(src, src_an);
+  bool any = false;
+  for (size_t k = 0; k < final.size(); ++k) any = any || !(final[k] == src_an.values[k].g);
+  if (!any) return false;
   ir::Program& q = s->program;
   std::unordered_set<std::string> taken(q.value_names.begin(), q.value_names.end());
   for (const auto& st : q.storages) taken.insert(st.name);
