@@ -167,7 +167,7 @@ std::string bucket_of(const RunRecord& r) {
   else if (r.first_failure) what = "stmt";
   else if (!r.error.empty()) what = "error";
   else if (r.mismatch && r.mismatch->observable.rfind("return", 0) == 0) what = "return";
-  else if (r.mismatch && oracles::is_input_geometry(r.mismatch->observable)) what = "input-meta";
+  else if (r.mismatch && oracles::is_input_geometry(r.mismatch->observable)) what = kInputMeta;
   else what = "storage";
   std::string b = r.spec.strategy.empty() ? strategy_for_mutant(r.spec.inject) : r.spec.strategy;
   if (!r.spec.inject.empty()) b += "+" + r.spec.inject;

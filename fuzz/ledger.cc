@@ -59,7 +59,7 @@ std::optional<LedgerEntry> parse_ledger_entry(const std::string& name, const std
   RunRecord r;
   r.spec = e.spec;
   r.accepted_invalid = accepted_invalid_kind(e.what);
-  if (e.what == "input-meta") r.mismatch = oracles::Mismatch{"inputs", 0, 0, 0, "an input's final geometry"};
+  if (e.what == kInputMeta) r.mismatch = oracles::Mismatch{"inputs", 0, 0, 0, "an input's final geometry"};
   else if (r.accepted_invalid.empty() && e.what != "values") r.error = e.what;
   e.key = bug_signature(r, canonical_names(e.program)).key;
   return e;

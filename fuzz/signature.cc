@@ -156,7 +156,7 @@ std::string bug_what(const RunRecord& rec) {
   if (!rec.accepted_invalid.empty()) return accepts_invalid_what(rec.accepted_invalid);
   if (!rec.error.empty()) return error_type(rec.error);
   // Values agree but an input's final geometry differs: a metadata bug.
-  return rec.mismatch && oracles::is_input_geometry(rec.mismatch->observable) ? "input-meta" : "values";
+  return rec.mismatch && oracles::is_input_geometry(rec.mismatch->observable) ? kInputMeta : "values";
 }
 
 BugSignature bug_signature(const RunRecord& rec, const ir::Program& minimized) {
