@@ -97,7 +97,7 @@ namespace {
 TEST(HostLowering, EdgeCases) {
   CompileCache cache;
   int i = 0;
-  ASSERT_EQ(testing::edge_cases().size(), 8u) << "an edge case no longer parses";
+  ASSERT_EQ(testing::edge_cases().size(), 9u) << "an edge case no longer parses";
   for (const auto& p : testing::edge_cases()) {
     for (int k : {1, 0}) expect_agree(p, k, cache, "edge case " + std::to_string(i));
     ++i;

@@ -247,11 +247,15 @@ class Builder {
   }
 
   // A fresh result: logical node `v_node` becomes the value of `out`.
-  void fresh_result(int out, int v_node, int stmt) {
+  // `built`: a temporary flat node already holding the result in its own
+  // layout (reshape and the *_scatter ops build one), which becomes the
+  // storage's version instead of a second copy. A functionalized program is
+  // chains of *_scatter ops, so this saves a materialized Func (and LLVM's
+  // tens of milliseconds for it, issue #13) per mutation.
+  void fresh_result(int out, int v_node, int stmt, int built = -1) {
     const auto& m = an_.values[out];
     const int s = m.storage;
-    const int z = add(Node{NK::Zeros});
-    const int fl = scatter(z, v_node, m.g);
+    const int fl = built >= 0 ? built : scatter(add(Node{NK::Zeros}), v_node, m.g);
     cur_[s] = fl;
     fresh_[s] = Fresh{out, v_node, fl};
     check(v_node, m.g, stmt);
@@ -313,7 +317,7 @@ class Builder {
     const auto& out = an_.values[st.outs[0]];
     if (out.g.numel() == 0) return;
     const int r = rank_of(out.g);
-    int v = -1;
+    int v = -1, built = -1;
     if (ir::is_elementwise(st.op)) {
       fresh_result(st.outs[0], elementwise_result(st, r, out.g.sizes), si);
       return;
@@ -328,6 +332,7 @@ class Builder {
         const int t = scatter(add(Node{NK::Zeros}), logical(static_cast<int>(A[0].i)),
                               ir::contiguous_geometry(a.g.sizes));
         v = read(t, ir::contiguous_geometry(out.g.sizes));
+        if (out.g == ir::contiguous_geometry(out.g.sizes)) built = t;  // a reshape's copy is row-major
         break;
       }
       case OpKind::Sum: case OpKind::Amax: {
@@ -391,26 +396,22 @@ class Builder {
       }
       case OpKind::SliceScatter: case OpKind::SelectScatter: case OpKind::DiagonalScatter:
       case OpKind::AsStridedScatter: {
-        const auto& base = an_.values[A[0].i];
-        const Geometry cg = ir::contiguous_geometry(base.g.sizes);
-        ir::TensorMeta tb{cg, -1, base.g.numel(), -1};
-        std::vector<ir::CheckedArg> ca = ir::checked_args(st, an_.values);
-        ca[0].t = &tb;
-        ca.erase(ca.begin() + 1);
-        const OpKind view = st.op == OpKind::SliceScatter ? OpKind::Slice
-                            : st.op == OpKind::SelectScatter ? OpKind::Select
-                            : st.op == OpKind::DiagonalScatter ? OpKind::Diagonal : OpKind::AsStrided;
-        const Geometry slot = ir::infer(view, ca).value()[0].g;
-        const int t0 = scatter(add(Node{NK::Zeros}), logical(static_cast<int>(A[0].i)), cg);
-        int t1 = t0;
-        if (slot.numel() > 0) t1 = scatter(t0, logical(static_cast<int>(A[1].i)), slot);
-        v = read(t1, cg);
+        // As the oracle: a clone of the base in the result's own layout
+        // (PyTorch's preserved strides), then src written into the slot,
+        // which is a view of that result. as_strided_scatter's slot is
+        // storage positions, so a row-major temporary would put src
+        // elsewhere when the base is dense but not row-major.
+        const Geometry slot = ir::scatter_slot(st.op, out.g, ir::checked_args(st, an_.values)).value();
+        const int t0 = scatter(add(Node{NK::Zeros}), logical(static_cast<int>(A[0].i)), out.g);
+        const int t1 = slot.numel() > 0 ? scatter(t0, logical(static_cast<int>(A[1].i)), slot) : t0;
+        v = read(t1, out.g);
+        built = t1;
         break;
       }
       default:
         ir::internal_error(std::string("spec: no lowering for ") + ir::op_name(st.op));
     }
-    fresh_result(st.outs[0], v, si);
+    fresh_result(st.outs[0], v, si, built);
   }
 
   // Format v1.2's indexed and masked writes: one IndexScatter node over the

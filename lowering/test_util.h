@@ -69,6 +69,12 @@ inline std::vector<ir::Program> edge_cases() {
       "y = permute(x, [4, 3, 2, 1, 0])\nexp_(y)\nz = softmax(y, 2)\nw = amax(z, -1, 1)\nreturn w, x\n",
       "storage s0 f32[9] = random(6)\ninput x = as_strided(s0, [3, 3], [3, 1], 0)\nd = diagonal(x, 0, 0, 1)\n"
       "neg_(d)\nt0 = t(x)\nr = reshape(t0, [9])\nsetitem_(x, 1, 0, 2, 7.0)\nreturn r, x\n",
+      // *_scatter results keep a dense base's strides (PyTorch's preserve
+      // format): as_strided_scatter's slot is then column-major positions.
+      "storage s0 f32[6] = iota(0, 1)\nstorage s1 f32[2] = [10.0, 20.0]\n"
+      "input x = as_strided(s0, [2, 3], [3, 1], 0)\ninput y = s1\nt0 = t(x)\n"
+      "r = as_strided_scatter(t0, y, [2], [1], 0)\nq = slice_scatter(r, r, 0, 0, 3, 1)\nadd_(q, 1.0)\n"
+      "u = select(q, 1, 0)\nreturn r, q, u\n",
   };
   std::vector<ir::Program> out;
   for (const char* body : cases) {
