@@ -260,6 +260,17 @@ Built build(const RegionSpec& s, bool gpu) {
         break;
       }
       case NK::IndexScatter: index_scatter(f, n, s.nodes[n.in[1]].rank, F, I, gpu, b.fold); break;
+      case NK::Dense: {
+        // Coordinate k of element i is (i / stride k) mod size k for a
+        // dense layout; clamped so that bounds inference sees in[0]'s extent.
+        std::vector<H::Expr> idx;
+        for (int k = 0; k < n.dim; ++k) {
+          const H::Expr sz = H::max(I(n.ip + k), 1), st = H::max(I(n.ip + n.dim + k), 1);
+          idx.push_back(H::clamp((v[0] / st) % sz, 0, sz - 1));
+        }
+        f(v[0]) = in(0)(idx);
+        break;
+      }
       case NK::Read: {
         H::Expr idx = I(n.ip);
         for (int k = 0; k < n.rank; ++k) idx = idx + v[k] * I(n.ip + 1 + k);

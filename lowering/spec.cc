@@ -9,7 +9,9 @@ using ir::Arg;
 using ir::Geometry;
 using ir::OpKind;
 
-bool is_flat(NK k) { return k == NK::Input || k == NK::Zeros || k == NK::Scatter || k == NK::IndexScatter; }
+bool is_flat(NK k) {
+  return k == NK::Input || k == NK::Zeros || k == NK::Scatter || k == NK::IndexScatter || k == NK::Dense;
+}
 
 namespace {
 
@@ -91,6 +93,7 @@ class Builder {
       case NK::Ternary: return {0, 1};
       case NK::Reduce: case NK::Softmax: case NK::Matmul: return {1, 0};
       case NK::Cat: return {2 * static_cast<int>(n.in.size()), 0};
+      case NK::Dense: return {2 * n.dim, 0};
       default: return {0, 0};
     }
   }
@@ -227,6 +230,18 @@ class Builder {
     n.in = {prev, src};
     n.ip = iparam(g.offset);
     for (auto s : g.sizes) iparam(s);
+    for (auto s : g.strides) iparam(s);
+    return add(n);
+  }
+
+  // Logical node src laid out in storage order by g0 (dense, offset 0).
+  int dense(int src, const Geometry& g0) {
+    Geometry g = padded(g0);
+    Node n{NK::Dense};
+    n.dim = g.rank();
+    n.in = {src};
+    n.ip = iparam(g.sizes[0]);
+    for (int k = 1; k < g.rank(); ++k) iparam(g.sizes[k]);
     for (auto s : g.strides) iparam(s);
     return add(n);
   }
@@ -402,8 +417,9 @@ class Builder {
         // storage positions, so a row-major temporary would put src
         // elsewhere when the base is dense but not row-major.
         const Geometry slot = ir::scatter_slot(st.op, out.g, ir::checked_args(st, an_.values)).value();
-        const int t0 = scatter(add(Node{NK::Zeros}), logical(static_cast<int>(A[0].i)), out.g);
-        const int t1 = slot.numel() > 0 ? scatter(t0, logical(static_cast<int>(A[1].i)), slot) : t0;
+        const int base = logical(static_cast<int>(A[0].i));
+        const int t1 = slot.numel() > 0 ? scatter(dense(base, out.g), logical(static_cast<int>(A[1].i)), slot)
+                                        : scatter(add(Node{NK::Zeros}), base, out.g);
         v = read(t1, out.g);
         built = t1;
         break;

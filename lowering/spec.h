@@ -43,6 +43,12 @@ enum class NK : uint8_t {
   // (index_add_, scatter_add_, index_put_ with accumulate). Index values arrive as exact
   // floats (oracles::Memory holds i64 and bool storages so).
   IndexScatter,
+  // A flat version laid out by a dense geometry (offset 0, no overlap,
+  // covering the whole version): element i holds in[0] (logical, rank
+  // `dim`) at the coordinate the geometry maps to i. ip: sizes[dim],
+  // strides[dim]. Inlined: the clone of a *_scatter op's base that its
+  // Scatter starts from, without materializing it first.
+  Dense,
 };
 
 bool is_flat(NK k);
