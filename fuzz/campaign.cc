@@ -128,6 +128,11 @@ class Campaign {
       if (all_out_) all_out_->append(line.dump());
       add_finding(k, line);
     }
+    if (const auto it = r.find("repeats"); it != r.end() && it->is_object()) {
+      for (const auto& [bucket, n] : it->items())
+        if (n.is_number_integer()) tally_.add_repeats(bucket, n.get<int64_t>());
+      store_.findings_dirty = true;
+    }
     queue_.mark_done(k);
   }
 

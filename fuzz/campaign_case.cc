@@ -21,7 +21,7 @@ namespace af::fuzz {
 
 using nlohmann::json;
 
-std::string check_case(const CampaignOptions& o, uint64_t k) {
+std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) {
   auto has = [k](const std::vector<uint64_t>& v) { return std::find(v.begin(), v.end(), k) != v.end(); };
   if (has(o.test_crash_on)) std::abort();
   if (has(o.test_hang_on)) for (;;) pause();
@@ -42,6 +42,7 @@ std::string check_case(const CampaignOptions& o, uint64_t k) {
   std::map<std::string, double> tier_ms = {{"oracle", (now_s() - t0) * 1e3}};
   auto specs = campaign_specs(o.seed, k, o.strategies, o.injects, o.target, o.checked);
   json f = json::array();
+  std::map<std::string, int64_t> repeats;
   int64_t external = 0, compared = 0;
   json unsupported = json::array();
   const std::vector<RunRecord> records =
@@ -66,7 +67,16 @@ std::string check_case(const CampaignOptions& o, uint64_t k) {
       else if (rec.error.empty()) ++compared;
     }
     if (rec.agree) continue;
-    json m = {{"spec", spec_json(rec.spec)}, {"bucket", bucket_of(rec)}, {"op", rec.op}, {"regions", rec.regions}};
+    std::string bucket = bucket_of(rec);
+    if (sent) {
+      auto [it, fresh] = sent->first_k.try_emplace(bucket, k);
+      if (!fresh && it->second <= k) {
+        ++repeats[bucket];
+        continue;
+      }
+      it->second = k;
+    }
+    json m = {{"spec", spec_json(rec.spec)}, {"bucket", std::move(bucket)}, {"op", rec.op}, {"regions", rec.regions}};
     if (!rec.accepted_invalid.empty()) m["accepted_invalid"] = rec.accepted_invalid;
     if (rec.mismatch) m.update(oracles::mismatch_json(*rec.mismatch));  // observable, index, expected, actual[, what]
     if (!rec.error.empty()) m["error"] = rec.error;
@@ -77,6 +87,7 @@ std::string check_case(const CampaignOptions& o, uint64_t k) {
   }
   r["runs"] = specs.size();
   r["findings"] = f;
+  if (!repeats.empty()) r["repeats"] = repeats;
   r["tier_ms"] = tier_ms;
   if (external) {
     r["external_runs"] = external;
@@ -101,9 +112,11 @@ void worker_main(const CampaignOptions& o, int in_fd, int out_fd) {
   FILE* in = fdopen(in_fd, "r");
   char buf[64];
   std::string out;
+  // findings-all.jsonl (--log-all) wants every finding in full.
+  SentBuckets sent;
   while (fgets(buf, sizeof buf, in)) {
     const uint64_t k = std::strtoull(buf, nullptr, 10);
-    out = check_case(o, k) + "\n";
+    out = check_case(o, k, o.log_all ? nullptr : &sent) + "\n";
     size_t done = 0;
     while (done < out.size()) {
       ssize_t n = ::write(out_fd, out.data() + done, out.size() - done);

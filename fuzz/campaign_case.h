@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 
 #include "fuzz/campaign.h"
 #include "oracles/line_process.h"
@@ -13,9 +14,21 @@ namespace af::fuzz {
 // Seconds on a monotonic clock (the campaign's timestamps and timeouts).
 using oracles::now_s;
 
+// What a worker has already sent the parent in full: per bucket, the
+// smallest program whose finding it sent. A later finding of that bucket
+// on a larger program cannot become the bucket's example (the parent
+// keeps the smallest program's, and reads a worker's lines in order), so
+// the worker sends only its bucket's name ("repeats"): the parent neither
+// parses nor copies it. Most programs repeat findings (every mutant's).
+struct SentBuckets {
+  std::unordered_map<std::string, uint64_t> first_k;
+};
+
 // The JSON line of program k: validity, findings (spec, bucket, first
 // mismatch or error), runs, milliseconds per tier, external-run counts.
-std::string check_case(const CampaignOptions& o, uint64_t k);
+// With `sent`, a finding of a bucket sent in full before on a smaller
+// program is only counted in "repeats" ({bucket: n}).
+std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent = nullptr);
 
 // The worker's main loop: an index per line on in_fd, a JSON line each on
 // out_fd; under the campaign's memory limit. Never returns.

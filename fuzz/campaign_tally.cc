@@ -49,6 +49,11 @@ CampaignTally::Added CampaignTally::add_finding(uint64_t k, const json& f, doubl
   return added;
 }
 
+void CampaignTally::add_repeats(const std::string& bucket, int64_t n) {
+  findings += n;
+  buckets[bucket].count += n;
+}
+
 void CampaignTally::add_timeline_point(double t) {
   timeline.push_back({{"t", t}, {"programs", programs}, {"buckets", buckets.size()}});
 }

@@ -48,6 +48,9 @@ struct CampaignTally {
     bool first = false;   // k is now the bucket's first program (write its folder)
   };
   Added add_finding(uint64_t k, const nlohmann::json& f, double t);
+  // Adds n findings of a bucket its worker sent in full before, on a
+  // smaller program (an answer's "repeats", fuzz/campaign_case.h).
+  void add_repeats(const std::string& bucket, int64_t n);
   void add_timeline_point(double t);
 };
 
