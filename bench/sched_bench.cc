@@ -39,8 +39,9 @@ int main(int argc, char** argv) {
   long disagreements = 0, runs = 0;
   auto t0 = std::chrono::steady_clock::now();
   for (long k = 0; k < n; ++k) {
-    ir::Program p = fuzz::generate(seed, k, go);
-    auto an = ir::analyze(p);
+    fuzz::Generated g = fuzz::generate_analyzed(seed, k, go);
+    const ir::Program& p = g.program;
+    const auto& an = g.analysis;
     if (!an) continue;
     oracles::Observables expected = oracles::run_eager(p, *an);
     for (const auto& s : strategies) {

@@ -27,8 +27,9 @@ std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) 
   if (has(o.test_hang_on)) for (;;) pause();
   json r = {{"k", k}};
   const double t0 = now_s();
-  ir::Program p = generate(o.seed, k, o.gen);
-  auto an = ir::analyze(p);
+  Generated g = generate_analyzed(o.seed, k, o.gen);
+  const ir::Program& p = g.program;
+  const ir::Result<ir::Analysis>& an = g.analysis;
   r["valid"] = an.ok();
   if (!an) {
     r["error"] = ir::kind_name(an.error().kind);
@@ -46,7 +47,7 @@ std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) 
   int64_t external = 0, compared = 0;
   json unsupported = json::array();
   const std::vector<RunRecord> records =
-      an ? check_program(p, expected, specs) : check_invalid_program(p, an.error(), specs);
+      an ? check_program(p, *an, expected, specs) : check_invalid_program(p, an.error(), specs);
   // Attribution when a strategy and its lower stage both run (the external
   // table's lower_stage: inductor and aot-eager): a divergence both show is
   // the lower stage's, one only the strategy shows is its own.

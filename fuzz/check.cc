@@ -182,7 +182,9 @@ namespace {
 // The program cut after its first n statements, returning every value
 // those statements define: its divergence shows whether the bug has
 // happened by then.
-ir::Program prefix(const ir::Program& p, size_t n) {
+// The program cut after its first n statements, returning every value
+// those statements define, given its analysis (ir::prefix_analysis).
+ir::Program prefix(const ir::Program& p, size_t n, const ir::Analysis& prefix_an) {
   ir::Program q = p;
   q.stmts.resize(n);
   q.returns.clear();
@@ -190,13 +192,11 @@ ir::Program prefix(const ir::Program& p, size_t n) {
   // Format v1.3: a metadata op retires the earlier names of its tensor
   // object (returning one is an error); only its result is returned.
   std::vector<char> retired(q.num_values(), 0);
-  if (auto an = ir::analyze(q)) {
-    for (const auto& st : q.stmts)
-      if (ir::is_metadata_inplace(st.op))
-        for (const auto& s2 : q.stmts)
-          for (int o : s2.outs)
-            if (&s2 < &st && an->values[o].impl == an->values[st.outs[0]].impl) retired[o] = 1;
-  }
+  for (const auto& st : q.stmts)
+    if (ir::is_metadata_inplace(st.op))
+      for (const auto& s2 : q.stmts)
+        for (int o : s2.outs)
+          if (&s2 < &st && prefix_an.values[o].impl == prefix_an.values[st.outs[0]].impl) retired[o] = 1;
   for (const auto& st : q.stmts)
     for (int o : st.outs)
       if (!retired[o]) q.returns.push_back(o);
@@ -205,12 +205,13 @@ ir::Program prefix(const ir::Program& p, size_t n) {
 
 TargetExecutor g_executor = nullptr;
 
-bool prefix_diverges(const ir::Program& p, size_t n, const RunConfig& config) {
-  ir::Program q = prefix(p, n);
-  auto an = ir::analyze(q);
-  if (!an) return false;
-  oracles::Observables expected = oracles::run_eager(q, *an);
-  return !run_on_target(q, *an, expected, config).agree;
+// Whether the prefix of p cut after statement n diverges under `config`
+// (p's analysis `an` gives the prefix's: nothing is analyzed again).
+bool prefix_diverges(const ir::Program& p, const ir::Analysis& an, size_t n, const RunConfig& config) {
+  const ir::Analysis pan = ir::prefix_analysis(p, an, n);
+  const ir::Program q = prefix(p, n, pan);
+  oracles::Observables expected = oracles::run_eager(q, pan);
+  return !run_on_target(q, pan, expected, config).agree;
 }
 
 // The kind of the first statement after which the run diverges (binary
@@ -307,9 +308,10 @@ CampaignRuns campaign_runs(const std::vector<std::string>& strategies, const std
 
 namespace {
 
-bool external_prefix_diverges(const ir::Program& p, size_t n, const std::string& strategy) {
-  const auto res = oracles::run_external(prefix(p, n), strategy);
-  return res.status == oracles::ExternalResult::Status::Ok && oracles::compare(prefix(p, n), res.eager, res.actual);
+bool external_prefix_diverges(const ir::Program& p, const ir::Analysis& an, size_t n, const std::string& strategy) {
+  const ir::Program q = prefix(p, n, ir::prefix_analysis(p, an, n));
+  const auto res = oracles::run_external(q, strategy);
+  return res.status == oracles::ExternalResult::Status::Ok && oracles::compare(q, res.eager, res.actual);
 }
 
 // One run of an external strategy, compared with eager PyTorch of the same
@@ -329,7 +331,9 @@ std::optional<RunRecord> check_external_result(const ir::Program& p, const RunSp
     case S::Ok: {
       r.mismatch = oracles::compare(p, res.eager, res.actual);
       r.agree = !r.mismatch;
-      if (!r.agree) r.op = bisect_first_op(p, [&](size_t n) { return external_prefix_diverges(p, n, s.strategy); });
+      if (!r.agree)
+        if (const auto an = ir::analyze(p))  // always valid here: check_external_invalid hands on no Ok run
+          r.op = bisect_first_op(p, [&](size_t n) { return external_prefix_diverges(p, *an, n, s.strategy); });
       return r;
     }
     case S::StrategyError:  // the compiler raised
@@ -404,8 +408,12 @@ std::string tier_of(const RunSpec& s) {
 
 std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observables& expected,
                                      const std::vector<RunSpec>& specs) {
+  return check_program(p, ir::analyze(p).value(), expected, specs);
+}
+
+std::vector<RunRecord> check_program(const ir::Program& p, const ir::Analysis& an,
+                                     const oracles::Observables& expected, const std::vector<RunSpec>& specs) {
   std::vector<RunRecord> out;
-  auto an = ir::analyze(p);
   for (const RunSpec& s : specs) {
     const auto t0 = std::chrono::steady_clock::now();
     auto ms = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); };
@@ -427,7 +435,7 @@ std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observ
       out.push_back(r);
       continue;
     }
-    schedulers::RunOutcome res = run_on_target(p, *an, expected, config);
+    schedulers::RunOutcome res = run_on_target(p, an, expected, config);
     if (res.failure && res.failure->observable == "lowering" &&
         res.failure->what.rfind(schedulers::kLoweringUnsupported, 0) == 0) {
       // The lowering refused an op it does not implement: no comparison, no finding.
@@ -446,7 +454,7 @@ std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observ
       const int src = res.first_failure->source_stmt;
       r.op = src >= 0 && src < static_cast<int>(p.stmts.size()) ? ir::op_name(p.stmts[src].op) : res.first_failure->op;
     } else if (!r.agree && r.mismatch && r.error.empty()) {
-      r.op = bisect_first_op(p, [&](size_t n) { return prefix_diverges(p, n, config); });
+      r.op = bisect_first_op(p, [&](size_t n) { return prefix_diverges(p, an, n, config); });
     }
     r.ms = ms();
     out.push_back(r);

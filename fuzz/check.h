@@ -109,6 +109,10 @@ CampaignRuns campaign_runs(const std::vector<std::string>& strategies, const std
 // Runs every spec on a valid program (already analyzed) against the oracle's observables.
 std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observables& expected,
                                      const std::vector<RunSpec>& specs);
+// The same with the program's analysis at hand (a campaign's worker has it
+// from the generator: fuzz::generate_analyzed).
+std::vector<RunRecord> check_program(const ir::Program& p, const ir::Analysis& an,
+                                     const oracles::Observables& expected, const std::vector<RunSpec>& specs);
 
 // Runs the external specs (the others are skipped: a schedule of ours has
 // no meaning for a program eager refuses) on a program the oracle rejects

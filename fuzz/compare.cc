@@ -38,8 +38,9 @@ std::vector<CompareRow> compare_strategies(const CompareOptions& o) {
   std::vector<std::optional<schedulers::ReorderKind>> kinds;  // parsed once, by row
   for (const CompareRow& row : rows) kinds.push_back(schedulers::parse_reorder_kind(row.reorder));
   for (int64_t k = 0; k < o.programs; ++k) {
-    ir::Program p = generate(o.seed, static_cast<uint64_t>(k), o.gen);
-    auto an = ir::analyze(p);
+    Generated g = generate_analyzed(o.seed, static_cast<uint64_t>(k), o.gen);
+    const ir::Program& p = g.program;
+    const auto& an = g.analysis;
     if (!an) continue;
     const oracles::Observables expected = oracles::run_eager(p, *an);
     for (size_t r = 0; r < rows.size(); ++r) {

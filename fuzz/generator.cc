@@ -245,7 +245,11 @@ ir::Program generate_from_bytes(const uint8_t* data, size_t size, const GenOptio
   }
 }
 
-ir::Program generate(uint64_t seed, uint64_t index, const GenOptions& opts, GenStats* stats) {
+namespace {
+// generate() with verification off analyzes nothing; `analysis` then holds
+// an error no caller sees.
+Generated generate_program(uint64_t seed, uint64_t index, const GenOptions& opts, GenStats* stats,
+                           bool want_analysis) {
   const GenOptions options = clamp_options(opts);
   // The sub-seed `attempt` only changes if verification ever fails, which
   // the incremental checks are meant to rule out.
@@ -257,7 +261,10 @@ ir::Program generate(uint64_t seed, uint64_t index, const GenOptions& opts, GenS
       stats->rejected_bound += g.bound_exceeded;
       stats->rejected_noise += g.noise_rejected;
     }
-    if (options.verify && attempt < 16 && !ir::analyze(g.program)) {
+    ir::Result<ir::Analysis> an = options.verify || want_analysis
+                                      ? ir::analyze(g.program)
+                                      : ir::Result<ir::Analysis>(ir::Error{ir::ErrorKind::Syntax, 0, "not analyzed"});
+    if (options.verify && attempt < 16 && !an) {
       if (stats) ++stats->regenerated;
       continue;
     }
@@ -268,10 +275,22 @@ ir::Program generate(uint64_t seed, uint64_t index, const GenOptions& opts, GenS
     if (options.invalid_rate > 0) {
       const uint64_t h = ir::mix64(seed ^ ir::mix64(index ^ 0x1A7A11D0ULL));
       if (static_cast<double>(h >> 11) * 0x1.0p-53 < options.invalid_rate)
-        if (auto bad = invalid_from(g.program, h)) return std::move(*bad);
+        if (auto bad = invalid_from(g.program, h)) {
+          ir::Result<ir::Analysis> bad_an = ir::analyze(*bad);
+          return {std::move(*bad), std::move(bad_an)};
+        }
     }
-    return std::move(g.program);
+    return {std::move(g.program), std::move(an)};
   }
+}
+}  // namespace
+
+Generated generate_analyzed(uint64_t seed, uint64_t index, const GenOptions& opts, GenStats* stats) {
+  return generate_program(seed, index, opts, stats, true);
+}
+
+ir::Program generate(uint64_t seed, uint64_t index, const GenOptions& opts, GenStats* stats) {
+  return generate_program(seed, index, opts, stats, false).program;
 }
 
 }  // namespace af::fuzz

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/analysis.h"
 #include "ir/program.h"
 
 namespace af::fuzz {
@@ -64,6 +65,16 @@ struct GenStats {
   int64_t regenerated = 0;       // programs the final ir::analyze refused (expected 0)
 };
 ir::Program generate(uint64_t seed, uint64_t index, const GenOptions& options, GenStats* stats);
+
+// The k-th program with ir::analyze's verdict on it, computed once: the
+// generator's final verification is that analysis, so a caller that checks
+// the program (a campaign's worker, the benches) does not analyze it again.
+struct Generated {
+  ir::Program program;
+  ir::Result<ir::Analysis> analysis;
+};
+Generated generate_analyzed(uint64_t seed, uint64_t index, const GenOptions& options = GenOptions(),
+                            GenStats* stats = nullptr);
 
 // The structure-aware decoder of the libFuzzer target: the same generator
 // with every choice read from the bytes (one or two bytes per choice; a

@@ -212,6 +212,47 @@ TEST(Generator, ValidWithoutTheSafetyNet) {
   }
 }
 
+void expect_same_analysis(const ir::Analysis& a, const ir::Analysis& b, const std::string& where) {
+  ASSERT_EQ(a.values.size(), b.values.size()) << where;
+  for (size_t v = 0; v < a.values.size(); ++v) {
+    EXPECT_EQ(a.values[v].g, b.values[v].g) << where << " value " << v;
+    EXPECT_EQ(a.values[v].storage, b.values[v].storage) << where << " value " << v;
+    EXPECT_EQ(a.values[v].storage_numel, b.values[v].storage_numel) << where << " value " << v;
+    EXPECT_EQ(a.values[v].impl, b.values[v].impl) << where << " value " << v;
+  }
+  EXPECT_EQ(a.storage_numel, b.storage_numel) << where;
+  EXPECT_EQ(a.num_declared, b.num_declared) << where;
+  EXPECT_EQ(a.fresh_storage, b.fresh_storage) << where;
+}
+
+// generate_analyzed hands callers the generator's own analysis, and the
+// campaign's bisection cuts a prefix's analysis from the program's
+// (ir::prefix_analysis): both must be exactly what analyze computes.
+TEST(Generator, AnalysesHandedOnAreAnalyzes) {
+  GenOptions o;
+  o.invalid_rate = 0.2;  // an invalid program's analysis is its error
+  for (uint64_t k = 0; k < 400; ++k) {
+    const Generated g = generate_analyzed(99, k, o);
+    const auto an = ir::analyze(g.program);
+    ASSERT_EQ(an.ok(), g.analysis.ok()) << ir::print(g.program);
+    EXPECT_EQ(ir::print(g.program), ir::print(generate(99, k, o)));
+    if (!an) {
+      EXPECT_EQ(an.error().to_string(), g.analysis.error().to_string());
+      continue;
+    }
+    expect_same_analysis(*an, *g.analysis, "program " + std::to_string(k));
+    for (size_t n = 0; n <= g.program.stmts.size(); ++n) {
+      ir::Program q = g.program;
+      q.stmts.resize(n);
+      q.returns.clear();  // what is returned does not change any value's meta
+      const auto qa = ir::analyze(q);
+      ASSERT_TRUE(qa.ok()) << qa.error().to_string() << "\n" << ir::print(q);
+      expect_same_analysis(*qa, ir::prefix_analysis(g.program, *an, n),
+                           "program " + std::to_string(k) + " prefix " + std::to_string(n));
+    }
+  }
+}
+
 TEST(Generator, EveryVocabularyOpIsGenerated) {
   // generated_ops() is the whole v1 vocabulary minus what strategies add.
   std::set<ir::OpKind> gen(generated_ops().begin(), generated_ops().end());

@@ -1,5 +1,7 @@
 #include "ir/analysis.h"
 
+#include <algorithm>
+
 namespace af::ir {
 
 std::vector<CheckedArg> checked_args(const Stmt& st, const std::vector<TensorMeta>& values) {
@@ -222,6 +224,20 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
       return Error{ErrorKind::Dtype, p.return_line, "'" + p.value_names[v] + "' is a " + dtype_name(dtype(v)) +
                                                         " tensor: i64 and bool tensors are index and mask operands, never returned"};
   return an;
+}
+
+Analysis prefix_analysis(const Program& p, const Analysis& an, size_t n) {
+  n = std::min(n, p.stmts.size());
+  Analysis out;
+  out.num_declared = an.num_declared;
+  out.values = an.values;
+  for (size_t s = n; s < p.stmts.size(); ++s)
+    for (int o : p.stmts[s].outs) out.values[o] = TensorMeta{};
+  int storages = an.num_declared;
+  for (const TensorMeta& m : out.values) storages = std::max(storages, m.storage + 1);
+  out.storage_numel.assign(an.storage_numel.begin(), an.storage_numel.begin() + storages);
+  out.fresh_storage.assign(an.fresh_storage.begin(), an.fresh_storage.begin() + static_cast<long>(n));
+  return out;
 }
 
 Result<Program> parse_and_validate(const std::string& text, const Limits& limits) {

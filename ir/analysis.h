@@ -20,6 +20,12 @@ struct Analysis {
 
 Result<Analysis> analyze(const Program& p, const Limits& limits = Limits());
 
+// What analyze gives the program made of p's first n statements (a prefix
+// of a valid program is valid: each statement is checked against the ones
+// before it), cut from p's analysis `an` instead of computed again: the
+// values the later statements define are unset, and their fresh storages
+// are gone (storage ids grow in statement order).
+Analysis prefix_analysis(const Program& p, const Analysis& an, size_t n);
 // Parse then analyze: the whole validity check of a text.
 Result<Program> parse_and_validate(const std::string& text, const Limits& limits = Limits());
 
