@@ -52,6 +52,7 @@ RC_GTEST_PROP(MustAgree, GeneratedProgramsUnderRandomSchedules, ()) {
 // The analysis the strategies build incrementally (to skip a second
 // ir::analyze) is the one ir::analyze gives for their programs.
 TEST(Strategies, IncrementalAnalysisMatchesAnalyze) {
+  int replays = 0;  // schedules ending with the input-metadata replay (extended, not re-analyzed)
   for (uint64_t k = 0; k < 300; ++k) {
     const ir::Program p = fuzz::generate(kSeed, k);
     auto an = ir::analyze(p);
@@ -69,8 +70,17 @@ TEST(Strategies, IncrementalAnalysisMatchesAnalyze) {
         EXPECT_EQ(re->values[v].storage, sc->analysis->values[v].storage) << s << " value " << v;
         EXPECT_EQ(re->values[v].g, sc->analysis->values[v].g) << s << " value " << v;
       }
+      EXPECT_EQ(re->fresh_storage, sc->analysis->fresh_storage) << s;
+      // A replayed input is its tensor object re-shaped (the same impl).
+      for (int j = 0; j < static_cast<int>(sc->program.stmts.size()); ++j)
+        if (is_input_metadata_replay(*sc, j)) {
+          ++replays;
+          const int out = sc->program.stmts[j].outs[0];
+          EXPECT_EQ(re->values[out].impl, sc->analysis->values[out].impl) << s << " value " << out;
+        }
     }
   }
+  EXPECT_GT(replays, 0) << "no generated program re-shapes an input: the replay's analysis went untested";
 }
 
 // A deterministic sweep on top of the property (the bar is 30,000
