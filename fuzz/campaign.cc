@@ -121,13 +121,15 @@ class Campaign {
 
   void record(uint64_t k, const json& r) {
     tally_.count_program(r);
-    for (const json& f : r.value("findings", json::array())) {
-      json line = f;
-      line["k"] = k;
-      line["t"] = now_s() - start_;
-      if (all_out_) all_out_->append(line.dump());
-      add_finding(k, line);
-    }
+    const auto findings = r.find("findings");
+    if (findings != r.end() && findings->is_array())
+      for (const json& f : *findings) {
+        json line = f;
+        line["k"] = k;
+        line["t"] = now_s() - start_;
+        if (all_out_) all_out_->append(line.dump());
+        add_finding(k, line);
+      }
     if (const auto it = r.find("repeats"); it != r.end() && it->is_object()) {
       for (const auto& [bucket, n] : it->items())
         if (n.is_number_integer()) tally_.add_repeats(bucket, n.get<int64_t>());

@@ -14,14 +14,18 @@ void CampaignTally::count_program(const json& r) {
   ++programs;
   if (!r.value("valid", true)) ++invalid;
   external_runs += r.value("external_runs", int64_t{0});
-  const json tier_ms = r.value("tier_ms", json::object());
-  for (auto it = tier_ms.begin(); it != tier_ms.end(); ++it) {
-    Tier& t = tiers[it.key()];
-    ++t.programs;
-    t.seconds += it.value().get<double>() / 1e3;
-  }
+  // find(), not value(): value() copies an object or array (one answer per program).
+  if (const auto tier_ms = r.find("tier_ms"); tier_ms != r.end() && tier_ms->is_object())
+    for (auto it = tier_ms->begin(); it != tier_ms->end(); ++it) {
+      if (!it.value().is_number()) continue;
+      Tier& t = tiers[it.key()];
+      ++t.programs;
+      t.seconds += it.value().get<double>() / 1e3;
+    }
   compared += r.value("compared", int64_t{0});
-  for (const json& u : r.value("unsupported", json::array())) {
+  const auto unsupported_runs = r.find("unsupported");
+  if (unsupported_runs == r.end() || !unsupported_runs->is_array()) return;
+  for (const json& u : *unsupported_runs) {
     ++unsupported;
     const std::string why = u.is_string() ? u.get<std::string>().substr(0, 200) : u.dump();
     if (unsupported_reasons.count(why) || unsupported_reasons.size() < 50) ++unsupported_reasons[why];
