@@ -171,11 +171,11 @@ std::string bucket_of(const RunRecord& r);
 // signature and the ledger's `what:`: "accepts-invalid-" + the oracle's error
 // kind. accepted_invalid_kind reads the kind back ("" for any other word).
 std::string accepts_invalid_what(const std::string& kind);
+std::string accepted_invalid_kind(const std::string& what);
 // The word for a finding where only an input's final geometry differs
 // (format v1.3's metadata ops), in its bucket kind, its bug signature and
 // the ledger's `what:`.
 inline constexpr char kInputMeta[] = "input-meta";
-std::string accepted_invalid_kind(const std::string& what);
 
 // "runner-crash-SIGSEGV", "runner-crash-exit-1", "runner-crash" (how it
 // died unknown) or "runner-timeout" for the error of a run whose external

@@ -103,10 +103,11 @@ void WorkerPool::give_back(Worker& w) {
 }
 
 void WorkerPool::feed(Worker& w) {
-  // Keep ~50 ms of work queued (4 to 64 cases) so that a worker never
-  // waits for the parent, topped up in bulk: one write per batch. Not
-  // more: a stopping campaign lets the workers finish what they hold.
-  const size_t depth = std::clamp<size_t>(static_cast<size_t>(0.05 / case_s_), 4, 64);
+  // Keep ~50 ms of work queued (4 to 128 cases) so that a worker never
+  // waits for the parent (which sleeps 8 ms per poll, below), topped up in
+  // bulk: one write per batch. Not more: a stopping campaign lets the
+  // workers finish what they hold.
+  const size_t depth = std::clamp<size_t>(static_cast<size_t>(0.05 / case_s_), 4, 128);
   if (w.queue.size() > depth / 2) return;
   std::string msg;
   while (w.queue.size() < depth) {
@@ -127,8 +128,11 @@ void WorkerPool::poll() {
   if (::poll(fds.data(), fds.size(), 50) > 0) {
     // Let answers pile up for a moment: one wakeup and one read per batch
     // of lines, not per program. Per-program wakeups cost the parent ~30 us
-    // a program, ~10% of a core that --jobs 2 needs for the second worker.
-    ::usleep(2000);
+    // a program, ~10% of a core that --jobs 2 needs for the second worker;
+    // 8 ms rather than 2 took the parent from 0.51 to 0.37 CPU s per
+    // 20,000 programs (bench/README.md, fifth session). A 64 KiB pipe holds
+    // ~8 ms of answers at a few thousand programs per second.
+    ::usleep(8000);
     for (size_t i = 0; i < workers_.size(); ++i) {
       Worker& w = workers_[i];
       if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;

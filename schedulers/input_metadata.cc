@@ -29,7 +29,7 @@ bool replay_input_metadata(const ir::Program& src, const ir::Analysis& src_an, S
   // do) and stop here.
   const std::vector<ir::Geometry> final = oracles::input_geometries(src, src_an);
   bool any = false;
-  for (size_t k = 0; k < final.size(); ++k) any = any || !(final[k] == src_an.values[k].g);
+  for (size_t k = 0; k < final.size(); ++k) any = any || final[k] != src_an.values[k].g;
   if (!any) return false;
   ir::Program& q = s->program;
   std::unordered_set<std::string> taken(q.value_names.begin(), q.value_names.end());
