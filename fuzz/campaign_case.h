@@ -19,7 +19,8 @@ using oracles::now_s;
 // on a larger program cannot become the bucket's example (the parent
 // keeps the smallest program's, and reads a worker's lines in order), so
 // the worker sends only its bucket's name ("repeats"): the parent neither
-// parses nor copies it. Most programs repeat findings (every mutant's).
+// parses nor copies it. Most findings are repeats: the strategies under
+// study and the mutants diverge on most programs.
 struct SentBuckets {
   std::unordered_map<std::string, uint64_t> first_k;
 };

@@ -180,10 +180,8 @@ std::string bucket_of(const RunRecord& r) {
 namespace {
 
 // The program cut after its first n statements, returning every value
-// those statements define: its divergence shows whether the bug has
-// happened by then.
-// The program cut after its first n statements, returning every value
-// those statements define, given its analysis (ir::prefix_analysis).
+// those statements define (prefix_an: its analysis, ir::prefix_analysis):
+// its divergence shows whether the bug has happened by then.
 ir::Program prefix(const ir::Program& p, size_t n, const ir::Analysis& prefix_an) {
   ir::Program q = p;
   q.stmts.resize(n);
