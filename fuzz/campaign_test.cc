@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <map>
@@ -102,6 +103,37 @@ TEST(Campaign, SameSeedSameFindings) {
   EXPECT_EQ(findings(a.out), findings(b.out));
   EXPECT_FALSE(findings(a.out).empty());
   EXPECT_EQ(findings(a.out, "findings.jsonl"), findings(b.out, "findings.jsonl"));
+}
+
+// Without --log-all a worker sends a bucket's later findings as counts
+// ("repeats", campaign_case.h); findings.jsonl must be what the campaign
+// that sends every finding in full writes: each bucket's first program,
+// its finding, and its count. A crash restarts a worker mid-campaign
+// (its record of what it sent starts empty).
+TEST(Campaign, RepeatsCountedWithoutLogAllMatchFullFindings) {
+  CampaignOptions full = base(fresh_dir("repeats-full"));
+  CampaignOptions counted = base(fresh_dir("repeats-counted"));
+  full.test_crash_on = counted.test_crash_on = {300, 301};
+  counted.log_all = false;
+  const CampaignSummary a = run_campaign(full), b = run_campaign(counted);
+  EXPECT_EQ(a.findings, b.findings);
+  EXPECT_GT(b.findings, 2 * b.buckets);  // most findings were repeats
+  auto lines = [](const std::string& dir) {
+    std::string text;
+    read_text(dir + "/findings.jsonl", &text);
+    std::vector<std::string> r;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+      auto j = nlohmann::json::parse(line);
+      j.erase("t");  // when it was found
+      j.erase("first_t");
+      r.push_back(j.dump());
+    }
+    std::sort(r.begin(), r.end());
+    return r;
+  };
+  EXPECT_EQ(lines(full.out), lines(counted.out));
+  EXPECT_FALSE(lines(counted.out).empty());
 }
 
 TEST(Campaign, ResumeAfterSigkillLosesNoFinding) {
