@@ -49,18 +49,29 @@ std::optional<Error> check_limits(const Geometry& g, const Limits& l, int line) 
 
 // Sizes in lists (view, expand, full, as_strided) are checked before the
 // rule runs so that an enormous request is a limit error, not an overflow.
+std::optional<Error> check_int_list(const int64_t* list, size_t n, const Limits& l, int line) {
+  if (static_cast<int>(n) > l.max_rank)
+    return Error{ErrorKind::Limit, line, "a list of " + std::to_string(n) + " sizes exceeds the rank limit of " + std::to_string(l.max_rank)};
+  for (const int64_t* x = list; x != list + n; ++x)
+    if (*x > l.max_numel || *x < -l.max_numel)
+      return Error{ErrorKind::Limit, line, "size or stride " + std::to_string(*x) + " exceeds the limit of " + std::to_string(l.max_numel)};
+  return std::nullopt;
+}
+
+std::optional<Error> check_int(int64_t i, const Limits& l, int line) {
+  if (i > l.max_numel || i < -l.max_numel)
+    return Error{ErrorKind::Limit, line, "integer argument " + std::to_string(i) + " exceeds the limit of " + std::to_string(l.max_numel)};
+  return std::nullopt;
+}
+
+// Every list argument first, then every integer argument.
 std::optional<Error> check_list_limits(const Stmt& st, const Limits& l) {
-  for (const Arg& a : st.args) {
-    if (a.kind != Arg::IntList) continue;
-    if (static_cast<int>(a.list.size()) > l.max_rank)
-      return Error{ErrorKind::Limit, st.line, "a list of " + std::to_string(a.list.size()) + " sizes exceeds the rank limit of " + std::to_string(l.max_rank)};
-    for (int64_t x : a.list)
-      if (x > l.max_numel || x < -l.max_numel)
-        return Error{ErrorKind::Limit, st.line, "size or stride " + std::to_string(x) + " exceeds the limit of " + std::to_string(l.max_numel)};
-  }
   for (const Arg& a : st.args)
-    if (a.kind == Arg::Int && (a.i > l.max_numel || a.i < -l.max_numel))
-      return Error{ErrorKind::Limit, st.line, "integer argument " + std::to_string(a.i) + " exceeds the limit of " + std::to_string(l.max_numel)};
+    if (a.kind == Arg::IntList)
+      if (auto e = check_int_list(a.list.data(), a.list.size(), l, st.line)) return e;
+  for (const Arg& a : st.args)
+    if (a.kind == Arg::Int)
+      if (auto e = check_int(a.i, l, st.line)) return e;
   return std::nullopt;
 }
 
@@ -115,22 +126,24 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
     return Error{ErrorKind::Limit, 0, "storages of more than " + std::to_string(limits.max_total_numel) + " elements in all"};
   an.num_declared = static_cast<int>(p.storages.size());
   int next_impl = 0;
+  std::vector<CheckedArg> checked;  // reused by every input and statement
   for (size_t k = 0; k < p.inputs.size(); ++k) {
     const InputDecl& in = p.inputs[k];
     const int64_t sn = p.storages[in.storage].numel;
     TensorMeta m{Geometry{{sn}, {1}, 0}, in.storage, sn, next_impl++};
     if (!in.whole) {
-      Stmt st{OpKind::AsStrided, {}, {Arg::tensor(0), Arg::ints(in.sizes), Arg::ints(in.strides), Arg::integer(in.offset)}, in.line};
-      if (auto e = check_list_limits(st, limits)) return *e;
-      CheckedArg base;
-      base.t = &m;
-      CheckedArg sz, sd, off;
-      sz.list = in.sizes;
-      sd.list = in.strides;
-      off.i = in.offset;
-      auto r = infer(OpKind::AsStrided, {base, sz, sd, off});
+      // as_strided(storage, sizes, strides, offset), checked as that statement would be.
+      if (auto e = check_int_list(in.sizes.data(), in.sizes.size(), limits, in.line)) return *e;
+      if (auto e = check_int_list(in.strides.data(), in.strides.size(), limits, in.line)) return *e;
+      if (auto e = check_int(in.offset, limits, in.line)) return *e;
+      checked.assign(4, CheckedArg{});
+      checked[0].t = &m;
+      checked[1].list = in.sizes;
+      checked[2].list = in.strides;
+      checked[3].i = in.offset;
+      auto r = infer(OpKind::AsStrided, checked);
       if (!r) return Error{r.error().kind, in.line, r.error().message};
-      m.g = r.value()[0].g;
+      m.g = std::move(r.value()[0].g);
     }
     if (auto e = check_limits(m.g, limits, in.line)) return *e;
     an.values[k] = m;
@@ -140,7 +153,6 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
   auto dtype = [&](int64_t v) {
     return v < static_cast<int64_t>(p.inputs.size()) ? p.storages[p.inputs[v].storage].dtype : Dtype::F32;
   };
-  std::vector<CheckedArg> checked;  // reused by every statement
   // Format v1.3: names whose tensor object a metadata op re-shaped (the
   // op's own result is the object's one live name from then on).
   std::vector<char> retired(p.num_values(), 0);
