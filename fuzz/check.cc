@@ -314,8 +314,11 @@ bool external_prefix_diverges(const ir::Program& p, const ir::Analysis& an, size
 
 // One run of an external strategy, compared with eager PyTorch of the same
 // Python. nullopt when the strategy is not installed (like a spec with no
-// run: the minimizer and the regression replay skip it).
-std::optional<RunRecord> check_external_result(const ir::Program& p, const RunSpec& s, const oracles::ExternalResult& res) {
+// run: the minimizer and the regression replay skip it). `an`: the
+// program's analysis, for the first-diverging-op bisection; null for a
+// program the oracle rejects (no Ok run to compare then).
+std::optional<RunRecord> check_external_result(const ir::Program& p, const ir::Analysis* an, const RunSpec& s,
+                                               const oracles::ExternalResult& res) {
   using S = oracles::ExternalResult::Status;
   RunRecord r;
   r.spec = s;
@@ -329,9 +332,8 @@ std::optional<RunRecord> check_external_result(const ir::Program& p, const RunSp
     case S::Ok: {
       r.mismatch = oracles::compare(p, res.eager, res.actual);
       r.agree = !r.mismatch;
-      if (!r.agree)
-        if (const auto an = ir::analyze(p))  // always valid here: check_external_invalid hands on no Ok run
-          r.op = bisect_first_op(p, [&](size_t n) { return external_prefix_diverges(p, *an, n, s.strategy); });
+      if (!r.agree && an)
+        r.op = bisect_first_op(p, [&](size_t n) { return external_prefix_diverges(p, *an, n, s.strategy); });
       return r;
     }
     case S::StrategyError:  // the compiler raised
@@ -360,8 +362,8 @@ std::optional<RunRecord> check_external_result(const ir::Program& p, const RunSp
   return std::nullopt;
 }
 
-std::optional<RunRecord> check_external(const ir::Program& p, const RunSpec& s) {
-  return check_external_result(p, s, oracles::run_external(p, s.strategy));
+std::optional<RunRecord> check_external(const ir::Program& p, const ir::Analysis& an, const RunSpec& s) {
+  return check_external_result(p, &an, s, oracles::run_external(p, s.strategy));
 }
 
 // One run of an external strategy on a program the oracle rejects.
@@ -369,7 +371,7 @@ std::optional<RunRecord> check_external_invalid(const ir::Program& p, const ir::
   using S = oracles::ExternalResult::Status;
   const auto res = oracles::run_external(p, s.strategy, /*invalid=*/true);
   if (res.status != S::EagerError) {
-    if (res.status == S::Unavailable || res.status == S::Failed) return check_external_result(p, s, res);
+    if (res.status == S::Unavailable || res.status == S::Failed) return check_external_result(p, nullptr, s, res);
     RunRecord r;  // that Python's eager ran what the oracle rejects: nothing to compare
     r.spec = s;
     r.unsupported = std::string("eager PyTorch ran a program the oracle rejects (") + ir::kind_name(error.kind) + ")";
@@ -416,7 +418,7 @@ std::vector<RunRecord> check_program(const ir::Program& p, const ir::Analysis& a
     const auto t0 = std::chrono::steady_clock::now();
     auto ms = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); };
     if (oracles::is_external_strategy(s.strategy) && s.inject.empty()) {
-      if (auto r = check_external(p, s)) {
+      if (auto r = check_external(p, an, s)) {
         r->ms = ms();
         out.push_back(std::move(*r));
       }

@@ -247,7 +247,9 @@ ir::Program generate_from_bytes(const uint8_t* data, size_t size, const GenOptio
 
 namespace {
 // generate() with verification off analyzes nothing; `analysis` then holds
-// an error no caller sees.
+// this error, which no caller sees.
+ir::Result<ir::Analysis> not_analyzed() { return ir::Error{ir::ErrorKind::Syntax, 0, "not analyzed"}; }
+
 Generated generate_program(uint64_t seed, uint64_t index, const GenOptions& opts, GenStats* stats,
                            bool want_analysis) {
   const GenOptions options = clamp_options(opts);
@@ -261,9 +263,7 @@ Generated generate_program(uint64_t seed, uint64_t index, const GenOptions& opts
       stats->rejected_bound += g.bound_exceeded;
       stats->rejected_noise += g.noise_rejected;
     }
-    ir::Result<ir::Analysis> an = options.verify || want_analysis
-                                      ? ir::analyze(g.program)
-                                      : ir::Result<ir::Analysis>(ir::Error{ir::ErrorKind::Syntax, 0, "not analyzed"});
+    ir::Result<ir::Analysis> an = want_analysis || options.verify ? ir::analyze(g.program) : not_analyzed();
     if (options.verify && attempt < 16 && !an) {
       if (stats) ++stats->regenerated;
       continue;
@@ -276,7 +276,8 @@ Generated generate_program(uint64_t seed, uint64_t index, const GenOptions& opts
       const uint64_t h = ir::mix64(seed ^ ir::mix64(index ^ 0x1A7A11D0ULL));
       if (static_cast<double>(h >> 11) * 0x1.0p-53 < options.invalid_rate)
         if (auto bad = invalid_from(g.program, h)) {
-          ir::Result<ir::Analysis> bad_an = ir::analyze(*bad);
+          // Only a caller that asked gets the bad program's analysis: generate() never did.
+          ir::Result<ir::Analysis> bad_an = want_analysis ? ir::analyze(*bad) : not_analyzed();
           return {std::move(*bad), std::move(bad_an)};
         }
     }
