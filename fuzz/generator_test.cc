@@ -335,6 +335,29 @@ TEST(Generator, OptionsAreHonoured) {
   EXPECT_GT(chunks * 10, total);  // chunk weighted up: more than 10% of statements
 }
 
+// Weight 0 is how a campaign keeps ops its compiler lacks out of programs:
+// no op may appear when disabled, not even as another recipe's helper (the
+// indexed writes' value tensor was once a `full` emitted regardless).
+TEST(Generator, ADisabledOpNeverAppears) {
+  for (ir::OpKind off : generated_ops()) {
+    for (int config = 0; config < 2; ++config) {
+      GenOptions o;
+      o.op_weights[ir::op_name(off)] = 0;
+      if (config == 1) {  // tiny tensors: helpers are needed more often
+        o.size = 8;
+        o.max_rank = 1;
+        o.max_numel = 2;
+      }
+      for (uint64_t k = 0; k < 40; ++k) {
+        const ir::Program p = generate(415, k, o);
+        for (const auto& st : p.stmts)
+          ASSERT_NE(st.op, off) << ir::op_name(off) << " disabled, config " << config << ", index " << k << "\n"
+                                << ir::print(p);
+      }
+    }
+  }
+}
+
 TEST(Generator, DefaultProgramsAreSmall) {
   for (uint64_t k = 0; k < 200; ++k) {
     ir::Program p = generate(3, k);

@@ -136,7 +136,9 @@ int Gen::index_input(const std::vector<int64_t>& vals, const Shape& sizes, int* 
 int Gen::source_of(const Shape& sizes, int x) {
   int v = pick_where([&](int v) { return geo(v).sizes == sizes && meta(v).storage != meta(x).storage; });
   if (v >= 0) return v;
-  if (ir::numel_of(sizes) == 0) return -1;
+  // A disabled full (weight 0: the compiler under test lacks it) is never
+  // emitted as a helper either; the recipe then gives up.
+  if (ir::numel_of(sizes) == 0 || !enabled(OpKind::Full)) return -1;
   const int n = emit(OpKind::Full, {L(sizes), F(rng.pick(kFill))});
   return n > 0 ? program.stmts.back().outs[0] : -1;
 }
