@@ -148,23 +148,23 @@ bool Gen::bounded(const std::vector<float>& s) const {
 int Gen::emit(OpKind op, std::vector<Arg> args, bool bind_inplace) {
   ir::Stmt st{op, {}, std::move(args), 0};
   const std::vector<ir::CheckedArg> checked = ir::checked_args(st, analysis.values);
-  auto res = ir::infer(op, checked);
-  if (res && ir::added_in_v12(op)) {  // the index values, as analyze() checks them
+  ir::OutMetas outs;
+  std::optional<ir::Error> res = ir::infer_into(op, checked, &outs);
+  if (!res && ir::added_in_v12(op)) {  // the index values, as analyze() checks them
     const char* sig = ir::op_info(op).sig;
     std::vector<int64_t> index;
     for (size_t k = 0; k < st.args.size(); ++k)
       if (sig[k] == 'J' || sig[k] == 'M')
         for (float f : values_of(static_cast<int>(st.args[k].i))) index.push_back(static_cast<int64_t>(f));
-    if (auto e = ir::check_index_values(op, checked, index)) res = *e;
+    res = ir::check_index_values(op, checked, index);
   }
-  if (res && op == OpKind::SetitemI &&
+  if (!res && op == OpKind::SetitemI &&
       ir::squeezed_to_0d(program, analysis.values, program.stmts.size(), static_cast<int>(st.args[0].i)))
     res = ir::Error{ir::ErrorKind::Version, 0, "setitem_ on a tensor squeeze_ made 0-d"};  // as ir::analyze
-  if (!res) {
+  if (res) {
     ++invalid_rejected;
     return -1;
   }
-  const auto& outs = *res;
   const bool inplace = ir::is_inplace(op);
   if (!inplace) {
     bool fits = !outs.empty() && outs.size() <= 4;

@@ -127,6 +127,7 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
   an.num_declared = static_cast<int>(p.storages.size());
   int next_impl = 0;
   std::vector<CheckedArg> checked;  // reused by every input and statement
+  OutMetas outs;                    // the same
   for (size_t k = 0; k < p.inputs.size(); ++k) {
     const InputDecl& in = p.inputs[k];
     const int64_t sn = p.storages[in.storage].numel;
@@ -141,9 +142,8 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
       checked[1].list = in.sizes;
       checked[2].list = in.strides;
       checked[3].i = in.offset;
-      auto r = infer(OpKind::AsStrided, checked);
-      if (!r) return Error{r.error().kind, in.line, r.error().message};
-      m.g = std::move(r.value()[0].g);
+      if (auto e = infer_into(OpKind::AsStrided, checked, &outs)) return Error{e->kind, in.line, e->message};
+      m.g = std::move(outs[0].g);
     }
     if (auto e = check_limits(m.g, limits, in.line)) return *e;
     an.values[k] = m;
@@ -171,25 +171,24 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
     if (st.op == OpKind::SetitemI && squeezed_to_0d(p, an.values, si, static_cast<int>(st.args[0].i)))
       return Error{ErrorKind::Version, st.line, "setitem_ on a tensor squeeze_ made 0-d: PyTorch 1.13 slices it as the 1-d tensor it was, 2.x raises"};
     checked_args_into(st, an.values, &checked);
-    auto r = infer(st.op, checked);
+    const std::optional<Error> ie = infer_into(st.op, checked, &outs);
     // Format v1's rule for a 0-d setitem_ (`x[0:0] = v` writes the whole
     // tensor) is PyTorch 1.13's; torch 2.x raises "slice() cannot be applied
     // to a 0-dim tensor" for every 0-d setitem_, so the program is `version`.
-    if (r && st.op == OpKind::SetitemI && checked[0].t->g.rank() == 0)
+    if (!ie && st.op == OpKind::SetitemI && checked[0].t->g.rank() == 0)
       return Error{ErrorKind::Version, st.line, "setitem_ on a 0-d tensor: PyTorch 1.13 writes the whole tensor, 2.x raises (slice() of a 0-dim tensor)"};
-    if (r && added_in_v12(st.op))
+    if (!ie && added_in_v12(st.op))
       if (auto e = check_index_values(st.op, checked, index_elements(p, st, an))) return Error{e->kind, st.line, e->message};
     const bool inplace = is_inplace(st.op);
-    if (!r) {
+    if (ie) {
       // An `undefined` (or `resize`) write still runs in PyTorch; a wrong number of
       // names then fails when the result is unpacked.
       const size_t want = st.op == OpKind::SetitemI ? 0 : 1;
-      if ((r.error().kind == ErrorKind::Undefined || r.error().kind == ErrorKind::Resize) && inplace && st.outs.size() > want)
+      if ((ie->kind == ErrorKind::Undefined || ie->kind == ErrorKind::Resize) && inplace && st.outs.size() > want)
         return Error{ErrorKind::Name, st.line, std::string(op_name(st.op)) + " produces " + std::to_string(want) +
                                                    " result" + (want == 1 ? "" : "s") + ", " + std::to_string(st.outs.size()) + " names given"};
-      return Error{r.error().kind, st.line, r.error().message};
+      return Error{ie->kind, st.line, ie->message};
     }
-    auto& outs = r.value();
     const size_t want = inplace ? (st.op == OpKind::SetitemI ? 0 : 1) : outs.size();
     // A view binds all its results; so does a metadata op (format v1.3), whose
     // result is x's only live name after it (PyTorch would also run it unbound).

@@ -87,18 +87,21 @@ Error dim_error(int64_t dim, int64_t rank) {
                                  "], but got " + std::to_string(dim) + ")");
 }
 
+// The shape rules append their results to a caller-owned OutMetas and
+// return only the error (if any): infer runs for every statement of every
+// analysis, generated candidate and schedule, and moving OutMetas (152-byte
+// Geometries) through nested Result returns was ~10% of the oracle.
 using Outs = OutMetas;
-Outs view_of(Geometry g, int arg = 0) {
-  Outs r;
-  r.push_back(OutMeta{std::move(g), false, arg});
-  return r;
+using Status = std::optional<Error>;
+Status view_of(Outs* res, Geometry g, int arg = 0) {
+  res->push_back(OutMeta{std::move(g), false, arg});
+  return std::nullopt;
 }
-Outs fresh(const Shape& sizes, Shape strides) {
-  Outs r;
-  r.push_back(OutMeta{Geometry{sizes, std::move(strides), 0}, true, 0});
-  return r;
+Status fresh(Outs* res, const Shape& sizes, Shape strides) {
+  res->push_back(OutMeta{Geometry{sizes, std::move(strides), 0}, true, 0});
+  return std::nullopt;
 }
-Outs fresh_contiguous(const Shape& sizes) { return fresh(sizes, contiguous_strides(sizes)); }
+Status fresh_contiguous(Outs* res, const Shape& sizes) { return fresh(res, sizes, contiguous_strides(sizes)); }
 
 // infer_size: resolves one -1 against numel.
 Result<Shape> infer_size(const Shape& shape, int64_t numel) {
@@ -266,14 +269,14 @@ Result<Geometry> expand_geometry(const Geometry& g, const Shape& sizes) {
   return r;
 }
 
-Result<Outs> reshape_like(const Geometry& g, const Shape& req, bool must_view) {
+Status reshape_like(const Geometry& g, const Shape& req, bool must_view, Outs* res) {
   auto shape = infer_size(req, g.numel());
   if (!shape) return shape.error();
   auto st = view_strides(g, *shape);
-  if (st) return view_of(Geometry{*shape, *st, g.offset});
+  if (st) return view_of(res, Geometry{*shape, *st, g.offset});
   if (must_view)
     return err(ErrorKind::View, "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
-  return fresh_contiguous(*shape);
+  return fresh_contiguous(res, *shape);
 }
 
 // The tensors an in-place write reads (x and up to three operands): inline.
@@ -313,7 +316,7 @@ std::optional<Error> check_write(const TensorMeta& out, const Reads& reads, bool
   return undefined_write(out, reads);
 }
 
-Result<Outs> check_broadcast_into(const TensorMeta& out, const TensorMeta& src) {
+Status check_broadcast_into(const TensorMeta& out, const TensorMeta& src) {
   Shape b;
   if (!broadcast_shapes(out.g.sizes, src.g.sizes, &b) || b != out.g.sizes) {
     if (!broadcast_shapes(out.g.sizes, src.g.sizes, &b))
@@ -321,7 +324,7 @@ Result<Outs> check_broadcast_into(const TensorMeta& out, const TensorMeta& src) 
     return err(ErrorKind::Shape, "output with shape " + fmt_shape(out.g.sizes) +
                                      " doesn't match the broadcast shape " + fmt_shape(b));
   }
-  return view_of(out.g);
+  return std::nullopt;
 }
 
 // An elementwise write into x from several operands: addcmul_, addcdiv_,
@@ -333,7 +336,7 @@ Result<Outs> check_broadcast_into(const TensorMeta& out, const TensorMeta& src) 
 // model resizing, error kind `resize`), then the conversion of number
 // arguments to float (in the kernel), then the cases PyTorch's checks
 // cannot see.
-Result<Outs> multi_operand(OpKind op, const std::vector<CheckedArg>& a) {
+Status multi_operand(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
   const TensorMeta& x = *a[0].t;
   const bool out = is_out_variant(op);
   Reads reads;
@@ -365,7 +368,7 @@ Result<Outs> multi_operand(OpKind op, const std::vector<CheckedArg>& a) {
     if (!a[k].is_tensor() && !out)
       if (auto e = check_f32(a[k])) return *e;
   if (auto e = undefined_write(x, reads)) return *e;
-  return view_of(x.g);
+  return view_of(res, x.g);
 }
 
 // Format v1.2's indexed and masked writes: shapes and memory overlap, in
@@ -374,7 +377,7 @@ Result<Outs> multi_operand(OpKind op, const std::vector<CheckedArg>& a) {
 // versions differ the format takes the stricter rule, so that both accept
 // every program the format accepts (index_add_'s source must have exactly
 // the target's shape but along dim: 1.13 broadcasts it, 2.9 refuses).
-Result<Outs> indexed(OpKind op, const std::vector<CheckedArg>& a) {
+Status indexed(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
   const TensorMeta& x = *a[0].t;
   const Geometry& g = x.g;
   const std::string nm = op_name(op);
@@ -418,7 +421,7 @@ Result<Outs> indexed(OpKind op, const std::vector<CheckedArg>& a) {
                                          " cannot be broadcast to indexing result of shape " + fmt_shape(slot));
       if (auto e = hidden_overlap(v)) return *e;
       if (auto e = exact_internal()) return *e;
-      return view_of(g);
+      return view_of(res, g);
     }
     case OpKind::IndexAddI: case OpKind::IndexCopyI: {
       // Both versions: the dim, the index's rank, the source's rank, the
@@ -488,7 +491,7 @@ Result<Outs> indexed(OpKind op, const std::vector<CheckedArg>& a) {
       }
       if (auto e = hidden_overlap(src)) return *e;
       if (auto e = exact_internal()) return *e;
-      return view_of(g);
+      return view_of(res, g);
     }
     case OpKind::ScatterI: case OpKind::ScatterAddI: {
       // Shapes (a 0-d tensor counts as rank 1 of size 1), then overlap.
@@ -522,7 +525,7 @@ Result<Outs> indexed(OpKind op, const std::vector<CheckedArg>& a) {
       if (auto e = source_overlap(src)) return *e;
       if (auto e = hidden_overlap(src)) return *e;
       if (auto e = exact_internal()) return *e;
-      return view_of(g);
+      return view_of(res, g);
     }
     case OpKind::MaskedFillI: {
       // A number written where the mask is set: PyTorch checks no overlap
@@ -535,16 +538,16 @@ Result<Outs> indexed(OpKind op, const std::vector<CheckedArg>& a) {
       if (b != g.sizes)
         return err(ErrorKind::Shape, "output with shape " + fmt_shape(g.sizes) + " doesn't match the broadcast shape " + fmt_shape(b));
       if (auto e = check_f32(a[2])) return *e;
-      return view_of(g);
+      return view_of(res, g);
     }
     default: internal_error("indexed: not an indexed op: " + nm);
   }
 }
 
-Result<Outs> inplace(OpKind op, const std::vector<CheckedArg>& a) {
+Status inplace(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
   const TensorMeta& x = *a[0].t;
-  if (added_in_v11(op)) return multi_operand(op, a);
-  if (added_in_v12(op)) return indexed(op, a);
+  if (added_in_v11(op)) return multi_operand(op, a, res);
+  if (added_in_v12(op)) return indexed(op, a, res);
   Reads reads{&x};
   bool exempt = false;
   switch (op) {
@@ -565,7 +568,7 @@ Result<Outs> inplace(OpKind op, const std::vector<CheckedArg>& a) {
       }
       break;
     case OpKind::CopyI:
-      if (a[1].t->impl == a[0].t->impl) return view_of(x.g);  // is_same: no-op
+      if (a[1].t->impl == a[0].t->impl) return view_of(res, x.g);  // is_same: no-op
       [[fallthrough]];
     case OpKind::AddI: case OpKind::SubI: case OpKind::MulI: case OpKind::DivI:
       if (a[1].is_tensor()) {
@@ -573,10 +576,9 @@ Result<Outs> inplace(OpKind op, const std::vector<CheckedArg>& a) {
         else reads.push_back(a[1].t);
         // TensorIterator checks memory overlap before shapes.
         if (auto e = torch_overlap(x, reads)) return *e;
-        auto r = check_broadcast_into(x, *a[1].t);
-        if (!r) return r.error();
+        if (auto e = check_broadcast_into(x, *a[1].t)) return *e;
         if (auto e = undefined_write(x, reads)) return *e;
-        return view_of(x.g);
+        return view_of(res, x.g);
       }
       break;
     case OpKind::SetitemI: {
@@ -586,14 +588,14 @@ Result<Outs> inplace(OpKind op, const std::vector<CheckedArg>& a) {
       auto tgt = setitem_target(x.g, a[1].i, a[2].i, a[3].i);
       if (!tgt) return tgt.error();
       TensorMeta dst{tgt->g, x.storage, x.storage_numel, tgt->self ? x.impl : -1};
-      if (!a[4].is_tensor()) return Outs{};  // a number: fill_, no overlap check
+      if (!a[4].is_tensor()) return std::nullopt;  // a number: fill_, no overlap check
       const TensorMeta& v = *a[4].t;
       TensorMeta src = v;
       if (v.g.sizes == dst.g.sizes) {
         // copy_to: dst.copy_(v), a no-op when dst is v itself.
-        if (tgt->self && v.impl == x.impl) return Outs{};
+        if (tgt->self && v.impl == x.impl) return std::nullopt;
       } else if (v.g.rank() == 0) {
-        return Outs{};  // a 0-d tensor value: fill_
+        return std::nullopt;  // a 0-d tensor value: fill_
       } else {
         // copy_to: strip leading 1s of the value, then expand_inplace.
         Geometry s = v.g;
@@ -607,16 +609,16 @@ Result<Outs> inplace(OpKind op, const std::vector<CheckedArg>& a) {
         src.impl = -2;  // a new (expanded) tensor object
       }
       if (auto chk = check_write(dst, {&src}, false)) return *chk;
-      return Outs{};
+      return std::nullopt;
     }
     default:
       break;
   }
   if (auto e = check_write(x, reads, exempt)) return *e;
-  return view_of(x.g);
+  return view_of(res, x.g);
 }
 
-Result<Outs> elementwise(const std::vector<CheckedArg>& a) {
+Status elementwise(const std::vector<CheckedArg>& a, Outs* res) {
   Geometries ops{a[0].t->g};
   Shape shape = a[0].t->g.sizes;
   bool scalar = a.size() > 1 && !a[1].is_tensor();
@@ -633,10 +635,10 @@ Result<Outs> elementwise(const std::vector<CheckedArg>& a) {
     ops.push_back(Geometry{});
   }
   Shape strides = elementwise_output_strides(shape, ops);
-  return fresh(shape, strides);
+  return fresh(res, shape, strides);
 }
 
-Result<Outs> reduction(OpKind op, const Geometry& g, int64_t dim, int64_t keepdim) {
+Status reduction(OpKind op, const Geometry& g, int64_t dim, int64_t keepdim, Outs* res) {
   auto d = wrap_dim(dim, g.rank());
   if (!d) return dim_error(dim, g.rank());
   if (keepdim != 0 && keepdim != 1) return err(ErrorKind::Arg, "keepdim must be 0 or 1");
@@ -647,10 +649,10 @@ Result<Outs> reduction(OpKind op, const Geometry& g, int64_t dim, int64_t keepdi
     if (keepdim) s[*d] = 1;
     else s.erase(s.begin() + *d);
   }
-  return fresh_contiguous(s);
+  return fresh_contiguous(res, s);
 }
 
-Result<Outs> cat(const std::vector<const TensorMeta*>& ts, int64_t dim) {
+Status cat(const std::vector<const TensorMeta*>& ts, int64_t dim, Outs* res) {
   if (ts.empty()) return err(ErrorKind::Arg, "torch.cat(): expected a non-empty list of Tensors");
   for (size_t i = 0; i < ts.size(); ++i)
     if (ts[i]->g.rank() == 0)
@@ -659,7 +661,7 @@ Result<Outs> cat(const std::vector<const TensorMeta*>& ts, int64_t dim) {
   const TensorMeta* ref = nullptr;
   for (auto* t : ts)
     if (!skip(t)) { ref = t; break; }
-  if (!ref) return fresh_contiguous(Shape{0});
+  if (!ref) return fresh_contiguous(res, Shape{0});
   auto d = wrap_dim(dim, ref->g.rank());
   if (!d) return dim_error(dim, ref->g.rank());
   Shape out = ref->g.sizes;
@@ -680,12 +682,12 @@ Result<Outs> cat(const std::vector<const TensorMeta*>& ts, int64_t dim) {
   MemoryFormat fmt = suggest_memory_format(ts[0]->g);
   for (auto* t : ts)
     if (suggest_memory_format(t->g) != fmt) fmt = MemoryFormat::Contiguous;
-  return fresh(out, format_strides(out, fmt));
+  return fresh(res, out, format_strides(out, fmt));
 }
 
 // slice_scatter(self, src, ...) and friends are, in PyTorch 1.13:
 // output = self.clone() (preserve format); output.VIEW(...).copy_(src).
-Result<Outs> scatter(OpKind op, const std::vector<CheckedArg>& a) {
+Status scatter(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
   const TensorMeta& base = *a[0].t;
   const TensorMeta& src = *a[1].t;
   const Geometry outg{base.g.sizes, preserve_format_strides(base.g), 0};
@@ -697,7 +699,7 @@ Result<Outs> scatter(OpKind op, const std::vector<CheckedArg>& a) {
                                      fmt_shape(src.g.sizes) + ", slice size = " + fmt_shape(slot->sizes));
   TensorMeta dst{*slot, -1, out.storage_numel, -1};
   if (auto e = check_write(dst, {&src}, false)) return *e;
-  return fresh(outg.sizes, outg.strides);
+  return fresh(res, outg.sizes, outg.strides);
 }
 
 }  // namespace
@@ -882,34 +884,35 @@ Result<Geometry> unfold_geometry(const Geometry& g, int64_t dim, int64_t size, i
 
 }  // namespace
 
-Result<OutMetas> infer(OpKind op, const std::vector<CheckedArg>& a) {
+std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, OutMetas* res) {
+  res->clear();
   const Geometry* g = (!a.empty() && a[0].t) ? &a[0].t->g : nullptr;
   // Format v1.3's metadata ops give x the geometry of the view they mirror
   // (t_ of a 3-d tensor raises as t does; squeeze_ of a dim that is not 1
   // leaves x as it is). Retiring x's names is analyze()'s business.
-  if (is_metadata_inplace(op)) return infer(geometry_op(op), a);
-  auto wrap = [&](Result<Geometry> r) -> Result<Outs> {
+  if (is_metadata_inplace(op)) return infer_into(geometry_op(op), a, res);
+  auto wrap = [&](Result<Geometry> r) -> Status {
     if (!r) return r.error();
-    return view_of(*r);
+    return view_of(res, std::move(*r));
   };
   const OpInfo& info = op_info(op);
-  if (info.cls == OpClass::InPlace) return inplace(op, a);
+  if (info.cls == OpClass::InPlace) return inplace(op, a, res);
   // Unary and binary math broadcasts its arguments into a fresh result.
   const MathArity arity = math_arity(info.math);
-  if (arity == MathArity::Unary || arity == MathArity::Binary) return elementwise(a);
+  if (arity == MathArity::Unary || arity == MathArity::Binary) return elementwise(a, res);
   switch (op) {
-    case OpKind::View: return reshape_like(*g, a[1].list, true);
-    case OpKind::Reshape: return reshape_like(*g, a[1].list, false);
+    case OpKind::View: return reshape_like(*g, a[1].list, true, res);
+    case OpKind::Reshape: return reshape_like(*g, a[1].list, false, res);
     case OpKind::Flatten:
-      if (g->rank() == 1) return view_of(*g);
-      return reshape_like(*g, Shape{-1}, false);
+      if (g->rank() == 1) return view_of(res, *g);
+      return reshape_like(*g, Shape{-1}, false, res);
     case OpKind::Contiguous:
-      if (is_contiguous(*g)) return view_of(*g);
-      return fresh_contiguous(g->sizes);
+      if (is_contiguous(*g)) return view_of(res, *g);
+      return fresh_contiguous(res, g->sizes);
     case OpKind::T:
       if (g->rank() > 2)
         return err(ErrorKind::Arg, "t() expects a tensor with <= 2 dimensions, but self is " + std::to_string(g->rank()) + "D");
-      if (g->rank() < 2) return view_of(*g);
+      if (g->rank() < 2) return view_of(res, *g);
       [[fallthrough]];
     case OpKind::Transpose: {
       const int64_t d0 = op == OpKind::T ? 0 : a[1].i, d1 = op == OpKind::T ? 1 : a[2].i;
@@ -922,7 +925,7 @@ Result<OutMetas> infer(OpKind op, const std::vector<CheckedArg>& a) {
         std::swap(r.sizes[*w0], r.sizes[*w1]);
         std::swap(r.strides[*w0], r.strides[*w1]);
       }
-      return view_of(r);
+      return view_of(res, std::move(r));
     }
     case OpKind::Permute: {
       const Shape& dims = a[1].list;
@@ -939,7 +942,7 @@ Result<OutMetas> infer(OpKind op, const std::vector<CheckedArg>& a) {
         r.sizes[i] = g->sizes[*w];
         r.strides[i] = g->strides[*w];
       }
-      return view_of(r);
+      return view_of(res, std::move(r));
     }
     case OpKind::Slice: return wrap(slice_geometry(*g, a[1].i, a[2].i, a[3].i, a[4].i));
     case OpKind::Narrow: return wrap(narrow_geometry(*g, a[1].i, a[2].i, a[3].i));
@@ -951,7 +954,7 @@ Result<OutMetas> infer(OpKind op, const std::vector<CheckedArg>& a) {
       const int64_t st = *w >= g->rank() ? 1 : g->sizes[*w] * g->strides[*w];
       r.sizes.insert(r.sizes.begin() + *w, 1);
       r.strides.insert(r.strides.begin() + *w, st);
-      return view_of(r);
+      return view_of(res, std::move(r));
     }
     case OpKind::Squeeze: {
       auto w = wrap_dim(a[1].i, g->rank());
@@ -961,12 +964,12 @@ Result<OutMetas> infer(OpKind op, const std::vector<CheckedArg>& a) {
         r.sizes.erase(r.sizes.begin() + *w);
         r.strides.erase(r.strides.begin() + *w);
       }
-      return view_of(r);
+      return view_of(res, std::move(r));
     }
     case OpKind::Expand: return wrap(expand_geometry(*g, a[1].list));
     case OpKind::Diagonal: return wrap(diagonal_geometry(*g, a[1].i, a[2].i, a[3].i));
     case OpKind::AsStrided: return wrap(as_strided_geometry(*a[0].t, a[1].list, a[2].list, a[3].i));
-    case OpKind::Alias: return view_of(*g);
+    case OpKind::Alias: return view_of(res, *g);
     case OpKind::Unfold: return wrap(unfold_geometry(*g, a[1].i, a[2].i, a[3].i));
     case OpKind::Chunk: case OpKind::Split: {
       const bool chunk = op == OpKind::Chunk;
@@ -988,24 +991,22 @@ Result<OutMetas> infer(OpKind op, const std::vector<CheckedArg>& a) {
         if (split == 0 && n != 0) return err(ErrorKind::Arg, "split_size can only be 0 if dimension size is 0, but got dimension size of " + std::to_string(n));
         pieces = split_pieces(n, split);
       }
-      Outs r;
-      for (auto [s, l] : pieces) r.push_back(OutMeta{*slice_geometry(*g, *w, s, s + l, 1), false, 0});
-      return r;
+      for (auto [s, l] : pieces) res->push_back(OutMeta{*slice_geometry(*g, *w, s, s + l, 1), false, 0});
+      return std::nullopt;
     }
     case OpKind::Unbind: {
       if (g->rank() == 0) return err(ErrorKind::Arg, "Dimension specified as 0 but tensor has no dimensions");
       auto w = wrap_dim(a[1].i, g->rank());
       if (!w) return dim_error(a[1].i, g->rank());
-      Outs r;
-      for (int64_t i = 0; i < g->sizes[*w]; ++i) r.push_back(OutMeta{*select_geometry(*g, *w, i), false, 0});
-      return r;
+      for (int64_t i = 0; i < g->sizes[*w]; ++i) res->push_back(OutMeta{*select_geometry(*g, *w, i), false, 0});
+      return std::nullopt;
     }
-    case OpKind::Clone: return fresh_contiguous(g->sizes);
-    case OpKind::Sum: case OpKind::Amax: return reduction(op, *g, a[1].i, a[2].i);
+    case OpKind::Clone: return fresh_contiguous(res, g->sizes);
+    case OpKind::Sum: case OpKind::Amax: return reduction(op, *g, a[1].i, a[2].i, res);
     case OpKind::Softmax: {
       auto w = wrap_dim(a[1].i, g->rank());
       if (!w) return dim_error(a[1].i, g->rank());
-      return fresh_contiguous(g->sizes);
+      return fresh_contiguous(res, g->sizes);
     }
     case OpKind::Matmul: {
       const Geometry& b = a[1].t->g;
@@ -1015,25 +1016,30 @@ Result<OutMetas> infer(OpKind op, const std::vector<CheckedArg>& a) {
         return err(ErrorKind::Shape, "mat1 and mat2 shapes cannot be multiplied (" + std::to_string(g->sizes[0]) + "x" +
                                          std::to_string(g->sizes[1]) + " and " + std::to_string(b.sizes[0]) + "x" +
                                          std::to_string(b.sizes[1]) + ")");
-      return fresh_contiguous(Shape{g->sizes[0], b.sizes[1]});
+      return fresh_contiguous(res, Shape{g->sizes[0], b.sizes[1]});
     }
-    case OpKind::Cat: return cat(a[0].ts, a[1].i);
+    case OpKind::Cat: return cat(a[0].ts, a[1].i, res);
     case OpKind::Full:
       for (int64_t s : a[0].list)
         if (s < 0) return err(ErrorKind::Arg, "Trying to create tensor with negative dimension " + std::to_string(s));
       if (auto e = check_f32(a[1])) return *e;
-      return fresh_contiguous(a[0].list);
+      return fresh_contiguous(res, a[0].list);
     case OpKind::SliceScatter: case OpKind::SelectScatter:
     case OpKind::DiagonalScatter: case OpKind::AsStridedScatter:
-      return scatter(op, a);
+      return scatter(op, a, res);
     case OpKind::UpdateAliases: {
-      Outs r;
-      for (size_t i = 0; i < a[0].ts.size(); ++i) r.push_back(OutMeta{a[0].ts[i]->g, false, static_cast<int>(i)});
-      return r;
+      for (size_t i = 0; i < a[0].ts.size(); ++i) res->push_back(OutMeta{a[0].ts[i]->g, false, static_cast<int>(i)});
+      return std::nullopt;
     }
     default:
       internal_error(std::string("infer: no shape rule for ") + info.name);
   }
+}
+
+Result<OutMetas> infer(OpKind op, const std::vector<CheckedArg>& a) {
+  OutMetas r;
+  if (auto e = infer_into(op, a, &r)) return *e;
+  return r;
 }
 
 }  // namespace af::ir

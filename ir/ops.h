@@ -319,6 +319,10 @@ struct CheckedArg {
 // ops this also applies PyTorch's memory-overlap checks and flags the
 // `undefined` cases.
 Result<OutMetas> infer(OpKind op, const std::vector<CheckedArg>& args);
+// The same into a caller-owned result (cleared first; unspecified after an
+// error), for the loops that infer every statement: no OutMetas is moved
+// through returns and a reused one keeps its slots.
+std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& args, OutMetas* out);
 
 // The data-dependent rules of the indexed ops (format v1.2), checked after
 // infer() accepted the statement: `index` holds the index (or mask) tensor's

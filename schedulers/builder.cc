@@ -70,13 +70,13 @@ int Builder::value(const std::string& name, bool keep) {
 int Builder::emit(OpKind op, const std::vector<int>& outs, std::vector<Arg> args, int line, bool added) {
   ir::Stmt st{op, outs, std::move(args), line};
   ir::checked_args_into(st, metas_, &checked_);
-  auto r = ir::infer(op, checked_);
-  if (!r && tolerate_overlap_ && ir::is_inplace(op) && r.error().kind == ir::ErrorKind::Overlap) {
+  const std::optional<ir::Error> e = ir::infer_into(op, checked_, &outs_);
+  if (e && tolerate_overlap_ && ir::is_inplace(op) && e->kind == ir::ErrorKind::Overlap) {
     for (int o : outs) metas_[o] = metas_[st.args[0].i];  // the written tensor itself
-  } else if (!r) {
-    if (error_.empty()) error_ = std::string(ir::op_name(op)) + ": " + r.error().message;
+  } else if (e) {
+    if (error_.empty()) error_ = std::string(ir::op_name(op)) + ": " + e->message;
   } else {
-    auto& om = r.value();
+    ir::OutMetas& om = outs_;
     for (size_t k = 0; k < outs.size() && k < om.size(); ++k) {
       ir::TensorMeta m;
       m.g = std::move(om[k].g);
@@ -122,9 +122,8 @@ Transformed unchanged(const ir::Program& p, const ir::Analysis& an) {
 
 std::optional<ir::Error> Builder::try_infer(OpKind op, const std::vector<Arg>& args) const {
   ir::Stmt st{op, {}, args, 0};
-  auto r = ir::infer(op, ir::checked_args(st, metas_));
-  if (r) return std::nullopt;
-  return r.error();
+  ir::OutMetas outs;
+  return ir::infer_into(op, ir::checked_args(st, metas_), &outs);
 }
 
 ir::Analysis Builder::analysis(int num_declared) const {

@@ -110,6 +110,7 @@ class Builder {
   std::unordered_map<std::string, int> source_ids_;   // name -> source value id (value(name, true) only)
   std::vector<ir::TensorMeta> metas_;
   std::vector<ir::CheckedArg> checked_;  // emit's arguments, reused
+  ir::OutMetas outs_;                    // emit's inferred results, reused
   std::vector<int64_t> storage_numel_;
   std::vector<int> fresh_storage_;
   int next_impl_ = 0;
