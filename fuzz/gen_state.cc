@@ -82,10 +82,14 @@ int Gen::pick_any_value() {
   const int n = num_values();
   const int roll = static_cast<int>(rng.below(100));
   if (roll < 35 && last_written_storage >= 0) {  // a sibling of the last write
-    std::vector<int> sib;
-    for (int v = 0; v < n; ++v)
-      if (meta(v).storage == last_written_storage) sib.push_back(v);
-    if (!sib.empty()) return rng.pick(sib);
+    // Counted, then the k-th taken: the draw rng.pick makes, without a vector.
+    int count = 0;
+    for (int v = 0; v < n; ++v) count += meta(v).storage == last_written_storage;
+    if (count > 0) {
+      int k = static_cast<int>(rng.below(count));
+      for (int v = 0; v < n; ++v)
+        if (meta(v).storage == last_written_storage && k-- == 0) return v;
+    }
   }
   if (roll < 60) return static_cast<int>(rng.range(std::max(0, n - 4), n - 1));
   return static_cast<int>(rng.below(n));

@@ -415,6 +415,7 @@ Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& 
     return j;
   };
 
+  std::vector<int> outs, in, groups;  // per statement, reused (they keep their capacity)
   for (size_t si = 0; si < p.stmts.size(); ++si) {
     const auto& st = p.stmts[si];
     b.set_source(p1.origin[si]);
@@ -422,18 +423,18 @@ Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& 
     const bool viewop = view_creating(st) && !p1.opaque[si];
     bool involves = false;
     for_each_tensor_arg(st, [&](int v) { involves = involves || group(canon(v)) >= 0; });
-    std::vector<int> outs;
+    outs.clear();
     for (int o : st.outs) outs.push_back(def[o] = b.value(o));
     if (!(inplace || viewop || involves)) {
       emit(st.op, outs, st.args, st.line, p1.added[si]);
       continue;
     }
     // The in set, and the groups it meets.
-    std::vector<int> in;
+    in.clear();
     if (inplace && !fx.has(UaFix::Args)) in.push_back(canon(static_cast<int>(st.args[0].i)));
     else for_each_tensor_arg(st, [&](int v) { in.push_back(canon(v)); });
     for (int v : in) encounter(v);
-    std::vector<int> groups;
+    groups.clear();
     for (int v : in)
       if (group(v) >= 0 && std::find(groups.begin(), groups.end(), group(v)) == groups.end())
         groups.push_back(group(v));
