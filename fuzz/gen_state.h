@@ -69,6 +69,8 @@ class Rng {
   template <class T>
   const T& pick(const std::vector<T>& v) { return v[below(static_cast<int64_t>(v.size()))]; }
   template <class T, size_t N>
+  const T& pick(const ir::SmallVec<T, N>& v) { return v[below(static_cast<int64_t>(v.size()))]; }
+  template <class T, size_t N>
   const T& pick(const T (&v)[N]) { return v[below(N)]; }
 
  private:
@@ -99,6 +101,10 @@ struct Gen {
   int num_stmt_values = 0;
   std::vector<int> weights;     // parallel to generated_ops() (integers: determinism)
   int total_weight = 0;
+  // Running sums of `weights` over all ops and over the in-place ops only
+  // (0 for the others): choose_op's draw by binary search.
+  std::vector<int> cumulative, cumulative_inplace;
+  std::vector<char> enabled_by_kind;  // by OpKind: weight > 0
   std::vector<int> hot;         // recently created aliases / fresh copies: favourite write targets
   int last_written_storage = -1;
   int last_written_value = -1;

@@ -35,32 +35,41 @@ namespace af::fuzz {
 namespace detail {
 
 Gen::Gen(uint64_t seed, uint64_t index, const GenOptions& opt) : options(opt), rng(seed, index) {
+  const size_t n = generated_ops().size();
+  weights.reserve(n);
+  cumulative.reserve(n);
+  cumulative_inplace.reserve(n);
+  enabled_by_kind.assign(ir::kOpCount, 0);
   for (OpKind k : generated_ops()) {
-    int w = ir::op_info(k).weight;
-    auto it = options.op_weights.find(ir::op_name(k));
-    if (it != options.op_weights.end()) w = static_cast<int>(std::lround(std::max(0.0, it->second) * w * 10));
-    else w *= 10;
+    const int base = ir::op_info(k).weight;
+    int w = base * 10;
+    if (!options.op_weights.empty()) {  // (a name lookup per op and program otherwise)
+      auto it = options.op_weights.find(ir::op_name(k));
+      if (it != options.op_weights.end()) w = static_cast<int>(std::lround(std::max(0.0, it->second) * base * 10));
+    }
     weights.push_back(w);
     total_weight += w;
     if (ir::is_inplace(k)) inplace_weight += w;
+    cumulative.push_back(total_weight);
+    cumulative_inplace.push_back(inplace_weight);
+    enabled_by_kind[static_cast<size_t>(k)] = w > 0;
   }
 }
 
 bool Gen::enabled(OpKind k) const {
-  for (size_t i = 0; i < weights.size(); ++i)
-    if (generated_ops()[i] == k) return weights[i] > 0;
-  return false;
+  const size_t kind = static_cast<size_t>(k);
+  return kind < enabled_by_kind.size() && enabled_by_kind[kind];
 }
 
+// The op whose weight interval holds the draw x: the first i with
+// cumulative[i] > x (the ops of weight 0 have empty intervals).
 OpKind Gen::choose_op() {
   const bool only_inplace = pending_target >= 0 && inplace_weight > 0;
-  int64_t x = rng.below(std::max(only_inplace ? inplace_weight : total_weight, 1));
-  for (size_t i = 0; i < weights.size(); ++i) {
-    if (only_inplace && !ir::is_inplace(generated_ops()[i])) continue;
-    if (x < weights[i]) return generated_ops()[i];
-    x -= weights[i];
-  }
-  return OpKind::Clone;
+  const int64_t x = rng.below(std::max(only_inplace ? inplace_weight : total_weight, 1));
+  const std::vector<int>& sums = only_inplace ? cumulative_inplace : cumulative;
+  const auto it = std::upper_bound(sums.begin(), sums.end(), x);
+  if (it == sums.end()) return OpKind::Clone;  // every weight 0
+  return generated_ops()[it - sums.begin()];
 }
 
 void Gen::make_storages_and_inputs() {

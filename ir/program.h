@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/ops.h"
+#include "ir/small_vec.h"
 
 namespace af::ir {
 
@@ -57,9 +58,14 @@ struct Arg {
   bool operator==(const Arg& o) const;
 };
 
+// A statement's bound values: one or two but for the multi-output views,
+// inline (every strategy re-emits every statement; a heap block per
+// statement was a visible share of the interpreter tier's allocations).
+using OutIds = SmallVec<int, 2>;
+
 struct Stmt {
   OpKind op;
-  std::vector<int> outs;  // value ids bound by this statement
+  OutIds outs;  // value ids bound by this statement
   std::vector<Arg> args;
   int line = 0;
   bool operator==(const Stmt& o) const { return op == o.op && outs == o.outs && args == o.args; }
