@@ -80,6 +80,8 @@ void Gen::release_index(int k) {
   ir::StorageDecl& d = program.storages[s];
   d.numel = 1;
   d.init = ir::InitKind::List;
+  d.a = d.b = 0;  // (an iota spelling's fields; the placeholder has none)
+  d.seed = 0;
   d.values = {0.f};
   ir::InputDecl& in = program.inputs[v];
   in.whole = true;

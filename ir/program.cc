@@ -94,9 +94,12 @@ uint64_t structural_hash(const Program& p) {
     if (s.dtype != Dtype::F32) h.word(0xd7e0 + static_cast<uint64_t>(s.dtype));  // f32 programs hash as before v1.2
     h.word(static_cast<uint64_t>(s.numel));
     h.word(static_cast<uint64_t>(s.init));
-    h.dbl(s.a);
-    h.dbl(s.b);
-    h.word(s.seed);
+    // Only the fields this init uses, as operator== compares them (a field
+    // another init left behind is not part of the program: the text does
+    // not carry it); unused ones hash as 0, their value in a parsed program.
+    h.dbl(s.init == InitKind::Iota || s.init == InitKind::Full ? s.a : 0.0);
+    h.dbl(s.init == InitKind::Iota ? s.b : 0.0);
+    h.word(s.init == InitKind::Random ? s.seed : 0);
     for (float f : s.values) h.dbl(f);
   }
   for (const auto& in : p.inputs) {

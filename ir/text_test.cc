@@ -430,4 +430,20 @@ TEST(Text, TotalStorageIsCapped) {
   EXPECT_EQ(b.error().line, 3 + 16);  // the 16th fresh tensor passes 2^26 elements
 }
 
+// Equal programs hash the same: a field the storage's init does not use
+// (an iota start left under a `list` init) is not part of the program.
+TEST(StructuralHash, IgnoresFieldsTheInitDoesNotUse) {
+  auto p = parse("aliasfuzz 1\nstorage s f32[2] = [1.0, 2.0]\nstorage r f32[3] = random(7)\ninput x = s\ninput y = r\nreturn x, y\n");
+  ASSERT_TRUE(p) << p.error().to_string();
+  Program q = *p;
+  q.storages[0].a = 1.5;  // list: a, b and seed unused
+  q.storages[0].b = 2.0;
+  q.storages[0].seed = 9;
+  q.storages[1].a = 3.0;  // random: only the seed counts
+  ASSERT_TRUE(q == *p);
+  EXPECT_EQ(structural_hash(q), structural_hash(*p));
+  q.storages[1].seed = 8;  // a used field still counts
+  EXPECT_NE(structural_hash(q), structural_hash(*p));
+}
+
 }  // namespace af::ir
