@@ -1,6 +1,7 @@
 #include "ir/analysis.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace af::ir {
 
@@ -150,12 +151,15 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
   }
   an.fresh_storage.assign(p.stmts.size(), -1);
   // Format v1.2: only inputs may be i64 or bool (every op's result is f32).
+  bool all_f32 = true;
+  for (const auto& s : p.storages) all_f32 = all_f32 && s.dtype == Dtype::F32;
   auto dtype = [&](int64_t v) {
     return v < static_cast<int64_t>(p.inputs.size()) ? p.storages[p.inputs[v].storage].dtype : Dtype::F32;
   };
   // Format v1.3: names whose tensor object a metadata op re-shaped (the
   // op's own result is the object's one live name from then on).
   std::vector<char> retired(p.num_values(), 0);
+  bool any_retired = false;  // (most programs have no metadata op: no per-argument check then)
   auto retired_use = [&](int v, int line) -> std::optional<Error> {
     if (!retired[v]) return std::nullopt;
     return Error{ErrorKind::Retired, line, "'" + p.value_names[v] + "' names a tensor whose sizes and strides an in-place metadata op changed: "
@@ -163,11 +167,16 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
   };
   for (size_t si = 0; si < p.stmts.size(); ++si) {
     const Stmt& st = p.stmts[si];
-    std::optional<Error> stale;
-    for_each_tensor_arg(st, [&](int v) { if (!stale) stale = retired_use(v, st.line); });
-    if (stale) return *stale;
+    if (any_retired) {
+      std::optional<Error> stale;
+      for_each_tensor_arg(st, [&](int v) { if (!stale) stale = retired_use(v, st.line); });
+      if (stale) return *stale;
+    }
     if (auto e = check_list_limits(st, limits)) return *e;
-    if (auto e = check_dtypes(p, st, dtype)) return *e;
+    // With only f32 storages every tensor is f32: only an op taking an
+    // index or a mask can get a tensor of the wrong dtype.
+    if (!all_f32 || std::strpbrk(op_info(st.op).sig, "JM"))
+      if (auto e = check_dtypes(p, st, dtype)) return *e;
     if (st.op == OpKind::SetitemI && squeezed_to_0d(p, an.values, si, static_cast<int>(st.args[0].i)))
       return Error{ErrorKind::Version, st.line, "setitem_ on a tensor squeeze_ made 0-d: PyTorch 1.13 slices it as the 1-d tensor it was, 2.x raises"};
     checked_args_into(st, an.values, &checked);
@@ -200,7 +209,8 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
     for (size_t k = 0; k < st.outs.size(); ++k) {
       OutMeta& o = outs[k];
       if (auto e = check_limits(o.g, limits, st.line)) return *e;
-      TensorMeta m;
+      // Written in place: an output is a new value, never one of the arguments read below.
+      TensorMeta& m = an.values[st.outs[k]];
       m.g = std::move(o.g);
       if (o.fresh) {
         m.storage = static_cast<int>(an.storage_numel.size());
@@ -220,9 +230,9 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
         m.storage_numel = src.storage_numel;
         m.impl = returns_self(st.op, m.g, src.g) ? src.impl : next_impl++;
       }
-      an.values[st.outs[k]] = std::move(m);
     }
     if (is_metadata_inplace(st.op)) {
+      any_retired = true;
       const int x_impl = an.values[st.args[0].i].impl;
       for (int v = 0; v < p.num_values(); ++v)
         if (an.values[v].impl == x_impl && v != st.outs[0]) retired[v] = 1;
