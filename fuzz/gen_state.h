@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -66,12 +67,9 @@ class Rng {
   int64_t range(int64_t lo, int64_t hi) { return lo + below(hi - lo + 1); }
   // True with probability num/1000 (integer arithmetic only).
   bool chance(int per_mille) { return below(1000) < per_mille; }
-  template <class T>
-  const T& pick(const std::vector<T>& v) { return v[below(static_cast<int64_t>(v.size()))]; }
-  template <class T, size_t N>
-  const T& pick(const ir::SmallVec<T, N>& v) { return v[below(static_cast<int64_t>(v.size()))]; }
-  template <class T, size_t N>
-  const T& pick(const T (&v)[N]) { return v[below(N)]; }
+  // An element of a non-empty vector, SmallVec or array.
+  template <class C>
+  const auto& pick(const C& v) { return v[below(static_cast<int64_t>(std::size(v)))]; }
 
  private:
   static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
@@ -99,10 +97,10 @@ struct Gen {
   oracles::Memory memory;
   int next_impl = 0;
   int num_stmt_values = 0;
-  std::vector<int> weights;     // parallel to generated_ops() (integers: determinism)
   int total_weight = 0;
-  // Running sums of `weights` over all ops and over the in-place ops only
-  // (0 for the others): choose_op's draw by binary search.
+  // Running sums of the ops' weights (integers: determinism), parallel to
+  // generated_ops(), over all ops and over the in-place ops only (0 for
+  // the others): choose_op's draw by binary search.
   std::vector<int> cumulative, cumulative_inplace;
   std::vector<char> enabled_by_kind;  // by OpKind: weight > 0
   std::vector<int> hot;         // recently created aliases / fresh copies: favourite write targets

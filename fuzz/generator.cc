@@ -36,7 +36,6 @@ namespace detail {
 
 Gen::Gen(uint64_t seed, uint64_t index, const GenOptions& opt) : options(opt), rng(seed, index) {
   const size_t n = generated_ops().size();
-  weights.reserve(n);
   cumulative.reserve(n);
   cumulative_inplace.reserve(n);
   enabled_by_kind.assign(ir::kOpCount, 0);
@@ -47,7 +46,6 @@ Gen::Gen(uint64_t seed, uint64_t index, const GenOptions& opt) : options(opt), r
       auto it = options.op_weights.find(ir::op_name(k));
       if (it != options.op_weights.end()) w = static_cast<int>(std::lround(std::max(0.0, it->second) * base * 10));
     }
-    weights.push_back(w);
     total_weight += w;
     if (ir::is_inplace(k)) inplace_weight += w;
     cumulative.push_back(total_weight);
@@ -57,8 +55,7 @@ Gen::Gen(uint64_t seed, uint64_t index, const GenOptions& opt) : options(opt), r
 }
 
 bool Gen::enabled(OpKind k) const {
-  const size_t kind = static_cast<size_t>(k);
-  return kind < enabled_by_kind.size() && enabled_by_kind[kind];
+  return enabled_by_kind[static_cast<size_t>(k)];
 }
 
 // The op whose weight interval holds the draw x: the first i with
