@@ -61,6 +61,7 @@ class Campaign {
     start_ = now_s() - elapsed_before_;
     WorkerPool pool(o_, {[this] { return queue_.next(); }, [this](uint64_t k) { queue_.give_back(k); },
                          [this](uint64_t k, const json& r) { record(k, r); },
+                         [this](uint64_t k, const RoutineAnswer& a) { record(k, a); },
                          [this](uint64_t k, const std::string& kind, const std::string& detail) { died(k, kind, detail); },
                          [] { return g_stop != 0; }});
     pool.start(o_.jobs);
@@ -135,6 +136,14 @@ class Campaign {
         if (n.is_number_integer()) tally_.add_repeats(bucket, n.get<int64_t>());
       store_.findings_dirty = true;
     }
+    queue_.mark_done(k);
+  }
+
+  // The same for a routine answer: its tiers and repeats, no finding.
+  void record(uint64_t k, const RoutineAnswer& a) {
+    tally_.count_program(a);
+    for (const auto& [bucket, n] : a.repeats) tally_.add_repeats(bucket, n);
+    if (!a.repeats.empty()) store_.findings_dirty = true;
     queue_.mark_done(k);
   }
 

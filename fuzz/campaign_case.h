@@ -25,10 +25,12 @@ struct SentBuckets {
   std::unordered_map<std::string, uint64_t> first_k;
 };
 
-// The JSON line of program k: validity, findings (spec, bucket, first
-// mismatch or error), runs, milliseconds per tier, external-run counts.
-// With `sent`, a finding of a bucket sent in full before on a smaller
-// program is only counted in "repeats" ({bucket: n}).
+// The answer line of program k. JSON: validity, findings (spec, bucket,
+// first mismatch or error), runs, milliseconds per tier, external-run
+// counts. With `sent`, a finding of a bucket sent in full before on a
+// smaller program is only counted in "repeats" ({bucket: n}). A valid
+// program with no finding to send and no external run is answered with a
+// routine line instead (fuzz/answer_line.h: its tiers and repeats).
 std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent = nullptr);
 
 // The worker's main loop: an index per line on in_fd, a JSON line each on

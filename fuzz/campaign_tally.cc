@@ -16,12 +16,8 @@ void CampaignTally::count_program(const json& r) {
   external_runs += r.value("external_runs", int64_t{0});
   // find(), not value(): value() copies an object or array (one answer per program).
   if (const auto tier_ms = r.find("tier_ms"); tier_ms != r.end() && tier_ms->is_object())
-    for (auto it = tier_ms->begin(); it != tier_ms->end(); ++it) {
-      if (!it.value().is_number()) continue;
-      Tier& t = tiers[it.key()];
-      ++t.programs;
-      t.seconds += it.value().get<double>() / 1e3;
-    }
+    for (auto it = tier_ms->begin(); it != tier_ms->end(); ++it)
+      if (it.value().is_number()) add_tier_ms(it.key(), it.value().get<double>());
   compared += r.value("compared", int64_t{0});
   const auto unsupported_runs = r.find("unsupported");
   if (unsupported_runs == r.end() || !unsupported_runs->is_array()) return;
@@ -30,6 +26,17 @@ void CampaignTally::count_program(const json& r) {
     const std::string why = u.is_string() ? u.get<std::string>().substr(0, 200) : u.dump();
     if (unsupported_reasons.count(why) || unsupported_reasons.size() < 50) ++unsupported_reasons[why];
   }
+}
+
+void CampaignTally::count_program(const RoutineAnswer& answer) {
+  ++programs;  // valid, no external run (fuzz/answer_line.h)
+  for (const auto& [tier, ms] : answer.tier_ms) add_tier_ms(tier, ms);
+}
+
+void CampaignTally::add_tier_ms(const std::string& tier, double ms) {
+  Tier& t = tiers[tier];
+  ++t.programs;
+  t.seconds += ms / 1e3;
 }
 
 CampaignTally::Added CampaignTally::add_finding(uint64_t k, const json& f, double t) {

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fuzz/answer_line.h"
+
 namespace af::fuzz {
 
 struct Bucket {
@@ -38,8 +40,10 @@ struct CampaignTally {
   double last_new = -1;            // seconds into the campaign when the last new bucket appeared
   nlohmann::json timeline = nlohmann::json::array();
 
-  // Counts one program's answer (its findings go to add_finding).
+  // Counts one program's answer (its findings go to add_finding, its
+  // repeats to add_repeats): a JSON answer or a routine one.
   void count_program(const nlohmann::json& answer);
+  void count_program(const RoutineAnswer& answer);
   // Adds finding f (with "k" and "t") of program k, `t` seconds into the
   // campaign. A bucket's program is its smallest: workers finish out of
   // order, and the same seed must give the same bucket folders with any --jobs.
@@ -52,6 +56,9 @@ struct CampaignTally {
   // smaller program (an answer's "repeats", fuzz/campaign_case.h).
   void add_repeats(const std::string& bucket, int64_t n);
   void add_timeline_point(double t);
+
+ private:
+  void add_tier_ms(const std::string& tier, double ms);
 };
 
 }  // namespace af::fuzz

@@ -178,17 +178,26 @@ void WorkerPool::died(Worker& w, const std::string& kind) {
 void WorkerPool::drain_lines(Worker& w) {
   size_t at = 0, nl;
   while ((nl = w.partial.find('\n', at)) != std::string::npos) {
-    const char* line = w.partial.data() + at;
-    const size_t len = nl - at;
+    const std::string_view line(w.partial.data() + at, nl - at);
     at = nl + 1;
-    json r = json::parse(line, line + len, nullptr, false);
-    if (r.is_discarded() || w.queue.empty()) continue;
+    // A line that reads as neither form is not an answer (never a worker's).
+    std::optional<RoutineAnswer> routine;
+    json r;
+    if (is_routine_line(line)) {
+      routine = decode_routine(line);
+      if (!routine) continue;
+    } else {
+      r = json::parse(line.begin(), line.end(), nullptr, false);
+      if (r.is_discarded()) continue;
+    }
+    if (w.queue.empty()) continue;
     const uint64_t k = w.queue.front();
     w.queue.pop_front();
     const double t = now_s();
     case_s_ = 0.95 * case_s_ + 0.05 * (t - w.last_progress);
     w.last_progress = t;
-    cb_.answer(k, r);
+    if (routine) cb_.routine(k, *routine);
+    else cb_.answer(k, r);
   }
   w.partial.erase(0, at);
 }

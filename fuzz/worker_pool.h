@@ -1,5 +1,5 @@
 // The worker processes of a campaign: forks them, keeps each fed with a
-// few program indices, reads their JSON lines, and notices a crash (the
+// few program indices, reads their answer lines, and notices a crash (the
 // pipe closes) or a hang (no answer within the case timeout) of the case
 // in hand, restarting the worker. What to check next and what to do with
 // an answer are the campaign's (Callbacks).
@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fuzz/answer_line.h"
 #include "fuzz/campaign.h"
 
 namespace af::fuzz {
@@ -24,7 +25,8 @@ class WorkerPool {
   struct Callbacks {
     std::function<std::optional<uint64_t>()> next_case;             // the next program to hand out, if any
     std::function<void(uint64_t k)> give_back;                      // handed out, never answered: hand out again
-    std::function<void(uint64_t k, const nlohmann::json& r)> answer;  // a worker's line for program k
+    std::function<void(uint64_t k, const nlohmann::json& r)> answer;  // a worker's JSON line for program k
+    std::function<void(uint64_t k, const RoutineAnswer& a)> routine;  // its routine line (fuzz/answer_line.h)
     // Program k crashed ("crash", detail with the signal) or hung ("timeout").
     std::function<void(uint64_t k, const std::string& kind, const std::string& detail)> died;
     std::function<bool()> stopping;                                 // an interrupt: restart no worker
