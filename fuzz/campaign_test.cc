@@ -134,6 +134,20 @@ TEST(Campaign, RepeatsCountedWithoutLogAllMatchFullFindings) {
   };
   EXPECT_EQ(lines(full.out), lines(counted.out));
   EXPECT_FALSE(lines(counted.out).empty());
+  // Most of the counted campaign's answers were routine lines
+  // (fuzz/answer_line.h): every program is still counted in every tier.
+  auto tier_programs = [](const std::string& dir) {
+    std::string text;
+    read_text(dir + "/state.json", &text);
+    std::map<std::string, int64_t> r;
+    const nlohmann::json state = nlohmann::json::parse(text);  // alive through the loop (items() refers to it)
+    for (const auto& [tier, t] : state["tiers"].items()) r[tier] = t["programs"].get<int64_t>();
+    return r;
+  };
+  const auto tiers = tier_programs(counted.out);
+  EXPECT_EQ(tiers, tier_programs(full.out));
+  ASSERT_TRUE(tiers.count("oracle")) << nlohmann::json(tiers).dump();
+  EXPECT_EQ(tiers.at("oracle"), b.programs - b.crashes);  // a crashed program answers no tier
 }
 
 TEST(Campaign, ResumeAfterSigkillLosesNoFinding) {
