@@ -17,13 +17,7 @@ bool StorageDecl::operator==(const StorageDecl& o) const {
   if (name != o.name || dtype != o.dtype || numel != o.numel || init != o.init || values.size() != o.values.size()) return false;
   for (size_t i = 0; i < values.size(); ++i)
     if (!same_float(values[i], o.values[i])) return false;
-  switch (init) {
-    case InitKind::Iota: return same_float(a, o.a) && same_float(b, o.b);
-    case InitKind::Full: return same_float(a, o.a);
-    case InitKind::Random: return seed == o.seed;
-    case InitKind::List: return true;
-  }
-  return true;
+  return same_float(init_a(), o.init_a()) && same_float(init_b(), o.init_b()) && init_seed() == o.init_seed();
 }
 
 bool InputDecl::operator==(const InputDecl& o) const {
@@ -94,12 +88,9 @@ uint64_t structural_hash(const Program& p) {
     if (s.dtype != Dtype::F32) h.word(0xd7e0 + static_cast<uint64_t>(s.dtype));  // f32 programs hash as before v1.2
     h.word(static_cast<uint64_t>(s.numel));
     h.word(static_cast<uint64_t>(s.init));
-    // Only the fields this init uses, as operator== compares them (a field
-    // another init left behind is not part of the program: the text does
-    // not carry it); unused ones hash as 0, their value in a parsed program.
-    h.dbl(s.init == InitKind::Iota || s.init == InitKind::Full ? s.a : 0.0);
-    h.dbl(s.init == InitKind::Iota ? s.b : 0.0);
-    h.word(s.init == InitKind::Random ? s.seed : 0);
+    h.dbl(s.init_a());  // only the fields this init uses, as operator== compares them
+    h.dbl(s.init_b());
+    h.word(s.init_seed());
     for (float f : s.values) h.dbl(f);
   }
   for (const auto& in : p.inputs) {

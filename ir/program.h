@@ -23,6 +23,12 @@ struct StorageDecl {
   uint64_t seed = 0;          // random(seed)
   std::vector<float> values;  // list
   int line = 0;
+  // The init's parameters: a field this init does not use reads 0 (another
+  // init may have left a value there, which the text does not carry), so
+  // equality and the structural hash see the program as its text has it.
+  double init_a() const { return init == InitKind::Iota || init == InitKind::Full ? a : 0.0; }
+  double init_b() const { return init == InitKind::Iota ? b : 0.0; }
+  uint64_t init_seed() const { return init == InitKind::Random ? seed : 0; }
   bool operator==(const StorageDecl& o) const;
 };
 
