@@ -216,8 +216,19 @@ std::vector<ir::Geometry> input_geometries(const ir::Program& p, const ir::Analy
 
 Observables observe(const ir::Program& p, const ir::Analysis& an, const Memory& mem) {
   Observables o;
+  o.returns.reserve(p.returns.size());
   for (int v : p.returns) o.returns.push_back(read(an, mem, v));
-  for (size_t s = 0; s < p.storages.size(); ++s) o.storages.push_back(mem[s]);
+  o.storages.assign(mem.begin(), mem.begin() + static_cast<long>(p.storages.size()));
+  o.inputs = input_geometries(p, an);
+  return o;
+}
+
+Observables observe(const ir::Program& p, const ir::Analysis& an, Memory&& mem) {
+  Observables o;
+  o.returns.reserve(p.returns.size());
+  for (int v : p.returns) o.returns.push_back(read(an, mem, v));  // before the storages move
+  mem.resize(p.storages.size());  // declared storages come first
+  o.storages = std::move(mem);
   o.inputs = input_geometries(p, an);
   return o;
 }
@@ -225,7 +236,7 @@ Observables observe(const ir::Program& p, const ir::Analysis& an, const Memory& 
 Observables run_eager(const ir::Program& p, const ir::Analysis& an) {
   Memory mem = initial_memory(p, an);
   for (const auto& st : p.stmts) execute(st, an, mem);
-  return observe(p, an, mem);
+  return observe(p, an, std::move(mem));
 }
 
 std::vector<std::optional<Dense>> produced_values(const ir::Program& p, const ir::Analysis& an) {
@@ -259,8 +270,8 @@ bool values_agree(float a, float b) {
 std::optional<Mismatch> compare(const ir::Program& p, const Observables& e, const Observables& a) {
   auto cmp = [](const std::string& name, const std::vector<float>& ev, const std::vector<float>& av) -> std::optional<Mismatch> {
     if (ev.size() != av.size()) return Mismatch{name, 0, 0, 0, "element count differs"};
-    for (size_t i = 0; i < ev.size(); ++i)
-      if (!values_agree(av[i], ev[i])) return Mismatch{name, static_cast<int64_t>(i), ev[i], av[i], ""};
+    for (size_t i = 0; i < ev.size(); ++i)  // equal floats agree (most elements): no tolerance arithmetic then
+      if (av[i] != ev[i] && !values_agree(av[i], ev[i])) return Mismatch{name, static_cast<int64_t>(i), ev[i], av[i], ""};
     return std::nullopt;
   };
   if (e.returns.size() != a.returns.size()) return Mismatch{"returns", 0, 0, 0, "number of returns differs"};

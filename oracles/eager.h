@@ -41,6 +41,9 @@ std::vector<ir::Geometry> input_geometries(const ir::Program& p, const ir::Analy
 
 // Returns, declared storages and input_geometries.
 Observables observe(const ir::Program& p, const ir::Analysis& an, const Memory& mem);
+// The same from a memory the caller is done with: the declared storages
+// are moved into the observables, not copied.
+Observables observe(const ir::Program& p, const ir::Analysis& an, Memory&& mem);
 
 // Runs the whole program: the observables, or the program's error.
 ir::Result<Observables> run_eager(const ir::Program& p, const ir::Limits& limits = ir::Limits());

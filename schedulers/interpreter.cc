@@ -107,7 +107,7 @@ oracles::Observables interpret(const Schedule& s, const ExpectedByStmt* expected
     f.source_stmt = f.stmt < static_cast<int>(s.origin.size()) ? s.origin[f.stmt] : -1;
     *failure = f;
   }
-  return oracles::observe(s.program, *an, mem);
+  return oracles::observe(s.program, *an, std::move(mem));
 }
 
 ExpectedByStmt checked_expectations(const Schedule& s, const ir::Program& source, const ir::Analysis& source_an) {
