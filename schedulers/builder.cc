@@ -20,7 +20,7 @@ bool suffixed_form(const std::string& n) {
 
 }  // namespace
 
-Builder::Builder(const ir::Program& src) : src_(src) {
+Builder::Builder(const ir::Program& src, const ir::Analysis* src_an) : src_(src), src_an_(src_an) {
   p_.storages = src.storages;
   p_.inputs = src.inputs;
   p_.value_names.reserve(2 * src.value_names.size());
@@ -81,12 +81,7 @@ int Builder::emit(OpKind op, const std::vector<int>& outs, std::vector<Arg> args
       ir::TensorMeta m;
       m.g = std::move(om[k].g);
       if (om[k].fresh) {
-        fresh_storage_.resize(p_.stmts.size() + 1, -1);
-        fresh_storage_[p_.stmts.size()] = static_cast<int>(storage_numel_.size());
-        m.storage = static_cast<int>(storage_numel_.size());
-        m.storage_numel = m.g.numel();
-        storage_numel_.push_back(m.storage_numel);
-        m.impl = next_impl_++;
+        make_fresh(&m);
       } else {
         const ir::TensorMeta& src =
             op == OpKind::UpdateAliases ? metas_[st.args[0].list[om[k].source_arg]] : metas_[st.args[om[k].source_arg].i];
@@ -99,10 +94,93 @@ int Builder::emit(OpKind op, const std::vector<int>& outs, std::vector<Arg> args
       metas_[outs[k]] = std::move(m);
     }
   }
+  return append(std::move(st), added);
+}
+
+void Builder::make_fresh(ir::TensorMeta* m) {
+  fresh_storage_.resize(p_.stmts.size() + 1, -1);
+  fresh_storage_[p_.stmts.size()] = static_cast<int>(storage_numel_.size());
+  m->storage = static_cast<int>(storage_numel_.size());
+  m->storage_numel = m->g.numel();
+  storage_numel_.push_back(m->storage_numel);
+  m->impl = next_impl_++;
+}
+
+int Builder::append(ir::Stmt st, bool added) {
   p_.stmts.push_back(std::move(st));
   added_.push_back(added);
   origin_.push_back(added ? -1 : source_);
   return static_cast<int>(p_.stmts.size()) - 1;
+}
+
+int Builder::emit_source(int k, const std::vector<int>& outs, std::vector<Arg> args, bool added) {
+  const ir::Stmt& s = src_.stmts[k];
+  if (!src_an_ || !reuse_source_metas(s, outs, args)) return emit(s.op, outs, std::move(args), s.line, added);
+  return append(ir::Stmt{s.op, outs, std::move(args), s.line}, added);
+}
+
+bool Builder::reuse_source_metas(const ir::Stmt& s, const std::vector<int>& outs, const std::vector<Arg>& args) {
+  // An in-place op the source leaves unbound may be bound here: its result
+  // is the written tensor itself (ir::returns_self).
+  const bool bound_here = s.outs.empty() && outs.size() == 1 && ir::is_inplace(s.op) && s.op != OpKind::SetitemI;
+  if ((outs.size() != s.outs.size() && !bound_here) || args.size() != s.args.size()) return false;
+  // The tensors as (value here, value in the source), in argument order.
+  ir::SmallVec<std::pair<int, int>, 8> t;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Arg &a = args[i], &b = s.args[i];
+    if (a.kind != b.kind) return false;
+    if (a.kind == Arg::Tensor) {
+      t.push_back({static_cast<int>(a.i), static_cast<int>(b.i)});
+    } else if (a.kind == Arg::TensorList) {
+      if (a.list.size() != b.list.size()) return false;
+      for (size_t m = 0; m < a.list.size(); ++m) t.push_back({static_cast<int>(a.list[m]), static_cast<int>(b.list[m])});
+    } else if (!(a == b)) {
+      return false;
+    }
+  }
+  const std::vector<ir::TensorMeta>& sv = src_an_->values;
+  for (size_t i = 0; i < t.size(); ++i) {
+    const ir::TensorMeta &x = metas_[t[i].first], &y = sv[t[i].second];
+    if (x.storage_numel != y.storage_numel || x.g != y.g) return false;
+    for (size_t j = 0; j < i; ++j) {
+      const ir::TensorMeta &xj = metas_[t[j].first], &yj = sv[t[j].second];
+      if ((x.storage == xj.storage) != (y.storage == yj.storage) || (x.impl == xj.impl) != (y.impl == yj.impl))
+        return false;
+    }
+  }
+  // The same results as in the source. A result that is an argument's
+  // object (ir::returns_self) has that argument's identity there and here;
+  // one on an argument's storage is a new view of it; any other is a new
+  // storage (as Builder::emit and ir::analyze number them).
+  if (bound_here) {
+    metas_[outs[0]] = metas_[args[0].i];
+    return true;
+  }
+  for (size_t k = 0; k < outs.size(); ++k) {
+    const ir::TensorMeta& so = sv[s.outs[k]];
+    ir::TensorMeta m;
+    m.g = so.g;
+    size_t same_impl = t.size(), same_storage = t.size();
+    for (size_t i = 0; i < t.size(); ++i) {
+      if (same_impl == t.size() && sv[t[i].second].impl == so.impl) same_impl = i;
+      if (same_storage == t.size() && sv[t[i].second].storage == so.storage) same_storage = i;
+    }
+    if (same_impl < t.size()) {
+      const ir::TensorMeta& a = metas_[t[same_impl].first];
+      m.storage = a.storage;
+      m.storage_numel = a.storage_numel;
+      m.impl = a.impl;
+    } else if (same_storage < t.size()) {
+      const ir::TensorMeta& a = metas_[t[same_storage].first];
+      m.storage = a.storage;
+      m.storage_numel = a.storage_numel;
+      m.impl = next_impl_++;
+    } else {
+      make_fresh(&m);
+    }
+    metas_[outs[k]] = std::move(m);
+  }
+  return true;
 }
 
 std::vector<int> identity_origin(const ir::Program& p) {

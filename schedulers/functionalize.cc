@@ -74,8 +74,8 @@ struct Base {
 
 class Functionalize {
  public:
-  Functionalize(const ir::Program& p, const ir::Analysis& an, Mutant mutant)
-      : p_(p), an_(an), b_(p), per_input_(mutant == Mutant::FnPerInputBase), no_regen_(mutant == Mutant::FnNoRegenerate) {}
+  Functionalize(const ir::Program& p, const ir::Analysis& an, Mutant mutant, bool an_exact)
+      : p_(p), an_(an), b_(p, an_exact ? &an : nullptr), per_input_(mutant == Mutant::FnPerInputBase), no_regen_(mutant == Mutant::FnNoRegenerate) {}
 
   Transformed run() {
     vals_.resize(p_.num_values());
@@ -432,7 +432,7 @@ class Functionalize {
       a[0] = Arg::tensor(current(x, st.line));
       std::vector<int> outs;
       for (int o : st.outs) outs.push_back(b_.value(o));
-      b_.emit(st.op, outs, std::move(a), st.line, false);
+      b_.emit_source(source_index(st), outs, std::move(a), false);
       for (size_t k = 0; k < st.outs.size(); ++k) vals_[st.outs[k]].cur = outs[k];
     }
     for (size_t k = 0; k < st.outs.size(); ++k) {
@@ -560,9 +560,12 @@ class Functionalize {
     std::vector<Arg> a = map_args(st);
     std::vector<int> outs;
     for (int o : st.outs) outs.push_back(b_.value(o));
-    b_.emit(st.op, outs, std::move(a), st.line, false);
+    b_.emit_source(source_index(st), outs, std::move(a), false);
     for (size_t k = 0; k < st.outs.size(); ++k) fresh_result(st, st.outs[k], outs[k]);
   }
+
+  // The index of a statement of p_ (stmt() runs them in place, in order).
+  int source_index(const ir::Stmt& st) const { return static_cast<int>(&st - p_.stmts.data()); }
 
   const ir::Program& p_;
   const ir::Analysis& an_;
@@ -574,8 +577,8 @@ class Functionalize {
 
 }  // namespace
 
-Transformed functionalize_strategy(const ir::Program& p, const ir::Analysis& an, Mutant mutant) {
-  Functionalize f(p, an, mutant);
+Transformed functionalize_strategy(const ir::Program& p, const ir::Analysis& an, Mutant mutant, bool an_exact) {
+  Functionalize f(p, an, mutant, an_exact);
   return f.run();
 }
 

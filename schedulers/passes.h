@@ -60,8 +60,10 @@ struct Transformed {
 class Builder {
  public:
   // Copies storages and inputs of `src` (value ids of inputs are kept) and
-  // reserves every name of `src`.
-  explicit Builder(const ir::Program& src);
+  // reserves every name of `src`. `src_an`, when given, must be exactly
+  // ir::analyze's analysis of `src` (tensor identities included): then
+  // emit_source reuses its results instead of inferring them again.
+  explicit Builder(const ir::Program& src, const ir::Analysis* src_an = nullptr);
   // A new value standing for source value v (an id in `src`): named as v
   // when that name is not yet defined here, else suffixed like value(name, false).
   int value(int v);
@@ -71,6 +73,11 @@ class Builder {
   int value(const std::string& name, bool keep = true);
   // Appends a statement; returns its index. Infers the outputs' metas.
   int emit(ir::OpKind op, const std::vector<int>& outs, std::vector<ir::Arg> args, int line, bool added);
+  // Source statement k again, over `args` (its arguments renamed to values
+  // defined here, the same kinds and numbers): as emit(op of k, outs, args,
+  // line of k, added), without inferring when the source analysis already
+  // holds the result (see reuse_source_metas).
+  int emit_source(int k, const std::vector<int>& outs, std::vector<ir::Arg> args, bool added);
   // One-output convenience: a fresh value named after `base` (suffixed), returned.
   int emit1(ir::OpKind op, const std::string& base, std::vector<ir::Arg> args, int line, bool added);
   const ir::TensorMeta& meta(int v) const { return metas_[v]; }
@@ -94,7 +101,18 @@ class Builder {
   const std::string& error() const { return error_; }
 
  private:
+  // The outputs' metas of source statement k re-emitted over `args`, from
+  // the source analysis, when nothing the shape rule reads differs:
+  // ir::infer sees a tensor's geometry and storage size, and whether two
+  // tensors share a storage or are one object; never ids themselves. False
+  // (nothing set) when anything differs.
+  bool reuse_source_metas(const ir::Stmt& s, const std::vector<int>& outs, const std::vector<ir::Arg>& args);
+  // A result on a new storage of its own (an out-of-place op's).
+  void make_fresh(ir::TensorMeta* m);
+  int append(ir::Stmt st, bool added);
+
   const ir::Program& src_;
+  const ir::Analysis* src_an_ = nullptr;
   ir::Program p_;
   std::vector<bool> added_;
   std::vector<int> origin_;
@@ -141,7 +159,9 @@ ir::Program views_for_metadata_ops(const ir::Program& p);
 bool replay_input_metadata(const ir::Program& src, const ir::Analysis& src_an, Schedule* s);
 Transformed eager_strategy(const ir::Program& p, const ir::Analysis& an);
 Transformed none_strategy(const ir::Program& p, const ir::Analysis& an);
-Transformed functionalize_strategy(const ir::Program& p, const ir::Analysis& an, Mutant mutant);
+// `an_exact`: `an` is ir::analyze's analysis of `p` itself (false for the
+// views_for_metadata_ops program, whose retired names' identity differs).
+Transformed functionalize_strategy(const ir::Program& p, const ir::Analysis& an, Mutant mutant, bool an_exact);
 Transformed update_aliases_strategy(const ir::Program& p, const ir::Analysis& an, UaFixes fixes, Mutant mutant);
 
 // Mutant pass dce-drops-outputless: removes setitem_ and unbound copy_.

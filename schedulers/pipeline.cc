@@ -41,11 +41,14 @@ Transformed run_strategy(const ir::Program& p, const ir::Analysis& an, const Run
   if (c.strategy.kind == StrategyKind::UpdateAliases) return update_aliases_strategy(p, an, c.strategy.fixes, c.mutant);
   bool meta = false;
   for (const auto& st : p.stmts) meta = meta || ir::is_metadata_inplace(st.op);
-  if (meta) return run_strategy(views_for_metadata_ops(p), an, c);
+  // The others schedule the metadata ops as the views they mirror; `an`
+  // serves that program too, but for the retired names' tensor identity.
+  const ir::Program views = meta ? views_for_metadata_ops(p) : ir::Program();
+  const ir::Program& q = meta ? views : p;
   switch (c.strategy.kind) {
-    case StrategyKind::Eager: return eager_strategy(p, an);
-    case StrategyKind::None: return none_strategy(p, an);
-    case StrategyKind::Functionalize: return functionalize_strategy(p, an, c.mutant);
+    case StrategyKind::Eager: return eager_strategy(q, an);
+    case StrategyKind::None: return none_strategy(q, an);
+    case StrategyKind::Functionalize: return functionalize_strategy(q, an, c.mutant, !meta);
     case StrategyKind::UpdateAliases: break;
   }
   std::abort();  // every StrategyKind is handled above

@@ -265,9 +265,13 @@ Groups view_groups(const ir::Program& p, const std::vector<bool>& opaque, UaFixe
 
 }  // namespace
 
-Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& an, UaFixes fx,
-                                    Mutant mutant) {
-  (void)an;
+namespace {
+
+// The strategy; `an_exact`: `an` is ir::analyze's analysis of `src` itself
+// (not of the program before views_for_metadata_ops), so pass 3 may reuse
+// its results (Builder::emit_source).
+Transformed update_aliases_rule(const ir::Program& src, const ir::Analysis& an, UaFixes fx, Mutant mutant,
+                                bool an_exact) {
   Transformed t;
   // out= (format v1.1's add_out etc.): Thunder 0.2.6's torch symbols take
   // no `out` keyword (ltorch.add(a, b, /, *, alpha)), so tracing
@@ -299,7 +303,7 @@ Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& 
     if (ir::is_metadata_inplace(st.op) || st.op == ir::OpKind::Unfold) {
       if (fx.has(UaFix::Atomic)) {
         if (st.op == ir::OpKind::Unfold) continue;
-        return update_aliases_strategy(views_for_metadata_ops(src), an, fx, mutant);
+        return update_aliases_rule(views_for_metadata_ops(src), an, fx, mutant, false);
       }
       t.error = std::string(kThunderRaises) + ": " +
                 (st.op == ir::OpKind::Unfold ? std::string("NotImplementedError: automatic registration for unfold")
@@ -331,8 +335,9 @@ Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& 
   auto group = [&](int v) { return gr.group[v]; };
   auto canon = [&](int v) { return gr.canon[v]; };
 
-  // Pass 3.
-  Builder b(p);
+  // Pass 3. Without pass 1 the program is `src`, whose analysis then
+  // gives most statements' results.
+  Builder b(p, fx.has(UaFix::Inputs) && an_exact ? &an : nullptr);
   std::vector<int> def(nv, -1);                     // value of p -> its value in the new program
   std::unordered_map<int, int> swap;                // new value -> the value that replaced it
   std::unordered_map<int, int> writer;              // new value -> setitem_ that wrote through it
@@ -382,6 +387,12 @@ Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& 
     dataflow_from.clear();
     return emit_resolved(op, outs, resolve_args(args), line, added);
   };
+  // Statement si of `p` itself, its arguments resolved.
+  auto emit_stmt = [&](size_t si, const std::vector<int>& outs, std::vector<Arg> resolved) {
+    const int j = b.emit_source(static_cast<int>(si), outs, std::move(resolved), p1.added[si]);
+    for (int w : dataflow_from) t.added_edges.push_back(Edge{w, j, false});
+    return j;
+  };
   int64_t update_values = 0;
   constexpr int64_t kMaxUpdateValues = int64_t{1} << 20;
   // The update node over the encountered members of `groups`.
@@ -426,7 +437,8 @@ Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& 
     outs.clear();
     for (int o : st.outs) outs.push_back(def[o] = b.value(o));
     if (!(inplace || viewop || involves)) {
-      emit(st.op, outs, st.args, st.line, p1.added[si]);
+      dataflow_from.clear();
+      emit_stmt(si, outs, resolve_args(st.args));
       continue;
     }
     // The in set, and the groups it meets.
@@ -476,7 +488,7 @@ Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& 
       emit_resolved(*oop, {tmp}, std::vector<Arg>(args.begin() + ir::first_operand(st.op), args.end()), st.line, true);
       j = emit_resolved(OpKind::CopyI, outs, {Arg::tensor(x), Arg::tensor(tmp)}, st.line, p1.added[si]);
     } else {
-      j = emit_resolved(st.op, outs, std::move(args), st.line, p1.added[si]);
+      j = emit_stmt(si, outs, std::move(args));
     }
     // Accesses, for fix war (an access of a group with no update before
     // the next write is ordered before that write directly).
@@ -517,6 +529,12 @@ Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& 
   t.added_node = std::move(b.added());
   t.origin = std::move(b.origin());
   return t;
+}
+
+}  // namespace
+
+Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& an, UaFixes fx, Mutant mutant) {
+  return update_aliases_rule(src, an, fx, mutant, true);
 }
 
 }  // namespace af::schedulers
