@@ -58,10 +58,22 @@ int Builder::value(const std::string& name, bool keep) {
     auto it = source_ids_.find(name);
     if (it != source_ids_.end()) return value(it->second);
   }
-  int& k = counter_[name];
+  return new_suffixed(name, &counter_[name]);
+}
+
+int Builder::suffixed(int v) {
+  // update_aliases names every member of a group again at each update:
+  // the counter is looked up by name once per source value.
+  if (source_counter_.empty()) source_counter_.assign(src_.value_names.size(), nullptr);
+  int*& k = source_counter_[v];
+  if (!k) k = &counter_[src_.value_names[v]];
+  return new_suffixed(src_.value_names[v], k);
+}
+
+int Builder::new_suffixed(const std::string& base, int* counter) {
   std::string n;
   do {
-    n.assign(name).append("_").append(std::to_string(++k));
+    n.assign(base).append("_").append(std::to_string(++*counter));
   } while (!suffixed_.empty() && suffixed_.count(n));
   metas_.emplace_back();
   return p_.new_value(std::move(n));

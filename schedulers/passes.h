@@ -71,6 +71,8 @@ class Builder {
   // of that value; else name_1, name_2, ... (never a source or storage
   // name; a name that is not a source value's is always suffixed).
   int value(const std::string& name, bool keep = true);
+  // value(name of source value v, false), without hashing the name again.
+  int suffixed(int v);
   // Appends a statement; returns its index. Infers the outputs' metas.
   int emit(ir::OpKind op, const std::vector<int>& outs, std::vector<ir::Arg> args, int line, bool added);
   // Source statement k again, over `args` (its arguments renamed to values
@@ -126,6 +128,8 @@ class Builder {
   std::unordered_set<std::string> suffixed_;          // source and storage names of the form base_digits
   std::unordered_map<std::string, int> counter_;      // base -> last suffix used
   std::unordered_map<std::string, int> source_ids_;   // name -> source value id (value(name, true) only)
+  std::vector<int*> source_counter_;                  // by source value id: its name's counter_ entry, once looked up
+  int new_suffixed(const std::string& base, int* counter);
   std::vector<ir::TensorMeta> metas_;
   std::vector<ir::CheckedArg> checked_;  // emit's arguments, reused
   ir::OutMetas outs_;                    // emit's inferred results, reused

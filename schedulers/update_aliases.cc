@@ -411,7 +411,7 @@ Transformed update_aliases_rule(const ir::Program& src, const ir::Analysis& an, 
       return -1;
     }
     std::vector<int> outs;
-    for (int m : ms) outs.push_back(b.value(p.value_names[m], false));
+    for (int m : ms) outs.push_back(b.suffixed(m));
     std::vector<Arg> args{Arg::tensors(std::vector<int64_t>(ms.begin(), ms.end()))};
     const int j = emit(OpKind::UpdateAliases, outs, std::move(args), line, true);
     for (size_t k = 0; k < ms.size(); ++k) {
@@ -461,7 +461,7 @@ Transformed update_aliases_rule(const ir::Program& src, const ir::Analysis& an, 
     for (int o : st.outs) encounter(o);
     // The statement itself; an in-place op binds a fresh output if the source binds none.
     if (inplace && outs.empty() && st.op != OpKind::SetitemI)
-      outs.push_back(b.value(p.value_names[st.args[0].i], false));
+      outs.push_back(b.suffixed(static_cast<int>(st.args[0].i)));
     dataflow_from.clear();
     std::vector<Arg> args = resolve_args(st.args);
     if (inplace && !fx.has(UaFix::Inputs) && (fx.has(UaFix::Atomic) || !ir::out_of_place(st.op))) {
