@@ -1,5 +1,7 @@
 // Builder: appends statements to a program under construction, keeping
 // names unique and inferring geometry exactly like ir::analyze does.
+#include <charconv>
+
 #include "schedulers/passes.h"
 
 namespace af::schedulers {
@@ -71,9 +73,16 @@ int Builder::suffixed(int v) {
 }
 
 int Builder::new_suffixed(const std::string& base, int* counter) {
+  // One string built in place (no to_string temporary): every strategy
+  // names thousands of values per thousand programs.
   std::string n;
   do {
-    n.assign(base).append("_").append(std::to_string(++*counter));
+    char digits[24];
+    char* end = std::to_chars(digits, digits + sizeof digits, ++*counter).ptr;
+    n.clear();
+    n.reserve(base.size() + 1 + static_cast<size_t>(end - digits));
+    n.append(base).push_back('_');
+    n.append(digits, static_cast<size_t>(end - digits));
   } while (!suffixed_.empty() && suffixed_.count(n));
   metas_.emplace_back();
   return p_.new_value(std::move(n));
