@@ -25,8 +25,10 @@ bool suffixed_form(const std::string& n) {
 Builder::Builder(const ir::Program& src, const ir::Analysis* src_an) : src_(src), src_an_(src_an) {
   p_.storages = src.storages;
   p_.inputs = src.inputs;
-  p_.value_names.reserve(2 * src.value_names.size());
-  metas_.reserve(2 * src.value_names.size());
+  // update_aliases threads every group member through each update: its
+  // programs have several times the source's values.
+  p_.value_names.reserve(4 * src.value_names.size());
+  metas_.reserve(4 * src.value_names.size());
   p_.stmts.reserve(2 * src.stmts.size());
   added_.reserve(2 * src.stmts.size());
   origin_.reserve(2 * src.stmts.size());
@@ -90,6 +92,17 @@ int Builder::new_suffixed(const std::string& base, int* counter) {
 
 int Builder::emit(OpKind op, const std::vector<int>& outs, std::vector<Arg> args, int line, bool added) {
   ir::Stmt st{op, outs, std::move(args), line};
+  if (op == OpKind::UpdateAliases && outs.size() == st.args[0].list.size()) {
+    // Its shape rule (ir/ops.cc) makes result k a new tensor object viewing
+    // member k as it is, and refuses nothing: the members' metas are the
+    // results' but for identity. The strategy emits one per update.
+    for (size_t k = 0; k < outs.size(); ++k) {
+      ir::TensorMeta m = metas_[st.args[0].list[k]];
+      m.impl = next_impl_++;
+      metas_[outs[k]] = std::move(m);
+    }
+    return append(std::move(st), added);
+  }
   ir::checked_args_into(st, metas_, &checked_);
   const std::optional<ir::Error> e = ir::infer_into(op, checked_, &outs_);
   if (e && tolerate_overlap_ && ir::is_inplace(op) && e->kind == ir::ErrorKind::Overlap) {
