@@ -103,7 +103,7 @@ class Builder {
   const std::string& error() const { return error_; }
 
  private:
-  // The outputs' metas of source statement k re-emitted over `args`, from
+  // The outputs' metas of source statement `s` re-emitted over `args`, from
   // the source analysis, when nothing the shape rule reads differs:
   // ir::infer sees a tensor's geometry and storage size, and whether two
   // tensors share a storage or are one object; never ids themselves. False
