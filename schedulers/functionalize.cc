@@ -553,6 +553,15 @@ class Functionalize {
 
   void stmt(const ir::Stmt& st) {
     const auto cls = ir::op_info(st.op).cls;
+    if (st.op == OpKind::UpdateAliases) {
+      // Thunder's update_aliases in the program itself (a printed schedule
+      // read back): result k is a new name for member k as it is, a view
+      // with no step, so it shares the member's base and chain. Treated as
+      // an out-of-place op it got a private copy that writes never reached.
+      for (size_t k = 0; k < st.outs.size() && k < st.args[0].list.size(); ++k)
+        vals_[st.outs[k]] = vals_[st.args[0].list[k]];
+      return;
+    }
     if (cls == ir::OpClass::InPlace) return inplace(st);
     if (cls == ir::OpClass::View || (cls == ir::OpClass::MayAlias && an_.values[st.outs[0]].storage == an_.values[st.args[0].i].storage))
       return view_op(st);
