@@ -236,6 +236,19 @@ Groups view_groups(const ir::Program& p, const std::vector<bool>& opaque, UaFixe
   }
   for (size_t j = 0; j < p.stmts.size(); ++j) {
     const auto& st = p.stmts[j];
+    if (st.op == OpKind::UpdateAliases && fx.any()) {
+      // Thunder's update_aliases in the program itself (a printed schedule
+      // read back). Thunder never traces one from user code, so its rule
+      // says nothing of it (it is no view-creating symbol); the prim is the
+      // identity, so the fixed variants put result k in member k's group.
+      const auto& members = st.args[0].list;
+      for (size_t k = 0; k < st.outs.size() && k < members.size(); ++k) {
+        const int in = g.canon[members[k]];
+        if (raw[in] < 0) start(in);
+        raw[st.outs[k]] = raw[in];
+      }
+      continue;
+    }
     const bool inplace = ir::is_inplace(st.op);
     if (!inplace && (!view_creating(st) || opaque[j])) continue;
     if (st.args.empty() || st.args[0].kind != Arg::Tensor) continue;
