@@ -293,6 +293,12 @@ bool squeezed_to_0d(const Program& p, const std::vector<TensorMeta>& values, siz
   return false;
 }
 
+bool has_metadata_ops(const Program& p) {
+  for (const auto& st : p.stmts)
+    if (is_metadata_inplace(st.op)) return true;
+  return false;
+}
+
 bool computes_values(const Stmt& st, const Analysis& an) {
   const auto cls = op_info(st.op).cls;
   if (cls == OpClass::View || cls == OpClass::Meta) return false;

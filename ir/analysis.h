@@ -53,5 +53,8 @@ bool squeezed_to_0d(const Program& p, const std::vector<TensorMeta>& values, siz
 // only name memory. Its produced values: the written elements after an
 // in-place write, else its result.
 bool computes_values(const Stmt& st, const Analysis& an);
+// Whether a program holds a metadata op (transpose_, as_strided_, ...,
+// format v1.3): only those give an input's tensor object another geometry.
+bool has_metadata_ops(const Program& p);
 
 }  // namespace af::ir

@@ -177,7 +177,7 @@ LowerResult run_with(const schedulers::Schedule& schedule, const LowerOptions& o
     if (f.stmt < static_cast<int>(schedule.origin.size())) f.source_stmt = schedule.origin[f.stmt];
     res.first_failure = f;
   }
-  res.obs = oracles::observe(p, *an, mem);
+  res.obs = oracles::observe(p, *an, std::move(mem));
   res.ok = true;
   return res;
 }

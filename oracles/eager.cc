@@ -214,15 +214,6 @@ std::vector<ir::Geometry> input_geometries(const ir::Program& p, const ir::Analy
   return g;
 }
 
-Observables observe(const ir::Program& p, const ir::Analysis& an, const Memory& mem) {
-  Observables o;
-  o.returns.reserve(p.returns.size());
-  for (int v : p.returns) o.returns.push_back(read(an, mem, v));
-  o.storages.assign(mem.begin(), mem.begin() + static_cast<long>(p.storages.size()));
-  o.inputs = input_geometries(p, an);
-  return o;
-}
-
 Observables observe(const ir::Program& p, const ir::Analysis& an, Memory&& mem) {
   Observables o;
   o.returns.reserve(p.returns.size());

@@ -39,10 +39,9 @@ struct Observables {
 // scheduled program's analysis for a schedule (whose epilogue replays it).
 std::vector<ir::Geometry> input_geometries(const ir::Program& p, const ir::Analysis& an);
 
-// Returns, declared storages and input_geometries.
-Observables observe(const ir::Program& p, const ir::Analysis& an, const Memory& mem);
-// The same from a memory the caller is done with: the declared storages
-// are moved into the observables, not copied.
+// Returns, declared storages and input_geometries, from a memory the
+// caller is done with (every executor's run ends here): the declared
+// storages are moved into the observables, not copied.
 Observables observe(const ir::Program& p, const ir::Analysis& an, Memory&& mem);
 
 // Runs the whole program: the observables, or the program's error.

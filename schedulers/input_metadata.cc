@@ -27,9 +27,7 @@ namespace af::schedulers {
 bool replay_input_metadata(const ir::Program& src, const ir::Analysis& src_an, Schedule* s) {
   // Most programs re-shape no input (input_geometries: only metadata ops
   // do) and stop here, before any geometry is copied.
-  bool meta = false;
-  for (const auto& st : src.stmts) meta = meta || ir::is_metadata_inplace(st.op);
-  if (!meta) return false;
+  if (!ir::has_metadata_ops(src)) return false;
   const std::vector<ir::Geometry> final = oracles::input_geometries(src, src_an);
   bool any = false;
   for (size_t k = 0; k < final.size(); ++k) any = any || final[k] != src_an.values[k].g;

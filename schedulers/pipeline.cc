@@ -39,8 +39,7 @@ namespace {
 Transformed run_strategy(const ir::Program& p, const ir::Analysis& an, const RunConfig& c) {
   // Thunder's rule sees the metadata ops (it predicts that Thunder refuses them).
   if (c.strategy.kind == StrategyKind::UpdateAliases) return update_aliases_strategy(p, an, c.strategy.fixes, c.mutant);
-  bool meta = false;
-  for (const auto& st : p.stmts) meta = meta || ir::is_metadata_inplace(st.op);
+  const bool meta = ir::has_metadata_ops(p);
   // The others schedule the metadata ops as the views they mirror; `an`
   // serves that program too, but for the retired names' tensor identity.
   const ir::Program views = meta ? views_for_metadata_ops(p) : ir::Program();

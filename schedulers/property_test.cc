@@ -59,8 +59,7 @@ TEST(Strategies, IncrementalAnalysisMatchesAnalyze) {
     const ir::Program p = fuzz::generate(kSeed, k);
     auto an = ir::analyze(p);
     ASSERT_TRUE(an.ok());
-    bool metadata = false;
-    for (const auto& st : p.stmts) metadata = metadata || ir::is_metadata_inplace(st.op);
+    const bool metadata = ir::has_metadata_ops(p);
     for (const auto& s : strategy_names()) {
       auto sc = make_schedule(p, *an, Options{s, "", "program", "none"});
       // Thunder's rule may predict that the real Thunder raises (pass 1).

@@ -391,10 +391,13 @@ Transformed update_aliases_rule(const ir::Program& src, const ir::Analysis& an, 
     });
     return args;
   };
-  auto emit_resolved = [&](OpKind op, const std::vector<int>& outs, std::vector<Arg> args, int line, bool added) {
-    const int j = b.emit(op, outs, std::move(args), line, added);
+  // Statement j was just emitted over the resolved arguments: their renaming edges.
+  auto with_dataflow = [&](int j) {
     for (int w : dataflow_from) t.added_edges.push_back(Edge{w, j, false});
     return j;
+  };
+  auto emit_resolved = [&](OpKind op, const std::vector<int>& outs, std::vector<Arg> args, int line, bool added) {
+    return with_dataflow(b.emit(op, outs, std::move(args), line, added));
   };
   auto emit = [&](OpKind op, const std::vector<int>& outs, const std::vector<Arg>& args, int line, bool added) {
     dataflow_from.clear();
@@ -402,9 +405,7 @@ Transformed update_aliases_rule(const ir::Program& src, const ir::Analysis& an, 
   };
   // Statement si of `p` itself, its arguments resolved.
   auto emit_stmt = [&](size_t si, const std::vector<int>& outs, std::vector<Arg> resolved) {
-    const int j = b.emit_source(static_cast<int>(si), outs, std::move(resolved), p1.added[si]);
-    for (int w : dataflow_from) t.added_edges.push_back(Edge{w, j, false});
-    return j;
+    return with_dataflow(b.emit_source(static_cast<int>(si), outs, std::move(resolved), p1.added[si]));
   };
   int64_t update_values = 0;
   constexpr int64_t kMaxUpdateValues = int64_t{1} << 20;
