@@ -140,7 +140,7 @@ int Gen::pick_operand_for(const Shape& to, float min_abs, int avoid) {
   });
 }
 
-bool Gen::bounded(const std::vector<float>& s) const {
+bool Gen::bounded(oracles::ConstFloats s) const {
   for (float x : s)
     if (!std::isfinite(x) || std::fabs(x) > options.value_bound) return false;
   return true;
@@ -186,7 +186,7 @@ int Gen::emit(OpKind op, std::vector<Arg> args, bool bind_inplace) {
   std::vector<float> saved;
   if (inplace) {
     written = meta(static_cast<int>(st.args[0].i)).storage;
-    saved = memory[written];
+    saved = memory[written].to_vector();
   }
   int fresh_storage = -1;
   for (size_t k = 0; k < nout; ++k) {
@@ -208,9 +208,10 @@ int Gen::emit(OpKind op, std::vector<Arg> args, bool bind_inplace) {
     analysis.values.push_back(std::move(m));
     st.outs.push_back(program.new_value(fresh_name()));
   }
-  memory.resize(analysis.storage_numel.size());
-  noise.resize(analysis.storage_numel.size());
-  if (fresh_storage >= 0) noise[fresh_storage].assign(analysis.storage_numel[fresh_storage], 0.f);
+  for (size_t s = memory.size(); s < analysis.storage_numel.size(); ++s) {  // the fresh result's storage, zeroed
+    memory.append(analysis.storage_numel[s]);
+    noise.append(analysis.storage_numel[s]);
+  }
   const NoiseCapture pre = options.guard_noise ? capture_operands(st, analysis, memory, noise, fresh_storage) : NoiseCapture();
   oracles::execute(st, analysis, memory);
   bool ok = inplace ? bounded(memory[written]) : (fresh_storage < 0 || bounded(memory[fresh_storage]));
@@ -222,14 +223,14 @@ int Gen::emit(OpKind op, std::vector<Arg> args, bool bind_inplace) {
   }
   if (ok && pre.storage >= 0) oracles::scatter(noise[pre.storage], pre.written, out_noise);
   if (!ok) {
-    noise.resize(ns);
+    noise.truncate(ns);
     analysis.values.resize(nv);
     analysis.storage_numel.resize(ns);
-    memory.resize(ns);
+    memory.truncate(ns);
     program.value_names.resize(nv);
     next_impl = saved_impl;
     num_stmt_values = saved_names;
-    if (inplace) memory[written] = std::move(saved);
+    if (inplace) std::copy(saved.begin(), saved.end(), memory[written].begin());
     return -1;
   }
   analysis.fresh_storage.push_back(fresh_storage);

@@ -185,7 +185,7 @@ struct Gen {
 
   std::string fresh_name() { return "t" + std::to_string(num_stmt_values++); }
 
-  bool bounded(const std::vector<float>& s) const;
+  bool bounded(oracles::ConstFloats s) const;
 
   // Checks a candidate with ir::infer, runs it on the oracle's memory and
   // keeps it only when valid and every value stays bounded. Returns the

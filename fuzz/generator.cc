@@ -162,11 +162,12 @@ void Gen::make_storages_and_inputs() {
       program.inputs.push_back(std::move(in));
     }
   }
-  memory.resize(ns);
-  noise.resize(ns);
+  memory = oracles::Memory();
+  noise = oracles::Memory();
   for (int s = 0; s < ns; ++s) {
-    memory[s] = ir::initial_values(program.storages[s]);
-    noise[s].assign(memory[s].size(), 0.f);  // declared values are exact
+    const int64_t n = program.storages[s].numel;
+    ir::initial_values_into(program.storages[s], memory[memory.append(n)].data());
+    noise.append(n);  // declared values are exact
   }
   def_stmt.assign(analysis.values.size(), -1);
   storage_last_write.assign(ns, -1);

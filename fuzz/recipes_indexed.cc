@@ -33,8 +33,8 @@ void Gen::make_index_slots() {
     const int s = static_cast<int>(program.storages.size());
     program.storages.push_back(d);
     analysis.storage_numel.push_back(1);
-    memory.push_back({0.f});
-    noise.push_back({0.f});
+    memory.append(1);  // the placeholder's value 0, exact
+    noise.append(1);
     storage_last_write.push_back(-1);
     ir::InputDecl in;
     in.name = mask ? "m" + std::to_string(k - kIndexSlots) : "i" + std::to_string(k);
@@ -66,8 +66,9 @@ int Gen::define_index(const ir::StorageDecl& d, const ir::InputDecl& in) {
     m.storage_numel = nd.numel;
     m.g = in.whole ? Geometry{{nd.numel}, {1}, 0} : Geometry{in.sizes, in.strides, in.offset};
     analysis.storage_numel[s] = nd.numel;
-    memory[s] = ir::initial_values(nd);
-    noise[s].assign(nd.numel, 0.f);
+    memory.reset(s, nd.numel);
+    ir::initial_values_into(nd, memory[s].data());
+    noise.reset(s, nd.numel);
     slot_used[k] = true;
     return static_cast<int>(k);
   }
@@ -91,8 +92,8 @@ void Gen::release_index(int k) {
   analysis.values[v].g = Geometry{{1}, {1}, 0};
   analysis.values[v].storage_numel = 1;
   analysis.storage_numel[s] = 1;
-  memory[s] = {0.f};
-  noise[s] = {0.f};
+  memory.reset(s, 1);
+  noise.reset(s, 1);
   slot_used[k] = false;
 }
 

@@ -2,6 +2,7 @@
 
 #include "ir/hash.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -41,15 +42,20 @@ bool Program::operator==(const Program& o) const {
 
 std::vector<float> initial_values(const StorageDecl& s) {
   std::vector<float> v(s.numel);
+  initial_values_into(s, v.data());
+  return v;
+}
+
+void initial_values_into(const StorageDecl& s, float* v) {
   switch (s.init) {
     case InitKind::Iota:
       for (int64_t i = 0; i < s.numel; ++i) v[i] = static_cast<float>(s.a + static_cast<double>(i) * s.b);
       break;
     case InitKind::Full:
-      for (auto& x : v) x = static_cast<float>(s.a);
+      std::fill(v, v + s.numel, static_cast<float>(s.a));
       break;
-    case InitKind::List:
-      v = s.values;
+    case InitKind::List:  // the parser checks that the list has numel values
+      std::copy(s.values.begin(), s.values.begin() + std::min<int64_t>(s.numel, s.values.size()), v);
       break;
     case InitKind::Random: {
       uint64_t state = s.seed;
@@ -61,7 +67,6 @@ std::vector<float> initial_values(const StorageDecl& s) {
       break;
     }
   }
-  return v;
 }
 
 namespace {

@@ -36,6 +36,8 @@ struct StorageDecl {
 // (i64 values exactly, bool as 0 and 1; random(seed) of a bool storage sets
 // an element when the top bit of its splitmix64 word is set: density 1/2).
 std::vector<float> initial_values(const StorageDecl& s);
+// The same written to out[0, s.numel) (an executor's arena: no vector per run).
+void initial_values_into(const StorageDecl& s, float* out);
 
 struct InputDecl {
   std::string name;

@@ -94,8 +94,7 @@ LowerResult run_with(const schedulers::Schedule& schedule, const LowerOptions& o
         return res;
       }
   const auto needed = detail::needed_after(p, *an, schedule.regions);
-  oracles::Memory mem = oracles::initial_memory(p, *an);
-  for (size_t s = 0; s < mem.size(); ++s) mem[s].resize(an->storage_numel[s], 0.f);
+  oracles::Memory mem = oracles::initial_memory(p, *an);  // every storage at its full size
   int64_t max_numel = 1;
   for (int64_t n : an->storage_numel) max_numel = std::max(max_numel, n);
   for (const auto& v : an->values) max_numel = std::max(max_numel, v.g.numel());
@@ -177,7 +176,7 @@ LowerResult run_with(const schedulers::Schedule& schedule, const LowerOptions& o
     if (f.stmt < static_cast<int>(schedule.origin.size())) f.source_stmt = schedule.origin[f.stmt];
     res.first_failure = f;
   }
-  res.obs = oracles::observe(p, *an, std::move(mem));
+  res.obs = oracles::observe(p, *an, mem);
   res.ok = true;
   return res;
 }

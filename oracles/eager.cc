@@ -1,5 +1,6 @@
 #include "oracles/eager.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -9,9 +10,17 @@ using ir::Arg;
 using ir::OpKind;
 
 Memory initial_memory(const ir::Program& p, const ir::Analysis& an) {
-  Memory mem(an.storage_numel.size());
-  for (size_t s = 0; s < p.storages.size(); ++s) mem[s] = ir::initial_values(p.storages[s]);
+  Memory mem;
+  initial_memory(p, an, &mem);
   return mem;
+}
+
+void initial_memory(const ir::Program& p, const ir::Analysis& an, Memory* mem) {
+  mem->layout(an.storage_numel);
+  for (size_t s = 0; s < p.storages.size() && s < mem->size(); ++s) {
+    const Floats m = (*mem)[s];
+    if (static_cast<int64_t>(m.size()) == p.storages[s].numel) ir::initial_values_into(p.storages[s], m.data());
+  }
 }
 
 namespace {
@@ -29,13 +38,16 @@ void operand(const Arg& a, const ir::Analysis& an, const Memory& mem, const ir::
     return;
   }
   const auto& m = an.values[a.i];
-  gather_into(mem[m.storage], m.g.sizes == shape ? m.g : ir::broadcast_to(m.g, shape), out);
+  if (m.g.sizes == shape) gather_into(mem[m.storage], m.g, out);  // (a ?: would copy m.g)
+  else gather_into(mem[m.storage], ir::broadcast_to(m.g, shape), out);
 }
 
-void write_fresh(const ir::Stmt& st, const ir::Analysis& an, Memory& mem, const std::vector<float>& values) {
+// A fresh result's storage: zeros where its geometry leaves gaps (a clone
+// of a strided tensor keeps its strides), the values in logical order.
+void write_fresh(const ir::Stmt& st, const ir::Analysis& an, Memory& mem, ConstFloats values) {
   const auto& m = an.values[st.outs[0]];
-  auto& s = mem[m.storage];
-  s.assign(m.storage_numel, 0.f);
+  const Floats s = mem[m.storage];
+  std::fill(s.begin(), s.end(), 0.f);
   scatter(s, m.g, values);
 }
 
@@ -139,7 +151,7 @@ void indexed(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
       indexed_write(st.op, wrapped(A[1].i, rank), value_of(A[2], nullptr), value_of(A[3], nullptr), 0.f, false, &xv, &written);
       break;
   }
-  std::vector<float>& s = mem[x.storage];
+  const Floats s = mem[x.storage];
   size_t i = 0;
   ir::for_each_offset(x.g, [&](int64_t o) {
     if (written[i]) s[o] = xv.v[i];
@@ -182,11 +194,9 @@ void execute(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
     case ir::Family::Reduction: r = reduction(st, an, mem); break;
     case ir::Family::Concat: r = concat(st, an, mem); break;
     case ir::Family::Scatter: {  // a clone of the base (preserved strides) with src written into the slot
-      std::vector<float> storage(out.storage_numel, 0.f);
-      scatter(storage, out.g, read(an, mem, A[0].i).v);
+      write_fresh(st, an, mem, read(an, mem, A[0].i).v);
       Geometry slot = ir::scatter_slot(st.op, out.g, ir::checked_args(st, an.values)).value();
-      scatter(storage, slot, read(an, mem, A[1].i).v);
-      mem[out.storage] = std::move(storage);
+      scatter(mem[out.storage], slot, read(an, mem, A[1].i).v);
       return;
     }
     case ir::Family::Movement: case ir::Family::Meta: case ir::Family::Indexed:
@@ -214,20 +224,21 @@ std::vector<ir::Geometry> input_geometries(const ir::Program& p, const ir::Analy
   return g;
 }
 
-Observables observe(const ir::Program& p, const ir::Analysis& an, Memory&& mem) {
+Observables observe(const ir::Program& p, const ir::Analysis& an, const Memory& mem) {
   Observables o;
   o.returns.reserve(p.returns.size());
-  for (int v : p.returns) o.returns.push_back(read(an, mem, v));  // before the storages move
-  mem.resize(p.storages.size());  // declared storages come first
-  o.storages = std::move(mem);
+  for (int v : p.returns) o.returns.push_back(read(an, mem, v));
+  o.storages.reserve(p.storages.size());
+  for (size_t s = 0; s < p.storages.size() && s < mem.size(); ++s) o.storages.push_back(mem[s].to_vector());
   o.inputs = input_geometries(p, an);
   return o;
 }
 
 Observables run_eager(const ir::Program& p, const ir::Analysis& an) {
-  Memory mem = initial_memory(p, an);
+  thread_local Memory mem;  // its arena is reused: a run allocates only its observables
+  initial_memory(p, an, &mem);
   for (const auto& st : p.stmts) execute(st, an, mem);
-  return observe(p, an, std::move(mem));
+  return observe(p, an, mem);
 }
 
 std::vector<std::optional<Dense>> produced_values(const ir::Program& p, const ir::Analysis& an) {

@@ -8,15 +8,17 @@
 #include "ir/analysis.h"
 #include "ir/program.h"
 #include "oracles/kernels.h"
+#include "oracles/memory.h"
 
 namespace af::oracles {
 
-// Storages by id (declared ones first, then one per fresh result), the
-// memory a program runs against.
-using Memory = std::vector<std::vector<float>>;
-
-// Declared storages at their initial values; fresh ones allocated empty.
+// Every storage of the analysis in one arena (oracles/memory.h): declared
+// storages at their initial values, fresh ones zeroed; a run allocates
+// nothing more per statement.
 Memory initial_memory(const ir::Program& p, const ir::Analysis& an);
+// The same in *mem, reusing its arena (the executors keep one per thread:
+// no allocation per run).
+void initial_memory(const ir::Program& p, const ir::Analysis& an, Memory* mem);
 
 // Executes one statement against memory. `an` gives every value's storage
 // and geometry. The statement must have passed analysis.
@@ -39,10 +41,9 @@ struct Observables {
 // scheduled program's analysis for a schedule (whose epilogue replays it).
 std::vector<ir::Geometry> input_geometries(const ir::Program& p, const ir::Analysis& an);
 
-// Returns, declared storages and input_geometries, from a memory the
-// caller is done with (every executor's run ends here): the declared
-// storages are moved into the observables, not copied.
-Observables observe(const ir::Program& p, const ir::Analysis& an, Memory&& mem);
+// Returns, declared storages and input_geometries: what a run's memory
+// shows the caller (every executor's run ends here).
+Observables observe(const ir::Program& p, const ir::Analysis& an, const Memory& mem);
 
 // Runs the whole program: the observables, or the program's error.
 ir::Result<Observables> run_eager(const ir::Program& p, const ir::Limits& limits = ir::Limits());

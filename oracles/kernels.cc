@@ -6,19 +6,19 @@
 
 namespace af::oracles {
 
-Dense gather(const std::vector<float>& storage, const Geometry& g) {
+Dense gather(ConstFloats storage, const Geometry& g) {
   Dense d{g.sizes, {}};
   gather_into(storage, g, &d.v);
   return d;
 }
 
-void gather_into(const std::vector<float>& storage, const Geometry& g, std::vector<float>* out) {
+void gather_into(ConstFloats storage, const Geometry& g, std::vector<float>* out) {
   out->resize(g.numel());
   float* w = out->data();
   ir::for_each_offset(g, [&](int64_t o) { *w++ = storage[o]; });
 }
 
-void scatter(std::vector<float>& storage, const Geometry& g, const std::vector<float>& values) {
+void scatter(Floats storage, const Geometry& g, ConstFloats values) {
   size_t i = 0;
   ir::for_each_offset(g, [&](int64_t o) { storage[o] = values[i++]; });
 }

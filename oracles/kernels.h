@@ -7,6 +7,7 @@
 
 #include "ir/geometry.h"
 #include "ir/ops.h"
+#include "oracles/memory.h"
 
 namespace af::oracles {
 
@@ -19,10 +20,11 @@ struct Dense {
   std::vector<float> v;
 };
 
-Dense gather(const std::vector<float>& storage, const Geometry& g);
+// A storage is a Memory's slice or any float vector (Span converts both).
+Dense gather(ConstFloats storage, const Geometry& g);
 // The same into *out, whose capacity a hot loop reuses across calls.
-void gather_into(const std::vector<float>& storage, const Geometry& g, std::vector<float>* out);
-void scatter(std::vector<float>& storage, const Geometry& g, const std::vector<float>& values);
+void gather_into(ConstFloats storage, const Geometry& g, std::vector<float>* out);
+void scatter(Floats storage, const Geometry& g, ConstFloats values);
 
 float unary(ir::Math f, float x);           // MathArity::Unary: exp, neg, abs, relu, tanh, sigmoid
 // MathArity::Binary: add, sub, mul, div, for any value type with the four

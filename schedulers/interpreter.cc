@@ -39,7 +39,7 @@ void run_stale_region(const std::vector<int>& region, const ir::Program& p, cons
       for (int s : read_storages(st, an))
         if (before.count(s)) stale.push_back(s);
     const int dst = inplace ? an.values[st.args[0].i].storage : -1;
-    if (inplace && !before.count(dst)) before[dst] = mem[dst];
+    if (inplace && !before.count(dst)) before[dst] = mem[dst].to_vector();
     if (stale.empty()) {
       oracles::execute(st, an, mem);
       after(j);
@@ -47,14 +47,14 @@ void run_stale_region(const std::vector<int>& region, const ir::Program& p, cons
     }
     std::map<int, std::vector<float>> real;
     for (int s : stale) {
-      real[s] = mem[s];
-      mem[s] = before[s];  // the op sees the value from before the region's writes
+      real[s] = mem[s].to_vector();
+      std::copy(before[s].begin(), before[s].end(), mem[s].begin());  // the op sees the value from before the region's writes
     }
     oracles::execute(st, an, mem);
     const bool dst_stale = inplace && real.count(dst);
     if (dst_stale)  // the write landed on the stale copy: carry the written elements into the real storage
       ir::for_each_offset(ir::written_geometry(st, an), [&](int64_t o) { real[dst][o] = mem[dst][o]; });
-    for (auto& [s, v] : real) mem[s] = std::move(v);
+    for (const auto& [s, v] : real) std::copy(v.begin(), v.end(), mem[s].begin());
     after(j);
   }
 }
@@ -66,7 +66,8 @@ oracles::Observables interpret(const Schedule& s) { return interpret(s, nullptr,
 oracles::Observables interpret(const Schedule& s, const ExpectedByStmt* expected, std::optional<CheckFailure>* failure) {
   std::shared_ptr<const ir::Analysis> an = s.analysis;
   if (!an) an = std::make_shared<const ir::Analysis>(ir::analyze(s.program).value());
-  oracles::Memory mem = oracles::initial_memory(s.program, *an);
+  thread_local oracles::Memory mem;  // its arena is reused: a run allocates only its observables
+  oracles::initial_memory(s.program, *an, &mem);
   const bool stale = s.mutant == Mutant::FusionStaleCopy;
   // Checked mode: as the device's status buffer, the first region with a
   // failing statement, its smallest failing statement and that statement's
@@ -107,7 +108,7 @@ oracles::Observables interpret(const Schedule& s, const ExpectedByStmt* expected
     f.source_stmt = f.stmt < static_cast<int>(s.origin.size()) ? s.origin[f.stmt] : -1;
     *failure = f;
   }
-  return oracles::observe(s.program, *an, std::move(mem));
+  return oracles::observe(s.program, *an, mem);
 }
 
 ExpectedByStmt checked_expectations(const Schedule& s, const ir::Program& source, const ir::Analysis& source_an) {
