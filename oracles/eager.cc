@@ -168,7 +168,11 @@ void execute(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
   if (info.cls == ir::OpClass::MayAlias) {
     const auto& out = an.values[st.outs[0]];
     const auto& in = an.values[A[0].i];
-    if (out.storage != in.storage) write_fresh(st, an, mem, gather(mem[in.storage], in.g).v);
+    if (out.storage != in.storage) {
+      thread_local std::vector<float> v;
+      gather_into(mem[in.storage], in.g, &v);
+      write_fresh(st, an, mem, v);
+    }
     return;
   }
   if (info.family == ir::Family::Indexed) return indexed(st, an, mem);
@@ -194,9 +198,16 @@ void execute(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
     case ir::Family::Reduction: r = reduction(st, an, mem); break;
     case ir::Family::Concat: r = concat(st, an, mem); break;
     case ir::Family::Scatter: {  // a clone of the base (preserved strides) with src written into the slot
-      write_fresh(st, an, mem, read(an, mem, A[0].i).v);
-      Geometry slot = ir::scatter_slot(st.op, out.g, ir::checked_args(st, an.values)).value();
-      scatter(mem[out.storage], slot, read(an, mem, A[1].i).v);
+      thread_local std::vector<float> v;
+      thread_local std::vector<ir::CheckedArg> checked;
+      const auto& base = an.values[A[0].i];
+      gather_into(mem[base.storage], base.g, &v);
+      write_fresh(st, an, mem, v);
+      ir::checked_args_into(st, an.values, &checked);
+      const Geometry slot = ir::scatter_slot(st.op, out.g, checked).value();
+      const auto& src = an.values[A[1].i];
+      gather_into(mem[src.storage], src.g, &v);
+      scatter(mem[out.storage], slot, v);
       return;
     }
     case ir::Family::Movement: case ir::Family::Meta: case ir::Family::Indexed:
