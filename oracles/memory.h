@@ -3,6 +3,7 @@
 // once, not once per statement (issue #16's executor without per-op
 // allocation). Storages are addressed by the analysis' storage ids.
 #pragma once
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -26,7 +27,13 @@ class Span {
   bool empty() const { return n_ == 0; }
   T* begin() const { return p_; }
   T* end() const { return p_ + n_; }
-  T& operator[](size_t i) const { return p_[i]; }
+  // Bounds-checked where NDEBUG is off (tests, the sanitizer builds): a
+  // slice's neighbours share its allocation, so ASan alone would not see
+  // a write past a storage's end.
+  T& operator[](size_t i) const {
+    assert(i < n_ && "Span index out of range");
+    return p_[i];
+  }
   std::vector<float> to_vector() const { return std::vector<float>(p_, p_ + n_); }
 
  private:

@@ -24,6 +24,15 @@ TEST(Memory, LayoutGivesDisjointZeroedStorages) {
   EXPECT_EQ(values(m[2]), (std::vector<float>{9, 0}));
 }
 
+#ifndef NDEBUG
+// Slices share one allocation, so ASan would not catch an index past a
+// storage's end: Span checks it wherever NDEBUG is off.
+TEST(MemoryDeathTest, IndexPastAStorageAborts) {
+  Memory m(std::vector<int64_t>{2, 2});
+  EXPECT_DEATH(m[0][2] = 1.f, "out of range");
+}
+#endif
+
 TEST(Memory, LayoutAgainForgetsTheLastRun) {
   Memory m(std::vector<int64_t>{4});
   for (auto& x : m[0]) x = 7.f;
