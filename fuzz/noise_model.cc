@@ -299,7 +299,8 @@ bool written_noise(const ir::Stmt& st, const ir::Analysis& an, const oracles::Me
       std::vector<oracles::Dense> parts;
       for (size_t k = 0; k < pre.operands.size(); ++k)
         parts.push_back({an.values[st.args[0].list[k]].g.sizes, pre.operands[k].noise});
-      const oracles::Dense c = oracles::cat(parts, wrapped(st.args[1].i, pre.written.sizes.size()));
+      oracles::Dense c;
+      oracles::cat(parts, wrapped(st.args[1].i, pre.written.sizes.size()), &c);
       for (size_t i = 0; i < o.size(); ++i) n[i] = c.v[i];
       break;
     }

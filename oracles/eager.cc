@@ -97,29 +97,41 @@ void elementwise_values(const ir::Stmt& st, const ir::Analysis& an, const Memory
   ir::internal_error(std::string("eager: not elementwise: ") + ir::op_name(st.op));
 }
 
-Dense reduction(const ir::Stmt& st, const ir::Analysis& an, const Memory& mem) {
+// A value in logical order into *d (per-thread scratch: no allocation
+// once its capacity suffices).
+void read_into(const ir::Analysis& an, const Memory& mem, int v, Dense* d) {
+  const auto& m = an.values[v];
+  d->sizes = m.g.sizes;
+  gather_into(mem[m.storage], m.g, &d->v);
+}
+
+void reduction(const ir::Stmt& st, const ir::Analysis& an, const Memory& mem, Dense* r) {
   const auto& A = st.args;
+  thread_local Dense a, b;
   switch (st.op) {
-    case OpKind::Sum: case OpKind::Amax: {
-      Dense a = read(an, mem, A[0].i);
-      return reduce(st.op, a, wrapped(A[1].i, a.sizes.size()), A[2].i != 0);
-    }
-    case OpKind::Softmax: {
-      Dense a = read(an, mem, A[0].i);
-      return softmax(a, wrapped(A[1].i, a.sizes.size()));
-    }
-    case OpKind::Matmul: return matmul(read(an, mem, A[0].i), read(an, mem, A[1].i));
+    case OpKind::Sum: case OpKind::Amax:
+      read_into(an, mem, A[0].i, &a);
+      return reduce(st.op, a, wrapped(A[1].i, a.sizes.size()), A[2].i != 0, r);
+    case OpKind::Softmax:
+      read_into(an, mem, A[0].i, &a);
+      return softmax(a, wrapped(A[1].i, a.sizes.size()), r);
+    case OpKind::Matmul:
+      read_into(an, mem, A[0].i, &a);
+      read_into(an, mem, A[1].i, &b);
+      return matmul(a, b, r);
     default: ir::internal_error(std::string("eager: not a reduction: ") + ir::op_name(st.op));
   }
 }
 
-Dense concat(const ir::Stmt& st, const ir::Analysis& an, const Memory& mem) {
-  std::vector<Dense> parts;
-  for (auto v : st.args[0].list) parts.push_back(read(an, mem, static_cast<int>(v)));
+void concat(const ir::Stmt& st, const ir::Analysis& an, const Memory& mem, Dense* r) {
+  thread_local std::vector<Dense> parts;
+  const auto& list = st.args[0].list;
+  parts.resize(list.size());
+  for (size_t k = 0; k < list.size(); ++k) read_into(an, mem, static_cast<int>(list[k]), &parts[k]);
   int64_t rank = 0;
   for (const auto& p : parts)
     if (!(p.sizes.size() == 1 && p.sizes[0] == 0)) { rank = p.sizes.size(); break; }
-  return cat(parts, rank ? wrapped(st.args[1].i, rank) : 0);
+  cat(parts, rank ? wrapped(st.args[1].i, rank) : 0, r);
 }
 
 // Format v1.2's indexed and masked writes: the target's new values by
@@ -129,26 +141,36 @@ Dense concat(const ir::Stmt& st, const ir::Analysis& an, const Memory& mem) {
 void indexed(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
   const auto& A = st.args;
   const auto& x = an.values[A[0].i];
-  Dense xv = gather(mem[x.storage], x.g);
-  std::vector<char> written(xv.v.size(), 0);
-  auto value_of = [&](const Arg& a, const ir::Shape* to) {
+  thread_local Dense xv, index, src;  // per-thread scratch, as every operand here
+  thread_local std::vector<char> written;
+  read_into(an, mem, static_cast<int>(A[0].i), &xv);
+  written.assign(xv.v.size(), 0);
+  auto value_of = [&](const Arg& a, const ir::Shape* to, Dense* d) {  // broadcast to *to when given
     const auto& m = an.values[a.i];
-    return gather(mem[m.storage], to && m.g.sizes != *to ? ir::broadcast_to(m.g, *to) : m.g);
+    if (!to || m.g.sizes == *to) return read_into(an, mem, static_cast<int>(a.i), d);
+    d->sizes = *to;
+    gather_into(mem[m.storage], ir::broadcast_to(m.g, *to), &d->v);
   };
   const int64_t rank = static_cast<int64_t>(x.g.rank());
   switch (st.op) {
     case OpKind::IndexPutI: {
-      Dense idx = value_of(A[1], nullptr);
-      ir::Shape slot = idx.sizes;
+      value_of(A[1], nullptr, &index);
+      ir::Shape slot = index.sizes;
       for (int64_t d = 1; d < rank; ++d) slot.push_back(x.g.sizes[d]);
-      indexed_write(st.op, 0, idx, value_of(A[2], &slot), 0.f, A[3].i != 0, &xv, &written);
+      value_of(A[2], &slot, &src);
+      indexed_write(st.op, 0, index, src, 0.f, A[3].i != 0, &xv, &written);
       break;
     }
     case OpKind::MaskedFillI:
-      indexed_write(st.op, 0, value_of(A[1], &x.g.sizes), Dense{}, static_cast<float>(A[2].as_double()), false, &xv, &written);
+      value_of(A[1], &x.g.sizes, &index);
+      src.sizes.clear();  // masked_fill_ has no source
+      src.v.clear();
+      indexed_write(st.op, 0, index, src, static_cast<float>(A[2].as_double()), false, &xv, &written);
       break;
     default:  // index_add_, index_copy_, scatter_, scatter_add_: (x, dim, index, src)
-      indexed_write(st.op, wrapped(A[1].i, rank), value_of(A[2], nullptr), value_of(A[3], nullptr), 0.f, false, &xv, &written);
+      value_of(A[2], nullptr, &index);
+      value_of(A[3], nullptr, &src);
+      indexed_write(st.op, wrapped(A[1].i, rank), index, src, 0.f, false, &xv, &written);
       break;
   }
   const Floats s = mem[x.storage];
@@ -187,7 +209,7 @@ void execute(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
   }
   // Out-of-place and scatter ops: compute the result in logical order.
   const auto& out = an.values[st.outs[0]];
-  Dense r;
+  thread_local Dense r;  // a reduction's or cat's result, reused
   switch (info.family) {
     case ir::Family::Elementwise: {
       thread_local std::vector<float> v;
@@ -195,8 +217,8 @@ void execute(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
       write_fresh(st, an, mem, v);
       return;
     }
-    case ir::Family::Reduction: r = reduction(st, an, mem); break;
-    case ir::Family::Concat: r = concat(st, an, mem); break;
+    case ir::Family::Reduction: reduction(st, an, mem, &r); break;
+    case ir::Family::Concat: concat(st, an, mem, &r); break;
     case ir::Family::Scatter: {  // a clone of the base (preserved strides) with src written into the slot
       thread_local std::vector<float> v;
       thread_local std::vector<ir::CheckedArg> checked;

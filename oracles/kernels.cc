@@ -144,10 +144,10 @@ void indexed_write(ir::OpKind op, int64_t dim, const Dense& index, const Dense& 
   ir::internal_error(std::string("indexed_write: not an indexed op: ") + ir::op_name(op));
 }
 
-Dense reduce(ir::OpKind op, const Dense& a, int64_t dim, bool keepdim) {
+void reduce(ir::OpKind op, const Dense& a, int64_t dim, bool keepdim, Dense* out) {
   int64_t outer, n, inner;
   around(a.sizes, dim, &outer, &n, &inner);
-  Dense r;
+  Dense& r = *out;
   r.sizes = a.sizes;
   if (!r.sizes.empty()) {
     if (keepdim) r.sizes[dim] = 1;
@@ -165,13 +165,14 @@ Dense reduce(ir::OpKind op, const Dense& a, int64_t dim, bool keepdim) {
       }
       r.v[o * inner + i] = static_cast<float>(acc);
     }
-  return r;
 }
 
-Dense softmax(const Dense& a, int64_t dim) {
+void softmax(const Dense& a, int64_t dim, Dense* out) {
   int64_t outer, n, inner;
   around(a.sizes, dim, &outer, &n, &inner);
-  Dense r{a.sizes, std::vector<float>(a.v.size())};
+  Dense& r = *out;
+  r.sizes = a.sizes;
+  r.v.assign(a.v.size(), 0.f);
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t i = 0; i < inner; ++i) {
       double mx = -std::numeric_limits<double>::infinity();
@@ -183,27 +184,31 @@ Dense softmax(const Dense& a, int64_t dim) {
         r.v[j] = static_cast<float>(std::exp(a.v[j] - mx) / s);
       }
     }
-  return r;
 }
 
-Dense matmul(const Dense& a, const Dense& b) {
+void matmul(const Dense& a, const Dense& b, Dense* out) {
   const int64_t m = a.sizes[0], k = a.sizes[1], n = b.sizes[1];
-  Dense r{{m, n}, std::vector<float>(m * n)};
+  Dense& r = *out;
+  r.sizes = Shape{m, n};
+  r.v.assign(m * n, 0.f);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
       double acc = 0;
       for (int64_t t = 0; t < k; ++t) acc += static_cast<double>(a.v[i * k + t]) * b.v[t * n + j];
       r.v[i * n + j] = static_cast<float>(acc);
     }
-  return r;
 }
 
-Dense cat(const std::vector<Dense>& parts, int64_t dim) {
+void cat(const std::vector<Dense>& parts, int64_t dim, Dense* out) {
   const Dense* ref = nullptr;
   for (const auto& p : parts)
     if (!(p.sizes.size() == 1 && p.sizes[0] == 0)) { ref = &p; break; }
-  if (!ref) return Dense{{0}, {}};
-  Dense r;
+  Dense& r = *out;
+  r.v.clear();
+  if (!ref) {
+    r.sizes = Shape{0};
+    return;
+  }
   r.sizes = ref->sizes;
   r.sizes[dim] = 0;
   for (const auto& p : parts)
@@ -217,7 +222,6 @@ Dense cat(const std::vector<Dense>& parts, int64_t dim) {
       const int64_t chunk = p.sizes[dim] * inner;
       r.v.insert(r.v.end(), p.v.begin() + o * chunk, p.v.begin() + (o + 1) * chunk);
     }
-  return r;
 }
 
 }  // namespace af::oracles

@@ -67,9 +67,11 @@ void around(const Shape& s, int64_t dim, int64_t* outer, int64_t* n, int64_t* in
 void indexed_write(ir::OpKind op, int64_t dim, const Dense& index, const Dense& src, float number, bool accumulate,
                    Dense* x, std::vector<char>* written);
 
-Dense reduce(ir::OpKind op, const Dense& a, int64_t dim, bool keepdim);  // sum, amax
-Dense softmax(const Dense& a, int64_t dim);
-Dense matmul(const Dense& a, const Dense& b);
-Dense cat(const std::vector<Dense>& parts, int64_t dim);
+// Results into *out (not aliasing an argument), whose capacity a hot loop
+// reuses across calls: the executor keeps one per thread.
+void reduce(ir::OpKind op, const Dense& a, int64_t dim, bool keepdim, Dense* out);  // sum, amax
+void softmax(const Dense& a, int64_t dim, Dense* out);
+void matmul(const Dense& a, const Dense& b, Dense* out);
+void cat(const std::vector<Dense>& parts, int64_t dim, Dense* out);
 
 }  // namespace af::oracles
