@@ -42,8 +42,9 @@ void operand(const Arg& a, const ir::Analysis& an, const Memory& mem, const ir::
   else gather_into(mem[m.storage], ir::broadcast_to(m.g, shape), out);
 }
 
-// A fresh result's storage: zeros where its geometry leaves gaps (a clone
-// of a strided tensor keeps its strides), the values in logical order.
+// A fresh result's storage: zeroed first (nothing an earlier use of the
+// arena left shows where the geometry does not reach), then the values in
+// logical order.
 void write_fresh(const ir::Stmt& st, const ir::Analysis& an, Memory& mem, ConstFloats values) {
   const auto& m = an.values[st.outs[0]];
   const Floats s = mem[m.storage];
