@@ -304,20 +304,28 @@ bool values_agree(float a, float b) {
 }
 
 std::optional<Mismatch> compare(const ir::Program& p, const Observables& e, const Observables& a) {
-  auto cmp = [](const std::string& name, const std::vector<float>& ev, const std::vector<float>& av) -> std::optional<Mismatch> {
-    if (ev.size() != av.size()) return Mismatch{name, 0, 0, 0, "element count differs"};
+  // The first disagreeing element; the caller names the observable (only
+  // then: every run of every executor ends in this comparison).
+  auto cmp = [](const std::vector<float>& ev, const std::vector<float>& av) -> std::optional<Mismatch> {
+    if (ev.size() != av.size()) return Mismatch{"", 0, 0, 0, "element count differs"};
     for (size_t i = 0; i < ev.size(); ++i)  // equal floats agree (most elements): no tolerance arithmetic then
-      if (av[i] != ev[i] && !values_agree(av[i], ev[i])) return Mismatch{name, static_cast<int64_t>(i), ev[i], av[i], ""};
+      if (av[i] != ev[i] && !values_agree(av[i], ev[i])) return Mismatch{"", static_cast<int64_t>(i), ev[i], av[i], ""};
     return std::nullopt;
   };
   if (e.returns.size() != a.returns.size()) return Mismatch{"returns", 0, 0, 0, "number of returns differs"};
   for (size_t r = 0; r < e.returns.size(); ++r) {
-    const std::string name = "return " + std::to_string(r);
-    if (e.returns[r].sizes != a.returns[r].sizes) return Mismatch{name, 0, 0, 0, "shape differs"};
-    if (auto m = cmp(name, e.returns[r].v, a.returns[r].v)) return m;
+    const auto name = [r] { return "return " + std::to_string(r); };
+    if (e.returns[r].sizes != a.returns[r].sizes) return Mismatch{name(), 0, 0, 0, "shape differs"};
+    if (auto m = cmp(e.returns[r].v, a.returns[r].v)) {
+      m->observable = name();
+      return m;
+    }
   }
   for (size_t s = 0; s < e.storages.size() && s < a.storages.size(); ++s)
-    if (auto m = cmp(p.storages[s].name, e.storages[s], a.storages[s])) return m;
+    if (auto m = cmp(e.storages[s], a.storages[s])) {
+      m->observable = p.storages[s].name;
+      return m;
+    }
   // An executor that reports no input geometry is a mismatch too (never a
   // silent pass): every executor fills it (observe, the runners' JSON).
   if (e.inputs.size() != a.inputs.size())
