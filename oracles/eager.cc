@@ -245,7 +245,7 @@ std::vector<ir::Geometry> input_geometries(const ir::Program& p, const ir::Analy
   // a metadata op gives an object another geometry (in-place and out=
   // results keep it), so a program without one (most; this runs in every
   // executor's observe) keeps its declared geometries.
-  std::vector<int> last(p.inputs.size());
+  ir::SmallVec<int, 8> last(p.inputs.size());  // inline for the usual few inputs: this runs after every run
   for (size_t k = 0; k < p.inputs.size(); ++k) last[k] = static_cast<int>(k);
   for (const auto& st : p.stmts)
     if (ir::is_metadata_inplace(st.op))
