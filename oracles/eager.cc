@@ -147,10 +147,9 @@ void indexed(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
   read_into(an, mem, static_cast<int>(A[0].i), &xv);
   written.assign(xv.v.size(), 0);
   auto value_of = [&](const Arg& a, const ir::Shape* to, Dense* d) {  // broadcast to *to when given
-    const auto& m = an.values[a.i];
-    if (!to || m.g.sizes == *to) return read_into(an, mem, static_cast<int>(a.i), d);
+    if (!to) return read_into(an, mem, static_cast<int>(a.i), d);
     d->sizes = *to;
-    gather_into(mem[m.storage], ir::broadcast_to(m.g, *to), &d->v);
+    operand(a, an, mem, *to, &d->v);
   };
   const int64_t rank = static_cast<int64_t>(x.g.rank());
   switch (st.op) {
