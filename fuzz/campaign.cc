@@ -3,6 +3,7 @@
 // saves its files every second (fuzz/campaign_store.h), prints a status
 // line every second and a NEW line per bucket, and minimizes each new
 // bucket's first finding when the run ends.
+#include "ir/json_text.h"
 #include "fuzz/campaign.h"
 
 #include <signal.h>
@@ -128,7 +129,7 @@ class Campaign {
         json line = f;
         line["k"] = k;
         line["t"] = now_s() - start_;
-        if (all_out_) all_out_->append(line.dump());
+        if (all_out_) all_out_->append(ir::json_text(line));
         add_finding(k, line);
       }
     if (const auto it = r.find("repeats"); it != r.end() && it->is_object()) {

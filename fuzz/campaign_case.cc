@@ -1,3 +1,4 @@
+#include "ir/json_text.h"
 #include "fuzz/campaign_case.h"
 
 #include <signal.h>
@@ -36,7 +37,7 @@ std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) 
     r["error"] = ir::kind_name(an.error().kind);
     // A program eager refuses (--invalid-rate): only external strategies
     // run it, and one that accepts it is a finding (accepts-invalid).
-    if (!eager_raises(an.error().kind)) return r.dump();
+    if (!eager_raises(an.error().kind)) return ir::json_text(r);
   }
   // Milliseconds per tier (generator + oracle, then each target or external
   // strategy): the status line's programs/s per tier.
@@ -101,7 +102,7 @@ std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) 
     r["compared"] = compared;
     if (!unsupported.empty()) r["unsupported"] = unsupported;
   }
-  return r.dump();
+  return ir::json_text(r);
 }
 
 void worker_main(const CampaignOptions& o, int in_fd, int out_fd) {

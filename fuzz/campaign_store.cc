@@ -1,3 +1,4 @@
+#include "ir/json_text.h"
 #include "fuzz/campaign_store.h"
 
 #include <algorithm>
@@ -55,7 +56,7 @@ void write_bucket_folder(const CampaignOptions& o, const std::string& name, uint
   write_atomic(dir + "/case.af", "# aliasfuzz campaign seed " + std::to_string(o.seed) + ", program " +
                                      std::to_string(k) + "\n" + ir::print(p));
   json settings = {{"seed", o.seed}, {"program", k}, {"finding", f}, {"gen_size", o.gen.size}};
-  write_atomic(dir + "/settings.json", settings.dump(2) + "\n");
+  write_atomic(dir + "/settings.json", ir::json_text(settings, 2) + "\n");
   const bool must = finding_must_agree(f);
   std::string note = "# " + name + "\n\n";
   note += must ? "**A bug in aliasfuzz itself**: a strategy that must agree with the oracle diverged (or a case crashed or hung).\n\n"
@@ -71,7 +72,7 @@ void write_bucket_folder(const CampaignOptions& o, const std::string& name, uint
     note += "\nFirst mismatch: " + f.value("observable", "") + ": " + f.value("what", "") + "\n";
   else if (f.contains("observable"))
     note += "\nFirst mismatch: " + f.value("observable", "") + "[" + std::to_string(f.value("index", 0)) +
-            "] expected " + f.value("expected", json()).dump() + ", got " + f.value("actual", json()).dump() + "\n";
+            "] expected " + ir::json_text(f.value("expected", json())) + ", got " + ir::json_text(f.value("actual", json())) + "\n";
   if (f.contains("error")) note += "\nError: " + f.value("error", "") + "\n";
   write_atomic(dir + "/note.md", note);
 }
@@ -95,7 +96,7 @@ void save_campaign_settings(const CampaignOptions& o) {
             {"gen_op_weights", o.gen.op_weights}, {"gen_aliased_inputs_same_sizes", o.gen.aliased_inputs_same_sizes},
             {"not_supported", o.not_supported},
             {"log_all", o.log_all}};
-  write_atomic(o.out + "/campaign.json", s.dump(2) + "\n");
+  write_atomic(o.out + "/campaign.json", ir::json_text(s, 2) + "\n");
 }
 
 // state.json holds everything a resume needs, buckets with their findings
@@ -111,7 +112,7 @@ void CampaignStore::save_state(const CampaignTally& tally, const CaseQueue& queu
   if (tally.external_runs > 0)
     s["external"] = {{"runs", tally.external_runs}, {"compared", tally.compared}, {"unsupported", tally.unsupported},
                      {"unsupported_reasons", tally.unsupported_reasons}, {"not_supported", o_.not_supported}};
-  write_atomic(o_.out + "/state.json", s.dump() + "\n");
+  write_atomic(o_.out + "/state.json", ir::json_text(s) + "\n");
   if (findings_dirty) write_findings(tally);
 }
 
@@ -129,7 +130,7 @@ void CampaignStore::write_findings(const CampaignTally& tally) {
   }
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::string text;
-  for (const auto& r : rows) text += r.second.dump() + "\n";
+  for (const auto& r : rows) text += ir::json_text(r.second) + "\n";
   write_atomic(o_.out + "/findings.jsonl", text);
   findings_dirty = false;
 }

@@ -1,3 +1,4 @@
+#include "ir/json_text.h"
 #include "fuzz/campaign_tally.h"
 
 #include "fuzz/check.h"
@@ -23,7 +24,7 @@ void CampaignTally::count_program(const json& r) {
   if (unsupported_runs == r.end() || !unsupported_runs->is_array()) return;
   for (const json& u : *unsupported_runs) {
     ++unsupported;
-    const std::string why = u.is_string() ? u.get<std::string>().substr(0, 200) : u.dump();
+    const std::string why = u.is_string() ? u.get<std::string>().substr(0, 200) : ir::json_text(u);
     if (unsupported_reasons.count(why) || unsupported_reasons.size() < 50) ++unsupported_reasons[why];
   }
 }

@@ -1,5 +1,6 @@
 // aliasfuzz fidelity: the update_aliases model against the real Thunder
 // (see fidelity.h).
+#include "ir/json_text.h"
 #include "fuzz/fidelity.h"
 
 #include <chrono>
@@ -172,7 +173,7 @@ std::string fidelity_json(const FidelityResult& r) {
                           {"precision", p.precision()}, {"real_unsupported", p.real_unsupported},
                           {"real_internal_error", p.real_internal}, {"model_predicts_raise", p.model_raises},
                           {"model_predicts_raise_real_raises", p.model_raises_real_too}});
-  return j.dump(2) + "\n";
+  return ir::json_text(j, 2) + "\n";
 }
 
 std::string fidelity_markdown(const FidelityResult& r) {

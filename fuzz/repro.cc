@@ -1,3 +1,4 @@
+#include "ir/json_text.h"
 #include "fuzz/repro.h"
 
 #include <unistd.h>
@@ -22,7 +23,7 @@ namespace af::fuzz {
 
 namespace {
 
-std::string py_str(const std::string& s) { return nlohmann::json(s).dump(); }  // ASCII-safe Python literal
+std::string py_str(const std::string& s) { return ir::json_text(nlohmann::json(s)); }  // ASCII-safe Python literal
 
 std::string py_float(float v) {
   if (std::isnan(v)) return "float('nan')";
@@ -520,7 +521,7 @@ bool write_minimized(const std::string& dir, const MinimizedFinding& m, std::str
     j["bug_key"] = bug.key;
     j["bug_program"] = ir::print(m.bug_program);
     if (!m.record.op.empty()) j["first_diverging_op"] = m.record.op;
-    write_atomic(dir + "/minimize.json", j.dump(2) + "\n");
+    write_atomic(dir + "/minimize.json", ir::json_text(j, 2) + "\n");
   } catch (const std::exception& e) {
     *error = e.what();
     return false;

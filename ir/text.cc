@@ -455,16 +455,33 @@ std::string format_float32(float v) {
 }
 
 namespace {
+// The length of the valid UTF-8 sequence at s[i] (RFC 3629: no overlong
+// forms, no surrogates, nothing past U+10FFFF), or 0. nlohmann::json's
+// writer refuses exactly what this refuses.
+size_t utf8_length(const std::string& s, size_t i) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  const unsigned char c = b(0);
+  if (c < 0x80) return 1;
+  unsigned char lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
+  size_t n = 0;
+  if (c >= 0xC2 && c <= 0xDF) n = 2;
+  else if (c >= 0xE0 && c <= 0xEF) n = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+  else if (c >= 0xF0 && c <= 0xF4) n = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+  if (n == 0 || i + n > s.size() || b(1) < lo || b(1) > hi) return 0;
+  for (size_t k = 2; k < n; ++k)
+    if ((b(k) >> 6) != 2) return 0;
+  return n;
+}
+}  // namespace
+
 // Error messages quote the input; invalid UTF-8 in them would break every
 // JSON writer downstream, so such bytes are shown as \xNN.
-std::string printable_utf8(const std::string& s) {
+std::string printable_utf8(const std::string& s, bool escape_controls) {
   std::string o;
   for (size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
-    size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    bool ok = n > 0 && i + n <= s.size() && !(n == 1 && c < 0x20 && c != '\t');
-    for (size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(s[i + k]) >> 6) == 2;
-    if (ok) {
+    const size_t n = utf8_length(s, i);
+    if (n > 0 && !(escape_controls && n == 1 && c < 0x20 && c != '\t')) {
       o.append(s, i, n);
       i += n;
     } else {
@@ -474,7 +491,6 @@ std::string printable_utf8(const std::string& s) {
   }
   return o;
 }
-}  // namespace
 
 Result<Program> parse(const std::string& text, const Limits& limits) {
   Parser p(limits);

@@ -24,5 +24,9 @@ std::string print(const Program& p);
 // Shortest text that reads back as the same double, always with '.' or 'e'.
 std::string format_number(double v);
 std::string format_float32(float v);
+// s with every byte that is not part of valid UTF-8 shown as the text \xNN
+// (and, with escape_controls, every control character but tab): safe for
+// any JSON writer and any terminal.
+std::string printable_utf8(const std::string& s, bool escape_controls = true);
 
 }  // namespace af::ir

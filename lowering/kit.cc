@@ -1,3 +1,4 @@
+#include "ir/json_text.h"
 #include "lowering/kit.h"
 
 #include <cstdio>
@@ -68,7 +69,7 @@ std::string write_kit(const std::string& dir, const Kit& kit, const std::vector<
   // as plain files (lowering/kit.h).
   std::string why, json_xz, floats_xz;
   const std::string bytes(reinterpret_cast<const char*>(floats.data()), floats.size() * sizeof(float));
-  if (!xz_compress(bytes, &floats_xz, &why) || !xz_compress(j.dump(), &json_xz, &why) ||
+  if (!xz_compress(bytes, &floats_xz, &why) || !xz_compress(ir::json_text(j), &json_xz, &why) ||
       !write_file_atomic(dir + "/expected.bin.xz", floats_xz, &why) ||
       !write_file_atomic(dir + "/kit.json.xz", json_xz, &why))
     return why;
@@ -97,7 +98,7 @@ std::string read_kit(const std::string& dir, Kit* kit, std::vector<float>* float
   if (std::string e = read_maybe_xz(dir, "expected.bin", &bytes); !e.empty()) return e;
   try {
     const json j = json::parse(text);
-    if (j.at("format") != 2) return "kit.json: format " + j.at("format").dump() + ", this runner reads format 2";
+    if (j.at("format") != 2) return "kit.json: format " + ir::json_text(j.at("format")) + ", this runner reads format 2";
     kit->target = j.at("target");
     kit->target_string = j.at("target_string");
     kit->halide_version = j.at("halide_version");

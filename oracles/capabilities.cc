@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "ir/json_text.h"
 #include "ir/analysis.h"
 #include "oracles/external.h"
 #include "oracles/torch_function.h"
@@ -381,8 +382,9 @@ std::map<std::string, std::string> failing_forms(const std::string& strategy, co
   }
   std::map<std::string, std::string> out = run_form_checks(strategy, python, probes);
   if (!path.empty())
-    write_atomic(path, json{{"strategy", strategy}, {"versions", versions}, {"forms", forms_hash()}, {"failing_forms", out}}
-                               .dump(2) +
+    write_atomic(path, ir::json_text(json{{"strategy", strategy}, {"versions", versions}, {"forms", forms_hash()},
+                                           {"failing_forms", out}},
+                                      2) +
                            "\n");
   return out;
 }
@@ -505,7 +507,7 @@ Capabilities probe_capabilities(const std::string& strategy, bool refresh) {
   probed.cache_path = c.cache_path;
   if (!probed.available) return probed;
   probed.failing_forms = failing_forms(strategy, py, versions, c.versions, refresh, &probed.probes);
-  if (!probed.cache_path.empty() && !write_atomic(probed.cache_path, to_json(probed, versions).dump(2) + "\n"))
+  if (!probed.cache_path.empty() && !write_atomic(probed.cache_path, ir::json_text(to_json(probed, versions), 2) + "\n"))
     probed.cache_path.clear();  // not cached (unwritable): probed again next time
   memo()[strategy] = probed;
   return probed;

@@ -1,3 +1,4 @@
+#include "ir/json_text.h"
 #include "oracles/external.h"
 
 #include <fcntl.h>
@@ -230,7 +231,7 @@ ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& stra
   try {
     r.exec_s = j.value("exec_s", 0.0);
     if (j.contains("fallbacks") && j["fallbacks"].is_array())
-      for (const auto& f : j["fallbacks"]) r.fallbacks.push_back(f.is_string() ? f.get<std::string>() : f.dump());
+      for (const auto& f : j["fallbacks"]) r.fallbacks.push_back(f.is_string() ? f.get<std::string>() : ir::json_text(f));
     if (j.contains("unavailable")) {
       r.status = S::Unavailable;
       r.message = "cannot import the compiler of " + strategy + ": " + j["unavailable"].get<std::string>();

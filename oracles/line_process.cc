@@ -1,3 +1,4 @@
+#include "ir/json_text.h"
 #include "oracles/line_process.h"
 
 #include <filesystem>
@@ -133,7 +134,7 @@ LineReply LineProcess::request(const nlohmann::json& req, double timeout_s) {
   // Only this request's stderr: a crash's tail shows what the child said last.
   if (err_fd_ >= 0) (void)!ftruncate(err_fd_, 0);
   std::string line;
-  bool got = send_line(req.dump() + "\n", deadline);
+  bool got = send_line(ir::json_text(req) + "\n", deadline);
   while (got && (got = read_line(&line, deadline))) {
     nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object()) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "ir/json_text.h"
 #include "reports/report.h"
 
 #include "reports/number_text.h"
@@ -75,13 +76,13 @@ std::string render_html(const json& s, const json& state) {
       "td.n{text-align:right}.bug{color:#b00}pre{background:#f6f6f6;padding:0.5em;overflow-x:auto}.plots svg{margin:0.5em 0.5em 0 0}\ncode{font-size:90%}\n</style>\n"
       "</head>\n<body>\n<h1>aliasfuzz campaign report</h1>\n";
   const int64_t must = s.value("must_agree_buckets", int64_t{0});
-  h += "<ul>\n<li>seed " + html_escape(s.value("seed", json(nullptr)).dump()) + ", shard " +
+  h += "<ul>\n<li>seed " + html_escape(ir::json_text(s.value("seed", json(nullptr)))) + ", shard " +
        html_escape(s.value("shard", std::string())) +
        (s.value("target", std::string()).empty() ? "" : ", target " + html_escape(s.value("target", std::string()))) +
        "</li>\n";
   if (s.contains("sources")) {
     h += "<li>merged from:";
-    for (const auto& src : s["sources"]) h += " <code>" + html_escape(src.is_string() ? src.get<std::string>() : src.dump()) + "</code>";
+    for (const auto& src : s["sources"]) h += " <code>" + html_escape(src.is_string() ? src.get<std::string>() : ir::json_text(src)) + "</code>";
     h += "</li>\n";
   }
   h += "<li>programs: " + std::to_string(s.value("programs", int64_t{0})) + " in " + fmt(s.value("elapsed_s", 0.0)) +

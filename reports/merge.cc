@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "ir/json_text.h"
 #include "fuzz/check.h"
 #include "fuzz/files.h"
 #include "reports/report.h"
@@ -85,8 +86,8 @@ void merge_all_findings(const std::vector<Source>& srcs, const std::string& out)
       json f = json::parse(text.substr(pos, nl - pos), nullptr, false);
       if (f.is_discarded() || !f.is_object()) continue;
       auto key = std::make_tuple(f.value("k", uint64_t{0}), f.value("bucket", std::string("unknown")),
-                                 f.value("spec", json(nullptr)).dump());
-      if (seen.insert(key).second) rows.push_back({key, f.dump()});
+                                 ir::json_text(f.value("spec", json(nullptr))));
+      if (seen.insert(key).second) rows.push_back({key, ir::json_text(f)});
     }
   }
   if (!any) return;
@@ -118,7 +119,7 @@ void merge_campaigns(const std::vector<std::string>& sources, const std::string&
   const json seed = srcs[0].state.value("seed", srcs[0].campaign.value("seed", json(nullptr)));
   for (const Source& s : srcs) {
     const json other = s.state.value("seed", s.campaign.value("seed", json(nullptr)));
-    if (other != seed) throw std::runtime_error("merge: " + s.dir + " has seed " + other.dump() + ", not " + seed.dump());
+    if (other != seed) throw std::runtime_error("merge: " + s.dir + " has seed " + ir::json_text(other) + ", not " + ir::json_text(seed));
   }
   // The same shard given twice (e.g. a copy): keep the one that did more.
   {
@@ -161,7 +162,7 @@ void merge_campaigns(const std::vector<std::string>& sources, const std::string&
     for (const json& f : srcs[si].findings) {
       const uint64_t k = f.value("k", uint64_t{0});
       const std::string name = f.value("bucket", std::string("unknown"));
-      if (!seen.insert({k, name, f.value("spec", json(nullptr)).dump()}).second) continue;
+      if (!seen.insert({k, name, ir::json_text(f.value("spec", json(nullptr)))}).second) continue;
       const int64_t count = f.value("count", int64_t{1});
       const double t = f.value("first_t", f.value("t", 0.0));
       findings += count;
@@ -187,7 +188,7 @@ void merge_campaigns(const std::vector<std::string>& sources, const std::string&
   }
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::string lines;
-  for (const auto& r : rows) lines += r.second.dump() + "\n";
+  for (const auto& r : rows) lines += ir::json_text(r.second) + "\n";
   fuzz::write_atomic(out + "/findings.jsonl", lines);
   merge_all_findings(srcs, out);
   for (const auto& [name, b] : buckets) {
@@ -319,8 +320,8 @@ void merge_campaigns(const std::vector<std::string>& sources, const std::string&
   json shards = json::array();
   for (const Source& s : srcs) shards.push_back(s.campaign.value("shard", std::string("0/1")));
   campaign["source_shards"] = shards;
-  fuzz::write_atomic(out + "/campaign.json", campaign.dump(2) + "\n");
-  fuzz::write_atomic(out + "/state.json", state.dump() + "\n");
+  fuzz::write_atomic(out + "/campaign.json", ir::json_text(campaign, 2) + "\n");
+  fuzz::write_atomic(out + "/state.json", ir::json_text(state) + "\n");
   write_reports(out);
 }
 

@@ -1,3 +1,4 @@
+#include "ir/json_text.h"
 #include "reports/report.h"
 
 #include "reports/number_text.h"
@@ -222,11 +223,11 @@ json summarize(const std::string& dir) {
 
 std::string render_markdown(const json& s) {
   std::string m = "# aliasfuzz campaign report\n\n";
-  m += "- seed: " + s.value("seed", json(nullptr)).dump() + ", shard " + s.value("shard", std::string()) +
+  m += "- seed: " + ir::json_text(s.value("seed", json(nullptr))) + ", shard " + s.value("shard", std::string()) +
        (s.value("target", std::string()).empty() ? "" : ", target " + s.value("target", std::string())) + "\n";
   if (s.contains("sources")) {
     m += "- merged from:";
-    for (const auto& src : s["sources"]) m += " `" + (src.is_string() ? src.get<std::string>() : src.dump()) + "`";
+    for (const auto& src : s["sources"]) m += " `" + (src.is_string() ? src.get<std::string>() : ir::json_text(src)) + "`";
     m += "\n";
   }
   m += "- programs: " + std::to_string(s.value("programs", int64_t{0})) + " in " + fmt(s.value("elapsed_s", 0.0)) +
@@ -322,12 +323,12 @@ std::string render_markdown(const json& s) {
   if (per.empty()) m += "None.\n";
   else {
     m += "| strategy | findings |\n|---|---:|\n";
-    for (auto it = per.begin(); it != per.end(); ++it) m += "| " + md_cell(it.key()) + " | " + it.value().dump() + " |\n";
+    for (auto it = per.begin(); it != per.end(); ++it) m += "| " + md_cell(it.key()) + " | " + ir::json_text(it.value()) + " |\n";
   }
   if (s.contains("regions_histogram")) {
     m += "\n## Regions per schedule\n\n| regions | count |\n|---:|---:|\n";
     for (auto it = s["regions_histogram"].begin(); it != s["regions_histogram"].end(); ++it)
-      m += "| " + md_cell(it.key()) + " | " + it.value().dump() + " |\n";
+      m += "| " + md_cell(it.key()) + " | " + ir::json_text(it.value()) + " |\n";
   }
   m += "\nSee also [report.html](report.html) and [report.json](report.json).\n";
   return m;
@@ -338,7 +339,7 @@ void write_reports(const std::string& dir) {
   std::string text;
   fuzz::read_text(dir + "/state.json", &text);
   const json state = json::parse(text, nullptr, false);
-  fuzz::write_atomic(dir + "/report.json", summary.dump(2) + "\n");
+  fuzz::write_atomic(dir + "/report.json", ir::json_text(summary, 2) + "\n");
   fuzz::write_atomic(dir + "/report.md", render_markdown(summary));
   fuzz::write_atomic(dir + "/report.html", render_html(summary, state.is_discarded() ? json::object() : state));
 }

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "ir/json_text.h"
 #include "fuzz/check.h"
 #include "fuzz/files.h"
 #include "fuzz/repro.h"
@@ -102,7 +103,7 @@ json bucket_story(const std::string& dir, const std::string& name, const json& f
   return s;
 }
 
-std::string value_text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+std::string value_text(const json& v) { return v.is_string() ? v.get<std::string>() : ir::json_text(v); }
 
 std::string text_list(const json& a) {
   std::string t;

@@ -17,6 +17,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "ir/json_text.h"
 #include "fuzz/generator.h"
 #include "ir/analysis.h"
 #include "oracles/eager.h"
@@ -135,7 +136,7 @@ int run(CapArgs& a) {
     out["measure"] = {{"seed", a.seed}, {"programs", a.measure}, {"all_ops", a.all_ops}, {"op_weights", g.op_weights},
                       {"strategies", m}};
   }
-  if (a.json) std::cout << out.dump(2) << "\n";
+  if (a.json) std::cout << ir::json_text(out, 2) << "\n";
   return 0;
 }
 

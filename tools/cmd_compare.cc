@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "ir/json_text.h"
 #include "fuzz/compare.h"
 #include "fuzz/files.h"
 #include "reports/svg.h"
@@ -71,7 +72,7 @@ int run(CompareArgs& a) {
   try {
     fuzz::write_atomic(a.out + "/compare.md", md);
     fuzz::write_atomic(a.out + "/compare.json",
-                       nlohmann::json{{"seed", a.o.seed}, {"programs", a.o.programs}, {"rows", j}}.dump(2) + "\n");
+                       ir::json_text(nlohmann::json{{"seed", a.o.seed}, {"programs", a.o.programs}, {"rows", j}}, 2) + "\n");
     fuzz::write_atomic(a.out + "/compare.svg",
                        reports::svg::bar_chart("Mean regions per program (reorder fusion, fusion greedy)", bars, "regions"));
   } catch (const std::exception& e) {

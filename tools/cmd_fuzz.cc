@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ir/json_text.h"
 #include "fuzz/campaign.h"
 #include "fuzz/check.h"
 #include "oracles/external.h"
@@ -51,8 +52,8 @@ std::string adopt_campaign_settings(FuzzArgs& a) {
       return;
     }
     if (given(flag) && !(saved == field) && err.empty())
-      err = std::string(flag) + " " + nlohmann::json(field).dump() + " differs from the campaign's " +
-            nlohmann::json(saved).dump() + " (" + o.out + "/campaign.json)";
+      err = std::string(flag) + " " + ir::json_text(nlohmann::json(field)) + " differs from the campaign's " +
+            ir::json_text(nlohmann::json(saved)) + " (" + o.out + "/campaign.json)";
     field = saved;
   };
   uint64_t seed = o.seed;

@@ -12,6 +12,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "ir/json_text.h"
 #include "fuzz/check.h"
 #include "ir/analysis.h"
 #include "oracles/eager.h"
@@ -110,7 +111,7 @@ int run(const RunOptions& o) {
     const ir::Error& e = an.error();
     if (o.json) {
       out = {{"valid", false}, {"error", oracles::error_json(e)}, {"oracle", nullptr}, {"runs", nlohmann::json::array()}};
-      std::cout << out.dump() << "\n";
+      std::cout << ir::json_text(out) << "\n";
     } else {
       std::cout << o.path << ":" << e.line << ": " << ir::kind_name(e.kind) << " error: " << e.message << "\n";
     }
@@ -163,7 +164,7 @@ int run(const RunOptions& o) {
       out["compile_cache"] = cache_json;
       out["lowering_stats"] = all_stats;
     }
-    std::cout << out.dump() << "\n";
+    std::cout << ir::json_text(out) << "\n";
   } else {
     for (const auto& r : runs)
       std::cout << r["strategy"].get<std::string>() << (o.inject.empty() ? "" : " +" + o.inject) << " ["
@@ -171,10 +172,10 @@ int run(const RunOptions& o) {
                 << r["target"].get<std::string>() << ", " << r["regions"].get<int>() << " regions]: "
                 << (r.contains("unsupported") ? "not supported (no comparison): " + r["unsupported"].get<std::string>()
                     : r["agree"].get<bool>() ? "agrees"
-                                             : "DISAGREES " + r["first_mismatch"].dump())
+                                             : "DISAGREES " + ir::json_text(r["first_mismatch"]))
                 << "\n";
     if (o.stats && on_halide)
-      std::cout << "compile cache: " << cache_json.dump() << "\nper run: " << all_stats.dump() << "\n";
+      std::cout << "compile cache: " << ir::json_text(cache_json) << "\nper run: " << ir::json_text(all_stats) << "\n";
   }
   return all_agree ? 0 : 1;
 }

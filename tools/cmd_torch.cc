@@ -5,6 +5,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "ir/json_text.h"
 #include "ir/text.h"
 #include "oracles/torch_bridge.h"
 #include "tools/commands.h"
@@ -41,7 +42,7 @@ int torch_cmd(const TorchOptionsCli& o) {
   } else {
     j = {{"error", {{"kind", r.kind}, {"line", r.line}, {"message", r.message}}}};
   }
-  std::cout << j.dump() << "\n";
+  std::cout << ir::json_text(j) << "\n";
   return r.ok ? 0 : (r.kind == "internal" || r.kind == "crash" || r.kind == "timeout" ? 2 : 1);
 }
 
