@@ -11,6 +11,7 @@
 #include <string>
 
 #include "lowering/backend.h"
+#include "oracles/line_process.h"
 
 namespace af::lowering::detail {
 
@@ -93,7 +94,28 @@ bool opencl_load(std::string* why) {
     // with RTLD_DEEPBIND, pocl resolves its own LLVM, and the ICD loader
     // reuses this handle (../shared/toolchain-notes.md). Another OpenCL
     // driver needs no such care, so a missing pocl is not an error here.
-    dlopen("libpocl.so.2", RTLD_NOW | RTLD_DEEPBIND | RTLD_GLOBAL);
+    //
+    // Bound deeply, pocl takes malloc and free from its own search list,
+    // i.e. glibc's, while a binary linked with mimalloc (//tools:aliasfuzz)
+    // allocates everything else with mimalloc: pocl's constructor then frees
+    // a mimalloc block with glibc and aborts. There pocl comes in through an
+    // empty library whose dependencies list mimalloc first
+    // (lowering/pocl_mimalloc.c), so both sides use one allocator.
+    if (dlsym(RTLD_DEFAULT, "mi_malloc") != nullptr) {
+      const std::string shim = oracles::find_source_file("lowering/libpocl_mimalloc.so", "AF_POCL_MIMALLOC");
+      if (shim.empty()) {
+        error = "this binary allocates with mimalloc, and pocl must then be loaded through lowering/libpocl_mimalloc.so, "
+                "which is not next to it (bazel build //lowering:libpocl_mimalloc.so, or set AF_POCL_MIMALLOC)";
+        return;
+      }
+      if (!dlopen(shim.c_str(), RTLD_NOW | RTLD_DEEPBIND | RTLD_GLOBAL)) {
+        const char* why = dlerror();
+        error = "cannot load pocl through " + shim + ": " + (why ? why : "?");
+        return;
+      }
+    } else {
+      dlopen("libpocl.so.2", RTLD_NOW | RTLD_DEEPBIND | RTLD_GLOBAL);
+    }
     // Halide's runtime opens the unversioned name (ocl-icd-opencl-dev).
     void* cl = dlopen("libOpenCL.so", RTLD_NOW | RTLD_LOCAL);
     if (!cl) {
