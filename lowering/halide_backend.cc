@@ -73,10 +73,11 @@ H::Expr isnan_(H::Expr f) { return nonfinite(f) && (bits(f) & u32(0x007fffffu)) 
 H::Expr unary(ir::Math f, H::Expr x) {
   using M = ir::Math;
   switch (f) {
-    // Halide 14's exp_f32 on the CPU (its own range reduction) gives 0 for
-    // +inf and NaN, where expf gives inf and NaN: a non-finite x is its own
-    // exp except -inf (0, which exp gives). corpus/examples/exp_of_nonfinite.af
-    case M::Exp: return H::select(nonfinite(x) && (isnan_(x) || x > 0.f), x, H::exp(x));
+    // Halide 14's exp_f32 on the CPU (its own range reduction, with an
+    // int32 exponent) gives 0 for NaN and for x >= ~2^31 (+inf included),
+    // where expf gives NaN and inf; expf is inf for every x > 88.73.
+    // corpus/examples/exp_of_nonfinite.af
+    case M::Exp: return H::select(isnan_(x), x, x > 89.f, H::cast<float>(INFINITY), H::exp(x));
     case M::Neg: return -x;
     case M::Abs: return H::abs(x);
     case M::Relu: return H::select(isnan_(x) || x > 0.f, x, 0.f);

@@ -41,9 +41,9 @@ class KernelStore {
   // Which code lowering/halide_backend.cc emits for a region spec: bumped
   // whenever it emits other code for the same spec, so that kernels stored
   // by an older binary are never loaded for it (2: IndexScatter reads
-  // clamped to the domain on GPU targets; 3: exp of +inf and NaN on the
-  // CPU is inf and NaN, not Halide 14's 0).
-  static constexpr int kCodegenVersion = 3;
+  // clamped to the domain on GPU targets; 3: exp of +inf and NaN; 4: exp of
+  // NaN and of x > 89 on the CPU is NaN and inf, not Halide 14's 0).
+  static constexpr int kCodegenVersion = 4;
   // The full key of a region's kernel (Halide version, codegen version,
   // target, region key) and its file name (hash + ".so").
   static std::string full_key(const std::string& halide_version, const std::string& target, const std::string& key);
