@@ -143,6 +143,28 @@ bool same_elementwise(const Geometry& a, const Geometry& b) {
   return true;
 }
 
+bool reads_written_elsewhere(const Geometry& w, const Geometry& r) {
+  if (w.numel() == 0 || same_elementwise(w, r)) return false;
+  // (storage element, position) of every write, sorted by element: a
+  // binary search per read. Runs only after shares_any_element found a
+  // common element, so the quick cases never get here.
+  std::vector<std::pair<int64_t, int64_t>> writes;
+  writes.reserve(w.numel());
+  int64_t p = 0;
+  for_each_offset(w, [&](int64_t o) { writes.emplace_back(o, p++); });
+  std::sort(writes.begin(), writes.end());
+  bool hit = false;
+  p = 0;
+  for_each_offset(r, [&](int64_t o) {
+    if (!hit) {
+      auto it = std::lower_bound(writes.begin(), writes.end(), std::make_pair(o, int64_t{-1}));
+      for (; it != writes.end() && it->first == o && !hit; ++it) hit = it->second != p;
+    }
+    ++p;
+  });
+  return hit;
+}
+
 bool broadcast_shapes(const Shape& a, const Shape& b, Shape* out) {
   const size_t n = std::max(a.size(), b.size());
   Shape r(n);

@@ -50,6 +50,12 @@ bool has_exact_internal_overlap(const Geometry& g);
 bool shares_any_element(const Geometry& a, const Geometry& b);
 // True when a and b (same sizes) map every index to the same element.
 bool same_elementwise(const Geometry& a, const Geometry& b);
+// Exact (issue #38): whether some position p of `r` (same sizes as `w`)
+// reads a storage element that `w` writes at another position q != p.
+// With w free of internal overlap, this is the whole order dependence of
+// an elementwise write into w that reads r: a position that reads only
+// elements no other position writes gets the same value in every order.
+bool reads_written_elsewhere(const Geometry& w, const Geometry& r);
 
 // Calls f(flat storage index) for every element in row-major logical order.
 template <class F>
