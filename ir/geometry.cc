@@ -143,7 +143,7 @@ bool same_elementwise(const Geometry& a, const Geometry& b) {
   return true;
 }
 
-bool reads_written_elsewhere(const Geometry& w, const Geometry& r) {
+bool reads_written_elsewhere(const Geometry& w, const Geometry& r, bool copy) {
   if (w.numel() == 0 || same_elementwise(w, r)) return false;
   // (storage element, position) of every write, sorted by element: a
   // binary search per read. Runs only after shares_any_element found a
@@ -152,6 +152,13 @@ bool reads_written_elsewhere(const Geometry& w, const Geometry& r) {
   writes.reserve(w.numel());
   int64_t p = 0;
   for_each_offset(w, [&](int64_t o) { writes.emplace_back(o, p++); });
+  if (copy) {  // a position that copies its own element onto itself writes nothing new
+    std::vector<int64_t> ro;
+    ro.reserve(w.numel());
+    for_each_offset(r, [&](int64_t o) { ro.push_back(o); });
+    writes.erase(std::remove_if(writes.begin(), writes.end(), [&](const std::pair<int64_t, int64_t>& e) { return ro[e.second] == e.first; }),
+                 writes.end());
+  }
   std::sort(writes.begin(), writes.end());
   bool hit = false;
   p = 0;

@@ -55,7 +55,10 @@ bool same_elementwise(const Geometry& a, const Geometry& b);
 // With w free of internal overlap, this is the whole order dependence of
 // an elementwise write into w that reads r: a position that reads only
 // elements no other position writes gets the same value in every order.
-bool reads_written_elsewhere(const Geometry& w, const Geometry& r);
+// `copy`: the write stores the value read (copy_, setitem_), so a
+// position that reads its own element writes back what is there and
+// changes nothing another position could read.
+bool reads_written_elsewhere(const Geometry& w, const Geometry& r, bool copy = false);
 
 // Calls f(flat storage index) for every element in row-major logical order.
 template <class F>

@@ -306,22 +306,22 @@ std::optional<Error> torch_overlap(const TensorMeta& out, const Reads& reads) {
 // gather-then-scatter computes. The quick tests (same layout, no common
 // element) decide almost every write; the exact test runs only when they
 // cannot.
-std::optional<Error> undefined_write(const TensorMeta& out, const Reads& reads) {
+std::optional<Error> undefined_write(const TensorMeta& out, const Reads& reads, bool copy = false) {
   if (has_exact_internal_overlap(out.g))
     return err(ErrorKind::Undefined, "in-place write through a view whose elements overlap (two positions write one element): the result depends on iteration order");
   for (const TensorMeta* r : reads) {
     if (r->storage != out.storage) continue;
     Geometry rb = r->g.sizes == out.g.sizes ? r->g : broadcast_to(r->g, out.g.sizes);
-    if (!same_elementwise(out.g, rb) && shares_any_element(out.g, r->g) && reads_written_elsewhere(out.g, rb))
+    if (!same_elementwise(out.g, rb) && shares_any_element(out.g, r->g) && reads_written_elsewhere(out.g, rb, copy))
       return err(ErrorKind::Undefined, "in-place write reads memory it also writes at other positions: the result depends on iteration order");
   }
   return std::nullopt;
 }
 
-std::optional<Error> check_write(const TensorMeta& out, const Reads& reads, bool exempt) {
+std::optional<Error> check_write(const TensorMeta& out, const Reads& reads, bool exempt, bool copy = false) {
   if (exempt) return std::nullopt;
   if (auto e = torch_overlap(out, reads)) return e;
-  return undefined_write(out, reads);
+  return undefined_write(out, reads, copy);
 }
 
 Status check_broadcast_into(const TensorMeta& out, const TensorMeta& src) {
@@ -585,7 +585,7 @@ Status inplace(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
         // TensorIterator checks memory overlap before shapes.
         if (auto e = torch_overlap(x, reads)) return *e;
         if (auto e = check_broadcast_into(x, *a[1].t)) return *e;
-        if (auto e = undefined_write(x, reads)) return *e;
+        if (auto e = undefined_write(x, reads, op == OpKind::CopyI)) return *e;
         return view_of(res, x.g);
       }
       break;
@@ -616,7 +616,7 @@ Status inplace(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
         src.g = *e;
         src.impl = -2;  // a new (expanded) tensor object
       }
-      if (auto chk = check_write(dst, {&src}, false)) return *chk;
+      if (auto chk = check_write(dst, {&src}, false, true)) return *chk;
       return std::nullopt;
     }
     default:
@@ -836,13 +836,16 @@ std::optional<Error> indexed_order_dependence(OpKind op, const std::vector<Check
       if (std::get<0>(writes[k]) == std::get<0>(writes[k - 1]) && std::get<1>(writes[k]) != std::get<1>(writes[k - 1]))
         return err(ErrorKind::Undefined, nm + " writes storage element " + std::to_string(std::get<0>(writes[k])) +
                                              " through two elements of a target whose elements overlap: which write lands last depends on the kernel's order");
+  // A copying write (no accumulation) of a position that reads its own
+  // element stores what is there: it changes nothing another reads.
+  const bool copying = !((op == OpKind::IndexPutI && a[3].i != 0) || op == OpKind::IndexAddI || op == OpKind::ScatterAddI);
   if (shared)
     for (size_t p = 0; p < pos.size(); ++p) {
       const int64_t r = pos[p].read;
       if (r < 0) continue;
       auto it = std::lower_bound(writes.begin(), writes.end(), std::make_tuple(r, INT64_MIN, INT64_MIN));
       for (; it != writes.end() && std::get<0>(*it) == r; ++it)
-        if (std::get<2>(*it) != static_cast<int64_t>(p))
+        if (std::get<2>(*it) != static_cast<int64_t>(p) && !(copying && pos[std::get<2>(*it)].read == r))
           return err(ErrorKind::Undefined, nm + " reads source storage element " + std::to_string(r) +
                                                ", which another of its writes writes: the result depends on the kernel's order");
     }
