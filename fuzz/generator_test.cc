@@ -385,6 +385,10 @@ TEST(Generator, DefaultProgramsAreSmall) {
     for (const auto& s : p.storages) EXPECT_LE(s.numel, 64);
     EXPECT_LE(p.stmts.size(), 13u);
     EXPECT_LE(p.returns.size(), 4u);
+    // Far below the work limit (docs/format.md, Limits).
+    auto an = ir::analyze(p);
+    ASSERT_TRUE(an.ok());
+    EXPECT_LE(an->work, ir::Limits().max_work / 10000);
   }
 }
 

@@ -115,8 +115,26 @@ std::vector<int64_t> index_elements(const Program& p, const Stmt& st, const Anal
 
 }  // namespace
 
+int64_t statement_work(OpKind op, const std::vector<CheckedArg>& args, const OutMetas& outs) {
+  const OpClass c = op_info(op).cls;
+  if (c == OpClass::View || c == OpClass::Meta) return 1;  // geometry only (metadata ops are View too)
+  if (op == OpKind::Matmul) {
+    const Shape& a = args[0].t->g.sizes;
+    const Shape& b = args[1].t->g.sizes;
+    return std::max<int64_t>(1, a[0] * a[1] * b[1]);  // <= 2^22 * 2^22: no overflow
+  }
+  int64_t w = 1;
+  for (const CheckedArg& a : args) {
+    if (a.t) w = std::max(w, a.t->g.numel());
+    for (const TensorMeta* t : a.ts) w = std::max(w, t->g.numel());
+  }
+  for (const OutMeta& o : outs) w = std::max(w, o.g.numel());
+  return w;
+}
+
 Result<Analysis> analyze(const Program& p, const Limits& limits) {
   Analysis an;
+  int64_t& work = an.work;
   an.values.resize(p.num_values());
   int64_t total_numel = 0;
   for (const auto& s : p.storages) {
@@ -198,6 +216,10 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
                                                    " result" + (want == 1 ? "" : "s") + ", " + std::to_string(st.outs.size()) + " names given"};
       return Error{ie->kind, st.line, ie->message};
     }
+    work += statement_work(st.op, checked, outs);
+    if (work > limits.max_work)
+      return Error{ErrorKind::Limit, st.line, "the program's work passes the limit of " + std::to_string(limits.max_work) +
+                                                  " element operations here (estimated before it runs: docs/format.md, Limits)"};
     const size_t want = inplace ? (st.op == OpKind::SetitemI ? 0 : 1) : outs.size();
     // A view binds all its results; so does a metadata op (format v1.3), whose
     // result is x's only live name after it (PyTorch would also run it unbound).
@@ -238,8 +260,13 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
         if (an.values[v].impl == x_impl && v != st.outs[0]) retired[v] = 1;
     }
   }
-  for (int v : p.returns)
+  for (int v : p.returns) {
     if (auto e = retired_use(v, p.return_line)) return *e;
+    work += std::max<int64_t>(1, an.values[v].g.numel());  // each return is read out once
+  }
+  if (work > limits.max_work)
+    return Error{ErrorKind::Limit, p.return_line, "the program's work passes the limit of " + std::to_string(limits.max_work) +
+                                                      " element operations with its returns (docs/format.md, Limits)"};
   for (int v : p.returns)
     if (dtype(v) != Dtype::F32)
       return Error{ErrorKind::Dtype, p.return_line, "'" + p.value_names[v] + "' is a " + dtype_name(dtype(v)) +
@@ -258,6 +285,7 @@ Analysis prefix_analysis(const Program& p, const Analysis& an, size_t n) {
   for (const TensorMeta& m : out.values) storages = std::max(storages, m.storage + 1);
   out.storage_numel.assign(an.storage_numel.begin(), an.storage_numel.begin() + storages);
   out.fresh_storage.assign(an.fresh_storage.begin(), an.fresh_storage.begin() + static_cast<long>(n));
+  out.work = an.work;  // the whole program's: an upper bound of the prefix's
   return out;
 }
 

@@ -16,6 +16,9 @@ struct Analysis {
   int num_declared = 0;
   // For each statement, the storage id its fresh result lives in, or -1.
   std::vector<int> fresh_storage;
+  // The program's estimated element operations (statement_work of every
+  // statement plus its returns), at most Limits::max_work.
+  int64_t work = 0;
 };
 
 Result<Analysis> analyze(const Program& p, const Limits& limits = Limits());
@@ -26,6 +29,11 @@ Result<Analysis> analyze(const Program& p, const Limits& limits = Limits());
 // values the later statements define are unset, and their fresh storages
 // are gone (storage ids grow in statement order).
 Analysis prefix_analysis(const Program& p, const Analysis& an, size_t n);
+// The element operations one statement costs an executor, from its
+// checked arguments and inferred results: 1 for a view or metadata op, m*k*n
+// for matmul, else the most elements among its tensors (each is read or
+// written once). Limits::max_work bounds their sum over a program.
+int64_t statement_work(OpKind op, const std::vector<CheckedArg>& args, const OutMetas& outs);
 // Parse then analyze: the whole validity check of a text.
 Result<Program> parse_and_validate(const std::string& text, const Limits& limits = Limits());
 

@@ -15,6 +15,11 @@ struct Limits {
   // Elements of all storages together, declared and made by ops (4 bytes
   // each: 256 MiB), so that no program can exhaust a worker's memory.
   int64_t max_total_numel = int64_t{1} << 26;
+  // Element operations of the whole program, estimated before it runs
+  // (ir::statement_work, docs/format.md "Limits"): every valid program then
+  // runs in a few seconds on the interpreter, and an enormous one is a
+  // `limit` error at the statement that crosses the budget, not a hang.
+  int64_t max_work = int64_t{1} << 25;
 };
 
 // Parses the text; checks syntax, names and argument types. Geometry,

@@ -414,20 +414,59 @@ TEST(Text, InvalidUtf8InAnErrorMessageIsEscaped) {
 }
 
 // All storages together are capped (declared ones when parsing, fresh
-// results of ops when analyzing): 200 storages of 2^22 elements, or a
-// chain of ops each making a 2^22-element tensor, are `limit` errors.
+// results of ops when analyzing): 200 storages of 2^22 elements, or ops
+// making 2^22-element tensors past 2^26 in all, are `limit` errors.
 TEST(Text, TotalStorageIsCapped) {
   std::string many = "aliasfuzz 1\n";
   for (int k = 0; k < 200; ++k) many += "storage s" + std::to_string(k) + " f32[4194304] = full(1)\n";
   auto a = parse_and_validate(many);
   ASSERT_FALSE(a.ok());
   EXPECT_EQ(a.error().kind, ErrorKind::Limit);
-  std::string chain = "aliasfuzz 1\nstorage s0 f32[4194304] = full(1)\ninput x = s0\n";
-  for (int k = 0; k < 40; ++k) chain += "t" + std::to_string(k) + " = add(x, 1.0)\n";
+  // 15 declared storages of 2^22 and one fresh tensor are exactly 2^26; the
+  // second fresh tensor passes it (well inside the work limit, 2^25).
+  std::string chain = "aliasfuzz 1\n";
+  for (int k = 0; k < 15; ++k) chain += "storage s" + std::to_string(k) + " f32[4194304] = full(1)\n";
+  chain += "input x = s0\n";
+  for (int k = 0; k < 4; ++k) chain += "t" + std::to_string(k) + " = add(x, 1.0)\n";
   auto b = parse_and_validate(chain);
   ASSERT_FALSE(b.ok());
   EXPECT_EQ(b.error().kind, ErrorKind::Limit);
-  EXPECT_EQ(b.error().line, 3 + 16);  // the 16th fresh tensor passes 2^26 elements
+  EXPECT_EQ(b.error().line, 1 + 15 + 1 + 2) << b.error().to_string();  // the 2nd fresh tensor
+  EXPECT_NE(b.error().message.find("elements in all"), std::string::npos) << b.error().message;
+}
+
+// The work of a program is capped before it runs (Limits::max_work, 2^25
+// element operations): one matmul at the storage limit, or thousands of
+// in-place writes over a 4M-element storage, are `limit` errors at the
+// statement that crosses the budget (or at the return), not minutes of
+// execution; a view costs 1, so long view chains stay valid.
+TEST(Analysis, WorkIsCapped) {
+  const std::string big = "aliasfuzz 1\nstorage s0 f32[4194304] = full(1)\n";
+  auto mm = parse_and_validate(big + "input x = as_strided(s0, [2048, 2048], [2048, 1], 0)\ny = matmul(x, x)\nreturn y\n");
+  ASSERT_FALSE(mm.ok());
+  EXPECT_EQ(mm.error().kind, ErrorKind::Limit);
+  EXPECT_EQ(mm.error().line, 4);
+  std::string writes = big + "input x = s0\n";
+  for (int k = 0; k < 10000 - 1; ++k) writes += "add_(x, 1.0)\n";
+  auto w = parse_and_validate(writes + "return x\n");
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.error().kind, ErrorKind::Limit);
+  EXPECT_EQ(w.error().line, 3 + 9);  // 8 writes of 2^22 elements reach 2^25; the 9th passes it
+  std::string seven = big + "input x = s0\n";
+  for (int k = 0; k < 7; ++k) seven += "add_(x, 1.0)\n";
+  auto ok = parse(seven + "return x\n");
+  ASSERT_TRUE(ok.ok());
+  auto an = analyze(*ok);
+  ASSERT_TRUE(an.ok()) << an.error().to_string();
+  EXPECT_EQ(an->work, 8 * (int64_t{1} << 22));  // 7 writes and the return
+  std::string views = big + "input x = s0\n";
+  for (int k = 0; k < 9000; ++k) views += "v" + std::to_string(k) + " = view(x, [2048, 2048])\n";
+  EXPECT_TRUE(parse_and_validate(views + "return x\n").ok());
+  // matmul counts m*k*n: [256, 256] x [256, 256] is 2^24, twice is 2^25 plus the return.
+  auto two = parse_and_validate("aliasfuzz 1\nstorage s0 f32[65536] = full(1)\ninput x = as_strided(s0, [256, 256], [256, 1], 0)\n"
+                                "y = matmul(x, x)\nz = matmul(y, x)\nreturn z\n");
+  ASSERT_FALSE(two.ok());
+  EXPECT_EQ(two.error().line, 6);
 }
 
 // Equal programs hash the same: a field the storage's init does not use
