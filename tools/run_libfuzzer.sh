@@ -34,6 +34,8 @@ status=0
 for t in "${targets[@]}"; do
   corpus=$(mktemp -d)
   find corpus -name '*.af' -exec cp {} "$corpus/" \;
+  # Hostile inputs (invalid UTF-8 in names and expressions, NUL bytes, ...) as seeds too.
+  find corpus/hostile -name '*.bad' -size -64k -exec cp {} "$corpus/" \;
   # .af files are valid inputs of both targets (fuzz/bytes.h: text or decoder bytes).
   # .af files are also inputs of fuzz_cli (a program and no arguments: `run`).
   if log=$("$bin/$t" -runs="$runs" -seed=1 -rss_limit_mb=4096 "$corpus" 2>&1); then

@@ -26,37 +26,18 @@ if [[ -n "${TEST_SRCDIR:-}" ]]; then
   rf="$TEST_SRCDIR/${TEST_WORKSPACE:-aliasfuzz}"
   bin="$rf/tools/aliasfuzz"
   template="$rf/tools/slurm/slurm.conf.in"
+  lib="$rf/tools/test_cases.sh"
 else
   here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
   bin=${1:-$here/../../bazel-bin/tools/aliasfuzz}
   template="$here/slurm.conf.in"
+  lib="$here/../test_cases.sh"
 fi
 bin=$(realpath "$bin")  # absolute: the job scripts run it (a copy of it) on the "cluster"
 
-# ---- results, as gtest-style XML for the test command's counts --------------
-cases=()   # "name|ok|message"
-record() { cases+=("$1|$2|${3:-}"); }
-write_xml() {
-  [[ -n "${XML_OUTPUT_FILE:-}" ]] || return 0
-  local n=${#cases[@]} failures=0 c name ok msg
-  for c in "${cases[@]}"; do [[ "$(cut -d'|' -f2 <<<"$c")" == ok ]] || failures=$((failures + 1)); done
-  {
-    echo '<?xml version="1.0" encoding="UTF-8"?>'
-    echo "<testsuites tests=\"$n\" failures=\"$failures\" errors=\"0\">"
-    echo "<testsuite name=\"Slurm\" tests=\"$n\" failures=\"$failures\" errors=\"0\">"
-    for c in "${cases[@]}"; do
-      IFS='|' read -r name ok msg <<<"$c"
-      msg=$(sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g' <<<"$msg")
-      if [[ "$ok" == ok ]]; then
-        echo "<testcase classname=\"Slurm\" name=\"$name\" status=\"run\"/>"
-      else
-        echo "<testcase classname=\"Slurm\" name=\"$name\" status=\"run\"><failure message=\"$msg\"/></testcase>"
-      fi
-    done
-    echo "</testsuite>"
-    echo "</testsuites>"
-  } >"$XML_OUTPUT_FILE"
-}
+# ---- results, as JUnit XML for the test command's counts --------------------
+# shellcheck source=tools/test_cases.sh
+source "$lib"
 
 # ---- the temporary cluster folder and cleanup ---------------------------------
 # Short path under /tmp: munge and slurmd put Unix sockets here (108-byte limit).
@@ -95,7 +76,7 @@ cleanup() {
   for d in slurmd slurmctld munged; do
     [[ -n "${pid_of[$d]:-}" ]] && stop_pid "$d" "${pid_of[$d]}"
   done
-  write_xml
+  write_cases_xml Slurm >/dev/null || true
   if [[ "${AF_SLURM_KEEP:-0}" == 1 ]]; then echo "slurm_test: kept $T" >&2; else rm -rf "$T"; fi
   echo "slurm_test: $(( $(date +%s) - START )) s" >&2
   exit "$rc"
@@ -116,7 +97,7 @@ show_logs() {
 
 fail() {  # case message
   echo "slurm_test: FAILED $1: $2" >&2
-  record "$1" fail "$2"
+  case_fail "$1" "$2"
   show_logs
   exit 1
 }
@@ -180,7 +161,7 @@ for _ in $(seq 1 300); do
   sleep 0.1
 done
 [[ $ok -eq 1 ]] || fail DaemonsStart "slurmd did not register, node state '${state:-}' $(sinfo -R -h 2>/dev/null)"
-record DaemonsStart ok
+case_ok DaemonsStart
 
 # ---- the array campaign, and a single-machine one over the same programs ---------
 OUT="$T/campaign"
@@ -215,7 +196,7 @@ ntasks_ok=$(scontrol -o show job "$ARRAY_ID" | grep -c 'JobState=COMPLETED' || t
 # The merge ran after every task (afterany), and merged all of them.
 grep -q "merged $SHARDS of $SHARDS shards" "$OUT"/slurm/logs/merge-"$MERGE_ID".log ||
   fail ArrayCampaignRuns "the merge log does not say it merged $SHARDS shards"
-record ArrayCampaignRuns ok
+case_ok ArrayCampaignRuns
 
 # ---- the merged report against the single-machine one ----------------------------
 diff=$(python3 - "$OUT" "$T/single" "$PROGRAMS" "$SHARDS" <<'EOF'
@@ -263,7 +244,7 @@ print("compared %d findings in %d buckets over %d programs" % (len(fm), rm["buck
 EOF
 ) || fail MergedReportMatchesSingleMachine "the comparison script failed"
 [[ -z "$diff" ]] || fail MergedReportMatchesSingleMachine "$diff"
-record MergedReportMatchesSingleMachine ok
+case_ok MergedReportMatchesSingleMachine
 
 # ---- a device kit shipped to the array (aliasfuzz slurm --kit) ---------------------
 export AF_KIT_RUNNER=${AF_KIT_RUNNER:-$(dirname "$bin")/../lowering/kit_runner}
@@ -283,5 +264,5 @@ done
 [[ "$kstate" == COMPLETED ]] || fail KitArrayRuns "kit merge job $KMERGE_ID: $kstate: $(cat "$T/kitrun/summary.txt" 2>/dev/null)"
 grep -q "kit host: 2 shards, failures (must-agree, missing, error) 0" "$T/kitrun/summary.txt" ||
   fail KitArrayRuns "kit summary: $(cat "$T/kitrun/summary.txt")"
-record KitArrayRuns ok
+case_ok KitArrayRuns
 echo "slurm_test: PASSED (array $ARRAY_ID, merge $MERGE_ID)" >&2
