@@ -89,15 +89,12 @@ MemOverlap overlap_status(const Geometry& a, const Geometry& b) {
   return MemOverlap::No;
 }
 
-namespace {
-// Offsets of all elements; used only when the quick tests cannot decide.
-std::vector<int64_t> all_offsets(const Geometry& g) {
+std::vector<int64_t> element_offsets(const Geometry& g) {
   std::vector<int64_t> v;
   v.reserve(g.numel());
   for_each_offset(g, [&](int64_t o) { v.push_back(o); });
   return v;
 }
-}  // namespace
 
 bool has_exact_internal_overlap(const Geometry& g) {
   // Quick proof of no overlap: sorted by stride, each stride exceeds the
@@ -114,7 +111,7 @@ bool has_exact_internal_overlap(const Geometry& g) {
     extent += (g.sizes[d] - 1) * g.strides[d];
   }
   if (proven) return false;
-  auto v = all_offsets(g);
+  auto v = element_offsets(g);
   std::sort(v.begin(), v.end());
   return std::adjacent_find(v.begin(), v.end()) != v.end();
 }
@@ -123,7 +120,7 @@ bool shares_any_element(const Geometry& a, const Geometry& b) {
   if (a.numel() == 0 || b.numel() == 0) return false;
   const int64_t a_end = required_storage(a), b_end = required_storage(b);
   if (a_end <= b.offset || b_end <= a.offset) return false;  // disjoint ranges
-  auto va = all_offsets(a), vb = all_offsets(b);
+  auto va = element_offsets(a), vb = element_offsets(b);
   std::sort(va.begin(), va.end());
   std::sort(vb.begin(), vb.end());
   size_t i = 0, j = 0;

@@ -82,6 +82,9 @@ void for_each_offset(const Geometry& g, F&& f) {
   }
 }
 
+// The storage offsets of every element of g, in row-major logical order.
+std::vector<int64_t> element_offsets(const Geometry& g);
+
 // Broadcasting (PyTorch's infer_size); false when the shapes do not broadcast.
 bool broadcast_shapes(const Shape& a, const Shape& b, Shape* out);
 // The geometry of g expanded to `to` (which g must broadcast to): new and

@@ -725,14 +725,6 @@ const char* dtype_name(Dtype d) {
 
 namespace {
 
-// Storage offsets of every element of g, in logical order.
-std::vector<int64_t> offsets_of(const Geometry& g) {
-  std::vector<int64_t> v;
-  v.reserve(g.numel());
-  for_each_offset(g, [&](int64_t o) { v.push_back(o); });
-  return v;
-}
-
 // One position of an indexed write's kernel: the storage element it
 // writes, the target's logical element that is, and the storage element
 // of the source it reads (-1: no source on the target's storage).
@@ -748,13 +740,13 @@ std::vector<IndexedPosition> indexed_positions(OpKind op, const std::vector<Chec
                                                bool source_shared) {
   const Geometry& g = a[0].t->g;
   std::vector<IndexedPosition> pos;
-  const std::vector<int64_t> xo = offsets_of(g);
+  const std::vector<int64_t> xo = element_offsets(g);
   if (op == OpKind::IndexPutI) {
     // x[idx[k], j...] (+)= v[k, j...], v broadcast to idx.shape + x.shape[1:].
     const int64_t inner = n == 0 ? 0 : g.numel() / n;
     Shape slot = a[1].t->g.sizes;
     for (int k = 1; k < g.rank(); ++k) slot.push_back(g.sizes[k]);
-    const std::vector<int64_t> vo = source_shared ? offsets_of(broadcast_to(a[2].t->g, slot)) : std::vector<int64_t>();
+    const std::vector<int64_t> vo = source_shared ? element_offsets(broadcast_to(a[2].t->g, slot)) : std::vector<int64_t>();
     for (size_t k = 0; k < index.size(); ++k) {
       const int64_t i = index[k] < 0 ? index[k] + n : index[k];
       for (int64_t j = 0; j < inner; ++j) {
@@ -772,7 +764,7 @@ std::vector<IndexedPosition> indexed_positions(OpKind op, const std::vector<Chec
       if (k > d) inner *= g.sizes[k];
     }
     const int64_t len = static_cast<int64_t>(index.size());
-    const std::vector<int64_t> so = source_shared ? offsets_of(a[3].t->g) : std::vector<int64_t>();
+    const std::vector<int64_t> so = source_shared ? element_offsets(a[3].t->g) : std::vector<int64_t>();
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t k = 0; k < len; ++k)
         for (int64_t j = 0; j < inner; ++j) {
