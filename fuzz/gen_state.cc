@@ -131,66 +131,8 @@ float Gen::max_of(int v) const {
   return mx;
 }
 
-int Gen::sibling_view(int x, const Shape& sizes, float min_abs) {
-  const ir::TensorMeta& m = meta(x);
-  const Geometry& xg = geo(x);
-  const int64_t sn = m.storage_numel;
-  const int r = static_cast<int>(sizes.size());
-  // (a disabled as_strided, weight 0, is never emitted as a helper either)
-  if (ir::numel_of(sizes) == 0 || r > max_rank() || !enabled(OpKind::AsStrided)) return -1;
-  // A few candidate layouts; the first that shares an element with x and
-  // that ir::infer would accept for an elementwise write into x (no partial
-  // overlap PyTorch sees, no position reading another's write) is kept.
-  for (int tries = 0; tries < 6; ++tries) {
-    Shape st(r, 0);
-    int64_t off;
-    const int64_t kind = rng.below(3);
-    if (kind == 0 && r == xg.rank()) {
-      // x's offset, strides scaled: x's first element is shared, the others
-      // land elsewhere (issue #38's first example).
-      for (int d = 0; d < r; ++d) st[d] = std::max<int64_t>(xg.strides[d], 1) * rng.range(2, 4);
-      off = xg.offset;
-    } else if (kind == 1 && r == xg.rank()) {
-      st = xg.strides;
-      st[rng.below(r)] += rng.range(1, 3);
-      off = rng.chance(500) ? xg.offset : rng.range(0, sn - 1);
-    } else {
-      int64_t acc = rng.chance(300) ? 2 : 1;
-      std::vector<int> order(r);
-      for (int i = 0; i < r; ++i) order[i] = r - 1 - i;
-      if (rng.chance(300))
-        for (int i = r - 1; i > 0; --i) std::swap(order[i], order[rng.below(i + 1)]);
-      for (int i = 0; i < r; ++i) {
-        st[order[i]] = acc;
-        acc *= sizes[order[i]];
-        if (rng.chance(200)) acc += 1;
-      }
-      off = rng.range(0, sn - 1);
-    }
-    const Geometry g{sizes, st, off};
-    if (ir::required_storage(g) > sn || g == xg || !ir::shares_any_element(g, xg)) continue;
-    if (ir::overlap_status(xg, g) == ir::MemOverlap::Partial) continue;
-    Shape b;
-    if (ir::broadcast_shapes(xg.sizes, sizes, &b) && b == xg.sizes &&
-        ir::reads_written_elsewhere(xg, sizes == xg.sizes ? g : ir::broadcast_to(g, xg.sizes)))
-      continue;
-    if (min_abs > 0) {
-      bool ok = true;
-      for (float v : oracles::gather(memory[m.storage], g).v) ok = ok && std::fabs(v) >= min_abs;
-      if (!ok) continue;
-    }
-    if (emit(OpKind::AsStrided, {T(x), L(g.sizes), L(g.strides), I(g.offset)}) <= 0) return -1;
-    return program.stmts.back().outs[0];
-  }
-  return -1;
-}
-
 // A tensor whose shape broadcasts to `to` (rarely `avoid` itself), or -1.
 int Gen::pick_operand_for(const Shape& to, float min_abs, int avoid) {
-  if (avoid >= 0 && options.partial_alias_per_mille > 0 && rng.chance(options.partial_alias_per_mille)) {
-    const int v = sibling_view(avoid, to, min_abs);
-    if (v >= 0) return v;
-  }
   if (avoid >= 0 && rng.chance(100)) avoid = -1;
   return pick_where([&](int v) {
     return v != avoid && geo(v).numel() > 0 && broadcasts_to(geo(v).sizes, to) &&

@@ -179,14 +179,7 @@ struct Gen {
   float max_of(int v) const;
 
   // A tensor whose shape broadcasts to `to` (rarely `avoid` itself), or -1.
-  // For an operand of a write into `avoid`, sometimes a new sibling view of
-  // avoid's storage (issue #38).
   int pick_operand_for(const Shape& to, float min_abs = 0, int avoid = -1);
-  // Issue #38: a new as_strided view of x's storage of exactly `sizes`
-  // with another layout than x's (other strides or offset): an operand
-  // that partly aliases the write's target, where compilers break. -1 when
-  // none fits or its values miss min_abs.
-  int sibling_view(int x, const Shape& sizes, float min_abs = 0);
 
   // ---- emitting -------------------------------------------------------------
 

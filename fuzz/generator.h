@@ -38,11 +38,6 @@ struct GenOptions {
   // Capabilities::failing_forms), so that its campaign reaches value
   // comparisons instead of meeting that one known crash again and again.
   bool aliased_inputs_same_sizes = false;
-  // Issue #38: per mille of the operands of multi-operand in-place, out=
-  // and indexed writes drawn as a new as_strided sibling of the target's
-  // storage with another layout (partial aliasing, where compilers break);
-  // 0 gives the programs of before.
-  int partial_alias_per_mille = 150;
   double value_bound = 1000;  // every value of every storage stays within +-value_bound
   // Drop candidates whose rounding noise (float vs double accumulation, FMA,
   // other exp implementations) could exceed a quarter of the comparison

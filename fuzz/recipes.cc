@@ -351,10 +351,6 @@ int Gen::pick_same_shape(int x, float min_abs) {
   const Shape& to = geo(x).sizes;
   auto ok = [&](int v) { return geo(v).sizes == to && (min_abs <= 0 || min_abs_at_least(v, min_abs)); };
   if (rng.chance(150) && ok(x)) return x;
-  if (options.partial_alias_per_mille > 0 && rng.chance(options.partial_alias_per_mille)) {  // issue #38
-    const int v = sibling_view(x, to, min_abs);
-    if (v >= 0) return v;
-  }
   if (rng.chance(600)) {
     int v = pick_where([&](int v) { return v != x && meta(v).storage == meta(x).storage && ok(v); });
     if (v >= 0) return v;

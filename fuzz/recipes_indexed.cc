@@ -137,12 +137,6 @@ int Gen::index_input(const std::vector<int64_t>& vals, const Shape& sizes, int* 
 }
 
 int Gen::source_of(const Shape& sizes, int x) {
-  // Issue #38: sometimes a sibling view of the target's own storage (the
-  // statement is kept only where no position reads what another writes).
-  if (options.partial_alias_per_mille > 0 && rng.chance(options.partial_alias_per_mille)) {
-    const int s = sibling_view(x, sizes);
-    if (s >= 0) return s;
-  }
   int v = pick_where([&](int v) { return geo(v).sizes == sizes && meta(v).storage != meta(x).storage; });
   if (v >= 0) return v;
   // A disabled full (weight 0: the compiler under test lacks it) is never

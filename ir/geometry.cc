@@ -89,12 +89,15 @@ MemOverlap overlap_status(const Geometry& a, const Geometry& b) {
   return MemOverlap::No;
 }
 
-std::vector<int64_t> element_offsets(const Geometry& g) {
+namespace {
+// Offsets of all elements; used only when the quick tests cannot decide.
+std::vector<int64_t> all_offsets(const Geometry& g) {
   std::vector<int64_t> v;
   v.reserve(g.numel());
   for_each_offset(g, [&](int64_t o) { v.push_back(o); });
   return v;
 }
+}  // namespace
 
 bool has_exact_internal_overlap(const Geometry& g) {
   // Quick proof of no overlap: sorted by stride, each stride exceeds the
@@ -111,7 +114,7 @@ bool has_exact_internal_overlap(const Geometry& g) {
     extent += (g.sizes[d] - 1) * g.strides[d];
   }
   if (proven) return false;
-  auto v = element_offsets(g);
+  auto v = all_offsets(g);
   std::sort(v.begin(), v.end());
   return std::adjacent_find(v.begin(), v.end()) != v.end();
 }
@@ -120,7 +123,7 @@ bool shares_any_element(const Geometry& a, const Geometry& b) {
   if (a.numel() == 0 || b.numel() == 0) return false;
   const int64_t a_end = required_storage(a), b_end = required_storage(b);
   if (a_end <= b.offset || b_end <= a.offset) return false;  // disjoint ranges
-  auto va = element_offsets(a), vb = element_offsets(b);
+  auto va = all_offsets(a), vb = all_offsets(b);
   std::sort(va.begin(), va.end());
   std::sort(vb.begin(), vb.end());
   size_t i = 0, j = 0;
@@ -138,35 +141,6 @@ bool same_elementwise(const Geometry& a, const Geometry& b) {
   for (int d = 0; d < a.rank(); ++d)
     if (a.sizes[d] > 1 && a.strides[d] != b.strides[d]) return false;
   return true;
-}
-
-bool reads_written_elsewhere(const Geometry& w, const Geometry& r, bool copy) {
-  if (w.numel() == 0 || same_elementwise(w, r)) return false;
-  // (storage element, position) of every write, sorted by element: a
-  // binary search per read. Runs only after shares_any_element found a
-  // common element, so the quick cases never get here.
-  std::vector<std::pair<int64_t, int64_t>> writes;
-  writes.reserve(w.numel());
-  int64_t p = 0;
-  for_each_offset(w, [&](int64_t o) { writes.emplace_back(o, p++); });
-  if (copy) {  // a position that copies its own element onto itself writes nothing new
-    std::vector<int64_t> ro;
-    ro.reserve(w.numel());
-    for_each_offset(r, [&](int64_t o) { ro.push_back(o); });
-    writes.erase(std::remove_if(writes.begin(), writes.end(), [&](const std::pair<int64_t, int64_t>& e) { return ro[e.second] == e.first; }),
-                 writes.end());
-  }
-  std::sort(writes.begin(), writes.end());
-  bool hit = false;
-  p = 0;
-  for_each_offset(r, [&](int64_t o) {
-    if (!hit) {
-      auto it = std::lower_bound(writes.begin(), writes.end(), std::make_pair(o, int64_t{-1}));
-      for (; it != writes.end() && it->first == o && !hit; ++it) hit = it->second != p;
-    }
-    ++p;
-  });
-  return hit;
 }
 
 bool broadcast_shapes(const Shape& a, const Shape& b, Shape* out) {

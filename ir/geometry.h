@@ -50,15 +50,6 @@ bool has_exact_internal_overlap(const Geometry& g);
 bool shares_any_element(const Geometry& a, const Geometry& b);
 // True when a and b (same sizes) map every index to the same element.
 bool same_elementwise(const Geometry& a, const Geometry& b);
-// Exact (issue #38): whether some position p of `r` (same sizes as `w`)
-// reads a storage element that `w` writes at another position q != p.
-// With w free of internal overlap, this is the whole order dependence of
-// an elementwise write into w that reads r: a position that reads only
-// elements no other position writes gets the same value in every order.
-// `copy`: the write stores the value read (copy_, setitem_), so a
-// position that reads its own element writes back what is there and
-// changes nothing another position could read.
-bool reads_written_elsewhere(const Geometry& w, const Geometry& r, bool copy = false);
 
 // Calls f(flat storage index) for every element in row-major logical order.
 template <class F>
@@ -81,9 +72,6 @@ void for_each_offset(const Geometry& g, F&& f) {
     }
   }
 }
-
-// The storage offsets of every element of g, in row-major logical order.
-std::vector<int64_t> element_offsets(const Geometry& g);
 
 // Broadcasting (PyTorch's infer_size); false when the shapes do not broadcast.
 bool broadcast_shapes(const Shape& a, const Shape& b, Shape* out);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
-#include <cstdint>
 #include <iterator>
 #include <map>
 #include <sstream>
@@ -297,31 +296,24 @@ std::optional<Error> torch_overlap(const TensorMeta& out, const Reads& reads) {
   return std::nullopt;
 }
 
-// The cases PyTorch's checks cannot see (kind `undefined`, issue #38):
-// the result depends on the kernel's iteration order exactly when two
-// positions write one storage element, or a position reads (through an
-// operand broadcast to `out`) an element that another position writes.
-// Everything else gives every order the same values (a position that
-// reads its own element reads it before writing it), which the oracle's
-// gather-then-scatter computes. The quick tests (same layout, no common
-// element) decide almost every write; the exact test runs only when they
-// cannot.
-std::optional<Error> undefined_write(const TensorMeta& out, const Reads& reads, bool copy = false) {
+// The cases PyTorch's checks cannot see (kind `undefined`): the result
+// depends on the kernel's iteration order. `reads` are broadcast to `out`.
+std::optional<Error> undefined_write(const TensorMeta& out, const Reads& reads) {
   if (has_exact_internal_overlap(out.g))
-    return err(ErrorKind::Undefined, "in-place write through a view whose elements overlap (two positions write one element): the result depends on iteration order");
+    return err(ErrorKind::Undefined, "in-place write through a view whose elements overlap: the result depends on iteration order");
   for (const TensorMeta* r : reads) {
     if (r->storage != out.storage) continue;
     Geometry rb = r->g.sizes == out.g.sizes ? r->g : broadcast_to(r->g, out.g.sizes);
-    if (!same_elementwise(out.g, rb) && shares_any_element(out.g, r->g) && reads_written_elsewhere(out.g, rb, copy))
+    if (!same_elementwise(out.g, rb) && shares_any_element(out.g, r->g))
       return err(ErrorKind::Undefined, "in-place write reads memory it also writes at other positions: the result depends on iteration order");
   }
   return std::nullopt;
 }
 
-std::optional<Error> check_write(const TensorMeta& out, const Reads& reads, bool exempt, bool copy = false) {
+std::optional<Error> check_write(const TensorMeta& out, const Reads& reads, bool exempt) {
   if (exempt) return std::nullopt;
   if (auto e = torch_overlap(out, reads)) return e;
-  return undefined_write(out, reads, copy);
+  return undefined_write(out, reads);
 }
 
 Status check_broadcast_into(const TensorMeta& out, const TensorMeta& src) {
@@ -398,11 +390,20 @@ Status indexed(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
       return err(ErrorKind::Overlap, "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.");
     return std::nullopt;
   };
-  // What that check cannot see (layouts too hard for it) depends on the
-  // index values: check_index_values decides it per written element.
+  // What that check cannot see (layouts too hard for it): checked last.
+  auto hidden_overlap = [&](const TensorMeta& src) -> std::optional<Error> {
+    if (src.storage == x.storage && shares_any_element(g, src.g))
+      return err(ErrorKind::Undefined, nm + " reads a source that shares memory with its target where PyTorch's overlap check cannot see it: the result depends on the kernel's order");
+    return std::nullopt;
+  };
   auto internal = [&]() -> std::optional<Error> {
     if (internal_overlap_status(g) == Overlap::Yes)
       return err(ErrorKind::Overlap, "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.");
+    return std::nullopt;
+  };
+  auto exact_internal = [&]() -> std::optional<Error> {
+    if (has_exact_internal_overlap(g))
+      return err(ErrorKind::Undefined, nm + " through a view whose elements overlap: which write lands last depends on the kernel's order");
     return std::nullopt;
   };
   switch (op) {
@@ -418,6 +419,8 @@ Status indexed(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
       if (!broadcast_shapes(slot, v.g.sizes, &b) || b != slot)
         return err(ErrorKind::Shape, "shape mismatch: value tensor of shape " + fmt_shape(v.g.sizes) +
                                          " cannot be broadcast to indexing result of shape " + fmt_shape(slot));
+      if (auto e = hidden_overlap(v)) return *e;
+      if (auto e = exact_internal()) return *e;
       return view_of(res, g);
     }
     case OpKind::IndexAddI: case OpKind::IndexCopyI: {
@@ -485,22 +488,9 @@ Status indexed(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
       if (!copy) {
         if (auto e = internal()) return *e;
         if (auto e = source_overlap(src)) return *e;
-        // index_add_ of a target of rank > 1 (both versions' CPU kernel)
-        // adds slice by slice through one TensorIterator built on
-        // x.select(dim, 0) and src.select(dim, 0), whose overlap checks
-        // see those slices (dense where the whole views are not): a
-        // partial overlap of the two is `overlap`, before the index values
-        // are read (probed: issue #38). No index, no iterator.
-        if (g.rank() > 1 && n > 0 && g.sizes[*d] > 0) {
-          auto s0 = select_geometry(g, *d, 0);
-          auto t0 = select_geometry(sg, *d, 0);
-          if (s0 && t0) {
-            const TensorMeta xs{*s0, x.storage, x.storage_numel, -1};
-            const TensorMeta ss{*t0, src.storage, src.storage_numel, -2};
-            if (auto e = torch_overlap(xs, Reads{&ss})) return *e;
-          }
-        }
       }
+      if (auto e = hidden_overlap(src)) return *e;
+      if (auto e = exact_internal()) return *e;
       return view_of(res, g);
     }
     case OpKind::ScatterI: case OpKind::ScatterAddI: {
@@ -533,6 +523,8 @@ Status indexed(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
       }
       if (auto e = internal()) return *e;
       if (auto e = source_overlap(src)) return *e;
+      if (auto e = hidden_overlap(src)) return *e;
+      if (auto e = exact_internal()) return *e;
       return view_of(res, g);
     }
     case OpKind::MaskedFillI: {
@@ -585,7 +577,7 @@ Status inplace(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
         // TensorIterator checks memory overlap before shapes.
         if (auto e = torch_overlap(x, reads)) return *e;
         if (auto e = check_broadcast_into(x, *a[1].t)) return *e;
-        if (auto e = undefined_write(x, reads, op == OpKind::CopyI)) return *e;
+        if (auto e = undefined_write(x, reads)) return *e;
         return view_of(res, x.g);
       }
       break;
@@ -616,7 +608,7 @@ Status inplace(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
         src.g = *e;
         src.impl = -2;  // a new (expanded) tensor object
       }
-      if (auto chk = check_write(dst, {&src}, false, true)) return *chk;
+      if (auto chk = check_write(dst, {&src}, false)) return *chk;
       return std::nullopt;
     }
     default:
@@ -723,129 +715,6 @@ const char* dtype_name(Dtype d) {
   return "?";
 }
 
-namespace {
-
-// One position of an indexed write's kernel: the storage element it
-// writes, the target's logical element that is, and the storage element
-// of the source it reads (-1: no source on the target's storage).
-struct IndexedPosition {
-  int64_t write, elem, read;
-};
-
-// Every position of an indexed write (index_put_, index_add_, index_copy_,
-// scatter_, scatter_add_) with in-range index values; `d` is the indexed
-// dim, `n` the target's size there.
-std::vector<IndexedPosition> indexed_positions(OpKind op, const std::vector<CheckedArg>& a,
-                                               const std::vector<int64_t>& index, int64_t d, int64_t n,
-                                               bool source_shared) {
-  const Geometry& g = a[0].t->g;
-  std::vector<IndexedPosition> pos;
-  const std::vector<int64_t> xo = element_offsets(g);
-  if (op == OpKind::IndexPutI) {
-    // x[idx[k], j...] (+)= v[k, j...], v broadcast to idx.shape + x.shape[1:].
-    const int64_t inner = n == 0 ? 0 : g.numel() / n;
-    Shape slot = a[1].t->g.sizes;
-    for (int k = 1; k < g.rank(); ++k) slot.push_back(g.sizes[k]);
-    const std::vector<int64_t> vo = source_shared ? element_offsets(broadcast_to(a[2].t->g, slot)) : std::vector<int64_t>();
-    for (size_t k = 0; k < index.size(); ++k) {
-      const int64_t i = index[k] < 0 ? index[k] + n : index[k];
-      for (int64_t j = 0; j < inner; ++j) {
-        const int64_t e = i * inner + j, q = static_cast<int64_t>(k) * inner + j;
-        pos.push_back({xo[e], e, q < static_cast<int64_t>(vo.size()) ? vo[q] : -1});
-      }
-    }
-    return pos;
-  }
-  if (op == OpKind::IndexAddI || op == OpKind::IndexCopyI) {
-    // x.select(d, idx[k]) (+)= src.select(d, k); a 0-d source is one element.
-    int64_t outer = 1, inner = 1;
-    for (int k = 0; k < g.rank(); ++k) {
-      if (k < d) outer *= g.sizes[k];
-      if (k > d) inner *= g.sizes[k];
-    }
-    const int64_t len = static_cast<int64_t>(index.size());
-    const std::vector<int64_t> so = source_shared ? element_offsets(a[3].t->g) : std::vector<int64_t>();
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t k = 0; k < len; ++k)
-        for (int64_t j = 0; j < inner; ++j) {
-          const int64_t e = (o * n + index[k]) * inner + j, q = (o * len + k) * inner + j;
-          const int64_t r = so.empty() ? -1 : so.size() == 1 ? so[0] : q < static_cast<int64_t>(so.size()) ? so[q] : -1;
-          pos.push_back({xo[e], e, r});
-        }
-    return pos;
-  }
-  // scatter_, scatter_add_: for each position c of the index, x at c with
-  // coordinate d replaced by idx[c] (+)= src at c (a 0-d tensor counts as
-  // rank 1 of size 1).
-  const Geometry& ig = a[2].t->g;
-  const Geometry& sg = a[3].t->g;
-  const int r = std::max(g.rank(), 1);
-  const Shape is = ig.rank() == 0 ? Shape(r, 1) : ig.sizes;
-  const Shape xst = contiguous_strides(g.rank() == 0 ? Shape{1} : g.sizes);
-  Shape c(r, 0);
-  for (size_t p = 0; p < index.size(); ++p) {
-    int64_t e = 0, w = g.offset, rd = sg.offset;
-    for (int k = 0; k < r; ++k) {
-      const int64_t ck = k == d ? index[p] : c[k];
-      e += ck * xst[k];
-      if (g.rank() > 0) w += ck * g.strides[k];
-      if (sg.rank() > 0) rd += c[k] * sg.strides[k];
-    }
-    pos.push_back({w, e, source_shared ? rd : -1});
-    for (int k = r - 1; k >= 0; --k) {
-      if (++c[k] < is[k]) break;
-      c[k] = 0;
-    }
-  }
-  return pos;
-}
-
-// Issue #38: an indexed write whose index values are in range (and unique
-// where they must be) depends on the kernel's order exactly when two of
-// its positions write one storage element through different elements of
-// the target (a duplicate index of an accumulating op is its documented
-// sum, not this), or a position reads a source element that another
-// position writes (per written index: the elements no index writes are
-// only read). The quick tests (no overlap inside the target; a source on
-// another storage or sharing no element with it) decide almost every
-// statement; the positions are enumerated only when they cannot.
-std::optional<Error> indexed_order_dependence(OpKind op, const std::vector<CheckedArg>& a,
-                                              const std::vector<int64_t>& index, int64_t d, int64_t n) {
-  const TensorMeta& x = *a[0].t;
-  const TensorMeta& src = op == OpKind::IndexPutI ? *a[2].t : *a[3].t;
-  const bool inside = has_exact_internal_overlap(x.g);
-  const bool shared = src.storage == x.storage && shares_any_element(x.g, src.g);
-  if (!inside && !shared) return std::nullopt;
-  const std::string nm = op_name(op);
-  std::vector<IndexedPosition> pos = indexed_positions(op, a, index, d, n, shared);
-  // (storage element written, target element, position), sorted by element written.
-  std::vector<std::tuple<int64_t, int64_t, int64_t>> writes;
-  writes.reserve(pos.size());
-  for (size_t p = 0; p < pos.size(); ++p) writes.emplace_back(pos[p].write, pos[p].elem, static_cast<int64_t>(p));
-  std::sort(writes.begin(), writes.end());
-  if (inside)
-    for (size_t k = 1; k < writes.size(); ++k)
-      if (std::get<0>(writes[k]) == std::get<0>(writes[k - 1]) && std::get<1>(writes[k]) != std::get<1>(writes[k - 1]))
-        return err(ErrorKind::Undefined, nm + " writes storage element " + std::to_string(std::get<0>(writes[k])) +
-                                             " through two elements of a target whose elements overlap: which write lands last depends on the kernel's order");
-  // A copying write (no accumulation) of a position that reads its own
-  // element stores what is there: it changes nothing another reads.
-  const bool copying = !((op == OpKind::IndexPutI && a[3].i != 0) || op == OpKind::IndexAddI || op == OpKind::ScatterAddI);
-  if (shared)
-    for (size_t p = 0; p < pos.size(); ++p) {
-      const int64_t r = pos[p].read;
-      if (r < 0) continue;
-      auto it = std::lower_bound(writes.begin(), writes.end(), std::make_tuple(r, INT64_MIN, INT64_MIN));
-      for (; it != writes.end() && std::get<0>(*it) == r; ++it)
-        if (std::get<2>(*it) != static_cast<int64_t>(p) && !(copying && pos[std::get<2>(*it)].read == r))
-          return err(ErrorKind::Undefined, nm + " reads source storage element " + std::to_string(r) +
-                                               ", which another of its writes writes: the result depends on the kernel's order");
-    }
-  return std::nullopt;
-}
-
-}  // namespace
-
 std::optional<Error> check_index_values(OpKind op, const std::vector<CheckedArg>& a, const std::vector<int64_t>& index) {
   if (op == OpKind::MaskedFillI) return std::nullopt;  // any mask is valid
   const Geometry& g = a[0].t->g;
@@ -862,7 +731,7 @@ std::optional<Error> check_index_values(OpKind op, const std::vector<CheckedArg>
       return err(ErrorKind::Arg, nm + ": index " + std::to_string(v) + " is out of bounds for dimension " + std::to_string(d) +
                                      " with size " + std::to_string(n));
   const bool unique = (put && a[3].i == 0) || op == OpKind::IndexCopyI || op == OpKind::ScatterI;
-  if (!unique) return indexed_order_dependence(op, a, index, d, n);
+  if (!unique) return std::nullopt;
   // The element each index writes: index_put_ and index_copy_ a slice per
   // index, scatter_ one element per index position (its other coordinates
   // are the position's own).
@@ -882,7 +751,7 @@ std::optional<Error> check_index_values(OpKind op, const std::vector<CheckedArg>
       return err(ErrorKind::Undefined, nm + " writes one element twice (indices " + std::to_string(it->second) + " and " +
                                            std::to_string(index[p]) + "): PyTorch leaves which write wins unspecified");
   }
-  return indexed_order_dependence(op, a, index, d, n);
+  return std::nullopt;
 }
 
 MathArity math_arity(Math m) { return kMathArity[static_cast<int>(m)]; }
