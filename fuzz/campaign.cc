@@ -11,10 +11,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <set>
 #include <tuple>
 
 #include "fuzz/campaign_case.h"
@@ -22,10 +24,13 @@
 #include "fuzz/campaign_tally.h"
 #include "fuzz/case_queue.h"
 #include "fuzz/check.h"
+#include "fuzz/features.h"
 #include "fuzz/files.h"
 #include "fuzz/minimize.h"
 #include "fuzz/repro.h"
 #include "fuzz/worker_pool.h"
+#include "ir/analysis.h"
+#include "ir/text.h"
 #include "oracles/external.h"
 
 namespace af::fuzz {
@@ -88,6 +93,7 @@ class Campaign {
     store_.save_state(tally_, queue_, now_s() - start_);
     if (!o_.quiet) status_line(stderr);
     if (!g_stop) minimize_buckets();
+    if (!g_stop) minimize_novel();
     CampaignSummary s;
     s.programs = tally_.programs;
     s.invalid = tally_.invalid;
@@ -166,28 +172,27 @@ class Campaign {
 
   static constexpr int64_t kMinimizeTests = 3000;
 
-  // Minimizes the first finding of each bucket that has no min.af yet, in
-  // priority order, each in a child process (a crash or hang of the
-  // minimizer costs that bucket only).
-  void minimize_buckets() {
-    if (o_.minimize_s <= 0) return;
-    const double total = o_.minimize_total_s >= 0 ? o_.minimize_total_s
-                         : o_.programs >= 0 ? 30.0 : std::max(10.0, o_.time_s / 4);
-    std::vector<std::pair<std::tuple<int, uint64_t, std::string>, std::string>> order;
-    for (const auto& [name, b] : tally_.buckets) {
-      if (name == "crash" || name == "timeout") continue;
-      const int rank = b.must_agree ? 0 : (name.find('+') != std::string::npos ? 1 : 2);
-      order.push_back({{rank, b.first_k, name}, name});
-    }
-    std::sort(order.begin(), order.end());
+  // One minimization: a finding's program, its spec, the folder it goes
+  // to, and (novelty) the features every candidate must keep one of.
+  struct MinimizeJob {
+    std::string dir, label;
+    RunSpec spec;
+    uint64_t k = 0;
+    std::vector<std::string> keep;
+    nlohmann::json settings;  // novelty: its settings.json, with case.af written when it starts
+  };
+
+  // Runs the jobs in order, up to --jobs at a time, each in a child process
+  // (a crash or hang of the minimizer costs that job only) with its own
+  // deadline, all within `total` seconds. Returns how many ran; *left gets
+  // how many the budget left out.
+  int run_minimizers(const std::vector<MinimizeJob>& jobs, double total, int* left, std::vector<std::string>* killed) {
     const double t0 = now_s();
-    int done = 0, skipped = 0;
-    std::vector<std::string> killed;  // buckets whose minimizer ran past its deadline
-    // Up to --jobs minimizers at once, each a child with its own deadline.
+    int done = 0;
     struct Child {
       pid_t pid;
       double deadline;
-      std::string bucket;
+      std::string label;
     };
     std::vector<Child> running;
     auto reap = [&](size_t keep) {
@@ -200,7 +205,7 @@ class Campaign {
           } else if (now_s() > running[i].deadline) {
             ::kill(running[i].pid, SIGKILL);
             waitpid(running[i].pid, &status, 0);
-            killed.push_back(running[i].bucket);
+            killed->push_back(running[i].label);
             running.erase(running.begin() + static_cast<long>(i));
             ++done;
           } else {
@@ -210,42 +215,68 @@ class Campaign {
         if (running.size() > keep) usleep(2000);
       }
     };
-    for (const auto& [key, name] : order) {
-      const std::string dir = o_.out + "/findings/" + name;
-      std::string probe;
-      if (read_text(dir + "/min.af", &probe)) continue;
+    for (const MinimizeJob& job : jobs) {
       reap(static_cast<size_t>(std::max(1, o_.jobs)) - 1);
-      const double left = total - (now_s() - t0);
-      if (g_stop || left < 0.5) { ++skipped; continue; }
-      std::string settings;
-      if (!read_text(dir + "/settings.json", &settings)) continue;
-      json st = json::parse(settings, nullptr, false);
-      if (st.is_discarded() || !st["finding"]["spec"].is_object()) continue;
-      const json& sp = st["finding"]["spec"];
-      const RunSpec spec = spec_from_json(sp);
-      const ir::Program p = generate(o_.seed, st.value("program", uint64_t{0}), o_.gen);
+      const double budget_left = total - (now_s() - t0);
+      if (g_stop || budget_left < 0.5) { ++*left; continue; }
+      const ir::Program p = generate(o_.seed, job.k, o_.gen);
+      if (!job.settings.is_null()) {
+        make_dirs(job.dir);
+        write_atomic(job.dir + "/case.af", "# aliasfuzz campaign seed " + std::to_string(o_.seed) + ", program " +
+                                               std::to_string(job.k) + "\n" + ir::print(p));
+        write_atomic(job.dir + "/settings.json", ir::json_text(job.settings, 2) + "\n");
+      }
       std::fflush(nullptr);
       pid_t pid = fork();
       if (pid == 0) {
         signal(SIGINT, SIG_IGN);
         MinimizeOptions mo;
-        mo.time_s = std::min(o_.minimize_s, left);
+        mo.time_s = std::min(o_.minimize_s, budget_left);
         // A budget in candidate runs too: the same bucket minimizes to the
         // same program (and bug) whatever the machine's speed, unless the
         // time runs out first (slow external compilers).
         mo.max_tests = kMinimizeTests;
-        MinimizedFinding m = minimize_finding(p, spec, mo);
+        MinimizedFinding m = minimize_finding(p, job.spec, mo, job.keep);
         std::string err;
-        _exit(m.ok && write_minimized(dir, m, &err) ? 0 : 1);
+        _exit(m.ok && write_minimized(job.dir, m, &err) ? 0 : 1);
       }
       // Slack past the budget for the minimizer's last checks (it keeps
       // about three runs of the program out of its budget; a run of a real
       // compiler on a loaded machine can take a minute).
-      const double budget = std::min(o_.minimize_s, left);
+      const double budget = std::min(o_.minimize_s, budget_left);
       if (pid > 0)
-        running.push_back({pid, now_s() + budget + (is_external(spec.strategy) ? std::max(120.0, budget) : 10), name});
+        running.push_back({pid, now_s() + budget + (is_external(job.spec.strategy) ? std::max(120.0, budget) : 10), job.label});
     }
     reap(0);
+    return done;
+  }
+
+  // The first finding of each bucket that has no min.af yet, in priority
+  // order (must-agree, mutants, the rest; by first program).
+  void minimize_buckets() {
+    if (o_.minimize_s <= 0) return;
+    const double total = o_.minimize_total_s >= 0 ? o_.minimize_total_s
+                         : o_.programs >= 0 ? 30.0 : std::max(10.0, o_.time_s / 4);
+    std::vector<std::pair<std::tuple<int, uint64_t, std::string>, std::string>> order;
+    for (const auto& [name, b] : tally_.buckets) {
+      if (name == "crash" || name == "timeout") continue;
+      const int rank = b.must_agree ? 0 : (name.find('+') != std::string::npos ? 1 : 2);
+      order.push_back({{rank, b.first_k, name}, name});
+    }
+    std::sort(order.begin(), order.end());
+    std::vector<MinimizeJob> jobs;
+    for (const auto& [key, name] : order) {
+      const std::string dir = o_.out + "/findings/" + name;
+      std::string probe, settings;
+      if (read_text(dir + "/min.af", &probe) || !read_text(dir + "/settings.json", &settings)) continue;
+      json st = json::parse(settings, nullptr, false);
+      if (st.is_discarded() || !st["finding"]["spec"].is_object()) continue;
+      jobs.push_back({dir, name, spec_from_json(st["finding"]["spec"]), st.value("program", uint64_t{0}), {}, nullptr});
+    }
+    const double t0 = now_s();
+    int skipped = 0;
+    std::vector<std::string> killed;  // buckets whose minimizer ran past its deadline
+    const int done = run_minimizers(jobs, total, &skipped, &killed);
     if (!o_.quiet && (done || skipped))
       std::fprintf(stderr, "minimized %d buckets in %.1f s%s\n", done, now_s() - t0,
                    skipped ? (", " + std::to_string(skipped) + " left for `aliasfuzz minimize` (budget)").c_str() : "");
@@ -253,6 +284,72 @@ class Campaign {
       for (const auto& b : killed)
         std::fprintf(stderr, "not minimized (stopped at its deadline): %s; run `aliasfuzz minimize %s/findings/%s`\n",
                      b.c_str(), o_.out.c_str(), b.c_str());
+  }
+
+  // Novelty (issue #34): a bucket's first finding is one program, and the
+  // bug it minimizes to may hide others behind the same bucket. Every
+  // feature (fuzz/features.h) that some finding of a strategy had, and
+  // that none of the bug programs found so far for it has, is a lead: its
+  // first finding is minimized while keeping that feature (novel/), and
+  // either gives a bug of its own or is explained by one already met.
+  // Leads run in order of promise: alias paths of writes and the kind of
+  // divergence first, then views and input aliasing, then ops; the rarest
+  // first within a class. Deterministic: the leads come from the findings
+  // of the programs checked, not from the order workers answered in.
+  void minimize_novel() {
+    if (o_.minimize_s <= 0 || o_.novelty_total_s == 0) return;
+    const double total = o_.novelty_total_s > 0 ? o_.novelty_total_s
+                         : o_.programs >= 0 ? 30.0 : std::max(10.0, o_.time_s / 4);
+    std::map<std::string, std::set<std::string>> covered;  // who -> features of its bug programs
+    for (const auto& [name, b] : tally_.buckets) {
+      std::string text;
+      if (!read_text(o_.out + "/findings/" + name + "/minimize.json", &text)) continue;
+      const json mj = json::parse(text, nullptr, false);
+      if (mj.is_discarded() || !mj.contains("bug_program")) continue;
+      auto bp = ir::parse(mj.value("bug_program", std::string()));
+      if (!bp) continue;
+      auto an = ir::analyze(*bp);
+      std::set<std::string>& c = covered[finding_who(b.finding)];
+      for (auto& w : program_features(*bp, an ? &*an : nullptr)) c.insert(std::move(w));
+      const std::string key = mj.value("bug_key", std::string());
+      const size_t a = key.find('|'), z = key.find('|', a + 1);
+      if (a != std::string::npos && z != std::string::npos) c.insert("what:" + key.substr(a + 1, z - a - 1));
+    }
+    auto promise = [](const std::string& w) {
+      return w.rfind("write:", 0) == 0 || w.rfind("what:", 0) == 0 ? 0 : w.rfind("op:", 0) == 0 ? 2 : 1;
+    };
+    std::vector<std::tuple<int, int64_t, std::string>> leads;  // (promise, count, who|feature)
+    for (const auto& [key, k] : tally_.feature_first) {
+      const std::string who = key.substr(0, key.find('|')), word = key.substr(key.find('|') + 1);
+      if (covered[who].count(word) || !tally_.candidates.count(std::to_string(k) + "|" + who)) continue;
+      leads.push_back({promise(word), tally_.feature_count[key], key});
+    }
+    std::sort(leads.begin(), leads.end());
+    std::vector<MinimizeJob> jobs;
+    int already = 0;
+    for (const auto& [rank, count, key] : leads) {
+      const std::string who = key.substr(0, key.find('|')), word = key.substr(key.find('|') + 1);
+      const uint64_t k = tally_.feature_first.at(key);
+      const json& f = tally_.candidates.at(std::to_string(k) + "|" + who);
+      std::string slug = who + "__" + word;
+      for (char& c : slug)
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '+' || c == '.')) c = '-';
+      const std::string dir = o_.out + "/novel/" + slug;
+      std::string probe;
+      if (read_text(dir + "/minimize.json", &probe)) { ++already; continue; }
+      json settings = {{"seed", o_.seed}, {"program", k}, {"finding", f}, {"gen_size", o_.gen.size},
+                       {"keep", {word}}, {"feature_count", count}};
+      jobs.push_back({dir, slug, spec_from_json(f["spec"]), k, {word}, settings});
+    }
+    if (jobs.empty()) return;
+    const double t0 = now_s();
+    int skipped = 0;
+    std::vector<std::string> killed;
+    const int done = run_minimizers(jobs, total, &skipped, &killed);
+    if (!o_.quiet)
+      std::fprintf(stderr, "novelty: %zu leads (features no bug program had), minimized %d in %.1f s%s\n",
+                   leads.size(), done + already, now_s() - t0,
+                   skipped ? (", " + std::to_string(skipped) + " left (budget: --minimize-novel)").c_str() : "");
   }
 
   void status_line(FILE* out) {

@@ -33,6 +33,10 @@ struct CampaignOptions {
   // program), each in a child process with this budget, within a total.
   double minimize_s = 5;         // per bucket; 0: off
   double minimize_total_s = -1;  // < 0: a quarter of time_s (30 s with --programs)
+  // Then the novelty leads (issue #34: findings with a feature no bug
+  // program had, each minimized keeping it), within this total; each
+  // has minimize_s. < 0: a quarter of time_s (30 s with --programs); 0: off.
+  double novelty_total_s = -1;
   bool quiet = false;        // no status lines
   // findings.jsonl keeps one line per bucket (with its count); with
   // log_all, findings-all.jsonl also gets every divergence.

@@ -14,7 +14,9 @@
 
 #include "fuzz/answer_line.h"
 #include "fuzz/check.h"
+#include "fuzz/features.h"
 #include "fuzz/invalid.h"
+#include "fuzz/signature.h"
 #include "ir/analysis.h"
 #include "oracles/external.h"
 #include "oracles/json_out.h"
@@ -62,6 +64,7 @@ std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) 
                           : e->own_label + " (" + e->lower_stage + " agrees)";
     return std::nullopt;
   };
+  std::optional<std::vector<std::string>> program_words;  // computed once, for the first finding
   for (const RunRecord& rec : records) {
     tier_ms[tier_of(rec.spec)] += rec.ms;
     if (is_external(rec.spec.strategy) && rec.spec.inject.empty()) {
@@ -71,13 +74,23 @@ std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) 
     }
     if (rec.agree) continue;
     std::string bucket = bucket_of(rec);
+    if (!program_words) program_words = program_features(p, an ? &*an : nullptr);
+    std::vector<std::string> words = *program_words;
+    words.push_back("what:" + bug_what(rec));
+    std::sort(words.begin(), words.end());
+    bool novel = false;
     if (sent) {
+      const std::string who = rec.spec.strategy + "+" + rec.spec.inject + "|";
+      for (const auto& w : words) {
+        auto [it, fresh] = sent->first_k_by_feature.try_emplace(who + w, k);
+        if (fresh || k < it->second) it->second = k, novel = true;
+      }
       auto [it, fresh] = sent->first_k.try_emplace(bucket, k);
-      if (!fresh && it->second <= k) {
+      if (!fresh && it->second <= k && !novel) {
         ++repeats[bucket];
         continue;
       }
-      it->second = k;
+      if (fresh || k < it->second) it->second = k;
     }
     json m = {{"spec", spec_json(rec.spec)}, {"bucket", std::move(bucket)}, {"op", rec.op}, {"regions", rec.regions}};
     if (!rec.accepted_invalid.empty()) m["accepted_invalid"] = rec.accepted_invalid;
@@ -86,6 +99,7 @@ std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) 
     if (!rec.stderr_tail.empty()) m["stderr_tail"] = rec.stderr_tail;  // what the dying compiler said last
     if (rec.first_failure) m["first_diverging_op"] = check_failure_json(*rec.first_failure);
     if (auto a = attribution(rec)) m["attribution"] = *a;
+    m["features"] = words;
     f.push_back(m);
   }
   // Nothing new for the parent: the line it reads without a JSON parser.

@@ -21,8 +21,15 @@ using oracles::now_s;
 // the worker sends only its bucket's name ("repeats"): the parent neither
 // parses nor copies it. Most findings are repeats: the strategies under
 // study and the mutants diverge on most programs.
+// The same per feature (fuzz/features.h) of each strategy: a finding
+// with a feature its strategy's findings sent so far did not have (or only
+// on a larger program) is sent in full too, with its features, as a
+// candidate for novelty-driven minimization (issue #34): a rare bug behind
+// a bucket that a frequent one owns. The feature words are few (ops, view
+// ops, alias paths), so such sends stay rare.
 struct SentBuckets {
   std::unordered_map<std::string, uint64_t> first_k;
+  std::unordered_map<std::string, uint64_t> first_k_by_feature;  // "who|feature"
 };
 
 // The answer line of program k. JSON: validity, findings (spec, bucket,

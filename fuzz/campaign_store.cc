@@ -109,6 +109,13 @@ void CampaignStore::save_state(const CampaignTally& tally, const CaseQueue& queu
   json s = {{"seed", o_.seed}, {"done_below", queue.done_below_j}, {"done_extra", queue.done}, {"programs", tally.programs},
             {"invalid", tally.invalid}, {"findings", tally.findings}, {"crashes", tally.crashes}, {"timeouts", tally.timeouts},
             {"elapsed_s", elapsed_s}, {"buckets", buckets}, {"timeline", tally.timeline}, {"tiers", tiers_json(tally)}};
+  // Novelty candidates (issue #34), only those still the first of a feature.
+  json candidates = json::object();
+  for (const auto& [key, k] : tally.feature_first) {
+    const std::string id = std::to_string(k) + "|" + key.substr(0, key.find('|'));
+    if (const auto it = tally.candidates.find(id); it != tally.candidates.end()) candidates[id] = it->second;
+  }
+  s["features"] = {{"first", tally.feature_first}, {"count", tally.feature_count}, {"candidates", candidates}};
   if (tally.external_runs > 0)
     s["external"] = {{"runs", tally.external_runs}, {"compared", tally.compared}, {"unsupported", tally.unsupported},
                      {"unsupported_reasons", tally.unsupported_reasons}, {"not_supported", o_.not_supported}};
@@ -162,6 +169,11 @@ void CampaignStore::load(CampaignTally& tally, CaseQueue& queue, double* elapsed
   for (auto it = tiers.begin(); it != tiers.end(); ++it)
     tally.tiers[it.key()] = {it.value().value("programs", int64_t{0}), it.value().value("seconds", 0.0)};
   tally.timeline = s.value("timeline", json::array());
+  if (const json fe = s.value("features", json::object()); fe.is_object()) {
+    tally.feature_first = fe.value("first", std::map<std::string, uint64_t>{});
+    tally.feature_count = fe.value("count", std::map<std::string, int64_t>{});
+    tally.candidates = fe.value("candidates", std::map<std::string, json>{});
+  }
   const json sb = s.value("buckets", json::object());
   bool with_findings = sb.is_object();
   for (auto it = sb.begin(); with_findings && it != sb.end(); ++it)

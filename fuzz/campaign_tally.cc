@@ -40,8 +40,31 @@ void CampaignTally::add_tier_ms(const std::string& tier, double ms) {
   t.seconds += ms / 1e3;
 }
 
+std::string finding_who(const json& f) {
+  if (!f["spec"].is_object()) return "";
+  const json& s = f["spec"];
+  return s.value("strategy", "") + "+" + (s["inject"].is_string() ? s["inject"].get<std::string>() : "");
+}
+
+void CampaignTally::add_features(uint64_t k, const json& f) {
+  const auto words = f.find("features");
+  if (words == f.end() || !words->is_array()) return;
+  const std::string who = finding_who(f);
+  const std::string id = std::to_string(k) + "|" + who;
+  bool first = false;
+  for (const json& w : *words) {
+    if (!w.is_string()) continue;
+    const std::string key = who + "|" + w.get<std::string>();
+    ++feature_count[key];
+    auto [it, fresh] = feature_first.try_emplace(key, k);
+    if (fresh || k < it->second) it->second = k, first = true;
+  }
+  if (first) candidates[id] = f;
+}
+
 CampaignTally::Added CampaignTally::add_finding(uint64_t k, const json& f, double t) {
   ++findings;
+  add_features(k, f);
   auto [it, fresh] = buckets.try_emplace(f.value("bucket", "unknown"));
   Bucket& b = it->second;
   ++b.count;

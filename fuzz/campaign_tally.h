@@ -29,6 +29,8 @@ struct Tier {
 // A finding against a must-agree strategy, or a crash or hang (no spec):
 // a bug in aliasfuzz itself.
 bool finding_must_agree(const nlohmann::json& finding);
+// "STRATEGY+MUTANT" of a finding ("" for a crash or hang).
+std::string finding_who(const nlohmann::json& finding);
 
 struct CampaignTally {
   int64_t programs = 0, invalid = 0, findings = 0, crashes = 0, timeouts = 0;
@@ -37,6 +39,14 @@ struct CampaignTally {
   std::map<std::string, Tier> tiers;
   std::map<std::string, Bucket> buckets;
   int64_t must_agree_buckets = 0;  // of buckets: bugs in aliasfuzz itself
+  // Novelty (issue #34): per "who|feature" (who: strategy+mutant; the
+  // finding's features, fuzz/features.h), the smallest program whose
+  // finding had it, and how many findings sent in full had it; the
+  // findings themselves by "k|who". The campaign minimizes those whose
+  // features its bugs do not explain.
+  std::map<std::string, uint64_t> feature_first;
+  std::map<std::string, int64_t> feature_count;
+  std::map<std::string, nlohmann::json> candidates;
   double last_new = -1;            // seconds into the campaign when the last new bucket appeared
   nlohmann::json timeline = nlohmann::json::array();
 
@@ -56,6 +66,8 @@ struct CampaignTally {
   // smaller program (an answer's "repeats", fuzz/campaign_case.h).
   void add_repeats(const std::string& bucket, int64_t n);
   void add_timeline_point(double t);
+  // Records finding f's features (add_finding calls it).
+  void add_features(uint64_t k, const nlohmann::json& f);
 
  private:
   void add_tier_ms(const std::string& tier, double ms);

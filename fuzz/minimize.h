@@ -34,6 +34,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "fuzz/check.h"
 #include "ir/program.h"
@@ -107,11 +108,24 @@ struct MinimizedFinding {
   RunRecord bug_record;
   oracles::Observables expected;  // the oracle's observables of the minimized program
   MinimizeStats stats;
+  // Minimized for novelty (issue #34): the features (fuzz/features.h) one
+  // of which every candidate kept, and whether the bug program lost them
+  // all, so that the finding is explained by that bug, not one of its own.
+  std::vector<std::string> keep;
+  bool explained = false;
+  // The fusion policies under which the bug program agrees
+  // ("agrees-under:none"; empty when it diverges under all, or for an
+  // external strategy): part of the bug signature's cause.
+  std::string schedule_sensitivity;
 };
 
 // Minimizes one finding: p diverges under spec; the result keeps its bucket.
 // A finding of the accepts-invalid class stays a program eager rejects
 // with the same error kind.
-MinimizedFinding minimize_finding(const ir::Program& p, const RunSpec& spec, const MinimizeOptions& o = MinimizeOptions());
+// With `keep` (features of the finding a campaign found novel), min.af is
+// instead the smallest program that diverges the same way (values, or the
+// same error type) in any bucket while holding one of those features.
+MinimizedFinding minimize_finding(const ir::Program& p, const RunSpec& spec, const MinimizeOptions& o = MinimizeOptions(),
+                                  const std::vector<std::string>& keep = {});
 
 }  // namespace af::fuzz

@@ -3,6 +3,7 @@
 // campaign defines a finding.
 #include <algorithm>
 
+#include "fuzz/features.h"
 #include "fuzz/invalid.h"
 #include "fuzz/minimize.h"
 #include "fuzz/signature.h"
@@ -39,7 +40,13 @@ Interesting same_bucket(const RunSpec& spec, const std::string& bucket) {
 
 constexpr int64_t kBugTests = 1000;
 
-MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const MinimizeOptions& options) {
+std::vector<std::string> features_of(const Program& q) {
+  auto an = ir::analyze(q);
+  return program_features(q, an ? &*an : nullptr);
+}
+
+MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const MinimizeOptions& options,
+                                  const std::vector<std::string>& keep) {
   const double t_start = now_s();
   MinimizedFinding m;
   m.original_spec = spec;
@@ -78,6 +85,7 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
     return m;
   }
   m.bucket = bucket_of(*r);
+  m.keep = keep;
   // The current spec follows the accepted candidates: the predicate may
   // switch the random seed, and a candidate is kept exactly when it holds.
   RunSpec cur = spec;
@@ -86,15 +94,26 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
     for (int s = 0; s < o.seeds; ++s)
       alternatives.push_back(schedulers::reorder_name({schedulers::ReorderKind::Random, static_cast<uint64_t>(s)}));
   const std::string bucket = m.bucket;
+  const std::string what = bug_what(*r);
   bool switch_seeds = false;
-  Interesting pred = [&cur, &alternatives, &bucket, &switch_seeds](const Program& q) {
-    if (same_bucket(cur, bucket)(q)) return true;
+  // With features to keep (a finding a campaign found novel, issue #34):
+  // any divergence of the same kind (values, error type) while one of them
+  // stays, so that the minimizer cannot slip to a bug that needs none of
+  // them (the known one the program also holds).
+  auto holds = [&keep, &what, &bucket](const RunSpec& s, const Program& q) {
+    if (keep.empty()) return same_bucket(s, bucket)(q);
+    if (!shares_feature(features_of(q), keep)) return false;
+    auto rq = run_spec(q, s);
+    return rq && !rq->agree && bug_what(*rq) == what;
+  };
+  Interesting pred = [&cur, &alternatives, &holds, &switch_seeds](const Program& q) {
+    if (holds(cur, q)) return true;
     if (!switch_seeds) return false;
     for (const auto& a : alternatives) {
       if (a == cur.reorder) continue;
       RunSpec s = cur;
       s.reorder = a;
-      if (same_bucket(s, bucket)(q)) {
+      if (holds(s, q)) {
         cur = s;
         return true;
       }
@@ -127,13 +146,14 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
   }
   m.spec = cur;
   auto r2 = run_spec(m.minimized, m.spec);
-  if (!r2 || r2->agree || bucket_of(*r2) != m.bucket) {
+  if (!r2 || r2->agree || (keep.empty() ? bucket_of(*r2) != m.bucket : bug_what(*r2) != what)) {
     // Cannot happen for a deterministic strategy; keep the original then.
     m.minimized = p;
     m.spec = spec;
     r2 = r;
   }
   m.record = *r2;
+  if (!keep.empty()) m.bucket = bucket_of(m.record);  // may differ from the finding's
   if (auto man = ir::analyze(m.minimized)) m.expected = oracles::run_eager(m.minimized, *man);
   // The bug behind it: from min.af, shrink further while the same spec
   // still diverges the same way (values, or the same error type), whatever
@@ -182,6 +202,21 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
   auto r3 = run_spec(m.bug_program, bug_spec);
   m.bug_record = r3 && !r3->agree ? *r3 : m.record;
   if (!(r3 && !r3->agree)) m.bug_program = m.minimized;
+  // Its bug needs none of the novel features: the finding is explained by
+  // that bug (one found before, or a known one), not a bug of its own.
+  m.explained = !keep.empty() && !shares_feature(features_of(m.bug_program), keep);
+  // Which fusion policies the bug needs (our strategies only): a bug that
+  // some policy does not show is the schedule's, whatever op shows it.
+  if (!is_external(bug_spec.strategy)) {
+    std::string agree;
+    for (const auto& f : schedulers::fusion_policy_names()) {
+      RunSpec s = bug_spec;
+      s.fusion = f;
+      auto rf = run_spec(m.bug_program, s);
+      if (rf && (rf->agree || bug_what(*rf) != bug_what(m.bug_record))) agree += (agree.empty() ? "" : "+") + f;
+    }
+    if (!agree.empty()) m.schedule_sensitivity = "agrees-under:" + agree;
+  }
   m.ok = true;
   return m;
 }

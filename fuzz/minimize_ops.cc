@@ -83,6 +83,17 @@ void simpler_ops(Search& search) {
         if (st.op == reps[k].first && st.args.size() == reps[k].second.size() && numbers_after_first()) own = k;
       for (size_t k = 0; k < own; ++k) with(reps[k].first, reps[k].second);
     }
+    // Any other in-place write (the scatter and indexed families:
+    // index_copy_, index_put_, scatter_, masked_fill_, ...) becomes the
+    // elementwise representative, or a write of one slot (setitem_, what
+    // an indexed write of part of x is closest to), when the bug stays: a
+    // bug of writing, not of that op, then meets the others at add_.
+    if (ir::is_inplace(st.op) && !reads && first_tensor && st.args[0].kind == Arg::Tensor &&
+        st.op != OpKind::SetitemI && !ir::is_metadata_inplace(st.op) && ir::op_info(st.op).family != ir::Family::Meta) {
+      with(OpKind::AddI, {st.args[0], Arg::number(1.0)});
+      with(OpKind::FillI, {st.args[0], Arg::number(1.0)});
+      with(OpKind::SetitemI, {st.args[0], Arg::integer(0), Arg::integer(0), Arg::integer(1), Arg::number(1.0)});
+    }
     // Several operands (addcmul_, addcdiv_, lerp_, clamp_tensor_): keep the
     // write and one operand, add_(x, t). An out= op becomes the out=
     // representative add_out(c, a, 1.0), or copy_(c, a) (c written from

@@ -516,10 +516,15 @@ bool write_minimized(const std::string& dir, const MinimizedFinding& m, std::str
     if (!m.record.accepted_invalid.empty()) j["accepted_invalid"] = m.record.accepted_invalid;
     if (!m.record.stderr_tail.empty()) j["stderr_tail"] = m.record.stderr_tail;
     // The bug this finding is (fuzz/signature.h): findings of one bug share it.
-    const BugSignature bug = bug_signature(m.bug_record, m.bug_program);
+    const BugSignature bug = finding_bug(m);
     j["bug"] = bug.name;
     j["bug_key"] = bug.key;
     j["bug_program"] = ir::print(m.bug_program);
+    if (!m.schedule_sensitivity.empty()) j["schedule_sensitivity"] = m.schedule_sensitivity;
+    if (!m.keep.empty()) {
+      j["keep_features"] = m.keep;
+      j["explained"] = m.explained;
+    }
     if (!m.record.op.empty()) j["first_diverging_op"] = m.record.op;
     write_atomic(dir + "/minimize.json", ir::json_text(j, 2) + "\n");
   } catch (const std::exception& e) {

@@ -4,9 +4,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
+#include <set>
 #include <vector>
 
+#include "fuzz/features.h"
 #include "fuzz/minimize.h"
+#include "ir/analysis.h"
 #include "ir/hash.h"
 #include "ir/text.h"
 
@@ -159,28 +162,53 @@ std::string bug_what(const RunRecord& rec) {
   return rec.mismatch && oracles::is_input_geometry(rec.mismatch->observable) ? kInputMeta : "values";
 }
 
-BugSignature bug_signature(const RunRecord& rec, const ir::Program& minimized) {
+std::string bug_cause(const ir::Program& minimized, const std::string& schedule_sensitivity) {
+  std::vector<std::string> paths;
+  if (auto an = ir::analyze(minimized)) paths = write_paths(minimized, *an);
+  // Gaps or overlap in the written elements are novelty, not the cause:
+  // one defect's minimized programs differ in them.
+  std::set<std::string> relations;
+  for (const auto& w : paths) relations.insert(w.substr(0, w.find(':', 6)));
+  bool aliased = false;
+  for (const auto& w : relations) aliased |= w != "write:input" && w != "write:fresh";
+  std::string cause;
+  for (const auto& w : relations) cause += (cause.empty() ? "" : ",") + w;
+  if (aliased) return cause;
+  // No alias relation, but a fusion policy that does not show the bug: a
+  // defect of scheduling, whichever op (clamp_, index_copy_, ...) the
+  // program reached it through.
+  if (!schedule_sensitivity.empty()) return (cause.empty() ? "" : cause + ",") + schedule_sensitivity;
+  // Else the ops are the cause (a wrong kernel for exp_ is not a wrong
+  // kernel for sin_).
+  std::set<std::string> ops;
+  for (const auto& st : minimized.stmts) ops.insert(std::string("op:") + ir::op_name(st.op));
+  for (const auto& op : ops) cause += (cause.empty() ? "" : ",") + op;
+  return cause.empty() ? "no-ops" : cause;
+}
+
+BugSignature bug_signature(const RunRecord& rec, const ir::Program& minimized, const std::string& schedule_sensitivity) {
   const RunSpec& s = rec.spec;
   std::string who = s.strategy.empty() ? strategy_for_mutant(s.inject) : s.strategy;
   if (!s.inject.empty()) who += "+" + s.inject;
   const std::string what = bug_what(rec);
-  const std::string sk = skeleton(minimized);
   BugSignature b;
-  b.key = who + "|" + what + "|" + sk;
-  // The ops of the minimized program, in order, for the name.
-  std::vector<std::string> ops;
-  for (const auto& st : minimized.stmts) {
-    const std::string op = ir::op_name(st.op);
-    if (ops.size() < 4 && (ops.empty() || ops.back() != op)) ops.push_back(op);
-  }
-  std::string opnames;
-  for (const auto& op : ops) opnames += (opnames.empty() ? "" : "-") + op;
+  b.key = who + "|" + what + "|" + bug_cause(minimized, schedule_sensitivity);
+  // The name says the cause: "write:input~shared/unfold:holes" reads as
+  // input~shared-unfold-holes, "op:exp_,op:sum" as exp_-sum.
+  std::string cause = b.key.substr(who.size() + what.size() + 2);
+  for (const char* word : {"write:", "op:", "agrees-under:"})
+    for (size_t at; (at = cause.find(word)) != std::string::npos;) cause.erase(at, std::string(word).size());
+  if (cause.size() > 60) cause.resize(60);
   char hash[20];
   std::snprintf(hash, sizeof hash, "%08llx", static_cast<unsigned long long>(ir::fnv1a(b.key) & 0xffffffffULL));
-  b.name = who + "__" + what + "__" + (opnames.empty() ? "no-ops" : opnames) + "__" + hash;
+  b.name = who + "__" + what + "__" + cause + "__" + hash;
   for (char& c : b.name)
-    if (!(ident_char(c) || c == '-' || c == '+' || c == '.')) c = '_';
+    if (!(ident_char(c) || c == '-' || c == '+' || c == '.' || c == '~')) c = '-';
   return b;
+}
+
+BugSignature finding_bug(const MinimizedFinding& m) {
+  return bug_signature(m.bug_record, m.bug_program, m.schedule_sensitivity);
 }
 
 }  // namespace af::fuzz

@@ -4,14 +4,24 @@
 // observable, class of the first diverging op) fold into the bugs behind
 // them. The key is the strategy (and mutant), the error type for errors
 // (accepts-invalid-KIND for a program eager rejects that it ran), and the
-// program's skeleton: its ops and alias structure (which inputs
-// share a storage, which statements read which values) with names made
-// canonical and sizes, offsets, constants and initial values abstracted.
-// Which observable diverged is not part of it (a property of the bug).
+// cause: the alias relations the bug program writes through
+// (fuzz/features.h write paths without their gap marks:
+// "write:input~shared", "write:input/unfold"); when it writes through no
+// alias, the fusion policies it agrees under if some does (a defect of
+// scheduling, whatever op shows it: MinimizedFinding::schedule_sensitivity,
+// our strategies only); else its ops (a wrong kernel for exp_ is not one
+// for tanh_). Alias first: whether a fusion policy shows an alias bug
+// depends on the program the minimizer stopped at.
+// Not the skeleton: two findings of one defect often minimize to programs
+// that differ by a statement the minimizer could not remove (issue #40),
+// while the relation their writes go through is the defect's. Which
+// observable diverged is not part of it (a property of the bug), nor are
+// sizes, constants, names or the op doing an aliased write.
 #pragma once
 #include <string>
 
 #include "fuzz/check.h"
+#include "fuzz/minimize.h"
 #include "ir/program.h"
 
 namespace af::fuzz {
@@ -30,10 +40,15 @@ std::string error_type(const std::string& error);
 // program eager rejects that the strategy ran.
 std::string bug_what(const RunRecord& rec);
 
+// The cause part of the key (see above).
+std::string bug_cause(const ir::Program& minimized, const std::string& schedule_sensitivity = "");
+
 struct BugSignature {
-  std::string key;   // strategy[+mutant] | error type, accepts-invalid-KIND or "values" | skeleton
-  std::string name;  // readable and unique: update_aliases__IndexError__add_-tanh___3f2a91c4
+  std::string key;   // strategy[+mutant] | error type, accepts-invalid-KIND or "values" | cause
+  std::string name;  // readable and unique: update_aliases__IndexError__input~shared__3f2a91c4
 };
-BugSignature bug_signature(const RunRecord& rec, const ir::Program& minimized);
+BugSignature bug_signature(const RunRecord& rec, const ir::Program& minimized, const std::string& schedule_sensitivity = "");
+// The bug of a minimized finding: its bug program, run and schedule sensitivity.
+BugSignature finding_bug(const MinimizedFinding& m);
 
 }  // namespace af::fuzz

@@ -88,7 +88,7 @@ TEST(Signature, KeyHasStrategyWhatAndSkeletonNotTheObservable) {
   RunRecord s = r;
   s.mismatch = oracles::Mismatch{"s0", 1, 1.0f, 0.0f, ""};
   EXPECT_EQ(bug_signature(r, a).key, bug_signature(s, a).key);
-  EXPECT_EQ(bug_signature(r, a).name.rfind("update_aliases-ordered+ua-writes-only__values__add___", 0), 0u)
+  EXPECT_EQ(bug_signature(r, a).name.rfind("update_aliases-ordered+ua-writes-only__values__input-add___", 0), 0u)
       << bug_signature(r, a).name;
   RunRecord e = r;
   e.mismatch.reset();
@@ -111,7 +111,7 @@ TEST(Signature, TwoFindingsOfOneBugMinimizeToOneSignature) {
   const MinimizedFinding ma = minimize_finding(a, spec, o), mb = minimize_finding(b, spec, o);
   ASSERT_TRUE(ma.ok) << ma.error;
   ASSERT_TRUE(mb.ok) << mb.error;
-  EXPECT_EQ(bug_signature(ma.bug_record, ma.bug_program).key, bug_signature(mb.bug_record, mb.bug_program).key)
+  EXPECT_EQ(finding_bug(ma).key, finding_bug(mb).key)
       << ir::print(ma.bug_program) << "\n" << ir::print(mb.bug_program);
 }
 

@@ -109,12 +109,13 @@ std::vector<IssueWritten> write_issues(const std::string& dir, int timeout_s) {
   std::set<std::string> current;
   for (const json& bug : summary.value("bugs", json::array())) {
     if (bug.value("must_agree", false)) continue;  // aliasfuzz's own bugs are not filed upstream
-    // The bug's first bucket with a repro.py (the pages list buckets biggest first).
-    for (const auto& name : bug["buckets"]) {
-      const std::string folder = dir + "/findings/" + name.get<std::string>();
+    // The bug's first folder with a repro.py (its buckets biggest first, then novelty leads).
+    for (const auto& rel : bug.value("folders", json::array())) {
+      const std::string folder = dir + "/" + rel.get<std::string>();
+      const std::string name = rel.get<std::string>().substr(rel.get<std::string>().find('/') + 1);
       std::string script;
       if (!fuzz::read_text(folder + "/repro.py", &script)) continue;
-      json bucket;
+      json bucket = json::object();  // none for a novelty lead
       for (const json& b : summary["buckets"])
         if (b["name"] == name) bucket = b;
       const std::string python = script.rfind("#!", 0) == 0 ? script.substr(2, script.find('\n') - 2) : "/usr/bin/python3";

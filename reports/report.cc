@@ -4,6 +4,7 @@
 #include "reports/number_text.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <cstdio>
 #include <map>
 #include <stdexcept>
@@ -184,26 +185,85 @@ json summarize(const std::string& dir) {
   std::map<std::string, const fuzz::LedgerEntry*> ledger;
   for (const auto& le : entries) ledger[le.key] = &le;
   json bugs = json::array();
-  std::map<std::string, size_t> bug_index;
-  for (const json& e : buckets) {
-    const std::string bug = e["bug"];
-    auto [it, fresh] = bug_index.try_emplace(bug, bugs.size());
+  std::map<std::string, size_t> bug_index;  // by bug key (name when none)
+  auto bug_of = [&](const json& mj, const std::string& fallback) -> json& {
+    const std::string name = mj.value("bug", fallback), key = mj.value("bug_key", name);
+    auto [it, fresh] = bug_index.try_emplace(key, bugs.size());
     if (fresh) {
-      json g = {{"name", bug}, {"buckets", json::array()}, {"count", 0}, {"must_agree", false}};
+      json g = {{"name", name}, {"buckets", json::array()}, {"folders", json::array()}, {"count", 0},
+                {"must_agree", false}, {"explained", 0}, {"from_novelty", false}};
+      if (mj.contains("bug_program")) g["program"] = mj["bug_program"];
       // A bug the ledger (corpus/findings) already holds is labelled with its entry.
-      if (e.contains("bug_key") && ledger.count(e["bug_key"].get<std::string>())) {
-        const fuzz::LedgerEntry& le = *ledger.at(e["bug_key"].get<std::string>());
+      if (ledger.count(key)) {
+        const fuzz::LedgerEntry& le = *ledger.at(key);
         g["ledger"] = {{"entry", le.name}, {"status", le.status}, {"reference", le.reference}, {"cause", le.cause}};
       }
       bugs.push_back(g);
     }
-    json& g = bugs[it->second];
+    return bugs[it->second];
+  };
+  for (const json& e : buckets) {
+    const json mj = read_json(dir + "/findings/" + e["name"].get<std::string>() + "/minimize.json", false);
+    json& g = bug_of(mj, e["name"]);
     g["buckets"].push_back(e["name"]);
+    g["folders"].push_back("findings/" + e["name"].get<std::string>());
     g["count"] = g["count"].get<int64_t>() + e["count"].get<int64_t>();
     g["must_agree"] = g["must_agree"].get<bool>() || e["must_agree"].get<bool>();
   }
+  // Novelty leads (novel/, issue #34): one explained by a bug adds to its
+  // count of explained leads; one that is not is a bug found behind a
+  // bucket another bug owns, with the findings that had its feature.
+  int64_t novel_minimized = 0, novel_explained = 0;
+  std::error_code ec;
+  std::vector<std::string> novel;
+  for (const auto& f : std::filesystem::directory_iterator(dir + "/novel", ec)) novel.push_back(f.path().filename().string());
+  std::sort(novel.begin(), novel.end());
+  std::map<std::string, std::string> bucket_bug;  // bucket name -> its bug's key
+  for (const json& e : buckets) {
+    const json mj = read_json(dir + "/findings/" + e["name"].get<std::string>() + "/minimize.json", false);
+    bucket_bug[e["name"]] = mj.value("bug_key", mj.value("bug", e["name"].get<std::string>()));
+  }
+  // Bugs of their own first, so that an explained lead finds the bug it is.
+  for (const bool explained : {false, true})
+    for (const std::string& n : novel) {
+      const json mj = read_json(dir + "/novel/" + n + "/minimize.json", false);
+      if (!mj.contains("bug") || mj.value("explained", false) != explained) continue;
+      ++novel_minimized;
+      const json st = read_json(dir + "/novel/" + n + "/settings.json", false);
+      if (explained) {
+        // Explained by its bug program's bug; when no bucket or lead of its
+        // own reported that one, by its finding's bucket's bug (the bug
+        // program is then another local minimum of what the bucket holds).
+        ++novel_explained;
+        std::string key = mj.value("bug_key", std::string());
+        if (!bug_index.count(key)) {
+          const json f = st.value("finding", json::object());
+          const auto b = bucket_bug.find(f.is_object() ? f.value("bucket", std::string()) : std::string());
+          if (b == bucket_bug.end() || !bug_index.count(b->second)) continue;
+          key = b->second;
+        }
+        json& g = bugs[bug_index.at(key)];
+        g["explained"] = g["explained"].get<int64_t>() + 1;
+        continue;
+      }
+      const size_t before = bugs.size();
+      json& g = bug_of(mj, n);
+      // Its count: the findings sent in full that had the feature (a
+      // worker sends a finding in full when it is new to it), a lower bound.
+      if (bugs.size() > before) g["from_novelty"] = true, g["count_at_least"] = true;
+      g["folders"].push_back("novel/" + n);
+      g["count"] = std::max(g["count"].get<int64_t>(), st.value("feature_count", int64_t{1}));
+      if (mj.contains("spec") && mj["spec"].is_object())
+        g["must_agree"] = g["must_agree"].get<bool>() || fuzz::is_must_agree(mj["spec"].value("strategy", ""));
+    }
+  r["novelty"] = {{"minimized", novel_minimized}, {"explained", novel_explained},
+                  {"new_bugs", std::count_if(bugs.begin(), bugs.end(), [](const json& g) { return g["from_novelty"].get<bool>(); })}};
+  // The bug is the unit: aliasfuzz's own first, then new ones, then those
+  // the ledger knows; biggest first within each.
   std::stable_sort(bugs.begin(), bugs.end(), [](const json& a, const json& b) {
-    return !a.contains("ledger") && b.contains("ledger");
+    auto rank = [](const json& g) { return g["must_agree"].get<bool>() ? 0 : g.contains("ledger") ? 2 : 1; };
+    if (rank(a) != rank(b)) return rank(a) < rank(b);
+    return a["count"].get<int64_t>() > b["count"].get<int64_t>();
   });
   r["bugs"] = bugs;
   r["bug_count"] = bugs.size();
@@ -219,6 +279,32 @@ json summarize(const std::string& dir) {
   // --invalid-rate: the invalid programs were made on purpose.
   if (campaign.value("gen_invalid_rate", 0.0) > 0) r["invalid_rate"] = campaign["gen_invalid_rate"];
   return r;
+}
+
+// The bugs, the unit a reader triages (new ones first, then those the
+// ledger knows), each with its count, minimized program and folders.
+std::string bugs_markdown(const json& s) {
+  std::string m = "## Bugs (one per cause; aliasfuzz's own first, then new, then known)\n\n";
+  const json nv = s.value("novelty", json::object());
+  m += "Novelty leads (findings with a feature no bug program had, minimized keeping it): " +
+       std::to_string(nv.value("minimized", int64_t{0})) + " minimized, " + std::to_string(nv.value("explained", int64_t{0})) +
+       " explained by a bug below, " + std::to_string(nv.value("new_bugs", int64_t{0})) + " bugs found only through them.\n\n";
+  m += "| bug | ledger | findings | explained leads | where |\n|---|---|---:|---:|---|\n";
+  for (const json& g : s.value("bugs", json::array())) {
+    std::string where;
+    for (const auto& f : g.value("folders", json::array())) where += (where.empty() ? "" : ", ") + f.get<std::string>();
+    std::string known = "**new**";
+    if (g.contains("ledger"))
+      known = value_text(g["ledger"]["entry"]) + " (" + value_text(g["ledger"]["status"]) +
+              (g["ledger"]["reference"] == "" ? "" : " " + value_text(g["ledger"]["reference"])) + ")";
+    m += "| " + md_cell(g.value("name", std::string())) + (g.value("must_agree", false) ? " **(aliasfuzz)**" : "") + " | " +
+         md_cell(known) + " | " + (g.value("count_at_least", false) ? "≥ " : "") + std::to_string(g.value("count", int64_t{0})) +
+         " | " + std::to_string(g.value("explained", int64_t{0})) + " | " + md_cell(where) + " |\n";
+  }
+  for (const json& g : s.value("bugs", json::array()))
+    if (g.contains("program"))
+      m += "\n### " + g.value("name", std::string()) + "\n\n```\n" + value_text(g["program"]) + "```\n";
+  return m + "\n";
 }
 
 std::string render_markdown(const json& s) {
@@ -255,7 +341,7 @@ std::string render_markdown(const json& s) {
   }
   m += "- findings: " + std::to_string(s.value("findings", int64_t{0})) + " in " +
        std::to_string(s.value("bucket_count", int64_t{0})) + " buckets, " +
-       std::to_string(s.value("bug_count", int64_t{0})) + " distinct bugs (buckets whose minimized programs share a signature)\n";
+       std::to_string(s.value("bug_count", int64_t{0})) + " distinct bugs (one per cause, fuzz/signature.h)\n";
   m += "- crashes: " + std::to_string(s.value("crashes", int64_t{0})) + ", timeouts: " +
        std::to_string(s.value("timeouts", int64_t{0})) + "\n";
   if (s.contains("external")) {
@@ -288,19 +374,9 @@ std::string render_markdown(const json& s) {
     }
     return rows ? t + "\n" : std::string("None.\n\n");
   };
-  m += "## Bugs in aliasfuzz (must-agree strategies, crashes, timeouts)\n\n" + table(true);
-  m += "## Findings against strategies under study\n\n" + table(false);
-  m += "## Bugs (buckets with one minimized signature; new first)\n\n| bug | ledger | findings | buckets |\n|---|---|---:|---|\n";
-  for (const json& g : s.value("bugs", json::array())) {
-    std::string names;
-    for (const auto& b : g["buckets"]) names += (names.empty() ? "" : ", ") + b.get<std::string>();
-    std::string known = "**new**";
-    if (g.contains("ledger"))
-      known = value_text(g["ledger"]["entry"]) + " (" + value_text(g["ledger"]["status"]) +
-              (g["ledger"]["reference"] == "" ? "" : " " + value_text(g["ledger"]["reference"])) + ")";
-    m += "| " + md_cell(g.value("name", std::string())) + (g.value("must_agree", false) ? " **(aliasfuzz)**" : "") + " | " +
-         md_cell(known) + " | " + std::to_string(g.value("count", int64_t{0})) + " | " + md_cell(names) + " |\n";
-  }
+  m += bugs_markdown(s);
+  m += "## Buckets of bugs in aliasfuzz (must-agree strategies, crashes, timeouts)\n\n" + table(true);
+  m += "## Buckets of findings against strategies under study\n\n" + table(false);
   m += "\n## Buckets\n\n";
   int told = 0;
   for (const json& b : s.value("buckets", json::array())) {

@@ -231,6 +231,7 @@ void register_fuzz(CLI::App& app, int* status) {
   c->add_flag("--log-all", a->o.log_all,
               "also log every divergence to findings-all.jsonl (findings.jsonl keeps one line per bucket)");
   c->add_option("--minimize-time", a->o.minimize_s, "seconds to minimize each new bucket's first finding (default 5; 120 with an external strategy; 0: off)");
+  c->add_option("--minimize-novel", a->o.novelty_total_s, "seconds for novelty leads after the buckets: findings with a feature (an alias path, a view, an op) no bug program had, each minimized keeping it (default: a quarter of --time, 30 s with --programs; 0: off)");
   c->add_option("--minimize-total", a->o.minimize_total_s, "seconds for all minimization (default: a quarter of --time; with an external strategy no cap, each bucket has its --minimize-time; buckets are minimized --jobs at a time)");
   add_kernel_cache_flags(c);
   c->callback([a, status] { *status = run(*a); });

@@ -1,0 +1,95 @@
+#include "fuzz/features.h"
+
+#include <algorithm>
+#include <set>
+
+#include "ir/geometry.h"
+
+namespace af::fuzz {
+
+using ir::OpClass;
+
+namespace {
+
+// Gaps or repeated elements in a written geometry (small ones only: a
+// finding's program is small, and a large one keeps the plain path).
+std::string layout_mark(const ir::Geometry& g) {
+  const int64_t n = g.numel();
+  if (n <= 1 || n > (1 << 16)) return "";
+  std::vector<int64_t> offs;
+  offs.reserve(static_cast<size_t>(n));
+  ir::for_each_offset(g, [&](int64_t o) { offs.push_back(o); });
+  std::sort(offs.begin(), offs.end());
+  if (std::adjacent_find(offs.begin(), offs.end()) != offs.end()) return ":overlap";
+  return offs.back() - offs.front() + 1 > n ? ":holes" : "";
+}
+
+// The alias path of every value: root, then the last view op.
+std::vector<std::string> value_paths(const ir::Program& p, const ir::Analysis& an) {
+  std::vector<std::string> path(p.num_values(), "fresh");
+  const int n_in = static_cast<int>(p.inputs.size());
+  for (int v = 0; v < n_in; ++v) {
+    bool shared = false;
+    for (int w = 0; w < n_in; ++w) shared |= w != v && p.inputs[w].storage == p.inputs[v].storage;
+    path[v] = shared ? "input~shared" : "input";
+  }
+  // root/a + b -> root/b: the view a write goes through last is what a
+  // bug of aliasing is about; longer chains would make the words many
+  // (thousands per campaign) and their novelty mostly noise.
+  auto append = [](const std::string& base, const std::string& op) { return base.substr(0, base.find('/')) + "/" + op; };
+  for (const auto& st : p.stmts) {
+    const auto cls = ir::op_info(st.op).cls;
+    if (st.args.empty() || st.args[0].kind != ir::Arg::Tensor) continue;
+    const int src = static_cast<int>(st.args[0].i);
+    for (int o : st.outs) {
+      if (o < 0 || o >= static_cast<int>(an.values.size()) || an.values[o].storage != an.values[src].storage) continue;
+      const bool names_view = cls == OpClass::View || cls == OpClass::MayAlias;
+      path[o] = names_view ? append(path[src], ir::op_name(st.op)) : path[src];
+    }
+  }
+  return path;
+}
+
+bool writes_arg0(ir::OpKind k) { return ir::is_inplace(k) || ir::is_out_variant(k); }
+
+}  // namespace
+
+std::vector<std::string> write_paths(const ir::Program& p, const ir::Analysis& an) {
+  const auto path = value_paths(p, an);
+  std::set<std::string> out;
+  for (const auto& st : p.stmts) {
+    if (!writes_arg0(st.op) || st.args.empty() || st.args[0].kind != ir::Arg::Tensor) continue;
+    out.insert("write:" + path[st.args[0].i] + layout_mark(ir::written_geometry(st, an)));
+  }
+  return {out.begin(), out.end()};
+}
+
+std::vector<std::string> program_features(const ir::Program& p, const ir::Analysis* an) {
+  std::set<std::string> f;
+  for (const auto& st : p.stmts) f.insert(std::string("op:") + ir::op_name(st.op));
+  if (!an) return {f.begin(), f.end()};
+  for (size_t v = 0; v < p.inputs.size(); ++v)
+    for (size_t w = v + 1; w < p.inputs.size(); ++w) {
+      if (p.inputs[v].storage != p.inputs[w].storage) continue;
+      f.insert("inputs:share");
+      if (ir::shares_any_element(an->values[v].g, an->values[w].g)) f.insert("inputs:overlap");
+    }
+  for (const auto& st : p.stmts) {
+    const auto cls = ir::op_info(st.op).cls;
+    if ((cls == OpClass::View || cls == OpClass::MayAlias) && !st.outs.empty() && !st.args.empty() &&
+        st.args[0].kind == ir::Arg::Tensor && an->values[st.outs[0]].storage == an->values[st.args[0].i].storage)
+      f.insert(std::string("view:") + ir::op_name(st.op));
+  }
+  for (auto& w : write_paths(p, *an)) f.insert(std::move(w));
+  return {f.begin(), f.end()};
+}
+
+bool shares_feature(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  for (size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+    if (a[i] == b[j]) return true;
+    a[i] < b[j] ? ++i : ++j;
+  }
+  return false;
+}
+
+}  // namespace af::fuzz
