@@ -43,14 +43,18 @@ std::vector<std::string> value_paths(const ir::Program& p, const ir::Analysis& a
     const int src = static_cast<int>(st.args[0].i);
     for (int o : st.outs) {
       if (o < 0 || o >= static_cast<int>(an.values.size()) || an.values[o].storage != an.values[src].storage) continue;
-      const bool names_view = cls == OpClass::View || cls == OpClass::MayAlias;
+      // (A metadata op's result is its argument's tensor object: no new view.)
+      const bool names_view = (cls == OpClass::View || cls == OpClass::MayAlias) && !ir::is_metadata_inplace(st.op);
       path[o] = names_view ? append(path[src], ir::op_name(st.op)) : path[src];
     }
   }
   return path;
 }
 
-bool writes_arg0(ir::OpKind k) { return ir::is_inplace(k) || ir::is_out_variant(k); }
+bool writes_arg0(const ir::Stmt& st) {
+  return (ir::is_inplace(st.op) || ir::is_out_variant(st.op) || ir::is_metadata_inplace(st.op)) && !st.args.empty() &&
+         st.args[0].kind == ir::Arg::Tensor;
+}
 
 }  // namespace
 
@@ -58,10 +62,41 @@ std::vector<std::string> write_paths(const ir::Program& p, const ir::Analysis& a
   const auto path = value_paths(p, an);
   std::set<std::string> out;
   for (const auto& st : p.stmts) {
-    if (!writes_arg0(st.op) || st.args.empty() || st.args[0].kind != ir::Arg::Tensor) continue;
-    out.insert("write:" + path[st.args[0].i] + layout_mark(ir::written_geometry(st, an)));
+    if (!writes_arg0(st)) continue;
+    // A metadata op (transpose_, as_strided_, ...) writes the tensor's
+    // geometry, not its elements.
+    if (ir::is_metadata_inplace(st.op)) out.insert("meta:" + path[st.args[0].i]);
+    else out.insert("write:" + path[st.args[0].i] + layout_mark(ir::written_geometry(st, an)));
   }
   return {out.begin(), out.end()};
+}
+
+std::vector<std::string> alias_relations(const ir::Program& p, const ir::Analysis& an) {
+  const auto path = value_paths(p, an);
+  std::set<int> written;  // storages some statement writes
+  std::set<std::string> out;
+  for (const auto& st : p.stmts) {
+    if (!writes_arg0(st)) continue;
+    const int v = static_cast<int>(st.args[0].i);
+    if (ir::is_metadata_inplace(st.op)) {
+      out.insert("meta:" + path[v]);
+      continue;
+    }
+    written.insert(an.values[v].storage);
+    if (path[v].find('~') != std::string::npos) out.insert("alias:" + path[v].substr(0, path[v].find('/')));
+  }
+  // Every view of a written storage, whether the write goes through it or
+  // it is read after (a lost write and a stale read of one view are one
+  // relation).
+  for (int v = 0; v < p.num_values() && v < static_cast<int>(an.values.size()); ++v)
+    if (path[v].find('/') != std::string::npos && written.count(an.values[v].storage)) out.insert("alias:" + path[v]);
+  return {out.begin(), out.end()};
+}
+
+std::string without_marks(const std::string& word) {
+  const size_t colon = word.find(':');
+  const size_t mark = colon == std::string::npos ? std::string::npos : word.find(':', colon + 1);
+  return mark == std::string::npos ? word : word.substr(0, mark);
 }
 
 std::vector<std::string> program_features(const ir::Program& p, const ir::Analysis* an) {

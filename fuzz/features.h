@@ -13,6 +13,7 @@
 //                        ":holes" when the written elements leave gaps in
 //                        their span of storage and ":overlap" when two
 //                        indices name one element
+//   meta:PATH            a metadata op (transpose_, as_strided_, ...) on it
 // A campaign adds its run's words (what:values, what:IndexError, ...).
 #pragma once
 #include <string>
@@ -27,9 +28,19 @@ namespace af::fuzz {
 // only the op: words.
 std::vector<std::string> program_features(const ir::Program& p, const ir::Analysis* an);
 
-// The write:PATH words alone, in the same spelling: the alias relation a
-// bug goes through (fuzz/signature.h's cause).
+// The write:PATH and meta:PATH words alone, in the same spelling.
 std::vector<std::string> write_paths(const ir::Program& p, const ir::Analysis& an);
+
+// The alias relations a bug can go through (fuzz/signature.h's cause),
+// sorted: alias:PATH for every view (PATH with a view op) of a storage the
+// program writes, whether the write goes through it or it is read;
+// alias:input~shared when a write goes through an input another input's
+// storage is shared with; meta:PATH for a metadata op. No gap marks:
+// they are novelty, and one defect's minimized programs differ in them.
+std::vector<std::string> alias_relations(const ir::Program& p, const ir::Analysis& an);
+
+// A word without its gap mark ("write:input/unfold:holes" -> "write:input/unfold").
+std::string without_marks(const std::string& word);
 
 // Whether the sorted sets a and b share a word.
 bool shares_feature(const std::vector<std::string>& a, const std::vector<std::string>& b);

@@ -163,23 +163,17 @@ std::string bug_what(const RunRecord& rec) {
 }
 
 std::string bug_cause(const ir::Program& minimized, const std::string& schedule_sensitivity) {
-  std::vector<std::string> paths;
-  if (auto an = ir::analyze(minimized)) paths = write_paths(minimized, *an);
-  // Gaps or overlap in the written elements are novelty, not the cause:
-  // one defect's minimized programs differ in them.
-  std::set<std::string> relations;
-  for (const auto& w : paths) relations.insert(w.substr(0, w.find(':', 6)));
-  bool aliased = false;
-  for (const auto& w : relations) aliased |= w != "write:input" && w != "write:fresh";
+  auto an = ir::analyze(minimized);
   std::string cause;
-  for (const auto& w : relations) cause += (cause.empty() ? "" : ",") + w;
-  if (aliased) return cause;
+  if (an)
+    for (const auto& r : alias_relations(minimized, *an)) cause += (cause.empty() ? "" : ",") + r;
+  if (!cause.empty()) return cause;
   // No alias relation, but a fusion policy that does not show the bug: a
   // defect of scheduling, whichever op (clamp_, index_copy_, ...) the
   // program reached it through.
-  if (!schedule_sensitivity.empty()) return (cause.empty() ? "" : cause + ",") + schedule_sensitivity;
+  if (!schedule_sensitivity.empty()) return schedule_sensitivity;
   // Else the ops are the cause (a wrong kernel for exp_ is not a wrong
-  // kernel for sin_).
+  // kernel for tanh_).
   std::set<std::string> ops;
   for (const auto& st : minimized.stmts) ops.insert(std::string("op:") + ir::op_name(st.op));
   for (const auto& op : ops) cause += (cause.empty() ? "" : ",") + op;
@@ -196,7 +190,7 @@ BugSignature bug_signature(const RunRecord& rec, const ir::Program& minimized, c
   // The name says the cause: "write:input~shared/unfold:holes" reads as
   // input~shared-unfold-holes, "op:exp_,op:sum" as exp_-sum.
   std::string cause = b.key.substr(who.size() + what.size() + 2);
-  for (const char* word : {"write:", "op:", "agrees-under:"})
+  for (const char* word : {"alias:", "meta:", "op:", "agrees-under:"})
     for (size_t at; (at = cause.find(word)) != std::string::npos;) cause.erase(at, std::string(word).size());
   if (cause.size() > 60) cause.resize(60);
   char hash[20];

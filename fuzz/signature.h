@@ -4,19 +4,18 @@
 // observable, class of the first diverging op) fold into the bugs behind
 // them. The key is the strategy (and mutant), the error type for errors
 // (accepts-invalid-KIND for a program eager rejects that it ran), and the
-// cause: the alias relations the bug program writes through
-// (fuzz/features.h write paths without their gap marks:
-// "write:input~shared", "write:input/unfold"); when it writes through no
-// alias, the fusion policies it agrees under if some does (a defect of
-// scheduling, whatever op shows it: MinimizedFinding::schedule_sensitivity,
-// our strategies only); else its ops (a wrong kernel for exp_ is not one
-// for tanh_). Alias first: whether a fusion policy shows an alias bug
-// depends on the program the minimizer stopped at.
-// Not the skeleton: two findings of one defect often minimize to programs
-// that differ by a statement the minimizer could not remove (issue #40),
-// while the relation their writes go through is the defect's. Which
-// observable diverged is not part of it (a property of the bug), nor are
-// sizes, constants, names or the op doing an aliased write.
+// cause: the alias relations of the bug program (fuzz/features.h
+// alias_relations: "alias:input~shared", "alias:input/unfold",
+// "meta:input"); when it has none, the fusion policies it agrees under if
+// some does (a defect of scheduling, whatever op shows it:
+// MinimizedFinding::schedule_sensitivity, our strategies only); else its
+// ops (a wrong kernel for exp_ is not one for tanh_). Not the skeleton:
+// two findings of one defect often minimize to programs that differ by a
+// statement the minimizer could not remove (issue #40), or by the op
+// doing an aliased write, while the relation is the defect's. Alias
+// first: whether a fusion policy shows an alias bug depends on the
+// program the minimizer stopped at. Which observable diverged is not part
+// of it (a property of the bug), nor are sizes, constants or names.
 #pragma once
 #include <string>
 

@@ -88,7 +88,7 @@ TEST(Signature, KeyHasStrategyWhatAndSkeletonNotTheObservable) {
   RunRecord s = r;
   s.mismatch = oracles::Mismatch{"s0", 1, 1.0f, 0.0f, ""};
   EXPECT_EQ(bug_signature(r, a).key, bug_signature(s, a).key);
-  EXPECT_EQ(bug_signature(r, a).name.rfind("update_aliases-ordered+ua-writes-only__values__input-add___", 0), 0u)
+  EXPECT_EQ(bug_signature(r, a).name.rfind("update_aliases-ordered+ua-writes-only__values__add___", 0), 0u)
       << bug_signature(r, a).name;
   RunRecord e = r;
   e.mismatch.reset();
