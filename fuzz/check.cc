@@ -343,7 +343,8 @@ bool external_prefix_diverges(const ir::Program& p, const ir::Analysis& an, size
 // Python. nullopt when the strategy is not installed (like a spec with no
 // run: the minimizer and the regression replay skip it). `an`: the
 // program's analysis, for the first-diverging-op bisection; null for a
-// program the oracle rejects (no Ok run to compare then).
+// program the oracle rejects (no Ok run to compare then) or when the
+// check does without the op (CheckOptions::first_op).
 std::optional<RunRecord> check_external_result(const ir::Program& p, const ir::Analysis* an, const RunSpec& s,
                                                const oracles::ExternalResult& res) {
   using S = oracles::ExternalResult::Status;
@@ -389,8 +390,9 @@ std::optional<RunRecord> check_external_result(const ir::Program& p, const ir::A
   return std::nullopt;
 }
 
-std::optional<RunRecord> check_external(const ir::Program& p, const ir::Analysis& an, const RunSpec& s) {
-  return check_external_result(p, &an, s, oracles::run_external(p, s.strategy));
+std::optional<RunRecord> check_external(const ir::Program& p, const ir::Analysis& an, const RunSpec& s,
+                                        const CheckOptions& options) {
+  return check_external_result(p, options.first_op ? &an : nullptr, s, oracles::run_external(p, s.strategy));
 }
 
 // One run of an external strategy on a program the oracle rejects.
@@ -434,19 +436,20 @@ std::string tier_of(const RunSpec& s) {
 }
 
 std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observables& expected,
-                                     const std::vector<RunSpec>& specs) {
-  return check_program(p, ir::analyze(p).value(), expected, specs);
+                                     const std::vector<RunSpec>& specs, const CheckOptions& options) {
+  return check_program(p, ir::analyze(p).value(), expected, specs, options);
 }
 
 std::vector<RunRecord> check_program(const ir::Program& p, const ir::Analysis& an,
-                                     const oracles::Observables& expected, const std::vector<RunSpec>& specs) {
+                                     const oracles::Observables& expected, const std::vector<RunSpec>& specs,
+                                     const CheckOptions& options) {
   std::vector<RunRecord> out;
   Prefixes prefixes(p, an);
   for (const RunSpec& s : specs) {
     const auto t0 = std::chrono::steady_clock::now();
     auto ms = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); };
     if (oracles::is_external_strategy(s.strategy) && s.inject.empty()) {
-      if (auto r = check_external(p, an, s)) {
+      if (auto r = check_external(p, an, s, options)) {
         r->ms = ms();
         out.push_back(std::move(*r));
       }
@@ -481,7 +484,7 @@ std::vector<RunRecord> check_program(const ir::Program& p, const ir::Analysis& a
       r.first_failure = res.first_failure;
       const int src = res.first_failure->source_stmt;
       r.op = src >= 0 && src < static_cast<int>(p.stmts.size()) ? ir::op_name(p.stmts[src].op) : res.first_failure->op;
-    } else if (!r.agree && r.mismatch && r.error.empty()) {
+    } else if (!r.agree && r.mismatch && r.error.empty() && options.first_op) {
       r.op = bisect_first_op(p, [&](size_t n) { return prefix_diverges(prefixes, n, config); });
     }
     r.ms = ms();

@@ -106,13 +106,22 @@ struct CampaignRuns {
 };
 CampaignRuns campaign_runs(const std::vector<std::string>& strategies, const std::vector<std::string>& injects);
 
+// What a check computes beyond the verdict. The first diverging op (a
+// bisection over prefixes: one more run per cut, a compile each for a
+// real compiler) names a finding's bucket; a minimizer that only asks
+// whether the same kind of divergence stays does without it.
+struct CheckOptions {
+  bool first_op = true;
+};
+
 // Runs every spec on a valid program (already analyzed) against the oracle's observables.
 std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observables& expected,
-                                     const std::vector<RunSpec>& specs);
+                                     const std::vector<RunSpec>& specs, const CheckOptions& options = {});
 // The same with the program's analysis at hand (a campaign's worker has it
 // from the generator: fuzz::generate_analyzed).
 std::vector<RunRecord> check_program(const ir::Program& p, const ir::Analysis& an,
-                                     const oracles::Observables& expected, const std::vector<RunSpec>& specs);
+                                     const oracles::Observables& expected, const std::vector<RunSpec>& specs,
+                                     const CheckOptions& options = {});
 
 // Runs the external specs (the others are skipped: a schedule of ours has
 // no meaning for a program eager refuses) on a program the oracle rejects

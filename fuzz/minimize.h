@@ -88,7 +88,7 @@ ir::Program canonical_names(const ir::Program& p);
 // check_program (or on a program eager rejects, through
 // check_invalid_program). Empty when p is invalid otherwise or no record
 // was made for the spec (a strategy that does not exist yet).
-std::optional<RunRecord> run_spec(const ir::Program& p, const RunSpec& spec);
+std::optional<RunRecord> run_spec(const ir::Program& p, const RunSpec& spec, const CheckOptions& options = {});
 
 // The predicate minimize_finding uses: spec disagrees and its bucket is `bucket`.
 Interesting same_bucket(const RunSpec& spec, const std::string& bucket);

@@ -17,7 +17,7 @@ using ir::Program;
 
 using oracles::now_s;
 
-std::optional<RunRecord> run_spec(const Program& p, const RunSpec& spec) {
+std::optional<RunRecord> run_spec(const Program& p, const RunSpec& spec, const CheckOptions& options) {
   auto an = ir::analyze(p);
   if (!an) {
     if (!eager_raises(an.error().kind)) return std::nullopt;
@@ -26,7 +26,7 @@ std::optional<RunRecord> run_spec(const Program& p, const RunSpec& spec) {
     return std::nullopt;
   }
   oracles::Observables expected = oracles::run_eager(p, *an);
-  for (RunRecord& r : check_program(p, expected, {spec}))
+  for (RunRecord& r : check_program(p, expected, {spec}, options))
     if (r.spec == spec) return r;
   return std::nullopt;
 }
@@ -103,7 +103,7 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
   auto holds = [&keep, &what, &bucket](const RunSpec& s, const Program& q) {
     if (keep.empty()) return same_bucket(s, bucket)(q);
     if (!shares_feature(features_of(q), keep)) return false;
-    auto rq = run_spec(q, s);
+    auto rq = run_spec(q, s, {/*first_op=*/false});  // the kind of divergence needs no bisection
     return rq && !rq->agree && bug_what(*rq) == what;
   };
   Interesting pred = [&cur, &alternatives, &holds, &switch_seeds](const Program& q) {
@@ -183,7 +183,7 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
   RunSpec bug_spec = m.spec;
   // The same bug: values, an input's geometry, or the same error type.
   auto same_bug = [&first](const Program& q, const RunSpec& s) {
-    auto rq = run_spec(q, s);
+    auto rq = run_spec(q, s, {/*first_op=*/false});
     return rq && !rq->agree && bug_what(*rq) == bug_what(first);
   };
   m.bug_program = minimize(m.minimized, [&](const Program& q) {
@@ -219,7 +219,7 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
     for (const auto& f : schedulers::fusion_policy_names()) {
       RunSpec s = bug_spec;
       s.fusion = f;
-      auto rf = run_spec(m.bug_program, s);
+      auto rf = run_spec(m.bug_program, s, {/*first_op=*/false});
       if (rf && (rf->agree || bug_what(*rf) != bug_what(m.bug_record))) agree += (agree.empty() ? "" : "+") + f;
     }
     if (!agree.empty()) m.schedule_sensitivity = "agrees-under:" + agree;
