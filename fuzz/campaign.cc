@@ -7,12 +7,15 @@
 #include "fuzz/campaign.h"
 
 #include <signal.h>
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -182,72 +185,132 @@ class Campaign {
     nlohmann::json settings;  // novelty: its settings.json, with case.af written when it starts
   };
 
-  // Runs the jobs in order, up to --jobs at a time, each in a child process
-  // (a crash or hang of the minimizer costs that job only) with its own
-  // deadline, all within `total` seconds. Returns how many ran; *left gets
-  // how many the budget left out.
-  int run_minimizers(const std::vector<MinimizeJob>& jobs, double total, int* left, std::vector<std::string>* killed) {
+  // Runs the jobs in order, up to --jobs at a time, in child processes
+  // (a crash or hang of the minimizer costs that job only), each job with
+  // its own deadline, all within `total` seconds. A child serves job after
+  // job, so that a real compiler's Python starts once per child, not once
+  // per job (1-5 s of imports each); one past its deadline is killed and
+  // the next job gets a fresh child. Returns how many ran; *left gets how
+  // many the budget left out. `wanted` (if set) is asked just before a job
+  // starts, after every earlier job that finished has been passed to
+  // `finished`: what one minimization found can make a later one moot.
+  int run_minimizers(const std::vector<MinimizeJob>& jobs, double total, int* left, std::vector<std::string>* killed,
+                     const std::function<bool(const MinimizeJob&)>& wanted = nullptr,
+                     const std::function<void(const MinimizeJob&)>& finished = nullptr) {
     const double t0 = now_s();
     int done = 0;
     struct Child {
-      pid_t pid;
-      double deadline;
-      std::string label;
+      pid_t pid = -1;
+      int to = -1, from = -1;    // job numbers down, "done" lines up
+      const MinimizeJob* job = nullptr;  // the one it runs, null when idle
+      double deadline = 0;
     };
-    std::vector<Child> running;
-    auto reap = [&](size_t keep) {
-      while (running.size() > keep) {
-        for (size_t i = 0; i < running.size();) {
-          int status = 0;
-          if (waitpid(running[i].pid, &status, WNOHANG) != 0) {
-            running.erase(running.begin() + static_cast<long>(i));
+    std::vector<Child> children(static_cast<size_t>(std::max(1, o_.jobs)));
+    auto stop = [](Child& c, bool kill_it) {
+      if (c.pid <= 0) return;
+      if (kill_it) ::kill(c.pid, SIGKILL);
+      ::close(c.to);
+      ::close(c.from);
+      int status = 0;
+      waitpid(c.pid, &status, 0);
+      c = Child();
+    };
+    auto start = [&](Child& c) {
+      int down[2], up[2];
+      if (pipe(down) != 0) return false;
+      if (pipe(up) != 0) { ::close(down[0]); ::close(down[1]); return false; }
+      std::fflush(nullptr);
+      const pid_t pid = fork();
+      if (pid < 0) { for (int fd : {down[0], down[1], up[0], up[1]}) ::close(fd); return false; }
+      if (pid == 0) {
+        signal(SIGINT, SIG_IGN);
+        ::close(down[1]);
+        ::close(up[0]);
+        for (const Child& other : children)
+          if (other.pid > 0) { ::close(other.to); ::close(other.from); }
+        FILE* in = fdopen(down[0], "r");
+        size_t i = 0;
+        double budget = 0;
+        while (in && std::fscanf(in, "%zu %lf", &i, &budget) == 2 && i < jobs.size()) {
+          const MinimizeJob& job = jobs[i];
+          MinimizeOptions mo;
+          mo.time_s = budget;
+          // A budget in candidate runs too: the same bucket minimizes to the
+          // same program (and bug) whatever the machine's speed, unless the
+          // time runs out first (slow external compilers).
+          mo.max_tests = kMinimizeTests;
+          MinimizedFinding m = minimize_finding(generate(o_.seed, job.k, o_.gen), job.spec, mo, job.keep);
+          std::string err;
+          if (m.ok) write_minimized(job.dir, m, &err);
+          if (::write(up[1], "d\n", 2) != 2) break;
+        }
+        _exit(0);
+      }
+      ::close(down[0]);
+      ::close(up[1]);
+      c.pid = pid;
+      c.to = down[1];
+      c.from = up[0];
+      return true;
+    };
+    // Waits until at most `busy` children run a job: a finished job's child
+    // becomes idle, one past its deadline is killed.
+    auto reap = [&](size_t busy) {
+      for (;;) {
+        size_t running = 0;
+        for (Child& c : children) {
+          if (!c.job) continue;
+          pollfd pfd{c.from, POLLIN, 0};
+          if (poll(&pfd, 1, 0) > 0) {
+            char buf[8];
+            const bool ok = ::read(c.from, buf, 2) == 2;
+            if (finished) finished(*c.job);
+            c.job = nullptr;
             ++done;
-          } else if (now_s() > running[i].deadline) {
-            ::kill(running[i].pid, SIGKILL);
-            waitpid(running[i].pid, &status, 0);
-            killed->push_back(running[i].label);
-            running.erase(running.begin() + static_cast<long>(i));
+            if (!ok) stop(c, true);  // it died: a fresh one next time
+          } else if (now_s() > c.deadline) {
+            killed->push_back(c.job->label);
+            stop(c, true);
             ++done;
           } else {
-            ++i;
+            ++running;
           }
         }
-        if (running.size() > keep) usleep(2000);
+        if (running <= busy) return;
+        usleep(2000);
       }
     };
-    for (const MinimizeJob& job : jobs) {
-      reap(static_cast<size_t>(std::max(1, o_.jobs)) - 1);
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      const MinimizeJob& job = jobs[i];
+      reap(children.size() - 1);
       const double budget_left = total - (now_s() - t0);
       if (g_stop || budget_left < 0.5) { ++*left; continue; }
-      const ir::Program p = generate(o_.seed, job.k, o_.gen);
+      if (wanted && !wanted(job)) continue;
       if (!job.settings.is_null()) {
         make_dirs(job.dir);
         write_atomic(job.dir + "/case.af", "# aliasfuzz campaign seed " + std::to_string(o_.seed) + ", program " +
-                                               std::to_string(job.k) + "\n" + ir::print(p));
+                                               std::to_string(job.k) + "\n" + ir::print(generate(o_.seed, job.k, o_.gen)));
         write_atomic(job.dir + "/settings.json", ir::json_text(job.settings, 2) + "\n");
       }
-      std::fflush(nullptr);
-      pid_t pid = fork();
-      if (pid == 0) {
-        signal(SIGINT, SIG_IGN);
-        MinimizeOptions mo;
-        mo.time_s = std::min(o_.minimize_s, budget_left);
-        // A budget in candidate runs too: the same bucket minimizes to the
-        // same program (and bug) whatever the machine's speed, unless the
-        // time runs out first (slow external compilers).
-        mo.max_tests = kMinimizeTests;
-        MinimizedFinding m = minimize_finding(p, job.spec, mo, job.keep);
-        std::string err;
-        _exit(m.ok && write_minimized(job.dir, m, &err) ? 0 : 1);
+      Child* c = nullptr;
+      for (Child& x : children)
+        if (!x.job && (!c || (c->pid <= 0 && x.pid > 0))) c = &x;  // an idle child, a started one first
+      if (c->pid <= 0 && !start(*c)) { ++*left; continue; }
+      const double budget = std::min(o_.minimize_s, budget_left);
+      const std::string line = std::to_string(i) + " " + std::to_string(budget) + "\n";
+      if (::write(c->to, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
+        stop(*c, true);
+        ++*left;
+        continue;
       }
+      c->job = &job;
       // Slack past the budget for the minimizer's last checks (it keeps
       // about three runs of the program out of its budget; a run of a real
       // compiler on a loaded machine can take a minute).
-      const double budget = std::min(o_.minimize_s, budget_left);
-      if (pid > 0)
-        running.push_back({pid, now_s() + budget + (is_external(job.spec.strategy) ? std::max(120.0, budget) : 10), job.label});
+      c->deadline = now_s() + budget + (is_external(job.spec.strategy) ? std::max(120.0, budget) : 10);
     }
     reap(0);
+    for (Child& c : children) stop(c, false);  // closing its pipe ends it
     return done;
   }
 
@@ -292,63 +355,83 @@ class Campaign {
   // that none of the bug programs found so far for it has, is a lead: its
   // first finding is minimized while keeping that feature (novel/), and
   // either gives a bug of its own or is explained by one already met.
-  // Leads run in order of promise: alias paths of writes and the kind of
-  // divergence first, then views and input aliasing, then ops; the rarest
-  // first within a class. Deterministic: the leads come from the findings
-  // of the programs checked, not from the order workers answered in.
+  // Leads run in order of promise: how much the feature raises the chance
+  // of a divergence (CampaignTally::lead_score, over the feature sample),
+  // so that a feature with a bug of its own comes before the many that
+  // only ride along with a frequent bug. Deterministic: the leads come
+  // from the programs checked, not from the order workers answered in.
+  // Adds the features of the bug program a minimize.json in `dir` holds
+  // (and its kind of divergence) to `covered`. False when there is none.
+  static bool cover_bug_program(const std::string& dir, std::set<std::string>* covered) {
+    std::string text;
+    if (!read_text(dir + "/minimize.json", &text)) return false;
+    const json mj = json::parse(text, nullptr, false);
+    if (mj.is_discarded() || !mj.contains("bug_program")) return false;
+    auto bp = ir::parse(mj.value("bug_program", std::string()));
+    if (!bp) return false;
+    auto an = ir::analyze(*bp);
+    for (auto& w : program_features(*bp, an ? &*an : nullptr)) covered->insert(std::move(w));
+    const std::string key = mj.value("bug_key", std::string());
+    const size_t a = key.find('|'), z = a == std::string::npos ? a : key.find('|', a + 1);
+    if (z != std::string::npos) covered->insert("what:" + key.substr(a + 1, z - a - 1));
+    return true;
+  }
+
   void minimize_novel() {
     if (o_.minimize_s <= 0 || o_.novelty_total_s == 0) return;
     const double total = o_.novelty_total_s > 0 ? o_.novelty_total_s
                          : o_.programs >= 0 ? 30.0 : std::max(10.0, o_.time_s / 4);
     std::map<std::string, std::set<std::string>> covered;  // who -> features of its bug programs
-    for (const auto& [name, b] : tally_.buckets) {
-      std::string text;
-      if (!read_text(o_.out + "/findings/" + name + "/minimize.json", &text)) continue;
-      const json mj = json::parse(text, nullptr, false);
-      if (mj.is_discarded() || !mj.contains("bug_program")) continue;
-      auto bp = ir::parse(mj.value("bug_program", std::string()));
-      if (!bp) continue;
-      auto an = ir::analyze(*bp);
-      std::set<std::string>& c = covered[finding_who(b.finding)];
-      for (auto& w : program_features(*bp, an ? &*an : nullptr)) c.insert(std::move(w));
-      const std::string key = mj.value("bug_key", std::string());
-      const size_t a = key.find('|'), z = key.find('|', a + 1);
-      if (a != std::string::npos && z != std::string::npos) c.insert("what:" + key.substr(a + 1, z - a - 1));
-    }
-    auto promise = [](const std::string& w) {
-      return w.rfind("write:", 0) == 0 || w.rfind("what:", 0) == 0 ? 0 : w.rfind("op:", 0) == 0 ? 2 : 1;
+    for (const auto& [name, b] : tally_.buckets)
+      cover_bug_program(o_.out + "/findings/" + name, &covered[finding_who(b.finding)]);
+    auto who_word = [](const std::string& key) {
+      return std::make_pair(key.substr(0, key.find('|')), key.substr(key.find('|') + 1));
     };
-    std::vector<std::tuple<int, int64_t, std::string>> leads;  // (promise, count, who|feature)
+    std::vector<std::tuple<double, int64_t, std::string>> leads;  // (-score, count, who|feature)
     for (const auto& [key, k] : tally_.feature_first) {
-      const std::string who = key.substr(0, key.find('|')), word = key.substr(key.find('|') + 1);
+      const auto [who, word] = who_word(key);
       if (covered[who].count(word) || !tally_.candidates.count(std::to_string(k) + "|" + who)) continue;
-      leads.push_back({promise(word), tally_.feature_count[key], key});
+      // (Rounded: the same order on every machine.)
+      leads.push_back({-std::round(tally_.lead_score(who, word) * 1e6) / 1e6, tally_.feature_count[key], key});
     }
     std::sort(leads.begin(), leads.end());
     std::vector<MinimizeJob> jobs;
+    std::vector<std::string> whos;  // jobs[i]'s strategy or mutant
     int already = 0;
     for (const auto& [rank, count, key] : leads) {
-      const std::string who = key.substr(0, key.find('|')), word = key.substr(key.find('|') + 1);
+      const auto [who, word] = who_word(key);
       const uint64_t k = tally_.feature_first.at(key);
       const json& f = tally_.candidates.at(std::to_string(k) + "|" + who);
       std::string slug = who + "__" + word;
       for (char& c : slug)
         if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '+' || c == '.')) c = '-';
       const std::string dir = o_.out + "/novel/" + slug;
-      std::string probe;
-      if (read_text(dir + "/minimize.json", &probe)) { ++already; continue; }
+      if (cover_bug_program(dir, &covered[who])) { ++already; continue; }  // a resumed campaign's
       json settings = {{"seed", o_.seed}, {"program", k}, {"finding", f}, {"gen_size", o_.gen.size},
                        {"keep", {word}}, {"feature_count", count}};
       jobs.push_back({dir, slug, spec_from_json(f["spec"]), k, {word}, settings});
+      whos.push_back(who);
     }
     if (jobs.empty()) return;
+    // A lead whose feature a bug program met meanwhile has its answer: it
+    // would minimize to that bug (or one like it), so it is not run.
+    auto who_of = [&](const MinimizeJob& j) -> const std::string& { return whos[&j - jobs.data()]; };
+    int moot = 0;
+    auto wanted = [&](const MinimizeJob& j) {
+      const bool w = !covered[who_of(j)].count(j.keep.front());
+      moot += !w;
+      return w;
+    };
+    auto finished = [&](const MinimizeJob& j) { cover_bug_program(j.dir, &covered[who_of(j)]); };
     const double t0 = now_s();
     int skipped = 0;
     std::vector<std::string> killed;
-    const int done = run_minimizers(jobs, total, &skipped, &killed);
+    const int done = run_minimizers(jobs, total, &skipped, &killed, wanted, finished);
     if (!o_.quiet)
-      std::fprintf(stderr, "novelty: %zu leads (features no bug program had), minimized %d in %.1f s%s\n",
-                   leads.size(), done + already, now_s() - t0,
+      std::fprintf(stderr,
+                   "novelty: %zu leads (features no bug program had), minimized %d in %.1f s, %d met by a bug "
+                   "program meanwhile%s\n",
+                   leads.size(), done + already, now_s() - t0, moot,
                    skipped ? (", " + std::to_string(skipped) + " left (budget: --minimize-novel)").c_str() : "");
   }
 

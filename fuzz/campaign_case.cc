@@ -11,6 +11,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 
 #include "fuzz/answer_line.h"
 #include "fuzz/check.h"
@@ -24,6 +25,11 @@
 namespace af::fuzz {
 
 using nlohmann::json;
+
+int feature_sample_stride(const CampaignOptions& o) {
+  const bool slow = o.injects.empty() && std::any_of(o.strategies.begin(), o.strategies.end(), is_external);
+  return slow ? 1 : 16;
+}
 
 std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) {
   auto has = [k](const std::vector<uint64_t>& v) { return std::find(v.begin(), v.end(), k) != v.end(); };
@@ -65,6 +71,10 @@ std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) 
     return std::nullopt;
   };
   std::optional<std::vector<std::string>> program_words;  // computed once, for the first finding
+  // The feature sample: this program's words and, per strategy or mutant
+  // that diverged, the kinds of its divergences.
+  const bool sampled = an && k % static_cast<uint64_t>(feature_sample_stride(o)) == 0;
+  std::map<std::string, std::set<std::string>> sample_diverged;
   for (const RunRecord& rec : records) {
     tier_ms[tier_of(rec.spec)] += rec.ms;
     if (is_external(rec.spec.strategy) && rec.spec.inject.empty()) {
@@ -77,10 +87,11 @@ std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) 
     if (!program_words) program_words = program_features(p, an ? &*an : nullptr);
     std::vector<std::string> words = *program_words;
     words.push_back("what:" + bug_what(rec));
+    if (sampled) sample_diverged[rec.spec.who()].insert(words.back());
     std::sort(words.begin(), words.end());
     bool novel = false;
     if (sent) {
-      const std::string who = rec.spec.strategy + "+" + rec.spec.inject + "|";
+      const std::string who = rec.spec.who() + "|";
       for (const auto& w : words) {
         auto [it, fresh] = sent->first_k_by_feature.try_emplace(who + w, k);
         if (fresh || k < it->second) it->second = k, novel = true;
@@ -102,8 +113,12 @@ std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) 
     m["features"] = words;
     f.push_back(m);
   }
+  if (sampled) {
+    if (!program_words) program_words = program_features(p, &*an);
+    r["sample"] = {{"features", *program_words}, {"diverged", sample_diverged}};
+  }
   // Nothing new for the parent: the line it reads without a JSON parser.
-  if (an && f.empty() && external == 0) {
+  if (an && f.empty() && external == 0 && !sampled) {
     const RoutineAnswer routine{k, {tier_ms.begin(), tier_ms.end()}, {repeats.begin(), repeats.end()}};
     if (auto line = encode_routine(routine)) return *line;
   }

@@ -32,6 +32,14 @@ struct SentBuckets {
   std::unordered_map<std::string, uint64_t> first_k_by_feature;  // "who|feature"
 };
 
+// Every how-many-th program (by index) is in the feature sample: the
+// answer carries its features and, per strategy or mutant, whether it
+// diverged ("sample"), so that the parent knows how often each feature
+// comes with a divergence (CampaignTally::lead_score). Every program
+// against a real compiler (its run dwarfs the features' cost), every 16th
+// against our own strategies and mutants.
+int feature_sample_stride(const CampaignOptions& o);
+
 // The answer line of program k. JSON: validity, findings (spec, bucket,
 // first mismatch or error), runs, milliseconds per tier, external-run
 // counts. With `sent`, a finding of a bucket sent in full before on a

@@ -115,7 +115,9 @@ void CampaignStore::save_state(const CampaignTally& tally, const CaseQueue& queu
     const std::string id = std::to_string(k) + "|" + key.substr(0, key.find('|'));
     if (const auto it = tally.candidates.find(id); it != tally.candidates.end()) candidates[id] = it->second;
   }
-  s["features"] = {{"first", tally.feature_first}, {"count", tally.feature_count}, {"candidates", candidates}};
+  s["features"] = {{"first", tally.feature_first}, {"count", tally.feature_count}, {"candidates", candidates},
+                   {"sample", {{"programs", tally.sample_programs}, {"features", tally.sample_features},
+                               {"findings", tally.sample_findings}, {"who", tally.sample_who}}}};
   if (tally.external_runs > 0)
     s["external"] = {{"runs", tally.external_runs}, {"compared", tally.compared}, {"unsupported", tally.unsupported},
                      {"unsupported_reasons", tally.unsupported_reasons}, {"not_supported", o_.not_supported}};
@@ -173,6 +175,13 @@ void CampaignStore::load(CampaignTally& tally, CaseQueue& queue, double* elapsed
     tally.feature_first = fe.value("first", std::map<std::string, uint64_t>{});
     tally.feature_count = fe.value("count", std::map<std::string, int64_t>{});
     tally.candidates = fe.value("candidates", std::map<std::string, json>{});
+    const json sample = fe.value("sample", json::object());
+    if (sample.is_object()) {
+      tally.sample_programs = sample.value("programs", int64_t{0});
+      tally.sample_features = sample.value("features", std::map<std::string, int64_t>{});
+      tally.sample_findings = sample.value("findings", std::map<std::string, int64_t>{});
+      tally.sample_who = sample.value("who", std::map<std::string, int64_t>{});
+    }
   }
   const json sb = s.value("buckets", json::object());
   bool with_findings = sb.is_object();

@@ -20,6 +20,20 @@ void CampaignTally::count_program(const json& r) {
     for (auto it = tier_ms->begin(); it != tier_ms->end(); ++it)
       if (it.value().is_number()) add_tier_ms(it.key(), it.value().get<double>());
   compared += r.value("compared", int64_t{0});
+  if (const auto sample = r.find("sample"); sample != r.end() && sample->is_object()) {
+    ++sample_programs;
+    const json& words = (*sample)["features"];
+    const json& diverged = (*sample)["diverged"];
+    for (const json& w : words)
+      if (w.is_string()) ++sample_features[w.get<std::string>()];
+    for (auto it = diverged.begin(); diverged.is_object() && it != diverged.end(); ++it) {
+      ++sample_who[it.key()];
+      for (const json& w : words)
+        if (w.is_string()) ++sample_findings[it.key() + "|" + w.get<std::string>()];
+      for (const json& w : it.value())
+        if (w.is_string()) ++sample_findings[it.key() + "|" + w.get<std::string>()];
+    }
+  }
   const auto unsupported_runs = r.find("unsupported");
   if (unsupported_runs == r.end() || !unsupported_runs->is_array()) return;
   for (const json& u : *unsupported_runs) {
@@ -44,6 +58,18 @@ std::string finding_who(const json& f) {
   if (!f["spec"].is_object()) return "";
   const json& s = f["spec"];
   return s.value("strategy", "") + "+" + (s["inject"].is_string() ? s["inject"].get<std::string>() : "");
+}
+
+double CampaignTally::lead_score(const std::string& who, const std::string& word) const {
+  auto count = [](const std::map<std::string, int64_t>& m, const std::string& key) {
+    const auto it = m.find(key);
+    return it == m.end() ? 0.0 : static_cast<double>(it->second);
+  };
+  const double diverged = count(sample_who, who);
+  if (word.rfind("what:", 0) == 0)  // rarer kinds first: the frequent one is the known bug's
+    return 1.0 - count(sample_findings, who + "|" + word) / (diverged + 1.0);
+  const double base = sample_programs > 0 ? diverged / static_cast<double>(sample_programs) : 0.0;
+  return (count(sample_findings, who + "|" + word) + 1.0) / (count(sample_features, word) + 2.0) - base;
 }
 
 void CampaignTally::add_features(uint64_t k, const json& f) {

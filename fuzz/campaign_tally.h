@@ -47,6 +47,12 @@ struct CampaignTally {
   std::map<std::string, uint64_t> feature_first;
   std::map<std::string, int64_t> feature_count;
   std::map<std::string, nlohmann::json> candidates;
+  // The feature sample (fuzz/campaign_case.h: every program, or every
+  // 16th): how many programs it holds, how many had each feature, how
+  // many of those diverged under each "who" ("who|feature"; "who|what:KIND"
+  // counts the kinds), and how many diverged under each who.
+  int64_t sample_programs = 0;
+  std::map<std::string, int64_t> sample_features, sample_findings, sample_who;
   double last_new = -1;            // seconds into the campaign when the last new bucket appeared
   nlohmann::json timeline = nlohmann::json::array();
 
@@ -66,6 +72,14 @@ struct CampaignTally {
   // smaller program (an answer's "repeats", fuzz/campaign_case.h).
   void add_repeats(const std::string& bucket, int64_t n);
   void add_timeline_point(double t);
+  // How much a feature raises the chance that who's run diverges (the
+  // "Increase" of Liblit et al.'s statistical bug isolation, PLDI 2005):
+  // P(diverges | feature), Laplace-smoothed, minus P(diverges). A feature
+  // that comes with a bug of its own scores high (exp_out under a compiler
+  // that miscompiles it: near 1 - base rate); one that only rides along
+  // with a frequent bug scores near 0. Over the sample; a kind of
+  // divergence (what:) scores by how often it is seen instead.
+  double lead_score(const std::string& who, const std::string& word) const;
   // Records finding f's features (add_finding calls it).
   void add_features(uint64_t k, const nlohmann::json& f);
 

@@ -26,6 +26,9 @@ struct RunSpec {
     return strategy == o.strategy && inject == o.inject && reorder == o.reorder && fusion == o.fusion &&
            target == o.target && checked == o.checked;
   }
+  // "STRATEGY+MUTANT": whose bug a divergence is (a campaign's novelty
+  // bookkeeping keys its features by it; policies and targets aside).
+  std::string who() const { return strategy + "+" + inject; }
 };
 // The one JSON spelling of a spec (settings.json, findings.jsonl,
 // minimize.json): inject null when empty, "checked" only when set, so

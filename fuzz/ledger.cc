@@ -80,6 +80,7 @@ std::vector<LedgerEntry> load_ledger(const std::string& dir, std::vector<std::st
 }
 
 std::string default_ledger_dir() {
+  if (const char* dir = std::getenv("AF_LEDGER"); dir && *dir) return dir;
   const char* root = std::getenv("AF_ROOT");
   return root && *root ? std::string(root) + "/corpus/findings" : "";
 }

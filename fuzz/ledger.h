@@ -35,7 +35,8 @@ std::optional<LedgerEntry> parse_ledger_entry(const std::string& name, const std
 // Every entry of DIR (*.af); entries that do not parse are reported in *errors.
 std::vector<LedgerEntry> load_ledger(const std::string& dir, std::vector<std::string>* errors);
 
-// The ledger of this checkout: $AF_ROOT/corpus/findings ("" when unknown).
+// The ledger: $AF_LEDGER, else this checkout's $AF_ROOT/corpus/findings
+// ("" when unknown).
 std::string default_ledger_dir();
 
 }  // namespace af::fuzz

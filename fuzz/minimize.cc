@@ -81,7 +81,9 @@ Program run_passes(const Program& p, const Interesting& pred, const MinimizeOpti
     constants(search);
     inits(search);
     if (search.out_of_budget()) break;
-    if (st.accepted == before && !delete_pairs(search) && !delete_with_inits(search)) break;
+    if (st.accepted == before && !delete_pairs(search) && !delete_with_inits(search) &&
+        !simpler_ops_with_inits(search))
+      break;
   }
   if (o.rename && !search.out_of_budget()) {
     Program c = canonical_names(search.cur());

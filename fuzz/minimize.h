@@ -113,6 +113,9 @@ struct MinimizedFinding {
   // all, so that the finding is explained by that bug, not one of its own.
   std::vector<std::string> keep;
   bool explained = false;
+  // The bug program's own minimization stopped at its budget (not at a
+  // fixed point): it may still hold what a finished one would have shed.
+  bool bug_cut = false;
   // The fusion policies under which the bug program agrees
   // ("agrees-under:none"; empty when it diverges under all, or for an
   // external strategy): part of the bug signature's cause.

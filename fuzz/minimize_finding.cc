@@ -186,6 +186,7 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
     auto rq = run_spec(q, s, {/*first_op=*/false});
     return rq && !rq->agree && bug_what(*rq) == bug_what(first);
   };
+  MinimizeStats s3;
   m.bug_program = minimize(m.minimized, [&](const Program& q) {
     if (same_bug(q, bug_spec)) return true;
     for (const auto& [reorder, fusion] : bug_alternatives) {
@@ -198,7 +199,8 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
       }
     }
     return false;
-  }, o3);
+  }, o3, &s3);
+  m.bug_cut = s3.budget_hit;
   auto r3 = run_spec(m.bug_program, bug_spec);
   m.bug_record = r3 && !r3->agree ? *r3 : m.record;
   if (!(r3 && !r3->agree)) m.bug_program = m.minimized;

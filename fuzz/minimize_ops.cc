@@ -5,10 +5,10 @@
 
 namespace af::fuzz::minimizing {
 
-void simpler_ops(Search& search) {
-  const Program& cur = search.cur();
-  for (size_t i = 0; i < cur.stmts.size() && !search.out_of_budget(); ++i) {
-    const Stmt st = cur.stmts[i];
+namespace {
+
+// The simpler statements st may become, in the order they are tried.
+std::vector<Stmt> simpler_stmts(const Stmt& st) {
     const auto& info = ir::op_info(st.op);
     std::vector<Stmt> cands;
     auto with = [&](OpKind op, std::vector<Arg> args) {
@@ -82,6 +82,12 @@ void simpler_ops(Search& search) {
       for (size_t k = 0; k < reps.size(); ++k)
         if (st.op == reps[k].first && st.args.size() == reps[k].second.size() && numbers_after_first()) own = k;
       for (size_t k = 0; k < own; ++k) with(reps[k].first, reps[k].second);
+      // A binary op that needs its tensor operand (a write through one
+      // alias that reads another: div_(t, t)) becomes add_(x, y) / add(x, y).
+      const OpKind add = ir::is_inplace(st.op) ? OpKind::AddI : OpKind::Add;
+      if (ir::math_arity(info.math) == ir::MathArity::Binary && st.op != add && st.args.size() >= 2 &&
+          st.args[0].kind == Arg::Tensor && st.args[1].kind == Arg::Tensor)
+        with(add, {st.args[0], st.args[1]});
     }
     // Any other in-place write (the scatter and indexed families:
     // index_copy_, index_put_, scatter_, masked_fill_, ...) becomes the
@@ -120,12 +126,38 @@ void simpler_ops(Search& search) {
         args[0].list.erase(args[0].list.begin() + k);
         with(st.op, args);
       }
-    for (const Stmt& n : cands) {
+    return cands;
+}
+
+}  // namespace
+
+void simpler_ops(Search& search) {
+  const Program& cur = search.cur();
+  for (size_t i = 0; i < cur.stmts.size() && !search.out_of_budget(); ++i)
+    for (const Stmt& n : simpler_stmts(cur.stmts[i])) {
       Program c = cur;
       c.stmts[i] = n;
       if (search.try_candidate(c)) break;
     }
-  }
+}
+
+// A representative may need other values to show the bug (add_(x, x) on
+// zeros writes what is there; div_(x, x) wrote NaN): on a small program,
+// a statement's simpler form together with a simpler initial value of one
+// storage, so that two findings of one bug do not stop at two ops.
+bool simpler_ops_with_inits(Search& search) {
+  const Program& cur = search.cur();
+  if (cur.stmts.empty() || cur.stmts.size() > 4) return false;
+  for (size_t i = 0; i < cur.stmts.size() && !search.out_of_budget(); ++i)
+    for (const Stmt& n : simpler_stmts(cur.stmts[i]))
+      for (size_t s = 0; s < cur.storages.size() && !search.out_of_budget(); ++s)
+        for (const ir::StorageDecl& d : simpler_inits(cur.storages[s], kAnyInit)) {
+          Program c = cur;
+          c.stmts[i] = n;
+          c.storages[s] = d;
+          if (search.try_candidate(c)) return true;
+        }
+  return false;
 }
 
 // Two writes a bug needs both of (add_ and mul_ do not commute): the

@@ -524,6 +524,7 @@ bool write_minimized(const std::string& dir, const MinimizedFinding& m, std::str
     if (!m.keep.empty()) {
       j["keep_features"] = m.keep;
       j["explained"] = m.explained;
+      if (m.bug_cut) j["bug_cut"] = true;
     }
     if (!m.record.op.empty()) j["first_diverging_op"] = m.record.op;
     write_atomic(dir + "/minimize.json", ir::json_text(j, 2) + "\n");

@@ -213,7 +213,7 @@ json summarize(const std::string& dir) {
   // Novelty leads (novel/, issue #34): one explained by a bug adds to its
   // count of explained leads; one that is not is a bug found behind a
   // bucket another bug owns, with the findings that had its feature.
-  int64_t novel_minimized = 0, novel_explained = 0;
+  int64_t novel_minimized = 0, novel_explained = 0, novel_unfinished = 0;
   std::error_code ec;
   std::vector<std::string> novel;
   for (const auto& f : std::filesystem::directory_iterator(dir + "/novel", ec)) novel.push_back(f.path().filename().string());
@@ -229,6 +229,14 @@ json summarize(const std::string& dir) {
       const json mj = read_json(dir + "/novel/" + n + "/minimize.json", false);
       if (!mj.contains("bug") || mj.value("explained", false) != explained) continue;
       ++novel_minimized;
+      // A lead whose bug program did not reach its fixed point (the
+      // budget ran out) is no evidence of a bug of its own yet: it would
+      // be a duplicate more often than not. Counted; a longer
+      // --minimize-novel (or --resume with one) finishes it.
+      if (!explained && mj.value("bug_cut", false)) {
+        ++novel_unfinished;
+        continue;
+      }
       const json st = read_json(dir + "/novel/" + n + "/settings.json", false);
       if (explained) {
         // Explained by its bug program's bug; when no bucket or lead of its
@@ -256,7 +264,7 @@ json summarize(const std::string& dir) {
       if (mj.contains("spec") && mj["spec"].is_object())
         g["must_agree"] = g["must_agree"].get<bool>() || fuzz::is_must_agree(mj["spec"].value("strategy", ""));
     }
-  r["novelty"] = {{"minimized", novel_minimized}, {"explained", novel_explained},
+  r["novelty"] = {{"minimized", novel_minimized}, {"explained", novel_explained}, {"unfinished", novel_unfinished},
                   {"new_bugs", std::count_if(bugs.begin(), bugs.end(), [](const json& g) { return g["from_novelty"].get<bool>(); })}};
   // The bug is the unit: aliasfuzz's own first, then new ones, then those
   // the ledger knows; biggest first within each.
@@ -267,6 +275,12 @@ json summarize(const std::string& dir) {
   });
   r["bugs"] = bugs;
   r["bug_count"] = bugs.size();
+  // Issue #40: how many minimized programs (a bucket's, a lead's) the bugs
+  // stand for; the rest were merged into a bug already reported.
+  int64_t minimized_programs = novel_minimized - novel_unfinished;
+  for (const auto& [name, key] : bucket_bug) minimized_programs += key != name;
+  r["merged"] = {{"minimized_programs", minimized_programs},
+                 {"duplicates", std::max<int64_t>(0, minimized_programs - static_cast<int64_t>(bugs.size()))}};
   r["must_agree_buckets"] = must;
   r["findings_per_strategy"] = per_strategy;
   // External strategies: runs that reached a value comparison, runs the
@@ -281,6 +295,15 @@ json summarize(const std::string& dir) {
   return r;
 }
 
+// "B bugs from M minimized programs (D merged as duplicates, P%)".
+std::string merged_line(const json& s) {
+  const json mg = s.value("merged", json::object());
+  const int64_t m = mg.value("minimized_programs", int64_t{0}), d = mg.value("duplicates", int64_t{0});
+  return std::to_string(s.value("bug_count", int64_t{0})) + " bugs from " + std::to_string(m) +
+         " minimized programs (buckets' and novelty leads'): " + std::to_string(d) + " merged as duplicates (" +
+         std::to_string(m > 0 ? (100 * d + m / 2) / m : 0) + "%)";
+}
+
 // The bugs, the unit a reader triages (new ones first, then those the
 // ledger knows), each with its count, minimized program and folders.
 std::string bugs_markdown(const json& s) {
@@ -288,7 +311,11 @@ std::string bugs_markdown(const json& s) {
   const json nv = s.value("novelty", json::object());
   m += "Novelty leads (findings with a feature no bug program had, minimized keeping it): " +
        std::to_string(nv.value("minimized", int64_t{0})) + " minimized, " + std::to_string(nv.value("explained", int64_t{0})) +
-       " explained by a bug below, " + std::to_string(nv.value("new_bugs", int64_t{0})) + " bugs found only through them.\n\n";
+       " explained by a bug below, " + std::to_string(nv.value("new_bugs", int64_t{0})) + " bugs found only through them" +
+       (nv.value("unfinished", int64_t{0}) > 0
+            ? ", " + std::to_string(nv.value("unfinished", int64_t{0})) + " unfinished (budget: --minimize-novel)"
+            : std::string()) +
+       ".\n\n" + merged_line(s) + "\n\n";
   m += "| bug | ledger | findings | explained leads | where |\n|---|---|---:|---:|---|\n";
   for (const json& g : s.value("bugs", json::array())) {
     std::string where;

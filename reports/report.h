@@ -24,6 +24,9 @@ std::string render_html(const nlohmann::json& summary, const nlohmann::json& sta
 
 // Writes DIR/report.json, DIR/report.md and DIR/report.html atomically.
 void write_reports(const std::string& dir);
+// One line of a summary's bug counts: bugs, the minimized programs behind
+// them, and the share merged as duplicates (issue #40).
+std::string merged_line(const nlohmann::json& summary);
 
 // Merges campaign folders (shards of one seed, or earlier merges) into OUT:
 // findings.jsonl holds one line per bucket, the sources' lines for it

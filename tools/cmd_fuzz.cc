@@ -123,6 +123,14 @@ int run(FuzzArgs& a) {
     return 2;
   }
   if (a.check_only) return 0;
+  // A campaign whose every strategy is a compiler that is not installed
+  // would only run the oracle: nothing is compared, nothing can be found.
+  if (o.injects.empty() && !o.strategies.empty() &&
+      std::all_of(o.strategies.begin(), o.strategies.end(),
+                  [](const std::string& s) { return oracles::is_external_strategy(s) && oracles::external_python(s).empty(); })) {
+    std::cerr << "aliasfuzz fuzz: nothing to compare: " << oracles::external_unavailable(o.strategies.front()) << "\n";
+    return 2;
+  }
   // A worker's first external case starts its Python and compiles once
   // (torch.compile: ~20-40 s on a loaded machine): under the default 20 s
   // every worker counted as hung and its restart hung again.
@@ -167,8 +175,10 @@ int run(FuzzArgs& a) {
     std::cerr << "aliasfuzz fuzz: " << e.what() << "\n";
     return 2;
   }
+  std::string bugs_line;
   try {
     reports::write_reports(o.out);
+    bugs_line = reports::merged_line(reports::summarize(o.out));
   } catch (const std::exception& e) {
     std::cerr << "aliasfuzz fuzz: reports: " << e.what() << "\n";
   }
@@ -192,6 +202,7 @@ int run(FuzzArgs& a) {
   if (!runs.expected_to_diverge.empty())
     std::cout << "expected to diverge (under study, mutants): "
               << fmt::format("{}", fmt::join(runs.expected_to_diverge, ", ")) << "\n";
+  if (!bugs_line.empty()) std::cout << bugs_line << "\n";
   std::cout << "findings: " << o.out << "/findings/ (one line per bucket in " << o.out << "/findings.jsonl)\n";
   std::cout << "report: " << o.out << "/report.html (also report.md, report.json)\n";
   // 1: bugs in aliasfuzz itself (must-agree findings) or crashes; with

@@ -141,6 +141,47 @@ else
   case_skip "external strategy torch-functionalize runs" "no .venv-thunder (./aliasfuzz setup --thunder)"
 fi
 
+# A campaign against a compiler that is not installed compares nothing: an error, not an oracle-only run.
+run_tool fuzz-absent "$bin" fuzz --strategy "py:oracles.testdata.toy_compiler:as_is@$T/no-such-python" \
+  --programs 5 --seed 1 --out "$T/c-absent" --quiet
+if [[ $rc -eq 2 ]] && grep -q "nothing to compare" "$T/fuzz-absent.err"; then
+  case_ok "fuzz against an uninstalled compiler says so (exit 2)"
+else
+  case_fail "fuzz against an uninstalled compiler says so (exit 2)" "exit $rc: $(why fuzz-absent)"
+fi
+
+# Ground truth for bug counting (issues #34, #40): a compiler with two defects, a frequent one
+# (an in-place write lost when its target shares storage with another argument) that the
+# ledger knows, and a rare one (exp with out= off by one, in well under 1% of programs) behind
+# the frequent one's buckets. The campaign reports exactly two bugs: the known one, and the
+# rare one as new.
+mkdir -p "$T/ledger"
+cat >"$T/ledger/toy-two-defects-aliased-write-lost.af" <<EOF
+# aliasfuzz finding: an in-place op whose target shares its storage with another argument does not write
+# system: toy compiler (oracles/testdata/toy_compiler.py)
+# strategy: py:toy_compiler:two_defects@$PY
+# what: values
+# status: known oracles/testdata/toy_compiler.py
+aliasfuzz 1
+storage s0 f32[1] = full(1.0)
+input x0 = s0
+add_(x0, x0)
+EOF
+(
+  cd "$T" || exit 1
+  AF_LEDGER="$T/ledger" run_tool fuzz-two "$bin" fuzz --strategy "py:toy_compiler:two_defects@$PY" \
+    --programs 1500 --seed 8 --jobs 2 --out "$T/c-two" --quiet --minimize-novel 120
+  echo "$rc" >"$T/fuzz-two.rc"
+)
+rc=$(cat "$T/fuzz-two.rc")
+if [[ $rc -eq 0 ]] && json_check "$T/c-two/report.json" \
+     'len(j["bugs"]) == 2 and sum("ledger" in b for b in j["bugs"]) == 1 and any("ledger" not in b and "exp_out" in b["program"] for b in j["bugs"])'; then
+  case_ok "a frequent known bug does not hide a rare one: two defects, two bugs"
+else
+  case_fail "a frequent known bug does not hide a rare one: two defects, two bugs" \
+    "exit $rc: $(why fuzz-two) $($PY -c 'import json,sys; print([(b["name"], "ledger" in b) for b in json.load(open(sys.argv[1]))["bugs"]])' "$T/c-two/report.json" 2>&1)"
+fi
+
 # ---- fuzz, minimize, report, compare ------------------------------------------------
 # A campaign per target: every program checked, no crash or hang of the tool,
 # no must-agree bucket (--fail-on bugs would exit 1). pocl compiles each new

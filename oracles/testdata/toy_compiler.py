@@ -22,6 +22,12 @@ each FUNCTION takes the program's Python function and returns a callable.
   segfault_on_exp_     kills its own process with SIGSEGV (after a line on
                        stderr) when the program calls exp_, else runs it:
                        a compiler crash, the runner-crash bucket kind
+  two_defects          deliberately wrong twice, the ground truth of the
+                       bug-counting checks (issues #34, #40): (1) frequent:
+                       an in-place op whose target shares its storage with
+                       another tensor argument of the call does not write;
+                       (2) rare: exp with out= (the generator makes exp_out
+                       in well under 1% of programs) writes exp(x) + 1
 """
 import os
 import signal
@@ -86,4 +92,34 @@ def forget_input_metadata(fn):
         for a, (size, stride, offset) in zip(args, before):
             a.as_strided_(size, stride, offset)
         return rets
+    return compiled
+
+
+def _storage_ptr(t):
+    try:
+        return t.untyped_storage().data_ptr()
+    except AttributeError:  # torch 1.x
+        return t.storage().data_ptr()
+
+
+class _TwoDefects(torch.overrides.TorchFunctionMode):
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        name = getattr(func, "__name__", "")
+        if name.endswith("_") and not name.startswith("_") and args and isinstance(args[0], torch.Tensor):
+            target = args[0]
+            others = [a for a in list(args[1:]) + list(kwargs.values()) if isinstance(a, torch.Tensor)]
+            if any(_storage_ptr(a) == _storage_ptr(target) for a in others):
+                return target  # defect 1: the write is lost
+        result = func(*args, **kwargs)
+        if name == "exp" and isinstance(kwargs.get("out"), torch.Tensor):
+            with torch.no_grad():
+                kwargs["out"].add_(1.0)  # defect 2: off by one
+        return result
+
+
+def two_defects(fn):
+    def compiled(*args):
+        with _TwoDefects():
+            return fn(*args)
     return compiled
