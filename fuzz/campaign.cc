@@ -438,6 +438,7 @@ class Campaign {
   void status_line(FILE* out) {
     const double el = now_s() - start_;
     std::string ext;
+    if (tally_.external_runs == 0 && tally_.unsupported > 0) ext = "  unsupported " + std::to_string(tally_.unsupported);
     if (tally_.external_runs > 0)
       ext = "  compared " + std::to_string(tally_.compared) + "/" + std::to_string(tally_.external_runs) + "  unsupported " +
             std::to_string(tally_.unsupported);

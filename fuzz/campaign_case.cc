@@ -77,10 +77,10 @@ std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) 
   std::map<std::string, std::set<std::string>> sample_diverged;
   for (const RunRecord& rec : records) {
     tier_ms[tier_of(rec.spec)] += rec.ms;
+    if (!rec.unsupported.empty()) unsupported.push_back(rec.spec.strategy + ": " + rec.unsupported);
     if (is_external(rec.spec.strategy) && rec.spec.inject.empty()) {
       ++external;
-      if (!rec.unsupported.empty()) unsupported.push_back(rec.spec.strategy + ": " + rec.unsupported);
-      else if (rec.error.empty()) ++compared;
+      if (rec.unsupported.empty() && rec.error.empty()) ++compared;
     }
     if (rec.agree) continue;
     std::string bucket = bucket_of(rec);
@@ -118,7 +118,7 @@ std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) 
     r["sample"] = {{"features", *program_words}, {"diverged", sample_diverged}};
   }
   // Nothing new for the parent: the line it reads without a JSON parser.
-  if (an && f.empty() && external == 0 && !sampled) {
+  if (an && f.empty() && external == 0 && unsupported.empty() && !sampled) {
     const RoutineAnswer routine{k, {tier_ms.begin(), tier_ms.end()}, {repeats.begin(), repeats.end()}};
     if (auto line = encode_routine(routine)) return *line;
   }
@@ -129,8 +129,8 @@ std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) 
   if (external) {
     r["external_runs"] = external;
     r["compared"] = compared;
-    if (!unsupported.empty()) r["unsupported"] = unsupported;
   }
+  if (!unsupported.empty()) r["unsupported"] = unsupported;
   return ir::json_text(r);
 }
 

@@ -118,7 +118,7 @@ void CampaignStore::save_state(const CampaignTally& tally, const CaseQueue& queu
   s["features"] = {{"first", tally.feature_first}, {"count", tally.feature_count}, {"candidates", candidates},
                    {"sample", {{"programs", tally.sample_programs}, {"features", tally.sample_features},
                                {"findings", tally.sample_findings}, {"who", tally.sample_who}}}};
-  if (tally.external_runs > 0)
+  if (tally.external_runs > 0 || tally.unsupported > 0)
     s["external"] = {{"runs", tally.external_runs}, {"compared", tally.compared}, {"unsupported", tally.unsupported},
                      {"unsupported_reasons", tally.unsupported_reasons}, {"not_supported", o_.not_supported}};
   write_atomic(o_.out + "/state.json", ir::json_text(s) + "\n");

@@ -12,6 +12,7 @@
 #include "ir/hash.h"
 #include "oracles/external.h"
 #include "schedulers/schedulers.h"
+#include "schedulers/ua_fixes.h"
 
 namespace af::fuzz {
 
@@ -435,6 +436,16 @@ std::string tier_of(const RunSpec& s) {
   return oracles::is_external_strategy(s.strategy) && s.inject.empty() ? s.strategy : s.target;
 }
 
+std::optional<std::string> predicted_refusal(const std::string& error) {
+  const std::string head = std::string(schedulers::kThunderRaises) + ": ";
+  if (error.rfind(head, 0) != 0) return std::nullopt;
+  const std::string rest = error.substr(head.size());
+  const size_t colon = rest.find(": ");
+  if (colon == std::string::npos) return std::nullopt;
+  if (!oracles::classify_external_error(rest.substr(0, colon), rest.substr(colon + 2)).unsupported) return std::nullopt;
+  return rest.substr(0, rest.rfind(" (line "));
+}
+
 std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observables& expected,
                                      const std::vector<RunSpec>& specs, const CheckOptions& options) {
   return check_program(p, ir::analyze(p).value(), expected, specs, options);
@@ -472,6 +483,15 @@ std::vector<RunRecord> check_program(const ir::Program& p, const ir::Analysis& a
       // The lowering refused an op it does not implement: no comparison, no finding.
       r.unsupported = res.failure->what;
       r.regions = res.regions;
+      r.ms = ms();
+      out.push_back(r);
+      continue;
+    }
+    if (auto refusal = predicted_refusal(res.error)) {
+      // A model of a real compiler predicts that compiler refusing an op
+      // (update_aliases: Thunder's torch symbols take no out=): counted as
+      // the real compiler's refusal is, unsupported, not a finding.
+      r.unsupported = *refusal;
       r.ms = ms();
       out.push_back(r);
       continue;

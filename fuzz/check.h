@@ -117,6 +117,13 @@ struct CheckOptions {
   bool first_op = true;
 };
 
+// A model's prediction that the real compiler refuses the program as
+// unsupported ("Thunder raises: TypeError: add() got an unexpected keyword
+// argument 'out' (line 3)" from update_aliases, classified as a real
+// Thunder's error would be): the refusal ("TypeError: ..."); nullopt for
+// any other error, which stays a finding.
+std::optional<std::string> predicted_refusal(const std::string& error);
+
 // Runs every spec on a valid program (already analyzed) against the oracle's observables.
 std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observables& expected,
                                      const std::vector<RunSpec>& specs, const CheckOptions& options = {});

@@ -16,19 +16,22 @@ namespace af::fuzz::minimizing {
 // statements in another order the dataflow allows (every such order of a
 // program of up to kPermuteUpTo statements, least skeleton first; two
 // adjacent statements trading places in a longer one), or two values of
-// one storage trading every later use. Kept only when the skeleton gets
+// one storage trading every later use (the returns too). Kept only when the skeleton gets
 // smaller (so this ends) and the bug stays: findings of one bug that
 // differ in which of two aliases a statement touches, or in the order of
 // independent statements, meet at one program (fuzz/signature.h).
 constexpr size_t kPermuteUpTo = 5;
 void canonical_order(Search& search) {
   const Program& cur = search.cur();
-  const std::string here = skeleton(cur);
+  // The skeleton, then (two programs of one skeleton: which alias is
+  // written, which returned) the text itself.
   auto key = [](const Program& c) -> std::optional<std::string> {
-    auto q = ir::parse_and_validate(ir::print(c));
+    const std::string text = ir::print(c);
+    auto q = ir::parse_and_validate(text);
     if (!q) return std::nullopt;
-    return skeleton(*q);
+    return skeleton(*q) + '\x01' + text;
   };
+  const std::string here = key(cur).value_or(skeleton(cur));
   const size_t n = cur.stmts.size();
   std::vector<std::vector<bool>> after(n, std::vector<bool>(n, false));  // after[j][i]: j reads what i wrote
   for (size_t i = 0; i < n; ++i)
@@ -84,11 +87,14 @@ void canonical_order(Search& search) {
   for (int u = 0; u < cur.num_values() && !search.out_of_budget(); ++u)
     for (int v = u + 1; v < cur.num_values() && !search.out_of_budget(); ++v) {
       const int su = an->values[u].storage, sv = an->values[v].storage;
-      if (su < 0 || su != sv || (u < n_in && v < n_in)) continue;  // two inputs: pass_merge_inputs
+      if (su < 0 || su != sv) continue;
       Program c = cur;
       const size_t from = static_cast<size_t>(std::max(def[u], def[v]) + 1);
       for (size_t i = from; i < c.stmts.size(); ++i)
         ir::for_each_tensor_arg(c.stmts[i].args, [&](int64_t& a) { a = a == u ? v : a == v ? u : a; });
+      // The returns are later uses too (a write through one input and a
+      // read of the other, or the other way round: one program).
+      for (int& r : c.returns) r = r == u ? v : r == v ? u : r;
       if (auto k = key(c); k && *k < here && search.try_candidate(c)) return;  // the analysis is cur's no more
     }
 }

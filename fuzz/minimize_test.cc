@@ -471,3 +471,40 @@ TEST(MinimizeFinding, EndToEndThroughCheckProgram) {
 
 }  // namespace
 }  // namespace af::fuzz
+
+namespace af::fuzz {
+namespace {
+
+// Issue #40: minimization runs to a fixed point and a canonical form, so
+// that two different generated programs of one defect, found in two
+// different buckets, reach the very same bug program (not only the same
+// signature). Seeded: the campaign's programs and specs are fixed.
+TEST(MinimizeFinding, TwoGeneratedFindingsOfOneMutantReachOneProgram) {
+  for (const char* inject : {"fn-per-input-base", "ua-writes-only"}) {
+    const uint64_t seed = 8;
+    std::map<std::string, std::pair<ir::Program, RunSpec>> firsts;  // bucket -> its first finding
+    for (uint64_t k = 0; k < 400 && firsts.size() < 2; ++k) {
+      const ir::Program p = generate(seed, k);
+      auto an = ir::analyze(p);
+      if (!an) continue;
+      const auto expected = oracles::run_eager(p, *an);
+      for (const RunRecord& r : check_program(p, *an, expected, campaign_specs(seed, k, {}, {inject}, "interp", false)))
+        if (!r.agree && r.error.empty()) firsts.try_emplace(bucket_of(r), p, r.spec);
+    }
+    ASSERT_EQ(firsts.size(), 2u) << inject;
+    std::vector<std::string> programs;
+    for (const auto& [bucket, f] : firsts) {
+      MinimizeOptions o;
+      o.time_s = 0;
+      o.max_tests = 3000;
+      const MinimizedFinding m = minimize_finding(f.first, f.second, o);
+      ASSERT_TRUE(m.ok) << m.error;
+      programs.push_back(ir::print(m.bug_program));
+    }
+    EXPECT_EQ(programs[0], programs[1]) << inject << ": buckets " << firsts.begin()->first << " and "
+                                        << firsts.rbegin()->first;
+  }
+}
+
+}  // namespace
+}  // namespace af::fuzz

@@ -19,6 +19,23 @@ void shrink(Search& search) {
       search.try_candidate(c);
     }
   }
+  // A storage's inputs all moved down together (the first at offset 0):
+  // how they overlap stays, the storage can then shrink.
+  for (size_t s = 0; s < cur.storages.size() && !search.out_of_budget(); ++s) {
+    int64_t low = -1;
+    bool all_strided = true;
+    for (const auto& in : cur.inputs)
+      if (in.storage == static_cast<int>(s)) {
+        all_strided = all_strided && !in.whole;
+        low = low < 0 ? in.offset : std::min(low, in.offset);
+      }
+    if (!all_strided || low <= 0) continue;
+    Program c = cur;
+    for (auto& in : c.inputs)
+      if (in.storage == static_cast<int>(s)) in.offset -= low;
+    set_numel(c.storages[s], needed_numel(c, static_cast<int>(s)));
+    search.try_candidate(c);
+  }
   // Inputs: rank, sizes, strides, offset, whole form.
   for (size_t k = 0; k < cur.inputs.size() && !search.out_of_budget(); ++k) {
     if (cur.inputs[k].whole) continue;
@@ -29,7 +46,9 @@ void shrink(Search& search) {
     };
     const auto in = cur.inputs[k];
     const int64_t sn = cur.storages[in.storage].numel;
-    if (in.offset == 0 && in.sizes == ir::Shape{sn} && in.strides == ir::Shape{1} &&
+    // Over every element of its storage, contiguous, in whatever shape (a
+    // 0-d input of a 1-element storage too): the whole storage.
+    if (in.offset == 0 && ir::numel_of(in.sizes) == sn && in.strides == ir::contiguous_strides(in.sizes) &&
         edit([](ir::InputDecl& d) { d.whole = true, d.sizes.clear(), d.strides.clear(); }))
       continue;
     for (size_t d = 0; d < in.sizes.size(); ++d)

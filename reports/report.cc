@@ -374,9 +374,21 @@ std::string render_markdown(const json& s) {
   if (s.contains("external")) {
     const json& e = s["external"];
     const int64_t runs = e.value("runs", int64_t{0}), cmp = e.value("compared", int64_t{0});
-    m += "- external strategies: " + std::to_string(cmp) + " of " + std::to_string(runs) +
-         " runs reached a value comparison (" + fmt(runs ? 100.0 * cmp / runs : 0.0) + "%), " +
-         std::to_string(e.value("unsupported", int64_t{0})) + " unsupported (not findings)\n";
+    if (runs > 0)
+      m += "- external strategies: " + std::to_string(cmp) + " of " + std::to_string(runs) +
+           " runs reached a value comparison (" + fmt(runs ? 100.0 * cmp / runs : 0.0) + "%), " +
+           std::to_string(e.value("unsupported", int64_t{0})) + " unsupported (not findings)\n";
+    else
+      m += "- unsupported runs (not findings; a model predicts its real compiler refuses an op, or the Halide "
+           "lowering does not implement one): " + std::to_string(e.value("unsupported", int64_t{0})) + "\n";
+    // The most frequent reasons, so that a refusal is seen for what it is.
+    std::vector<std::pair<int64_t, std::string>> reasons;
+    const json rs = e.value("unsupported_reasons", json::object());
+    for (auto it = rs.begin(); it != rs.end(); ++it)
+      if (it.value().is_number_integer()) reasons.push_back({-it.value().get<int64_t>(), it.key()});
+    std::sort(reasons.begin(), reasons.end());
+    for (size_t i = 0; i < reasons.size() && i < 5; ++i)
+      m += "  - " + std::to_string(-reasons[i].first) + " runs: `" + reasons[i].second + "`\n";
   }
   for (const auto& n : s.value("not_supported", json::array()))
     if (n.is_string()) m += "- " + n.get<std::string>() + " (left out of the generated programs)\n";

@@ -189,6 +189,9 @@ int run(FuzzArgs& a) {
   if (s.external_runs > 0)
     std::cout << "external strategies: " << s.compared << " of " << s.external_runs
               << " runs reached a value comparison, " << s.unsupported << " unsupported (not findings)\n";
+  else if (s.unsupported > 0)
+    std::cout << s.unsupported << " runs unsupported (not findings): a model predicts its real compiler refuses an op, "
+              << "or the Halide lowering does not implement one (report.md lists the reasons)\n";
   for (const auto& n : s.not_supported) std::cout << n << " (left out of the generated programs)\n";
   std::string tiers;
   // Slow compilers run under one program per second: 0.24, not 0 (as the status line).
