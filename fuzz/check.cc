@@ -438,8 +438,9 @@ std::string tier_of(const RunSpec& s) {
 
 std::optional<std::string> predicted_refusal(const std::string& error) {
   const std::string head = std::string(schedulers::kThunderRaises) + ": ";
-  if (error.rfind(head, 0) != 0) return std::nullopt;
-  const std::string rest = error.substr(head.size());
+  const size_t at = error.find(head);  // after "strategy S produced an invalid program: "
+  if (at == std::string::npos) return std::nullopt;
+  const std::string rest = error.substr(at + head.size());
   const size_t colon = rest.find(": ");
   if (colon == std::string::npos) return std::nullopt;
   if (!oracles::classify_external_error(rest.substr(0, colon), rest.substr(colon + 2)).unsupported) return std::nullopt;
@@ -487,7 +488,8 @@ std::vector<RunRecord> check_program(const ir::Program& p, const ir::Analysis& a
       out.push_back(r);
       continue;
     }
-    if (auto refusal = predicted_refusal(res.error)) {
+    const bool schedule_failed = !res.agree && res.mismatch && res.mismatch->observable == "schedule";
+    if (auto refusal = predicted_refusal(schedule_failed ? res.mismatch->what : res.error)) {
       // A model of a real compiler predicts that compiler refusing an op
       // (update_aliases: Thunder's torch symbols take no out=): counted as
       // the real compiler's refusal is, unsupported, not a finding.

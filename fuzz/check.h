@@ -118,8 +118,9 @@ struct CheckOptions {
 };
 
 // A model's prediction that the real compiler refuses the program as
-// unsupported ("Thunder raises: TypeError: add() got an unexpected keyword
-// argument 'out' (line 3)" from update_aliases, classified as a real
+// unsupported ("strategy update_aliases produced an invalid program:
+// Thunder raises: TypeError: add() got an unexpected keyword argument
+// 'out' (line 3)", classified as a real
 // Thunder's error would be): the refusal ("TypeError: ..."); nullopt for
 // any other error, which stays a finding.
 std::optional<std::string> predicted_refusal(const std::string& error);
