@@ -15,7 +15,6 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -191,12 +190,11 @@ class Campaign {
   // job, so that a real compiler's Python starts once per child, not once
   // per job (1-5 s of imports each); one past its deadline is killed and
   // the next job gets a fresh child. Returns how many ran; *left gets how
-  // many the budget left out. `wanted` (if set) is asked just before a job
-  // starts, after every earlier job that finished has been passed to
-  // `finished`: what one minimization found can make a later one moot.
-  int run_minimizers(const std::vector<MinimizeJob>& jobs, double total, int* left, std::vector<std::string>* killed,
-                     const std::function<bool(const MinimizeJob&)>& wanted = nullptr,
-                     const std::function<void(const MinimizeJob&)>& finished = nullptr) {
+  // many the budget left out. (Every job runs, whatever the others found:
+  // skipping one that an earlier job made moot would depend on which jobs
+  // finished first, and the same seed must give the same leads with any
+  // --jobs.)
+  int run_minimizers(const std::vector<MinimizeJob>& jobs, double total, int* left, std::vector<std::string>* killed) {
     const double t0 = now_s();
     int done = 0;
     struct Child {
@@ -264,7 +262,6 @@ class Campaign {
           if (poll(&pfd, 1, 0) > 0) {
             char buf[8];
             const bool ok = ::read(c.from, buf, 2) == 2;
-            if (finished) finished(*c.job);
             c.job = nullptr;
             ++done;
             if (!ok) stop(c, true);  // it died: a fresh one next time
@@ -285,7 +282,6 @@ class Campaign {
       reap(children.size() - 1);
       const double budget_left = total - (now_s() - t0);
       if (g_stop || budget_left < 0.5) { ++*left; continue; }
-      if (wanted && !wanted(job)) continue;
       if (!job.settings.is_null()) {
         make_dirs(job.dir);
         write_atomic(job.dir + "/case.af", "# aliasfuzz campaign seed " + std::to_string(o_.seed) + ", program " +
@@ -392,11 +388,16 @@ class Campaign {
       const auto [who, word] = who_word(key);
       if (covered[who].count(word) || !tally_.candidates.count(std::to_string(k) + "|" + who)) continue;
       // (Rounded: the same order on every machine.)
-      leads.push_back({-std::round(tally_.lead_score(who, word) * 1e6) / 1e6, tally_.feature_count[key], key});
+      // Its findings: those with the feature in the sample, scaled to every
+      // program (at least those sent in full).
+      const auto sampled = tally_.sample_findings.find(key);
+      const int64_t count = std::max(tally_.feature_count[key], sampled == tally_.sample_findings.end()
+                                                                    ? int64_t{0}
+                                                                    : sampled->second * feature_sample_stride(o_));
+      leads.push_back({-std::round(tally_.lead_score(who, word) * 1e6) / 1e6, count, key});
     }
     std::sort(leads.begin(), leads.end());
     std::vector<MinimizeJob> jobs;
-    std::vector<std::string> whos;  // jobs[i]'s strategy or mutant
     int already = 0;
     for (const auto& [rank, count, key] : leads) {
       const auto [who, word] = who_word(key);
@@ -410,28 +411,16 @@ class Campaign {
       json settings = {{"seed", o_.seed}, {"program", k}, {"finding", f}, {"gen_size", o_.gen.size},
                        {"keep", {word}}, {"feature_count", count}};
       jobs.push_back({dir, slug, spec_from_json(f["spec"]), k, {word}, settings});
-      whos.push_back(who);
     }
     if (jobs.empty()) return;
-    // A lead whose feature a bug program met meanwhile has its answer: it
-    // would minimize to that bug (or one like it), so it is not run.
-    auto who_of = [&](const MinimizeJob& j) -> const std::string& { return whos[&j - jobs.data()]; };
-    int moot = 0;
-    auto wanted = [&](const MinimizeJob& j) {
-      const bool w = !covered[who_of(j)].count(j.keep.front());
-      moot += !w;
-      return w;
-    };
-    auto finished = [&](const MinimizeJob& j) { cover_bug_program(j.dir, &covered[who_of(j)]); };
     const double t0 = now_s();
     int skipped = 0;
     std::vector<std::string> killed;
-    const int done = run_minimizers(jobs, total, &skipped, &killed, wanted, finished);
+    const int done = run_minimizers(jobs, total, &skipped, &killed);
     if (!o_.quiet)
       std::fprintf(stderr,
-                   "novelty: %zu leads (features no bug program had), minimized %d in %.1f s, %d met by a bug "
-                   "program meanwhile%s\n",
-                   leads.size(), done + already, now_s() - t0, moot,
+                   "novelty: %zu leads (features no bug program had), minimized %d in %.1f s%s\n",
+                   leads.size(), done + already, now_s() - t0,
                    skipped ? (", " + std::to_string(skipped) + " left (budget: --minimize-novel)").c_str() : "");
   }
 

@@ -289,12 +289,26 @@ std::map<std::string, std::string> bugs(const std::string& dir) {
   return r;
 }
 
+// novel/ lead -> the bug its bug program is, and whether it is explained.
+std::map<std::string, std::string> novel_bugs(const std::string& dir) {
+  std::map<std::string, std::string> r;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/novel", ec)) {
+    std::string text;
+    if (!read_text(e.path().string() + "/minimize.json", &text)) continue;
+    const auto j = nlohmann::json::parse(text);
+    r[e.path().filename().string()] = j["bug_key"].get<std::string>() + (j.value("explained", false) ? " (explained)" : "");
+  }
+  return r;
+}
+
 TEST(Campaign, SameBucketsAndBugsWithOneOrTwoJobs) {
   CampaignOptions a = base(fresh_dir("bugs-a"));
   a.programs = 150;
   a.injects = {"fn-per-input-base"};
   a.minimize_s = 20;
   a.minimize_total_s = 300;
+  a.novelty_total_s = 300;  // every lead, whatever the machine's speed
   CampaignOptions b = a;
   b.out = fresh_dir("bugs-b");
   b.jobs = 1;
@@ -304,6 +318,10 @@ TEST(Campaign, SameBucketsAndBugsWithOneOrTwoJobs) {
   const auto ba = bugs(a.out);
   EXPECT_FALSE(ba.empty());
   EXPECT_EQ(ba, bugs(b.out));
+  // The novelty leads too: the same leads, minimized to the same bugs.
+  const auto na = novel_bugs(a.out);
+  EXPECT_FALSE(na.empty());
+  EXPECT_EQ(na, novel_bugs(b.out));
   // Fewer bugs than buckets: buckets of one bug fold.
   std::set<std::string> distinct;
   for (const auto& [bucket, bug] : ba) distinct.insert(bug);

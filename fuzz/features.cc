@@ -43,13 +43,24 @@ std::vector<std::string> value_paths(const ir::Program& p, const ir::Analysis& a
     const int src = static_cast<int>(st.args[0].i);
     for (int o : st.outs) {
       if (o < 0 || o >= static_cast<int>(an.values.size()) || an.values[o].storage != an.values[src].storage) continue;
-      // (A metadata op's result is its argument's tensor object: no new view.)
       const bool names_view = (cls == OpClass::View || cls == OpClass::MayAlias) && !ir::is_metadata_inplace(st.op);
+      if (ir::is_metadata_inplace(st.op)) {
+        // A metadata op's result is its argument's tensor object. On an
+        // input (or a fresh tensor) the object stays the root, its geometry
+        // changed; on a view it is no more than the view the op mirrors
+        // (t = narrow(x); as_strided_(t, ...) is as_strided(x, ...): t's
+        // old geometry is gone), and the argument is that view from now on.
+        if (path[src].find('/') != std::string::npos) path[src] = append(path[src], ir::op_name(ir::geometry_op(st.op)));
+        path[o] = path[src];
+        continue;
+      }
       path[o] = names_view ? append(path[src], ir::op_name(st.op)) : path[src];
     }
   }
   return path;
 }
+
+bool is_root(const std::string& path) { return path.find('/') == std::string::npos; }
 
 bool writes_arg0(const ir::Stmt& st) {
   return (ir::is_inplace(st.op) || ir::is_out_variant(st.op) || ir::is_metadata_inplace(st.op)) && !st.args.empty() &&
@@ -64,9 +75,12 @@ std::vector<std::string> write_paths(const ir::Program& p, const ir::Analysis& a
   for (const auto& st : p.stmts) {
     if (!writes_arg0(st)) continue;
     // A metadata op (transpose_, as_strided_, ...) writes the tensor's
-    // geometry, not its elements.
-    if (ir::is_metadata_inplace(st.op)) out.insert("meta:" + path[st.args[0].i]);
-    else out.insert("write:" + path[st.args[0].i] + layout_mark(ir::written_geometry(st, an)));
+    // geometry, not its elements: of a root (an input's geometry is
+    // observable), or of a view (then it makes a view: value_paths).
+    if (ir::is_metadata_inplace(st.op)) {
+      if (is_root(path[st.args[0].i])) out.insert("meta:" + path[st.args[0].i]);
+    } else
+      out.insert("write:" + path[st.args[0].i] + layout_mark(ir::written_geometry(st, an)));
   }
   return {out.begin(), out.end()};
 }
@@ -79,7 +93,7 @@ std::vector<std::string> alias_relations(const ir::Program& p, const ir::Analysi
     if (!writes_arg0(st)) continue;
     const int v = static_cast<int>(st.args[0].i);
     if (ir::is_metadata_inplace(st.op)) {
-      out.insert("meta:" + path[v]);
+      if (is_root(path[v])) out.insert("meta:" + path[v]);
       continue;
     }
     written.insert(an.values[v].storage);

@@ -13,7 +13,10 @@
 // observable after checking that the old oracle, schedules and verdicts
 // hashes still held with "inputs" erased from the oracle's JSON, the
 // replay epilogue removed from the schedules and the prefix bisection's
-// old returns):
+// old returns; the verdicts re-recorded once more when update_aliases's
+// predicted refusals of out= ops became unsupported runs, not
+// divergences, after checking that with that rule off the old verdicts
+// hash still held):
 //   AF_GOLDEN_PRINT=1 bazel test //fuzz:golden_hash_test --test_output=all
 #include <gtest/gtest.h>
 
@@ -110,7 +113,7 @@ TEST(GoldenHash, TwoThousandGeneratedPrograms) {
   expect_hash("programs", h.programs, 0x262a051ccf12be03ULL);
   expect_hash("oracle", h.oracle, 0x01c20d969324c5e9ULL);
   expect_hash("schedules", h.schedules, 0xa4c379ff9de80c84ULL);
-  expect_hash("verdicts", h.verdicts, 0x5d47257765c0f327ULL);
+  expect_hash("verdicts", h.verdicts, 0xa2b7b1aa8075ab59ULL);
 }
 
 TEST(GoldenHash, ProgramsDecodedFromBytes) {

@@ -80,7 +80,6 @@ void canonical_order(Search& search) {
   }
   auto an = ir::analyze(cur);
   if (!an) return;
-  const int n_in = static_cast<int>(cur.inputs.size());
   std::vector<int> def(cur.num_values(), -1);  // defining statement; -1 for inputs
   for (size_t i = 0; i < cur.stmts.size(); ++i)
     for (int o : cur.stmts[i].outs) def[o] = static_cast<int>(i);

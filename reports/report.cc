@@ -256,9 +256,9 @@ json summarize(const std::string& dir) {
       }
       const size_t before = bugs.size();
       json& g = bug_of(mj, n);
-      // Its count: the findings sent in full that had the feature (a
-      // worker sends a finding in full when it is new to it), a lower bound.
-      if (bugs.size() > before) g["from_novelty"] = true, g["count_at_least"] = true;
+      // Its count: the findings that had the feature (the feature sample's,
+      // scaled to every program; fuzz/campaign_case.h), an estimate.
+      if (bugs.size() > before) g["from_novelty"] = true, g["count_estimated"] = true;
       g["folders"].push_back("novel/" + n);
       g["count"] = std::max(g["count"].get<int64_t>(), st.value("feature_count", int64_t{1}));
       if (mj.contains("spec") && mj["spec"].is_object())
@@ -325,7 +325,7 @@ std::string bugs_markdown(const json& s) {
       known = value_text(g["ledger"]["entry"]) + " (" + value_text(g["ledger"]["status"]) +
               (g["ledger"]["reference"] == "" ? "" : " " + value_text(g["ledger"]["reference"])) + ")";
     m += "| " + md_cell(g.value("name", std::string())) + (g.value("must_agree", false) ? " **(aliasfuzz)**" : "") + " | " +
-         md_cell(known) + " | " + (g.value("count_at_least", false) ? "≥ " : "") + std::to_string(g.value("count", int64_t{0})) +
+         md_cell(known) + " | " + (g.value("count_estimated", false) ? "≈ " : "") + std::to_string(g.value("count", int64_t{0})) +
          " | " + std::to_string(g.value("explained", int64_t{0})) + " | " + md_cell(where) + " |\n";
   }
   for (const json& g : s.value("bugs", json::array()))
