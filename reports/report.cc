@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 #include "fuzz/check.h"
@@ -94,6 +95,33 @@ std::string strategy_label(const json& f) {
   const std::string b = f.value("bucket", std::string("unknown"));
   return b.substr(0, b.find("__"));
 }
+
+namespace {
+
+// Two bug keys (fuzz/signature.h: who|what|cause) of one strategy and kind
+// of divergence whose causes share an alias root ("alias:input~shared",
+// "alias:input" of "alias:input/chunk", "meta:input").
+bool resembles(const std::string& a, const std::string& b) {
+  const size_t a2 = a.find('|', a.find('|') + 1), b2 = b.find('|', b.find('|') + 1);
+  if (a2 == std::string::npos || b2 == std::string::npos || a.compare(0, a2, b, 0, b2) != 0) return false;
+  auto roots = [](const std::string& cause) {
+    std::set<std::string> r;
+    size_t i = 0;
+    while (i <= cause.size()) {
+      const size_t j = std::min(cause.find(',', i), cause.size());
+      const std::string w = cause.substr(i, j - i);
+      if (w.rfind("alias:", 0) == 0 || w.rfind("meta:", 0) == 0) r.insert(w.substr(0, w.find('/')));
+      i = j + 1;
+    }
+    return r;
+  };
+  const auto ra = roots(a.substr(a2 + 1)), rb = roots(b.substr(b2 + 1));
+  for (const auto& x : ra)
+    if (rb.count(x)) return true;
+  return false;
+}
+
+}  // namespace
 
 json summarize(const std::string& dir) {
   const json campaign = read_json(dir + "/campaign.json", false);
@@ -197,6 +225,12 @@ json summarize(const std::string& dir) {
       if (ledger.count(key)) {
         const fuzz::LedgerEntry& le = *ledger.at(key);
         g["ledger"] = {{"entry", le.name}, {"status", le.status}, {"reference", le.reference}, {"cause", le.cause}};
+      } else {
+        // Not the same cause, but the same strategy, kind of divergence and
+        // alias roots (aliased inputs, a view of an input, ...): a lead for
+        // the triager, never a label.
+        for (const auto& le : entries)
+          if (resembles(key, le.key)) g["resembles"].push_back(le.name + (le.reference.empty() ? "" : " " + le.reference));
       }
       bugs.push_back(g);
     }
@@ -321,6 +355,11 @@ std::string bugs_markdown(const json& s) {
     std::string where;
     for (const auto& f : g.value("folders", json::array())) where += (where.empty() ? "" : ", ") + f.get<std::string>();
     std::string known = "**new**";
+    if (g.contains("resembles")) {
+      known += " (resembles";
+      for (const auto& e : g["resembles"]) known += " " + value_text(e);
+      known += ")";
+    }
     if (g.contains("ledger"))
       known = value_text(g["ledger"]["entry"]) + " (" + value_text(g["ledger"]["status"]) +
               (g["ledger"]["reference"] == "" ? "" : " " + value_text(g["ledger"]["reference"])) + ")";

@@ -246,13 +246,24 @@ TEST(Report, KnownBugsAreLabelledFromTheLedger) {
       "aliasfuzz 1\nstorage s0 f32[4] = full(0.0)\ninput x0 = s0\nadd_(x0, 1.0)\nreturn x0\n";
   fuzz::make_dirs(root + "/corpus/findings");
   fuzz::write_atomic(root + "/corpus/findings/known-one.af", entry);
+  // An entry of aliased inputs: a bug of aliased inputs through a chunk
+  // is not it, but resembles it.
+  const std::string aliased =
+      "# aliasfuzz finding: another cause\n# system: thunder 0.2.6\n# strategy: thunder\n# what: values\n"
+      "# status: known https://example.org/43\n"
+      "aliasfuzz 1\nstorage s0 f32[4] = full(0.0)\ninput x0 = s0\ninput x1 = s0\nadd_(x0, 1.0)\nreturn x1\n";
+  fuzz::write_atomic(root + "/corpus/findings/known-two.af", aliased);
   std::string err;
   const auto le = fuzz::parse_ledger_entry("known-one", entry, &err);
   ASSERT_TRUE(le) << err;
+  const auto le2 = fuzz::parse_ledger_entry("known-two", aliased, &err);
+  ASSERT_TRUE(le2) << err;
+  ASSERT_EQ(le2->key, "thunder|values|alias:input~shared");
   const std::string d = fresh_dir("ledger-campaign");
   json buckets = json::object();
   std::string lines;
-  for (const auto& [b, key] : std::vector<std::pair<std::string, std::string>>{{"thunder__a", le->key}, {"thunder__b", "other"}}) {
+  for (const auto& [b, key] : std::vector<std::pair<std::string, std::string>>{
+           {"thunder__a", le->key}, {"thunder__b", "other"}, {"thunder__c", le2->key + ",alias:input~shared/chunk"}}) {
     fuzz::make_dirs(d + "/findings/" + b);
     fuzz::write_atomic(d + "/findings/" + b + "/minimize.json", json{{"bug", b + "-bug"}, {"bug_key", key}}.dump());
     buckets[b] = {{"count", b == "thunder__a" ? 5 : 1}, {"first_program", 1}, {"must_agree", false}};
@@ -265,11 +276,15 @@ TEST(Report, KnownBugsAreLabelledFromTheLedger) {
   write_reports(d);
   unsetenv("AF_ROOT");
   const json bugs = read_json(d + "/report.json")["bugs"];
-  ASSERT_EQ(bugs.size(), 2u);
+  ASSERT_EQ(bugs.size(), 3u);
   EXPECT_EQ(bugs[0]["name"], "thunder__b-bug");  // new first, although smaller
   EXPECT_FALSE(bugs[0].contains("ledger"));
-  EXPECT_EQ(bugs[1]["ledger"]["entry"], "known-one");
-  EXPECT_EQ(bugs[1]["ledger"]["reference"], "https://example.org/42");
+  EXPECT_FALSE(bugs[0].contains("resembles"));
+  EXPECT_EQ(bugs[1]["name"], "thunder__c-bug");
+  EXPECT_FALSE(bugs[1].contains("ledger"));
+  EXPECT_EQ(bugs[1]["resembles"], json::array({"known-two https://example.org/43"}));
+  EXPECT_EQ(bugs[2]["ledger"]["entry"], "known-one");
+  EXPECT_EQ(bugs[2]["ledger"]["reference"], "https://example.org/42");
   EXPECT_NE(slurp(d + "/report.md").find("known-one (known https://example.org/42)"), std::string::npos);
 }
 
