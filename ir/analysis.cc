@@ -198,14 +198,13 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
     if (st.op == OpKind::SetitemI && squeezed_to_0d(p, an.values, si, static_cast<int>(st.args[0].i)))
       return Error{ErrorKind::Version, st.line, "setitem_ on a tensor squeeze_ made 0-d: PyTorch 1.13 slices it as the 1-d tensor it was, 2.x raises"};
     checked_args_into(st, an.values, &checked);
-    const std::optional<Error> ie = infer_into(st.op, checked, &outs);
+    std::optional<Error> ie = infer_into(st.op, checked, &outs);
     // Format v1's rule for a 0-d setitem_ (`x[0:0] = v` writes the whole
     // tensor) is PyTorch 1.13's; torch 2.x raises "slice() cannot be applied
     // to a 0-dim tensor" for every 0-d setitem_, so the program is `version`.
     if (!ie && st.op == OpKind::SetitemI && checked[0].t->g.rank() == 0)
       return Error{ErrorKind::Version, st.line, "setitem_ on a 0-d tensor: PyTorch 1.13 writes the whole tensor, 2.x raises (slice() of a 0-dim tensor)"};
-    if (!ie && added_in_v12(st.op))
-      if (auto e = check_index_values(st.op, checked, index_elements(p, st, an))) return Error{e->kind, st.line, e->message};
+    if (!ie && added_in_v12(st.op)) ie = check_index_values(st.op, checked, index_elements(p, st, an));
     const bool inplace = is_inplace(st.op);
     if (ie) {
       // An `undefined` (or `resize`) write still runs in PyTorch; a wrong number of

@@ -143,6 +143,40 @@ bool same_elementwise(const Geometry& a, const Geometry& b) {
   return true;
 }
 
+bool reads_across_positions(const Geometry& out, const Geometry& read, bool copies) {
+  if (same_elementwise(out, read) || !shares_any_element(out, read)) return false;  // the cheap answers
+  // Positions are row-major indices of both (same sizes): sort out's
+  // elements with their positions and look every read up.
+  std::vector<int64_t> reads;
+  reads.reserve(read.numel());
+  for_each_offset(read, [&](int64_t o) { reads.push_back(o); });
+  std::vector<std::pair<int64_t, int64_t>> written;
+  written.reserve(out.numel());
+  for_each_offset(out, [&](int64_t o) {
+    const int64_t pos = static_cast<int64_t>(written.size());
+    written.emplace_back(copies && reads[pos] == o ? -1 : o, pos);  // -1: writes nothing new
+  });
+  std::sort(written.begin(), written.end());
+  for (int64_t pos = 0; pos < static_cast<int64_t>(reads.size()); ++pos) {
+    auto it = std::lower_bound(written.begin(), written.end(), std::make_pair(reads[pos], int64_t{-1}));
+    for (; it != written.end() && it->first == reads[pos]; ++it)
+      if (it->second != pos) return true;
+  }
+  return false;
+}
+
+bool copies_collide(const Geometry& out, const Geometry& read) {
+  std::vector<std::pair<int64_t, int64_t>> pairs;  // (written, read)
+  pairs.reserve(out.numel());
+  for_each_offset(out, [&](int64_t o) { pairs.emplace_back(o, 0); });
+  size_t pos = 0;
+  for_each_offset(read, [&](int64_t o) { pairs[pos++].second = o; });
+  std::sort(pairs.begin(), pairs.end());
+  for (size_t k = 1; k < pairs.size(); ++k)
+    if (pairs[k].first == pairs[k - 1].first && pairs[k].second != pairs[k - 1].second) return true;
+  return false;
+}
+
 bool broadcast_shapes(const Shape& a, const Shape& b, Shape* out) {
   const size_t n = std::max(a.size(), b.size());
   Shape r(n);

@@ -50,6 +50,16 @@ bool has_exact_internal_overlap(const Geometry& g);
 bool shares_any_element(const Geometry& a, const Geometry& b);
 // True when a and b (same sizes) map every index to the same element.
 bool same_elementwise(const Geometry& a, const Geometry& b);
+// True when some position of `read` (which has out's sizes: broadcast it
+// first) reads an element that another position of `out` writes: an
+// elementwise in-place write whose result depends on iteration order.
+// Reading the element a position itself writes is not (it reads first).
+// For a copy (`copies`), a position that copies an element onto itself
+// changes nothing, so another position may read that element.
+bool reads_across_positions(const Geometry& out, const Geometry& read, bool copies = false);
+// True when two positions of `out` that write one element copy different
+// elements of `read` (out's sizes): the copy's last write decides.
+bool copies_collide(const Geometry& out, const Geometry& read);
 
 // Calls f(flat storage index) for every element in row-major logical order.
 template <class F>

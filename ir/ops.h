@@ -327,9 +327,10 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& args, 
 // The data-dependent rules of the indexed ops (format v1.2), checked after
 // infer() accepted the statement: `index` holds the index (or mask) tensor's
 // values in logical order. Out-of-range indices are `arg` (PyTorch's
-// IndexError / "out of bounds" RuntimeError); two writes of index_put_
-// without accumulate, index_copy_ or scatter_ to one element are
-// `undefined` (PyTorch leaves the winner unspecified).
+// IndexError / "out of bounds" RuntimeError), checked first; then the
+// order dependence per element (ir/index_order.h): two writes of one
+// element where they do not accumulate, or a source element another
+// position writes, are `undefined`.
 std::optional<Error> check_index_values(OpKind op, const std::vector<CheckedArg>& args,
                                         const std::vector<int64_t>& index);
 
