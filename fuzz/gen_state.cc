@@ -131,8 +131,24 @@ float Gen::max_of(int v) const {
   return mx;
 }
 
+int Gen::partial_alias_of(int x, const Shape& sizes) {
+  if (!enabled(OpKind::AsStrided) || ir::numel_of(sizes) == 0) return -1;
+  const int64_t sn = meta(x).storage_numel;
+  Shape st;
+  for (size_t d = 0; d < sizes.size(); ++d) st.push_back(rng.below(4));
+  const int64_t need = ir::required_storage(Geometry{sizes, st, 0});
+  if (need > sn) return -1;
+  const int64_t off = rng.range(0, sn - need);
+  if (emit(OpKind::AsStrided, {T(x), L(sizes), L(st), I(off)}) <= 0) return -1;
+  return program.stmts.back().outs[0];
+}
+
 // A tensor whose shape broadcasts to `to` (rarely `avoid` itself), or -1.
 int Gen::pick_operand_for(const Shape& to, float min_abs, int avoid) {
+  if (avoid >= 0 && rng.chance(kPartialAliasPerMille)) {
+    const int v = partial_alias_of(avoid, to);
+    if (v >= 0 && (min_abs <= 0 || min_abs_at_least(v, min_abs))) return v;
+  }
   if (avoid >= 0 && rng.chance(100)) avoid = -1;
   return pick_where([&](int v) {
     return v != avoid && geo(v).numel() > 0 && broadcasts_to(geo(v).sizes, to) &&

@@ -79,6 +79,9 @@ class Rng {
 };
 
 // Value pools the recipes draw numbers from.
+// How often an operand of an in-place write (or an indexed write's source)
+// is a new partial alias of its target (Gen::partial_alias_of).
+inline constexpr int kPartialAliasPerMille = 120;
 inline constexpr double kSmall[] = {0.5, -0.5, 1.0, -1.0, 2.0, 0.25, 1.5, -2.0, 0.75, 3.0};
 inline constexpr double kMulScalars[] = {0.5, -1.0, 2.0, -0.5, 1.5, 0.75, -2.0, 0.25};
 inline constexpr double kDivScalars[] = {2.0, -2.0, 4.0, 0.5, -1.5, 1.25, -0.5, 3.0};
@@ -179,7 +182,14 @@ struct Gen {
   float max_of(int v) const;
 
   // A tensor whose shape broadcasts to `to` (rarely `avoid` itself), or -1.
+  // With a target (`avoid`), sometimes a partial alias of it (below).
   int pick_operand_for(const Shape& to, float min_abs = 0, int avoid = -1);
+  // A new view of x's storage with the given sizes and another layout
+  // (strides 0-3, any offset that fits), emitted as as_strided(x, ...):
+  // the same-storage operands with other strides or offsets where the
+  // order-dependence rule is exact (docs/format.md "Order dependence").
+  // -1 when none fits or as_strided is disabled.
+  int partial_alias_of(int x, const Shape& sizes);
 
   // ---- emitting -------------------------------------------------------------
 
@@ -249,7 +259,8 @@ struct Gen {
   void release_index(int slot_pos);  // undoes define_index after a rejected statement
   // An i64 index input holding `vals`, sometimes a strided view of a larger storage.
   int index_input(const std::vector<int64_t>& vals, const Shape& sizes, int* slot_pos);
-  // A tensor of exactly `sizes` that does not share the target's storage, or a new full().
+  // A tensor of exactly `sizes`: sometimes a partial alias of the target,
+  // else one on another storage, or a new full().
   int source_of(const Shape& sizes, int x);
   bool emit_indexed(OpKind op, std::vector<Arg> args, int slot_pos);
   bool recipe_index_put(OpKind op);

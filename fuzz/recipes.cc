@@ -350,6 +350,10 @@ bool Gen::recipe_clamp_tensor(OpKind op) {
 int Gen::pick_same_shape(int x, float min_abs) {
   const Shape& to = geo(x).sizes;
   auto ok = [&](int v) { return geo(v).sizes == to && (min_abs <= 0 || min_abs_at_least(v, min_abs)); };
+  if (rng.chance(kPartialAliasPerMille)) {
+    const int v = partial_alias_of(x, to);
+    if (v >= 0 && ok(v)) return v;
+  }
   if (rng.chance(150) && ok(x)) return x;
   if (rng.chance(600)) {
     int v = pick_where([&](int v) { return v != x && meta(v).storage == meta(x).storage && ok(v); });

@@ -137,6 +137,10 @@ int Gen::index_input(const std::vector<int64_t>& vals, const Shape& sizes, int* 
 }
 
 int Gen::source_of(const Shape& sizes, int x) {
+  if (rng.chance(2 * kPartialAliasPerMille)) {
+    const int a = partial_alias_of(x, sizes);
+    if (a >= 0) return a;
+  }
   int v = pick_where([&](int v) { return geo(v).sizes == sizes && meta(v).storage != meta(x).storage; });
   if (v >= 0) return v;
   // A disabled full (weight 0: the compiler under test lacks it) is never
