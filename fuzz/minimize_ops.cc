@@ -46,6 +46,14 @@ std::vector<Stmt> simpler_stmts(const Stmt& st) {
       // (2.0 after 1.0: writing the value already there writes nothing.)
       for (double v : {1.0, 2.0})
         with(OpKind::SetitemI, {st.args[0], Arg::integer(0), Arg::integer(0), Arg::integer(1), Arg::number(v)});
+      // A copy whose bug needs its source (a write through one alias that
+      // reads another) meets the binary ops' representative: add_(x, y),
+      // or add_(x, x) where the source is an alias whose add_ would be
+      // order-dependent (a copy may read an element it writes onto itself).
+      if (st.args[1].kind == Arg::Tensor) {
+        with(OpKind::AddI, {st.args[0], st.args[1]});
+        with(OpKind::AddI, {st.args[0], st.args[0]});
+      }
     }
     // Every elementwise op becomes a representative of its class, when the
     // bug stays: in place add_(x, 1.0), else mul_(x, 2.0), else
@@ -99,6 +107,13 @@ std::vector<Stmt> simpler_stmts(const Stmt& st) {
       with(OpKind::AddI, {st.args[0], Arg::number(1.0)});
       with(OpKind::FillI, {st.args[0], Arg::number(1.0)});
       with(OpKind::SetitemI, {st.args[0], Arg::integer(0), Arg::integer(0), Arg::integer(1), Arg::number(1.0)});
+      // A bug that needs the source (f32 operand 'T' after x) meets the
+      // binary representative, as copy_'s does.
+      for (size_t k = 1; k < st.args.size() && info.sig[k]; ++k)
+        if (info.sig[k] == 'T' && st.args[k].kind == Arg::Tensor) {
+          with(OpKind::AddI, {st.args[0], st.args[k]});
+          with(OpKind::AddI, {st.args[0], st.args[0]});
+        }
     }
     // Several operands (addcmul_, addcdiv_, lerp_, clamp_tensor_): keep the
     // write and one operand, add_(x, t). An out= op becomes the out=
