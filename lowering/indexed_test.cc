@@ -98,7 +98,14 @@ void expect_agree(const schedulers::Schedule& s, const ir::Program& p, const ora
   if (checked) {
     EXPECT_FALSE(r.first_failure) << name << ": stmt " << r.first_failure->stmt;
   }
-  EXPECT_GT(r.stats.pipelines_run, 0) << name;
+  // Something ran, unless every computing statement is dead (a schedule
+  // that drops dead code may leave only views: program 15 of seed 1712).
+  bool computes = false;
+  for (const ir::Stmt& st : s.program.stmts) {
+    const ir::OpClass c = ir::op_info(st.op).cls;
+    computes = computes || (c != ir::OpClass::View && c != ir::OpClass::Meta);
+  }
+  if (computes) EXPECT_GT(r.stats.pipelines_run, 0) << name;
 }
 
 // Every must-agree strategy (program order and dataflow fusion) plus the
@@ -167,8 +174,11 @@ TEST_P(IndexedWrites, GeneratedProgramsAgreeWithOracle) {
   CompileCache cache;
   std::map<std::string, int> reached;
   const int n = cl ? 16 : 30;
+  // (opencl: seed 1713, whose 16 small programs hold index_put_; 1712's
+  // hold none since the generator's partial-alias operands, issue #38.)
+  const uint64_t seed = cl ? 1713 : 1712;
   for (int i = 0; i < n; ++i) {
-    all_strategies(fuzz::generate(1712, i, fuzz::halide_options(go)), GetParam().target, cache,
+    all_strategies(fuzz::generate(seed, i, fuzz::halide_options(go)), GetParam().target, cache,
                    "program " + std::to_string(i), &reached, cl ? i % 8 : -1);
     if (::testing::Test::HasFailure()) break;
   }
