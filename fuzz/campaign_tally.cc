@@ -54,11 +54,7 @@ void CampaignTally::add_tier_ms(const std::string& tier, double ms) {
   t.seconds += ms / 1e3;
 }
 
-std::string finding_who(const json& f) {
-  if (!f["spec"].is_object()) return "";
-  const json& s = f["spec"];
-  return s.value("strategy", "") + "+" + (s["inject"].is_string() ? s["inject"].get<std::string>() : "");
-}
+std::string finding_who(const json& f) { return f["spec"].is_object() ? spec_from_json(f["spec"]).who() : ""; }
 
 double CampaignTally::lead_score(const std::string& who, const std::string& word) const {
   auto count = [](const std::map<std::string, int64_t>& m, const std::string& key) {

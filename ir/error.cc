@@ -13,12 +13,6 @@ constexpr const char* kNames[] = {"syntax", "name",    "arg",       "shape", "vi
 
 const char* kind_name(ErrorKind k) { return kNames[static_cast<int>(k)]; }
 
-std::optional<ErrorKind> kind_from_name(const std::string& s) {
-  for (int i = 0; i < static_cast<int>(std::size(kNames)); ++i)
-    if (s == kNames[i]) return static_cast<ErrorKind>(i);
-  return std::nullopt;
-}
-
 std::string Error::to_string() const {
   return "line " + std::to_string(line) + ": " + kind_name(kind) + ": " + message;
 }

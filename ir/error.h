@@ -21,7 +21,6 @@ namespace af::ir {
 enum class ErrorKind { Syntax, Name, Arg, Shape, View, Overlap, Undefined, Limit, Resize, Dtype, Version, Retired };
 
 const char* kind_name(ErrorKind k);
-std::optional<ErrorKind> kind_from_name(const std::string& s);
 
 struct Error {
   ErrorKind kind;

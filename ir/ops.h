@@ -1,4 +1,4 @@
-// The op vocabulary of format v1: every op's name, class, signature and
+// The op vocabulary of the format (v1 to v1.3, docs/format.md): every op's name, class, signature and
 // shape/stride rule in one table (ops.cc). The oracle, the schedulers and
 // the lowering ask this file for geometry; none computes it on its own.
 #pragma once
@@ -229,12 +229,6 @@ std::optional<OpKind> op_from_name(const std::string& name);
 const std::vector<OpKind>& all_ops();
 inline const char* op_name(OpKind k) { return op_info(k).name; }
 inline bool is_inplace(OpKind k) { return op_info(k).cls == OpClass::InPlace; }
-// Ops whose result shares the argument's storage (views; may-alias ops
-// when they alias; update_aliases).
-inline bool is_view_like(OpKind k) {
-  auto c = op_info(k).cls;
-  return c == OpClass::View || c == OpClass::MayAlias || c == OpClass::Meta;
-}
 bool is_multi_output(OpKind k);
 // The out-of-place op computing what an in-place elementwise op writes
 // (add_ -> add, exp_ -> exp, add_out -> add: called on the operands, i.e.

@@ -44,18 +44,6 @@ schedulers::Schedule program_order_schedule(const ir::Program& p, int per_region
   return s;
 }
 
-std::vector<std::string> region_keys(const schedulers::Schedule& schedule, bool checked) {
-  std::vector<std::string> keys;
-  auto an = ir::analyze(schedule.program);
-  if (!an) return keys;
-  auto needed = detail::needed_after(schedule.program, *an, schedule.regions);
-  for (size_t r = 0; r < schedule.regions.size(); ++r)
-    keys.push_back(detail::build_spec(schedule.program, *an, schedule.regions[r], needed[r], checked,
-                                      schedule.mutant == Mutant::FusionStaleCopy)
-                       .key);
-  return keys;
-}
-
 namespace detail {
 
 AotTimes& aot_times() {

@@ -193,9 +193,6 @@ class CompileCache {
 LowerResult run_schedule(const schedulers::Schedule& schedule, const LowerOptions& options,
                          const Expected* expected, CompileCache& cache);
 
-// The canonical structure key of every region (what the cache keys on);
-// exposed for tests and reports.
-std::vector<std::string> region_keys(const schedulers::Schedule& schedule, bool checked);
 
 // True when a CUDA device is usable (libcuda loads and reports a device).
 bool cuda_available(std::string* why = nullptr);

@@ -9,7 +9,7 @@
 //   dag.cc              the dependence DAG (dataflow + the strategy's edges)
 //   reorder.cc          reorder policies program, random:SEED, fusion, asap, alap
 //   thunder_dataflow.cc reorder policy thunder-dataflow (Thunder's dataflow fusion order)
-//   fusion.cc           fusion policies none, greedy, dataflow
+//   fusion.cc           fusion policies none, greedy, consecutive, dataflow
 //   input_metadata.cc   the inputs' metadata replay (format v1.3), after the regions
 //   pipeline.cc         make_schedule: strategy -> mutants -> DAG -> order -> regions -> replay -> counters
 //   interpreter.cc      the interpreter tier (schedules run by the reference kernels)

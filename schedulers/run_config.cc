@@ -143,7 +143,6 @@ const std::vector<Reorder>& seedless_reorders() {
   return v;
 }
 
-bool valid_reorder_policy(const std::string& name) { return parse_reorder(name).has_value(); }
 
 std::optional<ReorderKind> parse_reorder_kind(const std::string& name) {
   if (auto kind = value_of(kSeedless, name)) return kind;

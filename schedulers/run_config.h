@@ -84,7 +84,6 @@ std::string reorder_name(const Reorder& r);
 const std::vector<std::string>& reorder_policy_names();
 // Every policy without a seed (all but random:SEED), parsed.
 const std::vector<Reorder>& seedless_reorders();
-bool valid_reorder_policy(const std::string& name);
 // A policy as a table lists it, without a seed: a seedless policy, or
 // "random", which stands for random:SEED with a seed chosen per program.
 std::optional<ReorderKind> parse_reorder_kind(const std::string& name);

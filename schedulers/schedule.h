@@ -11,7 +11,7 @@
 //     -> reorder policy (a topological order of THAT DAG)
 //     -> fusion policy (regions over the order)
 //     -> counters.
-// The interpreter tier (schedulers/interpreter.h) executes a Schedule with
+// The interpreter tier (schedulers/schedulers.h, interpreter.cc) executes a Schedule with
 // the reference kernels of oracles/.
 #pragma once
 #include <cstdint>
