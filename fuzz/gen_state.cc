@@ -3,6 +3,8 @@
 // the oracle and the noise model accept it.
 #include "fuzz/gen_state.h"
 
+#include <utility>
+
 #include "fuzz/noise_model.h"
 
 namespace af::fuzz::detail {
@@ -131,7 +133,7 @@ float Gen::max_of(int v) const {
   return mx;
 }
 
-int Gen::partial_alias_of(int x, const Shape& sizes) {
+int Gen::partial_alias_of(int x, Shape sizes) {
   if (!enabled(OpKind::AsStrided) || ir::numel_of(sizes) == 0) return -1;
   const int64_t sn = meta(x).storage_numel;
   Shape st;
@@ -139,12 +141,20 @@ int Gen::partial_alias_of(int x, const Shape& sizes) {
   const int64_t need = ir::required_storage(Geometry{sizes, st, 0});
   if (need > sn) return -1;
   const int64_t off = rng.range(0, sn - need);
+  const PartialAlias before{-1, next_impl, num_stmt_values};
+  const size_t hot_before = hot.size();
+  const int pending_before = pending_target;
   if (emit(OpKind::AsStrided, {T(x), L(sizes), L(st), I(off)}) <= 0) return -1;
-  return program.stmts.back().outs[0];
+  // An operand, not a favourite target of later writes.
+  hot.resize(hot_before);
+  pending_target = pending_before;
+  partial_alias = before;
+  partial_alias.value = program.stmts.back().outs[0];
+  return partial_alias.value;
 }
 
 // A tensor whose shape broadcasts to `to` (rarely `avoid` itself), or -1.
-int Gen::pick_operand_for(const Shape& to, float min_abs, int avoid) {
+int Gen::pick_operand_for(Shape to, float min_abs, int avoid) {
   if (avoid >= 0 && rng.chance(kPartialAliasPerMille)) {
     const int v = partial_alias_of(avoid, to);
     if (v >= 0 && (min_abs <= 0 || min_abs_at_least(v, min_abs))) return v;
@@ -166,6 +176,28 @@ bool Gen::bounded(oracles::ConstFloats s) const {
 // keeps it only when valid and every value stays bounded. Returns the
 // number of outputs bound (>= 0) or -1 when rejected.
 int Gen::emit(OpKind op, std::vector<Arg> args, bool bind_inplace) {
+  const PartialAlias alias = std::exchange(partial_alias, PartialAlias{});
+  const int bound = emit_statement(op, std::move(args), bind_inplace);
+  if (bound < 0 && alias.value >= 0) drop_partial_alias(alias);
+  return bound;
+}
+
+void Gen::drop_partial_alias(const PartialAlias& a) {
+  // Only while the view is the last value and nothing came after it.
+  if (program.stmts.empty() || program.stmts.back().outs.size() != 1 || program.stmts.back().outs[0] != a.value ||
+      a.value + 1 != num_values())
+    return;
+  program.stmts.pop_back();
+  analysis.values.resize(a.value);
+  analysis.fresh_storage.pop_back();
+  program.value_names.resize(a.value);
+  def_stmt.resize(a.value);
+  if (retired.size() > static_cast<size_t>(a.value)) retired.resize(a.value);
+  next_impl = a.impl;
+  num_stmt_values = a.names;
+}
+
+int Gen::emit_statement(OpKind op, std::vector<Arg> args, bool bind_inplace) {
   ir::Stmt st{op, {}, std::move(args), 0};
   const std::vector<ir::CheckedArg> checked = ir::checked_args(st, analysis.values);
   ir::OutMetas outs;

@@ -114,6 +114,13 @@ struct Gen {
   int noise_rejected = 0;
   int invalid_rejected = 0;
   int pending_target = -1;              // a value the next in-place op should write
+  // The view partial_alias_of made for the statement being built: the
+  // next emit() owns it and takes it back out if that statement is
+  // rejected, so that no unused view is left for later writes to target.
+  struct PartialAlias {
+    int value = -1;
+    int impl = 0, names = 0;
+  } partial_alias;
   // Format v1.2: i64/bool inputs declared as placeholders (one element)
   // when an indexed op is enabled; a recipe gives one its values and layout
   // when it first uses it (no statement has read it yet), so indices fit
@@ -183,13 +190,13 @@ struct Gen {
 
   // A tensor whose shape broadcasts to `to` (rarely `avoid` itself), or -1.
   // With a target (`avoid`), sometimes a partial alias of it (below).
-  int pick_operand_for(const Shape& to, float min_abs = 0, int avoid = -1);
+  int pick_operand_for(Shape to, float min_abs = 0, int avoid = -1);  // (by value: emit() may move geo()'s)
   // A new view of x's storage with the given sizes and another layout
   // (strides 0-3, any offset that fits), emitted as as_strided(x, ...):
   // the same-storage operands with other strides or offsets where the
   // order-dependence rule is exact (docs/format.md "Order dependence").
   // -1 when none fits or as_strided is disabled.
-  int partial_alias_of(int x, const Shape& sizes);
+  int partial_alias_of(int x, Shape sizes);
 
   // ---- emitting -------------------------------------------------------------
 
@@ -201,6 +208,9 @@ struct Gen {
   // keeps it only when valid and every value stays bounded. Returns the
   // number of outputs bound (>= 0) or -1 when rejected.
   int emit(OpKind op, std::vector<Arg> args, bool bind_inplace = false);
+  int emit_statement(OpKind op, std::vector<Arg> args, bool bind_inplace);
+  // Takes the last statement, the view `a` made, back out.
+  void drop_partial_alias(const PartialAlias& a);
 
   // ---- one statement of a given op -------------------------------------------
 
@@ -261,7 +271,7 @@ struct Gen {
   int index_input(const std::vector<int64_t>& vals, const Shape& sizes, int* slot_pos);
   // A tensor of exactly `sizes`: sometimes a partial alias of the target,
   // else one on another storage, or a new full().
-  int source_of(const Shape& sizes, int x);
+  int source_of(Shape sizes, int x);
   bool emit_indexed(OpKind op, std::vector<Arg> args, int slot_pos);
   bool recipe_index_put(OpKind op);
   bool recipe_index_along(OpKind op);

@@ -348,7 +348,7 @@ bool Gen::recipe_clamp_tensor(OpKind op) {
 }
 
 int Gen::pick_same_shape(int x, float min_abs) {
-  const Shape& to = geo(x).sizes;
+  const Shape to = geo(x).sizes;  // a copy: partial_alias_of's emit() may move geo(x)
   auto ok = [&](int v) { return geo(v).sizes == to && (min_abs <= 0 || min_abs_at_least(v, min_abs)); };
   if (rng.chance(kPartialAliasPerMille)) {
     const int v = partial_alias_of(x, to);

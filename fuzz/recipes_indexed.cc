@@ -136,7 +136,7 @@ int Gen::index_input(const std::vector<int64_t>& vals, const Shape& sizes, int* 
   return *slot_pos < 0 ? -1 : index_slots[*slot_pos];
 }
 
-int Gen::source_of(const Shape& sizes, int x) {
+int Gen::source_of(Shape sizes, int x) {
   if (rng.chance(2 * kPartialAliasPerMille)) {
     const int a = partial_alias_of(x, sizes);
     if (a >= 0) return a;
@@ -172,7 +172,7 @@ static std::vector<int64_t> draw_indices(Rng& rng, int64_t count, int64_t n, boo
 bool Gen::recipe_index_put(OpKind op) {
   int x = pick_target();
   if (x < 0 || geo(x).rank() < 1 || geo(x).sizes[0] == 0) return false;
-  const Shape& xs = geo(x).sizes;
+  const Shape xs = geo(x).sizes;  // a copy: source_of may emit
   const int64_t n = xs[0];
   const bool acc = rng.chance(500);
   const int64_t k = acc ? rng.range(1, 5) : rng.range(1, std::min<int64_t>(n, 4));
