@@ -89,15 +89,12 @@ MemOverlap overlap_status(const Geometry& a, const Geometry& b) {
   return MemOverlap::No;
 }
 
-namespace {
-// Offsets of all elements; used only when the quick tests cannot decide.
 std::vector<int64_t> all_offsets(const Geometry& g) {
   std::vector<int64_t> v;
   v.reserve(g.numel());
   for_each_offset(g, [&](int64_t o) { v.push_back(o); });
   return v;
 }
-}  // namespace
 
 bool has_exact_internal_overlap(const Geometry& g) {
   // Quick proof of no overlap: sorted by stride, each stride exceeds the
@@ -147,9 +144,7 @@ bool reads_across_positions(const Geometry& out, const Geometry& read, bool copi
   if (same_elementwise(out, read) || !shares_any_element(out, read)) return false;  // the cheap answers
   // Positions are row-major indices of both (same sizes): sort out's
   // elements with their positions and look every read up.
-  std::vector<int64_t> reads;
-  reads.reserve(read.numel());
-  for_each_offset(read, [&](int64_t o) { reads.push_back(o); });
+  const std::vector<int64_t> reads = all_offsets(read);
   std::vector<std::pair<int64_t, int64_t>> written;
   written.reserve(out.numel());
   for_each_offset(out, [&](int64_t o) {
@@ -166,11 +161,10 @@ bool reads_across_positions(const Geometry& out, const Geometry& read, bool copi
 }
 
 bool copies_collide(const Geometry& out, const Geometry& read) {
+  const std::vector<int64_t> written = all_offsets(out), reads = all_offsets(read);
   std::vector<std::pair<int64_t, int64_t>> pairs;  // (written, read)
-  pairs.reserve(out.numel());
-  for_each_offset(out, [&](int64_t o) { pairs.emplace_back(o, 0); });
-  size_t pos = 0;
-  for_each_offset(read, [&](int64_t o) { pairs[pos++].second = o; });
+  pairs.reserve(written.size());
+  for (size_t pos = 0; pos < written.size(); ++pos) pairs.emplace_back(written[pos], reads[pos]);
   std::sort(pairs.begin(), pairs.end());
   for (size_t k = 1; k < pairs.size(); ++k)
     if (pairs[k].first == pairs[k - 1].first && pairs[k].second != pairs[k - 1].second) return true;

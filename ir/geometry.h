@@ -61,6 +61,9 @@ bool reads_across_positions(const Geometry& out, const Geometry& read, bool copi
 // elements of `read` (out's sizes): the copy's last write decides.
 bool copies_collide(const Geometry& out, const Geometry& read);
 
+// The flat storage index of every element, in row-major logical order.
+std::vector<int64_t> all_offsets(const Geometry& g);
+
 // Calls f(flat storage index) for every element in row-major logical order.
 template <class F>
 void for_each_offset(const Geometry& g, F&& f) {

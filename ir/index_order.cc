@@ -29,17 +29,10 @@ Geometry without_dim(const Geometry& g, int d, int64_t at) {
   return r;
 }
 
-std::vector<int64_t> offsets_of(const Geometry& g) {
-  std::vector<int64_t> v;
-  v.reserve(g.numel());
-  for_each_offset(g, [&](int64_t o) { v.push_back(o); });
-  return v;
-}
-
 // Appends the positions of one index entry: the target's slice at `slot`
 // and the source's matching elements (a source broadcast to the slice).
 void add_slice(std::vector<IndexedAccess>* r, const Geometry& target, const Geometry& source, int64_t entry) {
-  const std::vector<int64_t> w = offsets_of(target), s = offsets_of(source);
+  const std::vector<int64_t> w = all_offsets(target), s = all_offsets(source);
   for (size_t k = 0; k < w.size(); ++k) r->push_back({w[k], k < s.size() ? s[k] : -1, entry, 0});
 }
 
@@ -56,11 +49,11 @@ std::vector<IndexedAccess> accesses_with(OpKind op, const std::vector<CheckedArg
       Shape slot = idx.sizes;
       for (int d = 1; d < x.rank(); ++d) slot.push_back(x.sizes[d]);
       const Geometry& v = a[2].t->g;
-      const std::vector<int64_t> reads = offsets_of(v.sizes == slot ? v : broadcast_to(v, slot));
+      const std::vector<int64_t> reads = all_offsets(v.sizes == slot ? v : broadcast_to(v, slot));
       const int64_t n = x.sizes[0], per = numel_of(slot) / std::max<int64_t>(idx.numel(), 1);
       for (size_t k = 0; k < index.size(); ++k) {
         const int64_t i = index[k] < 0 ? index[k] + n : index[k];
-        const std::vector<int64_t> w = offsets_of(without_dim(x, 0, i));
+        const std::vector<int64_t> w = all_offsets(without_dim(x, 0, i));
         for (size_t e = 0; e < w.size(); ++e) r.push_back({w[e], reads[k * per + e], static_cast<int64_t>(k), 0});
       }
       return r;
@@ -80,7 +73,7 @@ std::vector<IndexedAccess> accesses_with(OpKind op, const std::vector<CheckedArg
       const int d = static_cast<int>(*wrap_dim(a[1].i, x.rank()));
       Geometry base{ig.sizes, xg.strides, xg.offset};
       base.strides[d] = 0;
-      const std::vector<int64_t> w = offsets_of(base), s = offsets_of(Geometry{ig.sizes, sg.strides, sg.offset});
+      const std::vector<int64_t> w = all_offsets(base), s = all_offsets(Geometry{ig.sizes, sg.strides, sg.offset});
       for (size_t p = 0; p < w.size(); ++p)
         r.push_back({w[p] + index[p] * xg.strides[d], s[p], static_cast<int64_t>(p), 0});
       return r;
