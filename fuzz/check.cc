@@ -162,7 +162,7 @@ std::string bucket_of(const RunRecord& r) {
     // with the values it computes or the exceptions it raises.
     std::string b = r.spec.strategy + "__" + reorder_class(r.spec.reorder) + "__" + fusion_class(r.spec.fusion) + "__" + runner;
     for (char& c : b)
-      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '+' || c == '.')) c = '_';
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '+' || c == '.' || c == '@')) c = '_';
     return b;
   }
   if (!r.accepted_invalid.empty()) what = accepts_invalid_what(r.accepted_invalid);
@@ -175,7 +175,7 @@ std::string bucket_of(const RunRecord& r) {
   if (!r.spec.inject.empty()) b += "+" + r.spec.inject;
   b += "__" + reorder_class(r.spec.reorder) + "__" + fusion_class(r.spec.fusion) + "__" + what + "__" + op_class(r.op);
   for (char& c : b)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '+' || c == '.')) c = '_';
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '+' || c == '.' || c == '@')) c = '_';
   return b;
 }
 

@@ -404,7 +404,13 @@ static std::string repro_python(const RunSpec& spec) {
   const std::string py = oracles::external_python(spec.strategy);
   if (!py.empty()) return py;
   using Py = oracles::ExternalStrategy::Python;
-  return ext->python == Py::Venv ? ".venv-thunder/bin/python" : ext->python == Py::Given ? ext->python_path : "/usr/bin/python3";
+  switch (ext->python) {
+    case Py::Venv: return ".venv-thunder/bin/python";
+    case Py::Given: return ext->python_path;
+    case Py::Torch: return ".venv-torch-" + (ext->torch_version.empty() ? std::string("VERSION") : ext->torch_version) + "/bin/python";
+    case Py::System: break;
+  }
+  return "/usr/bin/python3";
 }
 
 std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRecord& rec,
@@ -421,6 +427,9 @@ std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRec
     head += "# (the divergence is " + ext->compile + " against eager PyTorch of the same Python" +
             (ext->python == oracles::ExternalStrategy::Python::Venv
                  ? ";\n#  .venv-thunder is made by `./aliasfuzz setup --thunder`: torch 2.9.1, lightning-thunder 0.2.6)\n"
+             : ext->python == oracles::ExternalStrategy::Python::Torch && !ext->torch_version.empty()
+                 ? ";\n#  torch " + ext->torch_version + ": `pip install torch==" + ext->torch_version +
+                       "`, or `./aliasfuzz setup --torch " + ext->torch_version + "`)\n"
                  : ")\n");
   head += "# bucket: " + bucket_of(rec) + "\n# spec: " + spec_flags(spec) + "\n";
   // A program the oracle rejects (--invalid-rate): eager PyTorch raises on

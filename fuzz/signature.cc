@@ -12,6 +12,7 @@
 #include "ir/analysis.h"
 #include "ir/hash.h"
 #include "ir/text.h"
+#include "oracles/external.h"
 
 namespace af::fuzz {
 
@@ -184,12 +185,15 @@ BugSignature bug_signature(const RunRecord& rec, const ir::Program& minimized, c
   const RunSpec& s = rec.spec;
   std::string who = s.strategy.empty() ? strategy_for_mutant(s.inject) : s.strategy;
   if (!s.inject.empty()) who += "+" + s.inject;
+  // The key leaves the torch version out (one bug on 2.9.1 and 2.15.0 is
+  // one bug, and the ledger's key); the name keeps it.
+  const std::string key_who = oracles::strategy_base(s.strategy) + (s.inject.empty() ? "" : "+" + s.inject);
   const std::string what = bug_what(rec);
   BugSignature b;
-  b.key = who + "|" + what + "|" + bug_cause(minimized, schedule_sensitivity);
+  b.key = (s.strategy.empty() ? who : key_who) + "|" + what + "|" + bug_cause(minimized, schedule_sensitivity);
   // The name says the cause: "write:input~shared/unfold:holes" reads as
   // input~shared-unfold-holes, "op:exp_,op:sum" as exp_-sum.
-  std::string cause = b.key.substr(who.size() + what.size() + 2);
+  std::string cause = b.key.substr(b.key.find('|') + what.size() + 2);
   for (const char* word : {"alias:", "meta:", "op:", "agrees-under:"})
     for (size_t at; (at = cause.find(word)) != std::string::npos;) cause.erase(at, std::string(word).size());
   if (cause.size() > 60) cause.resize(60);
@@ -197,7 +201,7 @@ BugSignature bug_signature(const RunRecord& rec, const ir::Program& minimized, c
   std::snprintf(hash, sizeof hash, "%08llx", static_cast<unsigned long long>(ir::fnv1a(b.key) & 0xffffffffULL));
   b.name = who + "__" + what + "__" + cause + "__" + hash;
   for (char& c : b.name)
-    if (!(ident_char(c) || c == '-' || c == '+' || c == '.' || c == '~')) c = '-';
+    if (!(ident_char(c) || c == '-' || c == '+' || c == '.' || c == '~' || c == '@')) c = '-';
   return b;
 }
 

@@ -12,11 +12,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <memory>
@@ -40,21 +42,23 @@ using Py = ExternalStrategy::Python;
 // in external_runner.py names them. `compile` is evaluated by the runner
 // (and by repro.py) with `fn` bound to the program's function.
 const ExternalStrategy kBuiltins[] = {
-    {"torch-functionalize", Py::System, "", "from functorch.experimental import functionalize", "functionalize(fn)", false},
-    {"thunder", Py::Venv, "", "import thunder", "thunder.jit(fn)", true},
-    {"thunder-dataflow", Py::Venv, "", "import thunder", "thunder.jit(fn, fusion_type=\"dataflow\")", true},
-    {"thunder-no-alias-updates", Py::Venv, "", "import thunder", "thunder.jit(fn, skip_inplace_alias_updates=True)",
+    {"torch-functionalize", Py::System, "", "", "from functorch.experimental import functionalize", "functionalize(fn)", false},
+    {"thunder", Py::Venv, "", "", "import thunder", "thunder.jit(fn)", true},
+    {"thunder-dataflow", Py::Venv, "", "", "import thunder", "thunder.jit(fn, fusion_type=\"dataflow\")", true},
+    {"thunder-no-alias-updates", Py::Venv, "", "", "import thunder", "thunder.jit(fn, skip_inplace_alias_updates=True)",
      true},
-    {"inductor", Py::Venv, "", "import torch", "torch.compile(fn, backend=\"inductor\")", false, "aot-eager",
-     "AOTAutograd/functionalization", "Inductor"},
+    {"inductor", Py::Torch, "", "", "import torch", "torch.compile(fn, backend=\"inductor\")", false, "aot-eager",
+     "AOTAutograd/functionalization", "Inductor", "", true},
     // AOTAutograd's functionalization without Inductor: tells the two apart.
-    {"aot-eager", Py::Venv, "", "import torch", "torch.compile(fn, backend=\"aot_eager\")", false},
+    {"aot-eager", Py::Torch, "", "", "import torch", "torch.compile(fn, backend=\"aot_eager\")", false, "", "", "", "",
+     true},
     // Thunder's torch.compile backend with its defaults (ThunderCompiler()).
     // Nodes Thunder cannot run (its meta function or proxy raises, no
     // implementation) are split off to PyTorch: its split reasons.
-    {"thunderfx", Py::Venv, "", "from thunder.dynamo import thunderfx", "thunderfx(fn)", true, "", "", "",
+    {"thunderfx", Py::Venv, "", "", "from thunder.dynamo import thunderfx", "thunderfx(fn)", true, "", "", "",
      "[r.info for sg in cfn._backend.subgraph_infos for r in sg.split_reasons]"},
-    {"torch-func-functionalize", Py::Venv, "", "import torch.func", "torch.func.functionalize(fn)", false},
+    {"torch-func-functionalize", Py::Torch, "", "", "import torch.func", "torch.func.functionalize(fn)", false, "", "",
+     "", "", true},
 };
 
 const std::regex& identifier() {
@@ -98,11 +102,84 @@ const std::vector<std::string>& external_strategies() {
 }
 
 std::optional<ExternalStrategy> external_strategy(const std::string& s) {
-  for (const auto& e : kBuiltins)
-    if (e.name == s) return e;
   std::string why;
   if (s.rfind("py:", 0) == 0) return parse_py_spec(s, &why);
+  // NAME@VERSION: a versioned built-in under one torch.
+  static const std::regex version("[0-9]+(\\.[0-9]+)*[A-Za-z0-9.+_]*");
+  const size_t at = s.find('@');
+  const std::string name = s.substr(0, at), v = at == std::string::npos ? "" : s.substr(at + 1);
+  if (at != std::string::npos && !std::regex_match(v, version)) return std::nullopt;
+  for (auto e : kBuiltins) {
+    if (e.name != name || (!v.empty() && !e.versioned)) continue;
+    e.name = s;
+    e.torch_version = v;
+    if (!v.empty() && !e.lower_stage.empty()) e.lower_stage += "@" + v;  // inductor@V's front stages are aot-eager@V
+    return e;
+  }
   return std::nullopt;
+}
+
+std::string strategy_base(const std::string& s) {
+  const auto e = external_strategy(s);
+  return e && e->versioned && !e->torch_version.empty() ? s.substr(0, s.find('@')) : s;
+}
+
+bool version_less(const std::string& a, const std::string& b) {
+  auto parts = [](const std::string& v) {
+    std::vector<long> out;
+    for (size_t i = 0; i < v.size() && v[i] != '+';) {
+      if (!std::isdigit(static_cast<unsigned char>(v[i]))) break;
+      out.push_back(std::strtol(v.c_str() + i, nullptr, 10));
+      while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i]))) ++i;
+      if (i < v.size() && v[i] == '.') ++i;
+    }
+    return out;
+  };
+  const auto pa = parts(a), pb = parts(b);
+  return pa != pb ? pa < pb : a < b;
+}
+
+std::vector<InstalledTorch> installed_torches() {
+  std::vector<std::string> dirs;
+  if (auto e = env("AF_TORCH_VENVS"); !e.empty()) dirs.push_back(e);
+  for (const auto& d : root_candidates()) dirs.push_back(d);
+  std::map<std::string, std::string> found;  // version -> Python, the first place wins
+  auto add = [&](const std::string& v, const std::string& py) {
+    if (!v.empty() && !found.count(v) && access(py.c_str(), X_OK) == 0) found[v] = py;
+  };
+  std::error_code ec;
+  for (const auto& d : dirs) {
+    for (const auto& f : std::filesystem::directory_iterator(d, ec)) {
+      const std::string n = f.path().filename().string(), prefix = ".venv-torch-";
+      if (n.rfind(prefix, 0) == 0) add(n.substr(prefix.size()), f.path().string() + "/bin/python");
+    }
+    // .venv-thunder's torch, as its installed requirements pin it.
+    std::ifstream req(d + "/.venv-thunder/.requirements");
+    for (std::string line; std::getline(req, line);)
+      if (line.rfind("torch==", 0) == 0) add(line.substr(7), d + "/.venv-thunder/bin/python");
+  }
+  std::vector<InstalledTorch> out;
+  for (const auto& [v, py] : found) out.push_back({v, py});
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return version_less(a.version, b.version); });
+  return out;
+}
+
+std::string newest_torch() {
+  const auto all = installed_torches();
+  return all.empty() ? "" : all.back().version;
+}
+
+static std::string torch_python(const std::string& version) {
+  for (const auto& t : installed_torches())
+    if (t.version == version) return t.python;
+  return "";
+}
+
+std::string with_torch_version(const std::string& strategy, const std::string& version) {
+  const auto e = external_strategy(strategy);
+  if (!e || !e->versioned || !e->torch_version.empty()) return strategy;
+  const std::string v = version.empty() ? newest_torch() : version;
+  return v.empty() ? strategy : strategy + "@" + v;
 }
 
 std::string py_spec_error(const std::string& s) {
@@ -133,6 +210,7 @@ std::string external_python(const std::string& strategy) {
   switch (e->python) {
     case Py::Venv: return find_thunder_python();
     case Py::Given: return access(e->python_path.c_str(), X_OK) == 0 ? e->python_path : "";
+    case Py::Torch: return torch_python(e->torch_version.empty() ? newest_torch() : e->torch_version);
     case Py::System: {
       std::string py = env("AF_TORCH_PYTHON");
       if (py.empty()) py = "/usr/bin/python3";
@@ -148,6 +226,10 @@ std::string external_unavailable(const std::string& strategy) {
   switch (e->python) {
     case Py::Venv: return "the .venv-thunder Python is not installed (./aliasfuzz setup --thunder)";
     case Py::Given: return "no Python at '" + e->python_path + "'";
+    case Py::Torch:
+      return e->torch_version.empty()
+                 ? "no torch is installed for " + strategy + " (./aliasfuzz setup --torch, or --thunder)"
+                 : "torch " + e->torch_version + " is not installed (./aliasfuzz setup --torch " + e->torch_version + ")";
     case Py::System: return "no /usr/bin/python3 with PyTorch";
   }
   return "";

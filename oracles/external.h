@@ -10,13 +10,19 @@
 //   inductor                   torch.compile(fn, backend="inductor") (CPU)
 //   aot-eager                  torch.compile(fn, backend="aot_eager")
 //   thunderfx                  thunder.dynamo.thunderfx(fn) (Thunder as a torch.compile backend)
-//   torch-func-functionalize   torch.func.functionalize(fn) (torch 2.9)
+//   torch-func-functionalize   torch.func.functionalize(fn)
+//   inductor@2.15.0, ...       a torch.compile-family strategy under one torch
+//                              version (.venv-torch-2.15.0; `./aliasfuzz
+//                              setup --torch 2.15.0`); without '@', the newest
+//                              installed
 //   py:MODULE:FUNCTION[@PYTHON]  MODULE.FUNCTION(fn): any compiler, in PYTHON
 //                              (default: the venv's); MODULE importable there
 //                              (the working directory is on sys.path)
 //
-// All but torch-functionalize run in .venv-thunder (torch 2.9.1,
-// lightning-thunder 0.2.6; `./aliasfuzz setup --thunder`). Eager runs fn on
+// The Thunder ones and py: run in .venv-thunder (torch 2.9.1,
+// lightning-thunder 0.2.6; `./aliasfuzz setup --thunder`), torch-functionalize
+// in Debian's PyTorch 1.13, the torch.compile family under any installed
+// torch (installed_torches(): .venv-thunder's 2.9.1 is one). Eager runs fn on
 // one set of storages, the compiled function on a fresh, independent set
 // with the same aliasing (oracles/torch_function.h); Dynamo is reset before
 // every program, so each compiles afresh. Programs go to one long-lived
@@ -37,10 +43,13 @@ namespace af::oracles {
 
 // One external strategy: an entry of the built-in table or a parsed py: spec.
 struct ExternalStrategy {
-  enum class Python { Venv, System, Given };
+  enum class Python { Venv, System, Given, Torch };
   std::string name;
   Python python = Python::Venv;
   std::string python_path;  // Python::Given: the path after '@'
+  // Python::Torch: the torch version after '@' (NAME@VERSION); "" when the
+  // name has none, which means the newest installed (newest_torch()).
+  std::string torch_version;
   std::string imports;      // Python statements that make `compile` evaluable
   std::string compile;      // a Python expression in `fn` giving the compiled callable
   bool thunder = false;     // lightning-thunder's version belongs to its versions
@@ -54,6 +63,10 @@ struct ExternalStrategy {
   // thunderfx's split reasons), as strings; "" when it cannot tell. The
   // capability probe counts an op it hands back as unsupported.
   std::string fallbacks;
+  // A torch.compile-family strategy (inductor, aot-eager,
+  // torch-func-functionalize): it runs under any installed torch,
+  // NAME@VERSION in .venv-torch-VERSION (`./aliasfuzz setup --torch VERSION`).
+  bool versioned = false;
 };
 
 // The built-in names (not the py: ones), in table order.
@@ -63,6 +76,24 @@ const std::vector<std::string>& external_strategies();
 std::optional<ExternalStrategy> external_strategy(const std::string& strategy);
 bool is_external_strategy(const std::string& strategy);
 bool is_thunder_strategy(const std::string& strategy);
+// The installed torch versions a versioned strategy can run under, oldest
+// first, with their Pythons: every .venv-torch-VERSION (under $AF_TORCH_VENVS,
+// then the checkout, as find_thunder_python looks), and .venv-thunder's
+// pinned torch. Tests stand a stub version up with $AF_TORCH_VENVS.
+struct InstalledTorch {
+  std::string version, python;
+};
+std::vector<InstalledTorch> installed_torches();
+std::string newest_torch();  // "" when none is installed
+// `strategy` with its torch version spelled out: a versioned built-in
+// without '@' gets `version` ("" = newest_torch()); anything else, and any
+// strategy when no torch is installed, comes back as it is.
+std::string with_torch_version(const std::string& strategy, const std::string& version = "");
+// The strategy without its torch version ("aot-eager@2.15.0" -> "aot-eager"):
+// one bug on two versions has one signature.
+std::string strategy_base(const std::string& strategy);
+// Numeric order of dotted versions ("2.9.1" < "2.15.0"; a "+cu128" suffix ignored).
+bool version_less(const std::string& a, const std::string& b);
 // Why `strategy` (starting with "py:") is malformed, "" when it is well formed
 // or not a py: spec at all.
 std::string py_spec_error(const std::string& strategy);
@@ -72,8 +103,9 @@ std::string py_spec_error(const std::string& strategy);
 // binary (and the working directory). Empty when not installed.
 std::string find_thunder_python();
 // The Python that runs `strategy`: the thunder venv's, $AF_TORCH_PYTHON or
-// /usr/bin/python3 for torch-functionalize, a py: spec's own. Empty when
-// not installed.
+// /usr/bin/python3 for torch-functionalize, a py: spec's own, a versioned
+// strategy's torch (the newest installed without '@'). Empty when not
+// installed.
 std::string external_python(const std::string& strategy);
 // Why external_python(strategy) is empty, with the way to install it.
 std::string external_unavailable(const std::string& strategy);

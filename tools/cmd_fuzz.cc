@@ -27,6 +27,7 @@ struct FuzzArgs {
   std::string shard = "0/1";
   std::string seed;        // parsed strictly (CLI11 would wrap "-1" into 2^64-1)
   std::string fail_on = "bugs";
+  std::string torch;        // --torch
   bool check_only = false;  // validate the options and exit (aliasfuzz slurm uses it)
   CLI::App* app = nullptr;  // to tell which flags were given (--resume)
 };
@@ -119,6 +120,10 @@ std::string invalid_options(FuzzArgs& a) {
 int run(FuzzArgs& a) {
   fuzz::CampaignOptions& o = a.o;
   if (auto e = invalid_options(a); !e.empty()) {
+    std::cerr << "aliasfuzz fuzz: " << e << "\n";
+    return 2;
+  }
+  if (auto e = flags::resolve_torch(o.strategies, a.torch); !e.empty()) {
     std::cerr << "aliasfuzz fuzz: " << e << "\n";
     return 2;
   }
@@ -229,6 +234,7 @@ void register_fuzz(CLI::App& app, int* status) {
                 "exit 1 on: bugs (must-agree findings or crashes; default) or any (any finding)");
   c->add_option("--jobs", a->o.jobs, "worker processes");
   flags::strategies(c, a->o.strategies, "or an external one; default: must-agree and under-study");
+  flags::torch(c, a->torch);
   flags::injects(c, a->o.injects, "run too; with only --inject, just the mutants");
   flags::target(c, a->o.target, "default interp");
   flags::checked(c, a->o.checked);

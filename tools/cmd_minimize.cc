@@ -22,7 +22,7 @@ namespace af::tools {
 namespace {
 
 struct MinimizeCmd {
-  std::string path, out;
+  std::string path, out, torch;
   fuzz::RunSpec spec;
   double time_s = 60;
   int64_t max_tests = -1;
@@ -97,6 +97,12 @@ int minimize_main(MinimizeCmd& o, const CLI::App& c) {
     std::cerr << "aliasfuzz minimize: --strategy " << why << "\n";
     return 2;
   }
+  std::vector<std::string> one = {o.spec.strategy};
+  if (auto e = flags::resolve_torch(one, o.torch); !e.empty()) {
+    std::cerr << "aliasfuzz minimize: " << e << "\n";
+    return 2;
+  }
+  o.spec.strategy = one.front();
   fuzz::MinimizeOptions mo;
   mo.time_s = o.time_s;
   mo.max_tests = o.max_tests;
@@ -139,6 +145,7 @@ void register_minimize(CLI::App& app, int* status) {
                 "the .af case, or a campaign's findings/BUCKET folder (its settings.json gives the spec, "
                 "the folder is the default --out)")->required();
   flags::strategy(c, o->spec.strategy, "of the finding");
+  flags::torch(c, o->torch);
   flags::inject(c, o->spec.inject, "of the finding");
   flags::reorder(c, o->spec.reorder, "of the finding; default program");
   flags::fusion(c, o->spec.fusion, "of the finding; default none");

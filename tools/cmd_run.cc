@@ -31,7 +31,7 @@ namespace {
 struct RunOptions {
   std::string path;
   std::vector<std::string> strategies;
-  std::string inject, reorder = "program", fusion = "none", target = "interp";
+  std::string inject, reorder = "program", fusion = "none", target = "interp", torch;
   bool checked = false, json = false, stats = false, dump_passes = false;
 };
 
@@ -77,6 +77,10 @@ int run(const RunOptions& o) {
   // Usage errors first: every setting parsed once, here.
   std::vector<std::string> strategies =
       o.strategies.empty() ? schedulers::must_agree_strategy_names() : o.strategies;
+  if (auto e = flags::resolve_torch(strategies, o.torch); !e.empty()) {
+    std::cerr << "aliasfuzz run: " << e << "\n";
+    return 2;
+  }
   std::vector<std::optional<schedulers::RunConfig>> configs;  // by strategy; none for an external one
   for (const auto& s : strategies) {
     if (auto why = oracles::py_spec_error(s); !why.empty()) {
@@ -193,6 +197,7 @@ void register_run(CLI::App& app, int* status) {
   auto* c = app.add_subcommand("run", "run a program under strategies and compare with the eager oracle");
   c->add_option("program", o->path, "the .af program")->required();
   flags::strategies(c, o->strategies, "or an external one; default: every must-agree strategy");
+  flags::torch(c, o->torch);
   flags::inject(c, o->inject, "applied to every strategy");
   flags::reorder(c, o->reorder, "default program");
   flags::fusion(c, o->fusion, "default none");

@@ -49,7 +49,7 @@ struct SlurmArgs {
   std::vector<std::string> sbatch_options;
   bool submit = false, print = false, resume = false;
   // Fuzz options, forwarded only when given.
-  std::string time_s, programs, seed, target, case_timeout, size;
+  std::string time_s, programs, seed, target, case_timeout, size, torch;
   int jobs = 1;
   bool seed_given = false, quiet = false, checked = false;
   std::vector<std::string> strategies, injects;
@@ -178,7 +178,7 @@ int write_and_submit(const SlurmArgs& a, const std::string& d, const std::string
 // missing or reported failures. The kit is copied to DIR/slurm/kit.
 int run_kit(SlurmArgs& a, const std::string& d) {
   if (!a.programs.empty() || !a.time_s.empty() || a.seed_given || !a.target.empty() || !a.strategies.empty() ||
-      !a.injects.empty() || !a.case_timeout.empty() || !a.size.empty() || !a.fuzz_options.empty() ||
+      !a.torch.empty() || !a.injects.empty() || !a.case_timeout.empty() || !a.size.empty() || !a.fuzz_options.empty() ||
       !a.binary.empty() || a.jobs != 1) {
     std::cerr << "aliasfuzz slurm: --kit takes no fuzz options (the kit fixes its programs, strategies and target)\n";
     return 2;
@@ -317,6 +317,11 @@ int run(SlurmArgs& a) {
   std::vector<std::string> fuzz_args = {"--seed", a.seed, "--jobs", std::to_string(a.jobs)};
   if (!a.programs.empty()) fuzz_args.insert(fuzz_args.end(), {"--programs", a.programs});
   if (!a.time_s.empty()) fuzz_args.insert(fuzz_args.end(), {"--time", a.time_s});
+  // Every shard runs the torch resolved here, whatever its node has newest.
+  if (auto e = flags::resolve_torch(a.strategies, a.torch); !e.empty()) {
+    std::cerr << "aliasfuzz slurm: " << e << "\n";
+    return 2;
+  }
   for (const auto& s : a.strategies) fuzz_args.insert(fuzz_args.end(), {"--strategy", s});
   for (const auto& m : a.injects) fuzz_args.insert(fuzz_args.end(), {"--inject", m});
   if (!a.target.empty()) fuzz_args.insert(fuzz_args.end(), {"--target", a.target});
@@ -400,6 +405,7 @@ void register_slurm(CLI::App& app, int* status) {
   });
   c->add_option("--jobs", a->jobs, "worker processes per shard (= --cpus-per-task)");
   flags::strategies(c, a->strategies, "passed to every shard's aliasfuzz fuzz");
+  flags::torch(c, a->torch);
   flags::injects(c, a->injects, "passed to every shard's aliasfuzz fuzz");
   flags::target(c, a->target, "default interp");
   flags::checked(c, a->checked);

@@ -1,5 +1,10 @@
 #include "tools/run_flags.h"
 
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "oracles/external.h"
 #include "schedulers/run_config.h"
 #include "tools/commands.h"
 
@@ -46,6 +51,24 @@ void checked(CLI::App* c, bool& into) {
   c->add_flag("--checked", into,
               "compare every statement with the source program's value (device-side async asserts on Halide "
               "targets, the same checks on interp); a finding names the first diverging source statement");
+}
+
+void torch(CLI::App* c, std::string& into) {
+  c->add_option("--torch", into,
+                "torch version of inductor, aot-eager and torch-func-functionalize given without @VERSION "
+                "(default: the newest installed; ./aliasfuzz setup --torch VERSION installs one)");
+}
+
+std::string resolve_torch(std::vector<std::string>& strategies, const std::string& torch) {
+  if (!torch.empty()) {
+    std::vector<std::string> have;
+    for (const auto& t : oracles::installed_torches()) have.push_back(t.version);
+    if (std::find(have.begin(), have.end(), torch) == have.end())
+      return "--torch " + torch + " is not installed (./aliasfuzz setup --torch " + torch + "; installed: " +
+             (have.empty() ? std::string("none") : fmt::format("{}", fmt::join(have, ", "))) + ")";
+  }
+  for (auto& s : strategies) s = oracles::with_torch_version(s, torch);
+  return "";
 }
 
 }  // namespace af::tools::flags

@@ -20,5 +20,12 @@ void reorder(CLI::App* c, std::string& into, const std::string& note);
 void fusion(CLI::App* c, std::string& into, const std::string& note);
 void target(CLI::App* c, std::string& into, const std::string& note);
 void checked(CLI::App* c, bool& into);
+// --torch VERSION: the torch of every torch.compile-family strategy given
+// without '@' (inductor, aot-eager, torch-func-functionalize).
+void torch(CLI::App* c, std::string& into);
+// Spells out the torch version of every such strategy (`torch`, else the
+// newest installed) at the edge, so that every finding, bucket, bug and
+// repro carries it. "" or why `torch` cannot be used.
+std::string resolve_torch(std::vector<std::string>& strategies, const std::string& torch);
 
 }  // namespace af::tools::flags
