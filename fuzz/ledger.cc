@@ -11,6 +11,7 @@
 #include "fuzz/signature.h"
 #include "ir/analysis.h"
 #include "ir/text.h"
+#include "oracles/external.h"
 
 namespace af::fuzz {
 
@@ -28,6 +29,10 @@ std::optional<LedgerEntry> parse_ledger_entry(const std::string& name, const std
     field("strategy", &e.spec.strategy);
     field("what", &e.what);
     field("status", &e.status);
+    // # on SYSTEM VERSION: STATUS
+    if (line.rfind("# on ", 0) == 0)
+      if (const size_t colon = line.find(": ", 5); colon != std::string::npos)
+        e.on[line.substr(5, colon - 5)] = line.substr(colon + 2);
   }
   if (e.cause.empty() || e.system.empty() || e.spec.strategy.empty() || e.what.empty() || e.status.empty()) {
     *error = name + ": the header needs `aliasfuzz finding`, `system`, `strategy`, `what` and `status` lines";
@@ -76,6 +81,96 @@ std::vector<LedgerEntry> load_ledger(const std::string& dir, std::vector<std::st
     else if (errors) errors->push_back(err);
   }
   std::sort(out.begin(), out.end(), [](const LedgerEntry& a, const LedgerEntry& b) { return a.name < b.name; });
+  return out;
+}
+
+std::vector<std::string> ledger_strategies(const LedgerEntry& e) {
+  const auto ext = oracles::external_strategy(e.spec.strategy);
+  if (!ext || !ext->versioned || !ext->torch_version.empty()) return {e.spec.strategy};
+  std::vector<std::string> out;
+  for (const auto& t : oracles::installed_torches()) out.push_back(e.spec.strategy + "@" + t.version);
+  return out;
+}
+
+std::string ledger_version(const std::string& strategy) {
+  const auto ext = oracles::external_strategy(strategy);
+  if (ext && ext->versioned && !ext->torch_version.empty()) return "torch " + ext->torch_version;
+  // "torch 2.9.1+cu128, thunder 0.2.6" -> "thunder 0.2.6 (torch 2.9.1)": local build tags dropped.
+  std::string v = oracles::external_versions(strategy);
+  for (size_t plus; (plus = v.find('+')) != std::string::npos;) v.erase(plus, v.find_first_of(", ", plus) - plus);
+  if (const size_t comma = v.find(", "); comma != std::string::npos) v = v.substr(comma + 2) + " (" + v.substr(0, comma) + ")";
+  return v;
+}
+
+std::optional<LedgerReplay> replay_entry(const LedgerEntry& e, const std::string& strategy) {
+  RunSpec spec = e.spec;
+  spec.strategy = strategy;
+  const auto r = run_spec(e.program, spec);
+  if (!r) return std::nullopt;
+  LedgerReplay out{strategy, ledger_version(strategy), ""};
+  if (out.version.empty()) return std::nullopt;
+  if (r->agree) out.status = "fixed";
+  else if (const std::string what = bug_what(*r); what == e.what) out.status = "reproduces";
+  else out.status = "differs: " + what;
+  return out;
+}
+
+namespace {
+std::string version_of(const std::string& system_version) {  // "torch 2.15.0" -> "2.15.0"
+  const size_t sp = system_version.find(' ');
+  return sp == std::string::npos ? system_version : system_version.substr(sp + 1);
+}
+std::vector<std::pair<std::string, std::string>> by_version(const std::map<std::string, std::string>& on) {
+  std::vector<std::pair<std::string, std::string>> v(on.begin(), on.end());
+  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+    const size_t sa = a.first.find(' '), sb = b.first.find(' ');
+    if (a.first.substr(0, sa) != b.first.substr(0, sb)) return a.first < b.first;  // by system, then version
+    return oracles::version_less(version_of(a.first), version_of(b.first));
+  });
+  return v;
+}
+}  // namespace
+
+std::string with_on_lines(const std::string& text, const std::map<std::string, std::string>& on) {
+  std::istringstream in(text);
+  std::string out, line;
+  bool header = true, placed = false;
+  auto place = [&] {
+    for (const auto& [v, st] : by_version(on)) out += "# on " + v + ": " + st + "\n";
+    placed = true;
+  };
+  while (std::getline(in, line)) {
+    if (header && line.rfind("#", 0) != 0) {
+      header = false;
+      if (!placed) place();
+    }
+    if (header && line.rfind("# on ", 0) == 0) continue;  // replaced
+    out += line + "\n";
+    if (header && line.rfind("# status: ", 0) == 0) place();
+  }
+  return out;
+}
+
+std::string ledger_label_refused(const LedgerEntry& e, const std::string& strategy) {
+  const auto ext = oracles::external_strategy(strategy);
+  if (!ext || !ext->versioned || ext->torch_version.empty() || e.on.empty()) return "";
+  const std::string v = "torch " + ext->torch_version;
+  const auto it = e.on.find(v);
+  if (it == e.on.end()) return "not checked on " + v + " (aliasfuzz ledger check)";
+  return it->second == "reproduces" ? "" : it->second + " on " + v;
+}
+
+std::string on_summary(const std::map<std::string, std::string>& on) {
+  std::string out, last;
+  for (const auto& [v, st] : by_version(on)) {
+    const std::string word = st == "fixed" ? "fixed in <= " : st == "reproduces" ? "reproduces on " : st + " on ";
+    if (st == last) {
+      if (st != "fixed") out += ", " + version_of(v);  // a fix is named by its first version
+      continue;
+    }
+    out += (out.empty() ? "" : "; ") + word + v;
+    last = st;
+  }
   return out;
 }
 

@@ -6,12 +6,21 @@
 //   # strategy: thunder-dataflow
 //   # what: values            (or input-meta: an input's final geometry; or the error type the compiler raises)
 //   # status: new | known URL | fixed VERSION
+//   # on torch 2.9.1: reproduces       (one line per version replayed, by
+//   # on torch 2.15.0: fixed            `aliasfuzz ledger check`)
+//
+// `on` lines say how the entry behaves on each version of its system:
+// reproduces (diverges as `what` says), fixed (agrees), or differs: WHAT
+// (diverges another way). Versioned strategies (aot-eager, inductor,
+// torch-func-functionalize) replay under every installed torch; the others
+// under the one they run in (`thunder 0.2.6 (torch 2.9.1)`).
 //
 // Campaign reports label a bug whose signature matches an entry with it
 // (like a fuzzer's list of known crashes), so new bugs stand out; a test
 // replays every entry and fails when one no longer behaves as its status
 // says (a new version fixed it, or a "fixed" one is back).
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,7 +36,32 @@ struct LedgerEntry {
   RunSpec spec;           // strategy (the others default)
   ir::Program program;
   std::string key;        // its bug signature key (fuzz/signature.h)
+  std::map<std::string, std::string> on;  // `on` lines: system version ("torch 2.15.0") -> status
 };
+
+// One replay of an entry: the strategy it ran (aot-eager@2.15.0), the
+// system version it names, and the status an `on` line records.
+struct LedgerReplay {
+  std::string strategy, version, status;
+};
+// The strategies an entry replays under here: one per installed torch for
+// a versioned strategy, else its own strategy (when installed).
+std::vector<std::string> ledger_strategies(const LedgerEntry& e);
+// The system version an `on` line names for `strategy`: "torch 2.15.0" for
+// a versioned one; else the versions its Python reports ("" when not installed).
+std::string ledger_version(const std::string& strategy);
+// Replays `e` under `strategy`; nullopt when it cannot run here.
+std::optional<LedgerReplay> replay_entry(const LedgerEntry& e, const std::string& strategy);
+// `text` (an entry file) with its `on` lines set to `on` (sorted by version), in place of the old ones.
+std::string with_on_lines(const std::string& text, const std::map<std::string, std::string>& on);
+// Why `e` does not label a bug a campaign found under `strategy`, "" when
+// it does: an entry labels a bug only where it still reproduces, so a
+// versioned strategy's bug needs the entry's `on` line of that torch to
+// say `reproduces` ("fixed on torch 2.15.0", "not checked on torch 2.14.1").
+std::string ledger_label_refused(const LedgerEntry& e, const std::string& strategy);
+// "reproduces on 2.9.1, fixed in <= 2.15.0": the versions in order, a run of
+// one status named once.
+std::string on_summary(const std::map<std::string, std::string>& on);
 
 // Parses one entry; nullopt and *error when the header or program is bad.
 std::optional<LedgerEntry> parse_ledger_entry(const std::string& name, const std::string& text, std::string* error);

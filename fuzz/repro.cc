@@ -407,7 +407,7 @@ static std::string repro_python(const RunSpec& spec) {
   switch (ext->python) {
     case Py::Venv: return ".venv-thunder/bin/python";
     case Py::Given: return ext->python_path;
-    case Py::Torch: return ".venv-torch-" + (ext->torch_version.empty() ? std::string("VERSION") : ext->torch_version) + "/bin/python";
+    case Py::Torch: return ".venvs/torch-" + (ext->torch_version.empty() ? std::string("VERSION") : ext->torch_version) + "/bin/python";
     case Py::System: break;
   }
   return "/usr/bin/python3";

@@ -141,7 +141,7 @@ bool version_less(const std::string& a, const std::string& b) {
 
 std::vector<InstalledTorch> installed_torches() {
   std::vector<std::string> dirs;
-  if (auto e = env("AF_TORCH_VENVS"); !e.empty()) dirs.push_back(e);
+  if (auto e = env("AF_TORCH_VENVS"); !e.empty()) dirs.push_back(e);  // holds .venvs/torch-VERSION
   for (const auto& d : root_candidates()) dirs.push_back(d);
   std::map<std::string, std::string> found;  // version -> Python, the first place wins
   auto add = [&](const std::string& v, const std::string& py) {
@@ -149,14 +149,17 @@ std::vector<InstalledTorch> installed_torches() {
   };
   std::error_code ec;
   for (const auto& d : dirs) {
-    for (const auto& f : std::filesystem::directory_iterator(d, ec)) {
-      const std::string n = f.path().filename().string(), prefix = ".venv-torch-";
+    for (const auto& f : std::filesystem::directory_iterator(d + "/.venvs", ec)) {
+      const std::string n = f.path().filename().string(), prefix = "torch-";
       if (n.rfind(prefix, 0) == 0) add(n.substr(prefix.size()), f.path().string() + "/bin/python");
     }
-    // .venv-thunder's torch, as its installed requirements pin it.
-    std::ifstream req(d + "/.venv-thunder/.requirements");
+  }
+  // .venv-thunder's torch, as its installed requirements pin it.
+  if (const std::string py = find_thunder_python(); !py.empty()) {
+    const auto venv = std::filesystem::path(py).parent_path().parent_path();
+    std::ifstream req(venv / ".requirements");
     for (std::string line; std::getline(req, line);)
-      if (line.rfind("torch==", 0) == 0) add(line.substr(7), d + "/.venv-thunder/bin/python");
+      if (line.rfind("torch==", 0) == 0) add(line.substr(7), py);
   }
   std::vector<InstalledTorch> out;
   for (const auto& [v, py] : found) out.push_back({v, py});

@@ -12,7 +12,7 @@
 //   thunderfx                  thunder.dynamo.thunderfx(fn) (Thunder as a torch.compile backend)
 //   torch-func-functionalize   torch.func.functionalize(fn)
 //   inductor@2.15.0, ...       a torch.compile-family strategy under one torch
-//                              version (.venv-torch-2.15.0; `./aliasfuzz
+//                              version (.venvs/torch-2.15.0; `./aliasfuzz
 //                              setup --torch 2.15.0`); without '@', the newest
 //                              installed
 //   py:MODULE:FUNCTION[@PYTHON]  MODULE.FUNCTION(fn): any compiler, in PYTHON
@@ -65,7 +65,7 @@ struct ExternalStrategy {
   std::string fallbacks;
   // A torch.compile-family strategy (inductor, aot-eager,
   // torch-func-functionalize): it runs under any installed torch,
-  // NAME@VERSION in .venv-torch-VERSION (`./aliasfuzz setup --torch VERSION`).
+  // NAME@VERSION in .venvs/torch-VERSION (`./aliasfuzz setup --torch VERSION`).
   bool versioned = false;
 };
 
@@ -77,7 +77,7 @@ std::optional<ExternalStrategy> external_strategy(const std::string& strategy);
 bool is_external_strategy(const std::string& strategy);
 bool is_thunder_strategy(const std::string& strategy);
 // The installed torch versions a versioned strategy can run under, oldest
-// first, with their Pythons: every .venv-torch-VERSION (under $AF_TORCH_VENVS,
+// first, with their Pythons: every .venvs/torch-VERSION (under $AF_TORCH_VENVS,
 // then the checkout, as find_thunder_python looks), and .venv-thunder's
 // pinned torch. Tests stand a stub version up with $AF_TORCH_VENVS.
 struct InstalledTorch {

@@ -4,12 +4,14 @@
 // issue says whether it still reproduces and shows what it printed.
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <set>
 
 #include "fuzz/check.h"
 #include "fuzz/files.h"
+#include "oracles/external.h"
 #include "reports/report.h"
 
 namespace af::reports {
@@ -41,8 +43,29 @@ Ran run_script(const std::string& python, const std::string& script, int timeout
   return r;
 }
 
+// repro.py run under one installed torch (a versioned strategy's bug).
+struct VersionRan {
+  std::string version;
+  int status;
+};
+
+// "Reproduces on torch 2.9.1 and 2.15.0", or which versions do not; every
+// installed torch, oldest first.
+std::string version_table(const std::vector<VersionRan>& runs) {
+  std::string yes, t = "| torch | repro.py |\n|---|---|\n";
+  for (const auto& r : runs) {
+    t += "| " + r.version + " | " +
+         (r.status == 1 ? "reproduces (exit 1)" : r.status == 0 ? "does not reproduce (exit 0)"
+                                                                : "could not run (exit " + std::to_string(r.status) + ")") +
+         " |\n";
+    if (r.status == 1) yes += (yes.empty() ? "" : ", ") + r.version;
+  }
+  return (yes.empty() ? std::string("Reproduces on no installed torch.") : "Reproduces on torch " + yes + ".") +
+         "\n\n" + t;
+}
+
 std::string issue_text(const json& summary, const json& bug, const json& bucket, const std::string& script,
-                       const std::string& python, const Ran& ran) {
+                       const std::string& python, const Ran& ran, const std::vector<VersionRan>& versions_ran) {
   const json story = bucket.value("story", json::object());
   const json spec = story.value("spec", json::object());
   const std::string strategy = spec.is_object() ? spec.value("strategy", std::string()) : std::string();
@@ -61,6 +84,7 @@ std::string issue_text(const json& summary, const json& bug, const json& bucket,
   const json versions = summary.value("versions", json::object());
   for (auto it = versions.begin(); it != versions.end(); ++it) t += "- " + it.key() + ": " + value_text(it.value()) + "\n";
   t += "- Python: `" + python + "`\n";
+  if (!versions_ran.empty()) t += "\n" + version_table(versions_ran);
   t += "\n## What happens\n\n";
   for (const auto& l : story_lines(story)) t += "- " + l + "\n";
   t += "- findings of it in the campaign: " + std::to_string(bug.value("count", int64_t{0})) + " (buckets: ";
@@ -106,7 +130,7 @@ void remove_stale_issues(const std::string& issues_dir, const std::set<std::stri
 std::vector<IssueWritten> write_issues(const std::string& dir, int timeout_s) {
   const json summary = summarize(dir);
   std::vector<IssueWritten> out;
-  std::set<std::string> current;
+  std::set<std::string> current, current_fixed;
   for (const json& bug : summary.value("bugs", json::array())) {
     if (bug.value("must_agree", false)) continue;  // aliasfuzz's own bugs are not filed upstream
     // The bug's first folder with a repro.py (its buckets biggest first, then novelty leads).
@@ -118,17 +142,34 @@ std::vector<IssueWritten> write_issues(const std::string& dir, int timeout_s) {
       json bucket = json::object();  // none for a novelty lead
       for (const json& b : summary["buckets"])
         if (b["name"] == name) bucket = b;
-      const std::string python = script.rfind("#!", 0) == 0 ? script.substr(2, script.find('\n') - 2) : "/usr/bin/python3";
+      // A torch.compile-family bug runs under every installed torch (its
+      // own version's Python first, whatever repro.py's first line says):
+      // one the newest no longer shows is fixed upstream, and listed apart.
+      std::string mtext;
+      const json mj = fuzz::read_text(folder + "/minimize.json", &mtext) ? json::parse(mtext, nullptr, false) : json();
+      const std::string strategy = mj.is_object() && mj.contains("spec") ? fuzz::spec_from_json(mj["spec"]).strategy : "";
+      const auto ext = oracles::external_strategy(strategy);
+      std::string python = script.rfind("#!", 0) == 0 ? script.substr(2, script.find('\n') - 2) : "/usr/bin/python3";
+      if (ext && ext->versioned && !oracles::external_python(strategy).empty()) python = oracles::external_python(strategy);
       const Ran ran = run_script(python, folder + "/repro.py", timeout_s);
-      const std::string path = dir + "/issues/" + bug["name"].get<std::string>() + ".md";
-      fuzz::make_dirs(dir + "/issues");
-      fuzz::write_atomic(path, issue_text(summary, bug, bucket, script, python, ran));
-      out.push_back({path, ran.status == 1});
-      current.insert(bug["name"].get<std::string>() + ".md");
+      std::vector<VersionRan> versions_ran;
+      if (ext && ext->versioned)
+        for (const auto& t : oracles::installed_torches())
+          versions_ran.push_back(
+              {t.version, t.python == python ? ran.status : run_script(t.python, folder + "/repro.py", timeout_s).status});
+      const bool fixed = !versions_ran.empty() && versions_ran.back().status == 0 &&
+                         std::any_of(versions_ran.begin(), versions_ran.end(), [](const auto& v) { return v.status == 1; });
+      const std::string sub = fixed ? "/issues/fixed-upstream" : "/issues";
+      const std::string path = dir + sub + "/" + bug["name"].get<std::string>() + ".md";
+      fuzz::make_dirs(dir + sub);
+      fuzz::write_atomic(path, issue_text(summary, bug, bucket, script, python, ran, versions_ran));
+      out.push_back({path, ran.status == 1, fixed});
+      (fixed ? current_fixed : current).insert(bug["name"].get<std::string>() + ".md");
       break;
     }
   }
   remove_stale_issues(dir + "/issues", current);
+  remove_stale_issues(dir + "/issues/fixed-upstream", current_fixed);
   return out;
 }
 

@@ -221,16 +221,21 @@ json summarize(const std::string& dir) {
       json g = {{"name", name}, {"buckets", json::array()}, {"folders", json::array()}, {"count", 0},
                 {"must_agree", false}, {"explained", 0}, {"from_novelty", false}};
       if (mj.contains("bug_program")) g["program"] = mj["bug_program"];
-      // A bug the ledger (corpus/findings) already holds is labelled with its entry.
-      if (ledger.count(key)) {
+      // A bug the ledger (corpus/findings) already holds is labelled with
+      // its entry, where the entry still reproduces on the bug's version.
+      const std::string strategy = mj.contains("spec") ? fuzz::spec_from_json(mj["spec"]).strategy : "";
+      const std::string refused = ledger.count(key) ? fuzz::ledger_label_refused(*ledger.at(key), strategy) : "";
+      if (!refused.empty()) g["resembles"].push_back(ledger.at(key)->name + " (same cause; the ledger says " + refused + ")");
+      if (ledger.count(key) && refused.empty()) {
         const fuzz::LedgerEntry& le = *ledger.at(key);
         g["ledger"] = {{"entry", le.name}, {"status", le.status}, {"reference", le.reference}, {"cause", le.cause}};
+        if (!le.on.empty()) g["ledger"]["versions"] = fuzz::on_summary(le.on);
       } else {
         // Not the same cause, but the same strategy, kind of divergence and
         // alias roots (aliased inputs, a view of an input, ...): a lead for
         // the triager, never a label.
         for (const auto& le : entries)
-          if (resembles(key, le.key)) g["resembles"].push_back(le.name + (le.reference.empty() ? "" : " " + le.reference));
+          if (le.key != key && resembles(key, le.key)) g["resembles"].push_back(le.name + (le.reference.empty() ? "" : " " + le.reference));
       }
       bugs.push_back(g);
     }
@@ -362,7 +367,8 @@ std::string bugs_markdown(const json& s) {
     }
     if (g.contains("ledger"))
       known = value_text(g["ledger"]["entry"]) + " (" + value_text(g["ledger"]["status"]) +
-              (g["ledger"]["reference"] == "" ? "" : " " + value_text(g["ledger"]["reference"])) + ")";
+              (g["ledger"]["reference"] == "" ? "" : " " + value_text(g["ledger"]["reference"])) +
+              (g["ledger"].contains("versions") ? "; " + value_text(g["ledger"]["versions"]) : "") + ")";
     m += "| " + md_cell(g.value("name", std::string())) + (g.value("must_agree", false) ? " **(aliasfuzz)**" : "") + " | " +
          md_cell(known) + " | " + (g.value("count_estimated", false) ? "≈ " : "") + std::to_string(g.value("count", int64_t{0})) +
          " | " + std::to_string(g.value("explained", int64_t{0})) + " | " + md_cell(where) + " |\n";

@@ -60,9 +60,13 @@ std::string text_list(const nlohmann::json& a);   // "a, b" ("none" when empty)
 // the script itself (PyTorch and the compiler only), and what it printed
 // when run just now (at most timeout_s seconds), saying whether it still
 // reproduces (repro.py exits 1).
+// A bug of a torch.compile-family strategy runs under every installed
+// torch too: issue.md gets the version table, and one the newest torch no
+// longer reproduces goes to DIR/issues/fixed-upstream/ (fixed_upstream).
 struct IssueWritten {
   std::string path;
   bool reproduces = false;
+  bool fixed_upstream = false;
 };
 std::vector<IssueWritten> write_issues(const std::string& dir, int timeout_s = 300);
 

@@ -101,6 +101,7 @@ int cli_main(int argc, const char* const* argv) {
   register_capabilities(app, &status);
   register_cache(app, &status);
   register_kit(app, &status);
+  register_ledger(app, &status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

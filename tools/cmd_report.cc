@@ -20,7 +20,11 @@ void register_report(CLI::App& app, int* status) {
       std::cout << *dir << "/report.json\n" << *dir << "/report.md\n" << *dir << "/report.html\n";
       if (*issues)
         for (const auto& w : reports::write_issues(*dir))
-          std::cout << w.path << (w.reproduces ? " (reproduces)" : " (does NOT reproduce)") << "\n";
+          std::cout << w.path
+                    << (w.fixed_upstream ? " (fixed upstream: the newest torch does not reproduce it)"
+                        : w.reproduces   ? " (reproduces)"
+                                         : " (does NOT reproduce)")
+                    << "\n";
     } catch (const std::exception& e) {
       std::cerr << "aliasfuzz report: " << e.what() << "\n";
       *status = 2;

@@ -23,6 +23,7 @@ void register_capabilities(CLI::App& app, int* status);
 void register_fidelity(CLI::App& app, int* status);
 void register_cache(CLI::App& app, int* status);
 void register_kit(CLI::App& app, int* status);
+void register_ledger(CLI::App& app, int* status);
 // --kernel-cache DIR, --kernel-cache-max SIZE (tools/cmd_cache.cc).
 void add_kernel_cache_flags(CLI::App* c);
 

@@ -5,6 +5,7 @@
 #   N passed, N failed[, N skipped]
 # Options: --thunder  also install .venv-thunder (torch 2.x + lightning-thunder)
 #                     first, so the Thunder tests run instead of being skipped.
+# The torches of `./aliasfuzz setup --torch` (.venvs/) are used where installed.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -16,6 +17,8 @@ test_env=()
 if [[ -x "$root/.venv-thunder/bin/python" ]]; then
   test_env+=(--test_env=AF_THUNDER_PYTHON="$root/.venv-thunder/bin/python")
 fi
+# The torches of ./aliasfuzz setup --torch: the ledger replays under each.
+if [[ -d "$root/.venvs" ]]; then test_env+=(--test_env=AF_TORCH_VENVS="$root"); fi
 if ! bazel build --noshow_progress //...; then
   echo "0 passed, 1 failed"
   exit 1
