@@ -150,6 +150,34 @@ else
   case_fail "fuzz against an uninstalled compiler says so (exit 2)" "exit $rc: $(why fuzz-absent)"
 fi
 
+# Torch versions (issue #36): a version that is not installed is a usage
+# error naming the set-up command; a malformed NAME@VERSION is refused.
+run_tool fuzz-torch-absent "$bin" fuzz --strategy aot-eager --torch 0.0.1 --programs 5 --seed 1 \
+  --out "$T/c-torch-absent" --quiet
+if [[ $rc -eq 2 ]] && grep -q "setup --torch 0.0.1" "$T/fuzz-torch-absent.err"; then
+  case_ok "fuzz --torch with a torch that is not installed says how to install it (exit 2)"
+else
+  case_fail "fuzz --torch with a torch that is not installed says how to install it (exit 2)" "exit $rc: $(why fuzz-torch-absent)"
+fi
+run_tool run-torch-bad "$bin" run --strategy "aot-eager@two" "$example"
+if [[ $rc -eq 2 ]]; then
+  case_ok "run refuses a malformed aot-eager@VERSION (exit 2)"
+else
+  case_fail "run refuses a malformed aot-eager@VERSION (exit 2)" "exit $rc: $(why run-torch-bad)"
+fi
+# The ledger's per-version table through the shipped binary: an entry of a
+# compiler that is not installed is listed as such, its file untouched.
+mkdir -p "$T/ledger"
+printf '# aliasfuzz finding: c\n# system: s\n# strategy: py:no_such_module:f@%s/no-python\n# what: values\n# status: new\n# on torch 9.9.9: reproduces\naliasfuzz 1\nstorage s0 f32[1] = full(0.0)\ninput x0 = s0\nreturn x0\n' "$T" > "$T/ledger/e.af"
+cp "$T/ledger/e.af" "$T/ledger-before.af"
+run_tool ledger-check "$bin" ledger check --dir "$T/ledger"
+if [[ $rc -eq 0 ]] && grep -q "e: not installed here" "$T/ledger-check.out" && cmp -s "$T/ledger/e.af" "$T/ledger-before.af" &&
+   grep -q "reproduces on torch 9.9.9" "$T/ledger-check.out"; then
+  case_ok "ledger check lists an entry whose compiler is missing with its recorded versions, file untouched"
+else
+  case_fail "ledger check lists an entry whose compiler is missing with its recorded versions, file untouched" "exit $rc: $(why ledger-check)"
+fi
+
 # Ground truth for bug counting (issues #34, #40): a compiler with two defects, a frequent one
 # (an in-place write lost when its target shares storage with another argument) that the
 # ledger knows, and a rare one (exp with out= off by one, in well under 1% of programs) behind
