@@ -16,6 +16,7 @@
 #include "fuzz/answer_line.h"
 #include "fuzz/check.h"
 #include "fuzz/features.h"
+#include "fuzz/ledger.h"
 #include "fuzz/invalid.h"
 #include "fuzz/signature.h"
 #include "ir/analysis.h"
@@ -30,6 +31,49 @@ int feature_sample_stride(const CampaignOptions& o) {
   const bool slow = o.injects.empty() && std::any_of(o.strategies.begin(), o.strategies.end(), is_external);
   return slow ? 1 : 16;
 }
+
+namespace {
+
+// The ledger's bugs as feature sets (issue #34 item 4). A slow compiler's
+// value divergence on a program that has every feature of a known bug's
+// minimized program, of the same kind, is presumed to be that bug: its
+// bucket says so (op class "ledger-NAME") and no prefix is compiled to find
+// the first diverging op. The bucket's first finding is still minimized,
+// and a finding with a feature this worker has not seen is still sent as a
+// novelty lead, so a new bug behind the known one is not lost.
+struct KnownBug {
+  LedgerEntry entry;
+  std::string base;                // strategy without its version
+  std::vector<std::string> words;  // program_features of the entry
+};
+
+const std::vector<KnownBug>& known_bugs() {
+  static const std::vector<KnownBug>* v = [] {
+    auto* out = new std::vector<KnownBug>;
+    const std::string dir = default_ledger_dir();
+    if (dir.empty()) return out;
+    for (auto& e : load_ledger(dir, nullptr)) {
+      const auto an = ir::analyze(e.program);
+      if (!an || !is_external(e.spec.strategy) || e.what != "values") continue;
+      KnownBug kb{e, oracles::strategy_base(e.spec.strategy), program_features(e.program, &*an)};
+      out->push_back(std::move(kb));
+    }
+    return out;
+  }();
+  return *v;
+}
+
+std::string known_bug_of(const RunRecord& rec, const std::vector<std::string>& words) {
+  if (bug_what(rec) != "values") return "";
+  const std::string base = oracles::strategy_base(rec.spec.strategy);
+  for (const KnownBug& kb : known_bugs())
+    if (kb.base == base && ledger_label_refused(kb.entry, rec.spec.strategy).empty() &&
+        std::includes(words.begin(), words.end(), kb.words.begin(), kb.words.end()))
+      return kb.entry.name;
+  return "";
+}
+
+}  // namespace
 
 std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) {
   auto has = [k](const std::vector<uint64_t>& v) { return std::find(v.begin(), v.end(), k) != v.end(); };
@@ -56,8 +100,14 @@ std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) 
   std::map<std::string, int64_t> repeats;
   int64_t external = 0, compared = 0;
   json unsupported = json::array();
+  std::optional<std::vector<std::string>> program_words;  // computed once, for the first finding
+  CheckOptions check_options;
+  check_options.known_bug = [&](const RunRecord& rec) {
+    if (!program_words) program_words = program_features(p, an ? &*an : nullptr);
+    return known_bug_of(rec, *program_words);
+  };
   const std::vector<RunRecord> records =
-      an ? check_program(p, *an, expected, specs) : check_invalid_program(p, an.error(), specs);
+      an ? check_program(p, *an, expected, specs, check_options) : check_invalid_program(p, an.error(), specs);
   // Attribution when a strategy and its lower stage both run (the external
   // table's lower_stage: inductor and aot-eager): a divergence both show is
   // the lower stage's, one only the strategy shows is its own.
@@ -70,7 +120,6 @@ std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) 
                           : e->own_label + " (" + e->lower_stage + " agrees)";
     return std::nullopt;
   };
-  std::optional<std::vector<std::string>> program_words;  // computed once, for the first finding
   // The feature sample: this program's words and, per strategy or mutant
   // that diverged, the kinds of its divergences.
   const bool sampled = an && k % static_cast<uint64_t>(feature_sample_stride(o)) == 0;

@@ -347,7 +347,7 @@ bool external_prefix_diverges(const ir::Program& p, const ir::Analysis& an, size
 // program the oracle rejects (no Ok run to compare then) or when the
 // check does without the op (CheckOptions::first_op).
 std::optional<RunRecord> check_external_result(const ir::Program& p, const ir::Analysis* an, const RunSpec& s,
-                                               const oracles::ExternalResult& res) {
+                                               const oracles::ExternalResult& res, const CheckOptions& options = {}) {
   using S = oracles::ExternalResult::Status;
   RunRecord r;
   r.spec = s;
@@ -361,8 +361,12 @@ std::optional<RunRecord> check_external_result(const ir::Program& p, const ir::A
     case S::Ok: {
       r.mismatch = oracles::compare(p, res.eager, res.actual);
       r.agree = !r.mismatch;
-      if (!r.agree && an)
-        r.op = bisect_first_op(p, [&](size_t n) { return external_prefix_diverges(p, *an, n, s.strategy); });
+      if (!r.agree && an) {
+        if (const std::string known = options.known_bug ? options.known_bug(r) : ""; !known.empty())
+          r.op = "ledger-" + known;
+        else
+          r.op = bisect_first_op(p, [&](size_t n) { return external_prefix_diverges(p, *an, n, s.strategy); });
+      }
       return r;
     }
     case S::StrategyError:  // the compiler raised
@@ -393,7 +397,7 @@ std::optional<RunRecord> check_external_result(const ir::Program& p, const ir::A
 
 std::optional<RunRecord> check_external(const ir::Program& p, const ir::Analysis& an, const RunSpec& s,
                                         const CheckOptions& options) {
-  return check_external_result(p, options.first_op ? &an : nullptr, s, oracles::run_external(p, s.strategy));
+  return check_external_result(p, options.first_op ? &an : nullptr, s, oracles::run_external(p, s.strategy), options);
 }
 
 // One run of an external strategy on a program the oracle rejects.

@@ -2,6 +2,7 @@
 // what each run gave. The campaign, the minimizer and the libFuzzer target
 // all go through check_program, so a finding means the same everywhere.
 #pragma once
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -115,6 +116,11 @@ CampaignRuns campaign_runs(const std::vector<std::string>& strategies, const std
 // whether the same kind of divergence stays does without it.
 struct CheckOptions {
   bool first_op = true;
+  // A campaign's shortcut for slow compilers (issue #34 item 4): called on
+  // an external strategy's value divergence before the bisection; a
+  // non-empty answer (a known bug's name, e.g. its ledger entry) is the
+  // finding's op class instead ("ledger-NAME"), and no prefix is compiled.
+  std::function<std::string(const RunRecord&)> known_bug;
 };
 
 // A model's prediction that the real compiler refuses the program as

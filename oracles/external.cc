@@ -433,6 +433,12 @@ const ErrorPattern kErrorPatterns[] = {
     {true, "", "Unknown attribute", "unknown attribute (wrapped)"},
     // "aten.alias is not registered. Register its `custom_op` ..."
     {true, "", "is not registered|is not recognized|not yet recognized", "unknown op"},
+    // Functionalization refuses, on purpose and loudly, an in-place write
+    // through as_strided of another view (pytorch#104505, PR #122502):
+    // "During torch.compile, encountered a mutation on a view chain of
+    // length 2, where view 1 was an as_strided() call ... is banned in compile".
+    {true, "RuntimeError", "mutation on a view chain of length [0-9]+, where view [0-9]+ was an as_strided\\(\\) call",
+     "as_strided view-chain mutation banned"},
     // (not Python's "unsupported operand type(s)": an internal TypeError)
     {true, "", "not (yet )?supported|currently supported|is unsupported|[Uu]nsupported (op|operator|operation|argument|dtype|memory format)\\b",
      "not supported"},

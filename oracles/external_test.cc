@@ -370,6 +370,14 @@ TEST(ExternalErrors, UnsupportedOrInternal) {
       {"TypeError", "add() got an unexpected keyword argument 'out'", true},
       {"NotImplementedError", "out is not None which is currently unsupported", true},
       {"TypeError", "add() got an unexpected keyword argument 'alpha2'", false},
+      // functionalization's deliberate ban (pytorch#104505), torch 2.9 and 2.15 alike
+      {"RuntimeError",
+       "During torch.compile, encountered a mutation on a view chain of length 2, where view 1 was an as_strided() "
+       "call. as_strided() is non-compositional, and therefore is not possible to functionalize properly today,so "
+       "this behavior is banned in compile.",
+       true},
+      {"RuntimeError", "setStorage: sizes [], strides [], storage offset 1, and itemsize 4 requiring a storage size of 8 "
+                       "are out of bounds for storage of size 4", false},
   };
   for (const Case& c : cases) {
     const ErrorClass k = classify_external_error(c.type, c.message);
