@@ -263,7 +263,7 @@ TEST(ExternalCheck, PyStrategyFindingMinimizesToARepro) {
   ASSERT_TRUE(r.has_value());
   ASSERT_FALSE(r->agree) << r->unsupported;
   EXPECT_TRUE(r->error.empty()) << r->error;
-  EXPECT_EQ(bucket_of(*r).rfind("py_oracles.testdata.toy_compiler_drop_inplace_writes__usr_bin_python3__", 0), 0u)
+  EXPECT_EQ(bucket_of(*r).rfind("py_oracles.testdata.toy_compiler_drop_inplace_writes@_usr_bin_python3__", 0), 0u)
       << bucket_of(*r);
   MinimizeOptions mo;
   mo.time_s = 20;
