@@ -109,7 +109,7 @@ std::optional<LedgerReplay> replay_entry(const LedgerEntry& e, const std::string
   if (!r) return std::nullopt;
   LedgerReplay out{strategy, ledger_version(strategy), ""};
   if (out.version.empty()) return std::nullopt;
-  if (r->agree) out.status = "fixed";
+  if (r->agree) out.status = "agrees";
   else if (const std::string what = bug_what(*r); what == e.what) out.status = "reproduces";
   else out.status = "differs: " + what;
   return out;
@@ -163,9 +163,13 @@ std::string ledger_label_refused(const LedgerEntry& e, const std::string& strate
 std::string on_summary(const std::map<std::string, std::string>& on) {
   std::string out, last;
   for (const auto& [v, st] : by_version(on)) {
-    const std::string word = st == "fixed" ? "fixed in <= " : st == "reproduces" ? "reproduces on " : st + " on ";
+    // A version that agrees after one that showed the bug fixed it; before
+    // any, it merely agrees (a regression: "agrees on torch 2.9.1;
+    // reproduces on torch 2.15.0").
+    const std::string word = st == "agrees" ? (last.empty() ? "agrees on " : "fixed in <= ")
+                             : st == "reproduces" ? "reproduces on " : st + " on ";
     if (st == last) {
-      if (st != "fixed") out += ", " + version_of(v);  // a fix is named by its first version
+      if (st != "agrees" || out.rfind("agrees on ", 0) == 0) out += ", " + version_of(v);  // a fix is named by its first version
       continue;
     }
     out += (out.empty() ? "" : "; ") + word + v;

@@ -7,10 +7,10 @@
 //   # what: values            (or input-meta: an input's final geometry; or the error type the compiler raises)
 //   # status: new | known URL | fixed VERSION
 //   # on torch 2.9.1: reproduces       (one line per version replayed, by
-//   # on torch 2.15.0: fixed            `aliasfuzz ledger check`)
+//   # on torch 2.15.0: agrees           `aliasfuzz ledger check`)
 //
 // `on` lines say how the entry behaves on each version of its system:
-// reproduces (diverges as `what` says), fixed (agrees), or differs: WHAT
+// reproduces (diverges as `what` says), agrees, or differs: WHAT
 // (diverges another way). Versioned strategies (aot-eager, inductor,
 // torch-func-functionalize) replay under every installed torch; the others
 // under the one they run in (`thunder 0.2.6 (torch 2.9.1)`).
@@ -57,7 +57,7 @@ std::string with_on_lines(const std::string& text, const std::map<std::string, s
 // Why `e` does not label a bug a campaign found under `strategy`, "" when
 // it does: an entry labels a bug only where it still reproduces, so a
 // versioned strategy's bug needs the entry's `on` line of that torch to
-// say `reproduces` ("fixed on torch 2.15.0", "not checked on torch 2.14.1").
+// say `reproduces` ("agrees on torch 2.15.0", "not checked on torch 2.14.1").
 std::string ledger_label_refused(const LedgerEntry& e, const std::string& strategy);
 // "reproduces on 2.9.1, fixed in <= 2.15.0": the versions in order, a run of
 // one status named once.

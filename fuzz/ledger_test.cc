@@ -78,7 +78,7 @@ TEST(Ledger, EntriesReplayAsTheirStatusSays) {
             << "` now: run `aliasfuzz ledger check` and update its status";
         continue;
       }
-      EXPECT_EQ(r->status, e.status == "fixed" ? "fixed" : "reproduces")
+      EXPECT_EQ(r->status, e.status == "fixed" ? "agrees" : "reproduces")
           << e.name << " on " << r->version << " (no `on` line): marked " << e.status;
     }
     if (!ran) unavailable += " " + e.name + " (" + e.spec.strategy + ")";
@@ -89,17 +89,17 @@ TEST(Ledger, EntriesReplayAsTheirStatusSays) {
 TEST(Ledger, OnLinesAreReadWrittenAndSummarized) {
   const std::string text =
       "# aliasfuzz finding: c\n# system: s\n# strategy: aot-eager\n# what: values\n# status: new\n"
-      "# on torch 2.9.1: fixed\n# note kept\naliasfuzz 1\nstorage s0 f32[1] = full(0.0)\ninput x0 = s0\nreturn x0\n";
+      "# on torch 2.9.1: agrees\n# note kept\naliasfuzz 1\nstorage s0 f32[1] = full(0.0)\ninput x0 = s0\nreturn x0\n";
   std::string err;
   auto e = parse_ledger_entry("x", text, &err);
   ASSERT_TRUE(e) << err;
-  EXPECT_EQ(e->on, (std::map<std::string, std::string>{{"torch 2.9.1", "fixed"}}));
+  EXPECT_EQ(e->on, (std::map<std::string, std::string>{{"torch 2.9.1", "agrees"}}));
   const std::map<std::string, std::string> on = {
-      {"torch 2.15.0", "fixed"}, {"torch 2.9.1", "reproduces"}, {"torch 2.10.0", "reproduces"}, {"torch 2.16.0", "fixed"}};
+      {"torch 2.15.0", "agrees"}, {"torch 2.9.1", "reproduces"}, {"torch 2.10.0", "reproduces"}, {"torch 2.16.0", "agrees"}};
   const std::string written = with_on_lines(text, on);
   // Versions in numeric order right after `status`, the old line gone, the rest kept.
   EXPECT_NE(written.find("# status: new\n# on torch 2.9.1: reproduces\n# on torch 2.10.0: reproduces\n"
-                         "# on torch 2.15.0: fixed\n# on torch 2.16.0: fixed\n# note kept\naliasfuzz 1\n"),
+                         "# on torch 2.15.0: agrees\n# on torch 2.16.0: agrees\n# note kept\naliasfuzz 1\n"),
             std::string::npos)
       << written;
   EXPECT_EQ(parse_ledger_entry("x", written, &err)->on, on);
@@ -107,15 +107,17 @@ TEST(Ledger, OnLinesAreReadWrittenAndSummarized) {
   EXPECT_EQ(on_summary(on), "reproduces on torch 2.9.1, 2.10.0; fixed in <= torch 2.15.0");
   EXPECT_EQ(on_summary({{"torch 2.9.1", "reproduces"}, {"torch 2.15.0", "differs: IndexError"}}),
             "reproduces on torch 2.9.1; differs: IndexError on torch 2.15.0");
+  EXPECT_EQ(on_summary({{"torch 2.9.1", "agrees"}, {"torch 2.15.0", "reproduces"}}),
+            "agrees on torch 2.9.1; reproduces on torch 2.15.0");  // a regression
 }
 
 // An entry labels a bug of a versioned strategy only where its `on` line
 // for that torch says it reproduces.
 TEST(Ledger, LabelsOnlyWhereItReproduces) {
   LedgerEntry e;
-  e.on = {{"torch 2.9.1", "reproduces"}, {"torch 2.15.0", "fixed"}};
+  e.on = {{"torch 2.9.1", "reproduces"}, {"torch 2.15.0", "agrees"}};
   EXPECT_EQ(ledger_label_refused(e, "aot-eager@2.9.1"), "");
-  EXPECT_EQ(ledger_label_refused(e, "aot-eager@2.15.0"), "fixed on torch 2.15.0");
+  EXPECT_EQ(ledger_label_refused(e, "aot-eager@2.15.0"), "agrees on torch 2.15.0");
   EXPECT_NE(ledger_label_refused(e, "inductor@2.14.1").find("not checked on torch 2.14.1"), std::string::npos);
   EXPECT_EQ(ledger_label_refused(e, "thunder"), "");  // one version only: labelled as before
   e.on.clear();
@@ -199,7 +201,7 @@ TEST_F(StubTorch, VersionedStrategiesCarryTheirTorch) {
   // stub's replay is what its `on` line must say.
   std::string err;
   auto e = parse_ledger_entry("stub", "# aliasfuzz finding: c\n# system: s\n# strategy: aot-eager\n# what: values\n"
-                              "# status: new\n# on torch 9.0.0: fixed\n" + prog, &err);
+                              "# status: new\n# on torch 9.0.0: agrees\n" + prog, &err);
   ASSERT_TRUE(e) << err;
   const auto strategies = ledger_strategies(*e);
   EXPECT_NE(std::find(strategies.begin(), strategies.end(), "aot-eager@9.0.0"), strategies.end());
@@ -208,7 +210,7 @@ TEST_F(StubTorch, VersionedStrategiesCarryTheirTorch) {
   EXPECT_EQ(replay->version, "torch 9.0.0");
   EXPECT_EQ(replay->status, "reproduces");
   EXPECT_NE(replay->status, e->on.at("torch 9.0.0"));  // what EntriesReplayAsTheirStatusSays reports for a real entry
-  EXPECT_EQ(ledger_label_refused(*e, "aot-eager@9.0.0"), "fixed on torch 9.0.0");
+  EXPECT_EQ(ledger_label_refused(*e, "aot-eager@9.0.0"), "agrees on torch 9.0.0");
 }
 
 }  // namespace

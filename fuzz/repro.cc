@@ -448,6 +448,11 @@ std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRec
   while (!script.empty() && script[0] == '#') script.erase(0, script.find('\n') + 1);
   std::string out = head + script;
   out += "import sys\n\n";
+  // As the external runner does (AF_TORCH_THREADS, default 1): a compiled
+  // kernel may differ by thread count (Inductor's CPU code on torch 2.15.0
+  // lost a write with one thread only), and a repro must see what the
+  // campaign saw.
+  out += "torch.set_num_threads(1)  # as aliasfuzz's runner: some compiled kernels differ by thread count\n";
   const std::string fn = oracles::functional_form(p, oracles::torch_script(p));
   if (!fn.empty()) out += "\n" + fn;
   else out += "\n_setup = _fn = None  # (the program could not be split into setup and function)\n";
