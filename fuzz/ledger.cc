@@ -160,6 +160,23 @@ std::string ledger_label_refused(const LedgerEntry& e, const std::string& strate
   return it->second == "reproduces" ? "" : it->second + " on " + v;
 }
 
+const LedgerEntry* ledger_label(const std::vector<LedgerEntry>& entries, const std::string& key,
+                                const std::string& strategy, std::string* refused) {
+  std::vector<std::pair<std::string, std::string>> tries = {{key, strategy}};  // (key, strategy it is labelled under)
+  const auto ext = oracles::external_strategy(strategy);
+  const size_t bar = key.find('|');
+  if (ext && !ext->lower_stage.empty() && bar != std::string::npos)
+    tries.push_back({oracles::strategy_base(ext->lower_stage) + key.substr(bar), ext->lower_stage});
+  for (const auto& [k, s] : tries)
+    for (const auto& e : entries) {
+      if (e.key != k) continue;
+      const std::string why = ledger_label_refused(e, s);
+      if (why.empty()) return &e;
+      if (refused && refused->empty()) *refused = e.name + " (same cause; the ledger says " + why + ")";
+    }
+  return nullptr;
+}
+
 std::string on_summary(const std::map<std::string, std::string>& on) {
   std::string out, last;
   for (const auto& [v, st] : by_version(on)) {

@@ -59,6 +59,14 @@ std::string with_on_lines(const std::string& text, const std::map<std::string, s
 // versioned strategy's bug needs the entry's `on` line of that torch to
 // say `reproduces` ("agrees on torch 2.15.0", "not checked on torch 2.14.1").
 std::string ledger_label_refused(const LedgerEntry& e, const std::string& strategy);
+// The entry that labels a bug with signature `key` found under `strategy`:
+// the entry of its key, else the entry of the same cause under the
+// strategy's lower stage (inductor's front stages are aot-eager's:
+// AOTAutograd's bug seen through Inductor), where that entry reproduces on
+// the bug's torch. nullptr when none; then *refused (when not null) says why
+// an entry of the same cause does not label it.
+const LedgerEntry* ledger_label(const std::vector<LedgerEntry>& entries, const std::string& key,
+                                const std::string& strategy, std::string* refused = nullptr);
 // "reproduces on 2.9.1, fixed in <= 2.15.0": the versions in order, a run of
 // one status named once.
 std::string on_summary(const std::map<std::string, std::string>& on);

@@ -124,6 +124,22 @@ TEST(Ledger, LabelsOnlyWhereItReproduces) {
   EXPECT_EQ(ledger_label_refused(e, "aot-eager@2.15.0"), "");  // an entry never checked labels as before
 }
 
+// Inductor runs AOTAutograd first: a bug of the same cause in an aot-eager
+// entry labels an inductor bug, under the same version rule.
+TEST(Ledger, ALowerStageEntryLabelsTheStrategyAboveIt) {
+  LedgerEntry e;
+  e.name = "aot-one";
+  e.key = "aot-eager|values|alias:input~shared";
+  e.on = {{"torch 2.9.1", "reproduces"}, {"torch 2.15.0", "agrees"}};
+  const std::vector<LedgerEntry> entries = {e};
+  std::string refused;
+  EXPECT_EQ(ledger_label(entries, "inductor|values|alias:input~shared", "inductor@2.9.1", &refused), &entries[0]);
+  EXPECT_EQ(ledger_label(entries, "inductor|values|alias:input~shared", "inductor@2.15.0", &refused), nullptr);
+  EXPECT_NE(refused.find("agrees on torch 2.15.0"), std::string::npos) << refused;
+  EXPECT_EQ(ledger_label(entries, "inductor|values|other", "inductor@2.9.1"), nullptr);
+  EXPECT_EQ(ledger_label(entries, "thunder|values|alias:input~shared", "thunder"), nullptr);  // no lower stage
+}
+
 // A stub torch version where no second venv exists: .venvs/torch-9.0.0 is
 // Debian's Python whose torch.compile is a "compiler" with one defect (it
 // adds 1 to its first input after the call). The version reaches the run

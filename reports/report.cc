@@ -210,8 +210,6 @@ json summarize(const std::string& dir) {
   // new ones before those the ledger knows.
   std::vector<fuzz::LedgerEntry> entries;
   if (const std::string ld = fuzz::default_ledger_dir(); !ld.empty()) entries = fuzz::load_ledger(ld, nullptr);
-  std::map<std::string, const fuzz::LedgerEntry*> ledger;
-  for (const auto& le : entries) ledger[le.key] = &le;
   json bugs = json::array();
   std::map<std::string, size_t> bug_index;  // by bug key (name when none)
   auto bug_of = [&](const json& mj, const std::string& fallback) -> json& {
@@ -224,10 +222,11 @@ json summarize(const std::string& dir) {
       // A bug the ledger (corpus/findings) already holds is labelled with
       // its entry, where the entry still reproduces on the bug's version.
       const std::string strategy = mj.contains("spec") ? fuzz::spec_from_json(mj["spec"]).strategy : "";
-      const std::string refused = ledger.count(key) ? fuzz::ledger_label_refused(*ledger.at(key), strategy) : "";
-      if (!refused.empty()) g["resembles"].push_back(ledger.at(key)->name + " (same cause; the ledger says " + refused + ")");
-      if (ledger.count(key) && refused.empty()) {
-        const fuzz::LedgerEntry& le = *ledger.at(key);
+      std::string refused;
+      const fuzz::LedgerEntry* label = fuzz::ledger_label(entries, key, strategy, &refused);
+      if (!label && !refused.empty()) g["resembles"].push_back(refused);
+      if (label) {
+        const fuzz::LedgerEntry& le = *label;
         g["ledger"] = {{"entry", le.name}, {"status", le.status}, {"reference", le.reference}, {"cause", le.cause}};
         if (!le.on.empty()) g["ledger"]["versions"] = fuzz::on_summary(le.on);
       } else {
