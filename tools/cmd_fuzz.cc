@@ -164,6 +164,13 @@ int run(FuzzArgs& a) {
       return 2;
     }
     a.seed = std::to_string(o.seed);
+    // A campaign saved before torch versions existed names aot-eager and
+    // the like bare: its bucket names stay, and it says which torch runs now.
+    for (const auto& s : o.strategies)
+      if (const auto e = oracles::external_strategy(s); e && e->versioned && e->torch_version.empty())
+        std::cerr << "aliasfuzz fuzz: note: the campaign's " << s << " has no torch version; it runs under "
+                  << (oracles::newest_torch().empty() ? "no installed torch" : "torch " + oracles::newest_torch())
+                  << ", the newest installed\n";
   }
   if (a.seed.empty() && !o.resume) o.seed = static_cast<uint64_t>(std::time(nullptr));
   if (o.out.empty()) o.out = "runs/fuzz-" + std::to_string(o.seed) + (o.shard_n > 1 ? "-shard" + std::to_string(o.shard_i) : "");
