@@ -22,6 +22,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <regex>
 
@@ -139,7 +140,8 @@ bool version_less(const std::string& a, const std::string& b) {
   return pa != pb ? pa < pb : a < b;
 }
 
-std::vector<InstalledTorch> installed_torches() {
+namespace {
+std::vector<InstalledTorch> scan_installed_torches() {
   std::vector<std::string> dirs;
   if (auto e = env("AF_TORCH_VENVS"); !e.empty()) dirs.push_back(e);  // holds .venvs/torch-VERSION
   for (const auto& d : root_candidates()) dirs.push_back(d);
@@ -165,6 +167,20 @@ std::vector<InstalledTorch> installed_torches() {
   for (const auto& [v, py] : found) out.push_back({v, py});
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return version_less(a.version, b.version); });
   return out;
+}
+}  // namespace
+
+std::vector<InstalledTorch> installed_torches() {
+  // external_python() asks on every run (and every bisection prefix): the
+  // folders are scanned once per setting of the variables that steer the
+  // scan (a test stands a stub up by setting AF_TORCH_VENVS).
+  static std::mutex mu;
+  static std::map<std::string, std::vector<InstalledTorch>> by_env;
+  const std::string key = env("AF_TORCH_VENVS") + '\n' + env("AF_THUNDER_PYTHON");
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = by_env.find(key);
+  if (it == by_env.end()) it = by_env.emplace(key, scan_installed_torches()).first;
+  return it->second;
 }
 
 std::string newest_torch() {
