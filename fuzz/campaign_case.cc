@@ -65,15 +65,14 @@ const std::vector<KnownBug>& known_bugs() {
 
 std::string known_bug_of(const RunRecord& rec, const std::vector<std::string>& words) {
   if (bug_what(rec) != "values") return "";
-  // Its own entries, then its lower stage's (inductor: aot-eager's), as the report labels.
-  std::vector<std::string> under = {rec.spec.strategy};
-  if (const auto e = oracles::external_strategy(rec.spec.strategy); e && !e->lower_stage.empty())
-    under.push_back(e->lower_stage);
-  for (const std::string& s : under)
+  // Its own entries, then its lower stage's, as the report labels.
+  for (const std::string& s : label_strategies(rec.spec.strategy)) {
+    const std::string base = oracles::strategy_base(s);
     for (const KnownBug& kb : known_bugs())
-      if (kb.base == oracles::strategy_base(s) && ledger_label_refused(kb.entry, s).empty() &&
+      if (kb.base == base && ledger_label_refused(kb.entry, s).empty() &&
           std::includes(words.begin(), words.end(), kb.words.begin(), kb.words.end()))
         return kb.entry.name;
+  }
   return "";
 }
 

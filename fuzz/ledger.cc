@@ -154,26 +154,33 @@ std::string with_on_lines(const std::string& text, const std::map<std::string, s
 std::string ledger_label_refused(const LedgerEntry& e, const std::string& strategy) {
   const auto ext = oracles::external_strategy(strategy);
   if (!ext || !ext->versioned || ext->torch_version.empty() || e.on.empty()) return "";
-  const std::string v = "torch " + ext->torch_version;
+  const std::string v = ledger_version(strategy);
   const auto it = e.on.find(v);
   if (it == e.on.end()) return "not checked on " + v + " (aliasfuzz ledger check)";
   return it->second == "reproduces" ? "" : it->second + " on " + v;
 }
 
+std::vector<std::string> label_strategies(const std::string& strategy) {
+  std::vector<std::string> out = {strategy};
+  if (const auto ext = oracles::external_strategy(strategy); ext && !ext->lower_stage.empty())
+    out.push_back(ext->lower_stage);
+  return out;
+}
+
 const LedgerEntry* ledger_label(const std::vector<LedgerEntry>& entries, const std::string& key,
                                 const std::string& strategy, std::string* refused) {
-  std::vector<std::pair<std::string, std::string>> tries = {{key, strategy}};  // (key, strategy it is labelled under)
-  const auto ext = oracles::external_strategy(strategy);
   const size_t bar = key.find('|');
-  if (ext && !ext->lower_stage.empty() && bar != std::string::npos)
-    tries.push_back({oracles::strategy_base(ext->lower_stage) + key.substr(bar), ext->lower_stage});
-  for (const auto& [k, s] : tries)
+  for (const std::string& s : label_strategies(strategy)) {
+    // The key under a lower stage: its strategy in place of the bug's.
+    if (s != strategy && bar == std::string::npos) continue;
+    const std::string k = s == strategy ? key : oracles::strategy_base(s) + key.substr(bar);
     for (const auto& e : entries) {
       if (e.key != k) continue;
       const std::string why = ledger_label_refused(e, s);
       if (why.empty()) return &e;
       if (refused && refused->empty()) *refused = e.name + " (same cause; the ledger says " + why + ")";
     }
+  }
   return nullptr;
 }
 

@@ -59,6 +59,10 @@ std::string with_on_lines(const std::string& text, const std::map<std::string, s
 // versioned strategy's bug needs the entry's `on` line of that torch to
 // say `reproduces` ("agrees on torch 2.15.0", "not checked on torch 2.14.1").
 std::string ledger_label_refused(const LedgerEntry& e, const std::string& strategy);
+// The strategies a bug found under `strategy` is labelled under: itself,
+// then its lower stage (inductor@V: aot-eager@V, AOTAutograd's bugs seen
+// through Inductor).
+std::vector<std::string> label_strategies(const std::string& strategy);
 // The entry that labels a bug with signature `key` found under `strategy`:
 // the entry of its key, else the entry of the same cause under the
 // strategy's lower stage (inductor's front stages are aot-eager's:
