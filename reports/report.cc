@@ -18,8 +18,6 @@ namespace af::reports {
 
 using nlohmann::json;
 
-namespace {
-
 json read_json(const std::string& path, bool required) {
   std::string text;
   if (!fuzz::read_text(path, &text)) {
@@ -33,6 +31,8 @@ json read_json(const std::string& path, bool required) {
   }
   return j;
 }
+
+namespace {
 
 bool exists(const std::string& path) {
   std::string probe;

@@ -71,6 +71,8 @@ struct IssueWritten {
 std::vector<IssueWritten> write_issues(const std::string& dir, int timeout_s = 300);
 
 // Helpers shared by the report and merge code.
+// A JSON object file; {} when missing or not an object, unless `required` (then it throws).
+nlohmann::json read_json(const std::string& path, bool required);
 std::vector<nlohmann::json> read_findings(const std::string& dir);  // findings.jsonl, torn lines dropped
 std::string strategy_label(const nlohmann::json& finding);          // "update_aliases", "mutant+M", "crash"
 std::string html_escape(const std::string& s);
