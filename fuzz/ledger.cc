@@ -30,9 +30,16 @@ std::optional<LedgerEntry> parse_ledger_entry(const std::string& name, const std
     field("what", &e.what);
     field("status", &e.status);
     // # on SYSTEM VERSION: STATUS
-    if (line.rfind("# on ", 0) == 0)
-      if (const size_t colon = line.find(": ", 5); colon != std::string::npos)
-        e.on[line.substr(5, colon - 5)] = line.substr(colon + 2);
+    if (line.rfind("# on ", 0) == 0) {
+      const size_t colon = line.find(": ", 5);
+      const std::string version = colon == std::string::npos ? "" : line.substr(5, colon - 5);
+      const std::string status = colon == std::string::npos ? "" : line.substr(colon + 2);
+      if (version.find(' ') == std::string::npos || version.back() == ' ' || status.empty()) {
+        *error = name + ": `" + line + "`: expected `# on SYSTEM VERSION: STATUS` (e.g. `# on torch 2.15.0: reproduces`)";
+        return std::nullopt;
+      }
+      e.on[version] = status;
+    }
   }
   if (e.cause.empty() || e.system.empty() || e.spec.strategy.empty() || e.what.empty() || e.status.empty()) {
     *error = name + ": the header needs `aliasfuzz finding`, `system`, `strategy`, `what` and `status` lines";

@@ -50,6 +50,11 @@ TEST(Ledger, HeaderErrorsAreNamed) {
   EXPECT_FALSE(parse_ledger_entry("x", head + "# status: known\n" + prog, &err));
   EXPECT_NE(err.find("reference"), std::string::npos) << err;
   EXPECT_FALSE(parse_ledger_entry("x", head + "# status: maybe\n" + prog, &err));
+  for (const char* bad_on : {"# on : \n", "# on torch 2.9.1\n", "# on torch: agrees\n", "# on torch 2.9.1: \n"}) {
+    err.clear();
+    EXPECT_FALSE(parse_ledger_entry("x", head + "# status: new\n" + bad_on + prog, &err)) << bad_on;
+    EXPECT_NE(err.find("# on SYSTEM VERSION: STATUS"), std::string::npos) << err;
+  }
   auto e = parse_ledger_entry("x", head + "# status: known https://example.org/1\n" + prog, &err);
   ASSERT_TRUE(e) << err;
   EXPECT_EQ(e->status, "known");

@@ -106,10 +106,9 @@ std::optional<ExternalStrategy> external_strategy(const std::string& s) {
   std::string why;
   if (s.rfind("py:", 0) == 0) return parse_py_spec(s, &why);
   // NAME@VERSION: a versioned built-in under one torch.
-  static const std::regex version("[0-9]+(\\.[0-9]+)*[A-Za-z0-9.+_]*");
   const size_t at = s.find('@');
   const std::string name = s.substr(0, at), v = at == std::string::npos ? "" : s.substr(at + 1);
-  if (at != std::string::npos && !std::regex_match(v, version)) return std::nullopt;
+  if (at != std::string::npos && !is_torch_version(v)) return std::nullopt;
   for (auto e : kBuiltins) {
     if (e.name != name || (!v.empty() && !e.versioned)) continue;
     e.name = s;
@@ -118,6 +117,11 @@ std::optional<ExternalStrategy> external_strategy(const std::string& s) {
     return e;
   }
   return std::nullopt;
+}
+
+bool is_torch_version(const std::string& v) {
+  static const std::regex version("[0-9]+(\\.[0-9]+)*[A-Za-z0-9.+_]*");
+  return std::regex_match(v, version);
 }
 
 std::string strategy_base(const std::string& s) {

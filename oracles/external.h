@@ -92,6 +92,8 @@ std::string with_torch_version(const std::string& strategy, const std::string& v
 // The strategy without its torch version ("aot-eager@2.15.0" -> "aot-eager"):
 // one bug on two versions has one signature.
 std::string strategy_base(const std::string& strategy);
+// Whether `v` is spelled as a torch version (2.15.0, 2.16.0.dev20261201).
+bool is_torch_version(const std::string& v);
 // Numeric order of dotted versions ("2.9.1" < "2.15.0"; a "+cu128" suffix ignored).
 bool version_less(const std::string& a, const std::string& b);
 // Why `strategy` (starting with "py:") is malformed, "" when it is well formed

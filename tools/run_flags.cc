@@ -60,6 +60,7 @@ void torch(CLI::App* c, std::string& into) {
 }
 
 std::string resolve_torch(std::vector<std::string>& strategies, const std::string& torch) {
+  if (!torch.empty() && !oracles::is_torch_version(torch)) return "--torch takes a version like 2.15.0, not '" + torch + "'";
   if (!torch.empty()) {
     std::vector<std::string> have;
     for (const auto& t : oracles::installed_torches()) have.push_back(t.version);
