@@ -42,9 +42,9 @@ int main(int argc, char** argv) {
         std::vector<fuzz::RunSpec> specs;
         for (int r = 0; r < orders; ++r) {
           fuzz::RunSpec s;
-          s.inject = m.name;
-          s.reorder = schedulers::reorder_name({schedulers::ReorderKind::Random, static_cast<uint64_t>(r)});
-          s.fusion = "greedy";
+          s.mutant = m.mutant;
+          s.reorder = {schedulers::ReorderKind::Random, static_cast<uint64_t>(r)};
+          s.fusion = schedulers::Fusion::Greedy;
           s.checked = checked == 1;
           specs.push_back(s);
         }

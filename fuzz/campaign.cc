@@ -303,7 +303,7 @@ class Campaign {
       // Slack past the budget for the minimizer's last checks (it keeps
       // about three runs of the program out of its budget; a run of a real
       // compiler on a loaded machine can take a minute).
-      c->deadline = now_s() + budget + (is_external(job.spec.strategy) ? std::max(120.0, budget) : 10);
+      c->deadline = now_s() + budget + (job.spec.is_external() ? std::max(120.0, budget) : 10);
     }
     reap(0);
     for (Child& c : children) stop(c, false);  // closing its pipe ends it
@@ -329,8 +329,10 @@ class Campaign {
       std::string probe, settings;
       if (read_text(dir + "/min.af", &probe) || !read_text(dir + "/settings.json", &settings)) continue;
       json st = json::parse(settings, nullptr, false);
-      if (st.is_discarded() || !st["finding"]["spec"].is_object()) continue;
-      jobs.push_back({dir, name, spec_from_json(st["finding"]["spec"]), st.value("program", uint64_t{0}), {}, nullptr});
+      if (st.is_discarded()) continue;
+      const auto spec = spec_from_json(st["finding"]["spec"]);
+      if (!spec) continue;  // settings of another version of aliasfuzz
+      jobs.push_back({dir, name, *spec, st.value("program", uint64_t{0}), {}, nullptr});
     }
     const double t0 = now_s();
     int skipped = 0;
@@ -410,7 +412,9 @@ class Campaign {
       if (cover_bug_program(dir, &covered[who])) { ++already; continue; }  // a resumed campaign's
       json settings = {{"seed", o_.seed}, {"program", k}, {"finding", f}, {"gen_size", o_.gen.size},
                        {"keep", {word}}, {"feature_count", count}};
-      jobs.push_back({dir, slug, spec_from_json(f["spec"]), k, {word}, settings});
+      const auto spec = spec_from_json(f["spec"]);
+      if (!spec) continue;
+      jobs.push_back({dir, slug, *spec, k, {word}, settings});
     }
     if (jobs.empty()) return;
     const double t0 = now_s();
@@ -476,9 +480,10 @@ void resolve_capabilities(CampaignOptions& o) {
     return;
   }
   if (!o.capability_weights || o.strategies.empty() || !o.injects.empty()) return;
-  for (const auto& s : o.strategies)
-    if (!is_external(s)) return;
-  for (const auto& s : o.strategies) {
+  for (const auto& strategy : o.strategies)
+    if (!strategy.is_external()) return;
+  for (const auto& strategy : o.strategies) {
+    const std::string& s = strategy.name();
     const double t0 = now_s();
     const oracles::Capabilities c = oracles::probe_capabilities(s);
     if (!c.available) {  // not installed (the strategy is skipped, check.h), or the probe could not start

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fuzz/generator.h"
+#include "fuzz/run_spec.h"
 
 namespace af::fuzz {
 
@@ -17,9 +18,9 @@ struct CampaignOptions {
   int64_t programs = -1;     // global program indices [0, programs); -1: until time_s
   uint64_t seed = 1;
   int jobs = 1;
-  std::vector<std::string> strategies;  // empty: must-agree + under study
-  std::vector<std::string> injects;     // mutants (each run with its strategy)
-  std::string target = "interp";
+  std::vector<RunStrategy> strategies;     // empty: must-agree + under study
+  std::vector<schedulers::Mutant> injects;  // mutants (each run with its strategy)
+  schedulers::Target target = schedulers::Target::Interp;
   // Checked mode for every run but the external strategies': a finding's
   // bucket comes from the first source statement the checks report.
   bool checked = false;

@@ -28,7 +28,8 @@ namespace af::fuzz {
 using nlohmann::json;
 
 int feature_sample_stride(const CampaignOptions& o) {
-  const bool slow = o.injects.empty() && std::any_of(o.strategies.begin(), o.strategies.end(), is_external);
+  const bool slow = o.injects.empty() && std::any_of(o.strategies.begin(), o.strategies.end(),
+                                                     [](const RunStrategy& s) { return s.is_external(); });
   return slow ? 1 : 16;
 }
 
@@ -54,8 +55,8 @@ const std::vector<KnownBug>& known_bugs() {
     if (dir.empty()) return out;
     for (auto& e : load_ledger(dir, nullptr)) {
       const auto an = ir::analyze(e.program);
-      if (!an || !is_external(e.spec.strategy) || e.what != "values") continue;
-      KnownBug kb{e, oracles::strategy_base(e.spec.strategy), program_features(e.program, &*an)};
+      if (!an || !e.spec.is_external() || e.what != "values") continue;
+      KnownBug kb{e, oracles::strategy_base(e.spec.strategy.name()), program_features(e.program, &*an)};
       out->push_back(std::move(kb));
     }
     return out;
@@ -66,7 +67,7 @@ const std::vector<KnownBug>& known_bugs() {
 std::string known_bug_of(const RunRecord& rec, const std::vector<std::string>& words) {
   if (bug_what(rec) != "values") return "";
   // Its own entries, then its lower stage's, as the report labels.
-  for (const std::string& s : label_strategies(rec.spec.strategy)) {
+  for (const std::string& s : label_strategies(rec.spec.strategy.name())) {
     const std::string base = oracles::strategy_base(s);
     for (const KnownBug& kb : known_bugs())
       if (kb.base == base && ledger_label_refused(kb.entry, s).empty() &&
@@ -115,10 +116,11 @@ std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) 
   // table's lower_stage: inductor and aot-eager): a divergence both show is
   // the lower stage's, one only the strategy shows is its own.
   auto attribution = [&](const RunRecord& rec) -> std::optional<std::string> {
-    const auto e = oracles::external_strategy(rec.spec.strategy);
+    const auto& e = rec.spec.strategy.external();
     if (!e || e->lower_stage.empty()) return std::nullopt;
+    const auto lower = RunStrategy::parse(e->lower_stage);
     for (const RunRecord& low : records)
-      if (low.spec.strategy == e->lower_stage && low.spec.inject.empty() && low.unsupported.empty())
+      if (lower && low.spec.strategy == *lower && low.unsupported.empty())
         return !low.agree ? e->lower_label + " (" + e->lower_stage + " diverges too)"
                           : e->own_label + " (" + e->lower_stage + " agrees)";
     return std::nullopt;
@@ -129,8 +131,8 @@ std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) 
   std::map<std::string, std::set<std::string>> sample_diverged;
   for (const RunRecord& rec : records) {
     tier_ms[tier_of(rec.spec)] += rec.ms;
-    if (!rec.unsupported.empty()) unsupported.push_back(rec.spec.strategy + ": " + rec.unsupported);
-    if (is_external(rec.spec.strategy) && rec.spec.inject.empty()) {
+    if (!rec.unsupported.empty()) unsupported.push_back(rec.spec.strategy.name() + ": " + rec.unsupported);
+    if (rec.spec.is_external()) {
       ++external;
       if (rec.unsupported.empty() && rec.error.empty()) ++compared;
     }
@@ -194,7 +196,7 @@ void worker_main(const CampaignOptions& o, int in_fd, int out_fd) {
     // limit: PyTorch 2.x maps ~5 GiB of CUDA libraries at import.
     rlim_t mb = static_cast<rlim_t>(o.memory_limit_mb);
     for (const auto& s : o.strategies)
-      if (is_external(s)) mb += 16384;
+      if (s.is_external()) mb += 16384;
     rlimit rl{mb << 20, mb << 20};
     setrlimit(RLIMIT_AS, &rl);
   }

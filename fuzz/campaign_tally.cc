@@ -8,7 +8,9 @@ namespace af::fuzz {
 using nlohmann::json;
 
 bool finding_must_agree(const json& f) {
-  return f["spec"].is_object() ? is_must_agree(f["spec"].value("strategy", "")) : true;
+  if (!f["spec"].is_object()) return true;  // a crash or hang of a case
+  const auto spec = spec_from_json(f["spec"]);
+  return spec && spec->must_agree();
 }
 
 void CampaignTally::count_program(const json& r) {
@@ -54,7 +56,10 @@ void CampaignTally::add_tier_ms(const std::string& tier, double ms) {
   t.seconds += ms / 1e3;
 }
 
-std::string finding_who(const json& f) { return f["spec"].is_object() ? spec_from_json(f["spec"]).who() : ""; }
+std::string finding_who(const json& f) {
+  const auto spec = f["spec"].is_object() ? spec_from_json(f["spec"]) : std::nullopt;
+  return spec ? spec->who() : "";
+}
 
 double CampaignTally::lead_score(const std::string& who, const std::string& word) const {
   auto count = [](const std::map<std::string, int64_t>& m, const std::string& key) {

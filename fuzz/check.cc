@@ -16,11 +16,6 @@
 
 namespace af::fuzz {
 
-// Run through a real compiler in Python (oracles/external.h); under study,
-// and only run when named (--strategy), never by default.
-const std::vector<std::string>& external_strategies() { return oracles::external_strategies(); }
-bool is_external(const std::string& s) { return oracles::is_external_strategy(s); }
-
 using schedulers::Fusion;
 using schedulers::Mutant;
 using schedulers::RunConfig;
@@ -32,61 +27,27 @@ uint64_t hash_str(const std::string& s) {
 }
 }  // namespace
 
-nlohmann::json spec_json(const RunSpec& s) {
-  nlohmann::json j = {{"strategy", s.strategy}, {"inject", s.inject.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.inject)},
-                      {"reorder", s.reorder}, {"fusion", s.fusion}, {"target", s.target}};
-  if (s.checked) j["checked"] = true;
-  return j;
-}
-
-RunSpec spec_from_json(const nlohmann::json& j) {
-  RunSpec s;
-  if (!j.is_object()) return s;
-  auto str = [&](const char* key, std::string& field) {
-    if (j.contains(key) && j[key].is_string()) field = j[key].get<std::string>();
-  };
-  str("strategy", s.strategy);
-  str("inject", s.inject);
-  str("reorder", s.reorder);
-  str("fusion", s.fusion);
-  str("target", s.target);
-  s.checked = j.contains("checked") && j["checked"].is_boolean() && j["checked"].get<bool>();
-  return s;
-}
-
 nlohmann::json check_failure_json(const schedulers::CheckFailure& f) {
   return {{"stmt", f.stmt},     {"source_stmt", f.source_stmt}, {"op", f.op},          {"line", f.line},
           {"region", f.region}, {"count", f.count},             {"first_index", f.first_index}};
 }
 
-std::string spec_flags(const RunSpec& s) {
-  // The strategy always (a mutant alone would make `run` try it under every strategy).
-  std::string f = "--strategy " + (s.strategy.empty() ? strategy_for_mutant(s.inject) : s.strategy) + " ";
-  if (!s.inject.empty()) f += "--inject " + s.inject + " ";
-  f += "--reorder " + s.reorder + " --fusion " + s.fusion + " --target " + s.target;
-  return s.checked ? f + " --checked" : f;
-}
-
-std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::vector<std::string>& strategies,
-                                    const std::vector<std::string>& injects, const std::string& target,
-                                    bool checked) {
-  std::vector<std::string> ss = strategies;
-  if (ss.empty() && injects.empty()) {  // with only mutants asked for, run only them
-    ss = schedulers::must_agree_strategy_names();
-    for (const auto& s : schedulers::under_study_strategy_names()) ss.push_back(s);
+std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::vector<RunStrategy>& strategies,
+                                    const std::vector<Mutant>& mutants, schedulers::Target target, bool checked) {
+  std::vector<RunStrategy> ss = strategies;
+  if (ss.empty() && mutants.empty()) {  // with only mutants asked for, run only them
+    for (const auto* names : {&schedulers::must_agree_strategy_names(), &schedulers::under_study_strategy_names()})
+      for (const auto& name : *names) ss.push_back(*RunStrategy::parse(name));
   }
-  std::vector<std::pair<std::string, std::string>> runs;  // strategy, inject
-  for (const auto& s : ss) runs.push_back({s, ""});
-  for (const auto& m : injects) runs.push_back({"", m});
+  std::vector<RunSpec> runs;
+  for (const auto& s : ss) runs.emplace_back().strategy = s;
+  for (const auto m : mutants) runs.emplace_back().mutant = m;
   static const Fusion kFusion[] = {Fusion::None, Fusion::Greedy, Fusion::Dataflow};
   std::vector<RunSpec> specs;
-  for (const auto& [s, m] : runs) {
-    const uint64_t h = mix64(mix64(seed ^ mix64(index)) ^ hash_str(s + "/" + m));
-    RunSpec r;
-    r.strategy = s;
-    r.inject = m;
+  for (RunSpec r : runs) {
+    const uint64_t h = mix64(mix64(seed ^ mix64(index)) ^ hash_str(r.strategy.name() + "/" + r.mutant_name()));
     r.target = target;
-    if (oracles::is_external_strategy(s)) {  // no reorder or fusion policy of ours applies
+    if (r.is_external()) {  // no reorder or fusion policy of ours applies
       specs.push_back(r);
       continue;
     }
@@ -95,14 +56,11 @@ std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::ve
     // named policies now and then.
     const auto& named = schedulers::seedless_reorders();
     const uint64_t pick = h % (6 + named.size());
-    if (pick < 6) r.reorder = schedulers::reorder_name({schedulers::ReorderKind::Random, (h >> 8) % 1000000});
-    else r.reorder = schedulers::reorder_name(named[pick - 6]);
-    Fusion fusion = kFusion[(h >> 40) % 3];
-    const auto mutant = schedulers::parse_mutant(m);
-    if (mutant && *mutant != Mutant::None && schedulers::mutant_info(*mutant).needs_fused_regions &&
-        fusion == Fusion::None)
-      fusion = Fusion::Greedy;
-    r.fusion = schedulers::fusion_name(fusion);
+    if (pick < 6) r.reorder = {schedulers::ReorderKind::Random, (h >> 8) % 1000000};
+    else r.reorder = named[pick - 6];
+    r.fusion = kFusion[(h >> 40) % 3];
+    if (r.mutant != Mutant::None && schedulers::mutant_info(r.mutant).needs_fused_regions && r.fusion == Fusion::None)
+      r.fusion = Fusion::Greedy;
     specs.push_back(r);
   }
   return specs;
@@ -111,13 +69,10 @@ std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::ve
 namespace {
 // Coarse classes keep one bug in one bucket: a mutant's bug shows up under
 // many orders and ops, and a user wants one entry for it.
-std::string reorder_class(const std::string& reorder) {
-  const auto r = schedulers::parse_reorder(reorder);
-  return r && r->kind == schedulers::ReorderKind::Program ? "program-order" : "reordered";
+std::string reorder_class(const schedulers::Reorder& reorder) {
+  return reorder.kind == schedulers::ReorderKind::Program ? "program-order" : "reordered";
 }
-std::string fusion_class(const std::string& fusion) {
-  return schedulers::parse_fusion(fusion) == Fusion::None ? "unfused" : "fused";
-}
+std::string fusion_class(Fusion fusion) { return fusion == Fusion::None ? "unfused" : "fused"; }
 std::string op_class(const std::string& op) {
   if (op.empty()) return "returns";  // no prefix diverges: the full program's returns do
   auto k = ir::op_from_name(op);
@@ -160,7 +115,7 @@ std::string bucket_of(const RunRecord& r) {
   if (const std::string runner = runner_failure_kind(r.error); !runner.empty()) {
     // The compiler's process died or hung: a kind of its own, never mixed
     // with the values it computes or the exceptions it raises.
-    std::string b = r.spec.strategy + "__" + reorder_class(r.spec.reorder) + "__" + fusion_class(r.spec.fusion) + "__" + runner;
+    std::string b = r.spec.strategy.name() + "__" + reorder_class(r.spec.reorder) + "__" + fusion_class(r.spec.fusion) + "__" + runner;
     for (char& c : b)
       if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '+' || c == '.' || c == '@')) c = '_';
     return b;
@@ -171,8 +126,8 @@ std::string bucket_of(const RunRecord& r) {
   else if (r.mismatch && r.mismatch->observable.rfind("return", 0) == 0) what = "return";
   else if (r.mismatch && oracles::is_input_geometry(r.mismatch->observable)) what = kInputMeta;
   else what = "storage";
-  std::string b = r.spec.strategy.empty() ? strategy_for_mutant(r.spec.inject) : r.spec.strategy;
-  if (!r.spec.inject.empty()) b += "+" + r.spec.inject;
+  std::string b = r.spec.strategy_name();
+  if (r.spec.mutant != Mutant::None) b += "+" + r.spec.mutant_name();
   b += "__" + reorder_class(r.spec.reorder) + "__" + fusion_class(r.spec.fusion) + "__" + what + "__" + op_class(r.op);
   for (char& c : b)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '+' || c == '.' || c == '@')) c = '_';
@@ -265,10 +220,7 @@ const std::vector<std::string>& target_names() {
   return g_executor ? schedulers::target_names() : interp_only;
 }
 
-bool target_available(const std::string& target) {
-  const auto t = schedulers::parse_target(target);
-  return t && (*t == schedulers::Target::Interp || g_executor);
-}
+bool target_available(schedulers::Target target) { return target == schedulers::Target::Interp || g_executor; }
 
 schedulers::ExecuteOutcome execute(const schedulers::Schedule& s, const RunConfig& config,
                                    const schedulers::ExpectedByStmt* expected) {
@@ -298,35 +250,12 @@ schedulers::RunOutcome run_on_target(const ir::Program& p, const ir::Analysis& a
                                      });
 }
 
-std::optional<std::string> parse_spec(const RunSpec& spec, RunConfig* out) {
-  schedulers::Options spelled;
-  spelled.strategy = spec.strategy.empty() ? strategy_for_mutant(spec.inject) : spec.strategy;
-  spelled.inject = spec.inject;
-  spelled.reorder = spec.reorder;
-  spelled.fusion = spec.fusion;
-  if (auto e = schedulers::parse_options(spelled, out)) return e;
-  const auto target = schedulers::parse_target(spec.target.empty() ? "interp" : spec.target);
-  if (!target)
-    return "unknown target '" + spec.target + "' (valid: " + schedulers::join_names(schedulers::target_names()) + ")";
-  if (out) {
-    out->target = *target;
-    out->checked = spec.checked;
-  }
-  return std::nullopt;
-}
-
-std::string strategy_for_mutant(const std::string& m) {
-  const auto mutant = schedulers::parse_mutant(m);
-  if (!mutant || *mutant == Mutant::None) return "update_aliases-ordered";  // as before: no mutant, no default of its own
-  return schedulers::mutant_info(*mutant).default_strategy;
-}
-
-CampaignRuns campaign_runs(const std::vector<std::string>& strategies, const std::vector<std::string>& injects) {
+CampaignRuns campaign_runs(const std::vector<RunStrategy>& strategies, const std::vector<Mutant>& mutants) {
   CampaignRuns r;
-  for (const auto& spec : campaign_specs(0, 0, strategies, injects, "interp")) {
-    const std::string strategy = spec.strategy.empty() ? strategy_for_mutant(spec.inject) : spec.strategy;
-    const std::string name = spec.inject.empty() ? strategy : strategy + "+" + spec.inject;
-    auto& list = spec.inject.empty() && is_must_agree(spec.strategy) ? r.must_agree : r.expected_to_diverge;
+  for (const auto& spec : campaign_specs(0, 0, strategies, mutants)) {
+    const std::string strategy = spec.strategy_name();
+    const std::string name = spec.mutant == Mutant::None ? strategy : strategy + "+" + spec.mutant_name();
+    auto& list = spec.mutant == Mutant::None && schedulers::is_must_agree(strategy) ? r.must_agree : r.expected_to_diverge;
     if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
   }
   return r;
@@ -354,8 +283,8 @@ std::optional<RunRecord> check_external_result(const ir::Program& p, const ir::A
   switch (res.status) {
     case S::Unavailable: {
       static std::set<std::string> warned;
-      if (warned.insert(s.strategy).second)
-        std::cerr << "aliasfuzz: strategy " << s.strategy << " skipped: " << res.message << "\n";
+      if (warned.insert(s.strategy.name()).second)
+        std::cerr << "aliasfuzz: strategy " << s.strategy.name() << " skipped: " << res.message << "\n";
       return std::nullopt;
     }
     case S::Ok: {
@@ -365,7 +294,7 @@ std::optional<RunRecord> check_external_result(const ir::Program& p, const ir::A
         if (const std::string known = options.known_bug ? options.known_bug(r) : ""; !known.empty())
           r.op = "ledger-" + known;
         else
-          r.op = bisect_first_op(p, [&](size_t n) { return external_prefix_diverges(p, *an, n, s.strategy); });
+          r.op = bisect_first_op(p, [&](size_t n) { return external_prefix_diverges(p, *an, n, s.strategy.name()); });
       }
       return r;
     }
@@ -397,13 +326,13 @@ std::optional<RunRecord> check_external_result(const ir::Program& p, const ir::A
 
 std::optional<RunRecord> check_external(const ir::Program& p, const ir::Analysis& an, const RunSpec& s,
                                         const CheckOptions& options) {
-  return check_external_result(p, options.first_op ? &an : nullptr, s, oracles::run_external(p, s.strategy), options);
+  return check_external_result(p, options.first_op ? &an : nullptr, s, oracles::run_external(p, s.strategy.name()), options);
 }
 
 // One run of an external strategy on a program the oracle rejects.
 std::optional<RunRecord> check_external_invalid(const ir::Program& p, const ir::Error& error, const RunSpec& s) {
   using S = oracles::ExternalResult::Status;
-  const auto res = oracles::run_external(p, s.strategy, /*invalid=*/true);
+  const auto res = oracles::run_external(p, s.strategy.name(), /*invalid=*/true);
   if (res.status != S::EagerError) {
     if (res.status == S::Unavailable || res.status == S::Failed) return check_external_result(p, nullptr, s, res);
     RunRecord r;  // that Python's eager ran what the oracle rejects: nothing to compare
@@ -426,7 +355,7 @@ std::vector<RunRecord> check_invalid_program(const ir::Program& p, const ir::Err
                                              const std::vector<RunSpec>& specs) {
   std::vector<RunRecord> out;
   for (const RunSpec& s : specs) {
-    if (!oracles::is_external_strategy(s.strategy) || !s.inject.empty()) continue;
+    if (!s.is_external()) continue;
     const auto t0 = std::chrono::steady_clock::now();
     if (auto r = check_external_invalid(p, error, s)) {
       r->ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -434,10 +363,6 @@ std::vector<RunRecord> check_invalid_program(const ir::Program& p, const ir::Err
     }
   }
   return out;
-}
-
-std::string tier_of(const RunSpec& s) {
-  return oracles::is_external_strategy(s.strategy) && s.inject.empty() ? s.strategy : s.target;
 }
 
 std::optional<std::string> predicted_refusal(const std::string& error) {
@@ -464,7 +389,7 @@ std::vector<RunRecord> check_program(const ir::Program& p, const ir::Analysis& a
   for (const RunSpec& s : specs) {
     const auto t0 = std::chrono::steady_clock::now();
     auto ms = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); };
-    if (oracles::is_external_strategy(s.strategy) && s.inject.empty()) {
+    if (s.is_external()) {
       if (auto r = check_external(p, an, s, options)) {
         r->ms = ms();
         out.push_back(std::move(*r));
@@ -473,15 +398,7 @@ std::vector<RunRecord> check_program(const ir::Program& p, const ir::Analysis& a
     }
     RunRecord r;
     r.spec = s;
-    RunConfig config;
-    if (auto e = parse_spec(s, &config)) {  // as make_schedule reports unknown names
-      r.agree = false;
-      r.error = *e;
-      r.mismatch = oracles::Mismatch{"schedule", 0, 0, 0, *e};
-      r.ms = ms();
-      out.push_back(r);
-      continue;
-    }
+    const RunConfig config = s.config();
     schedulers::RunOutcome res = run_on_target(p, an, expected, config);
     if (res.failure && res.failure->observable == "lowering" &&
         res.failure->what.rfind(schedulers::kLoweringUnsupported, 0) == 0) {

@@ -10,39 +10,13 @@
 
 #include "ir/program.h"
 #include "oracles/eager.h"
+#include "fuzz/run_spec.h"
 #include "schedulers/schedulers.h"
 
 namespace af::fuzz {
 
-// The settings of one run as spelled in settings.json, findings.jsonl and
-// on the command line (strategy "" runs the mutant's default strategy);
-// parse_spec turns them into the typed schedulers::RunConfig.
-struct RunSpec {
-  std::string strategy, inject, reorder = "program", fusion = "none", target = "interp";
-  // Checked mode: every statement is compared with the oracle's value of
-  // the source statement it stands for, and the first that differs is
-  // reported (schedulers::CheckFailure); not for external strategies.
-  bool checked = false;
-  bool operator==(const RunSpec& o) const {
-    return strategy == o.strategy && inject == o.inject && reorder == o.reorder && fusion == o.fusion &&
-           target == o.target && checked == o.checked;
-  }
-  // "STRATEGY+MUTANT": whose bug a divergence is (a campaign's novelty
-  // bookkeeping keys its features by it; policies and targets aside).
-  std::string who() const { return strategy + "+" + inject; }
-};
-// The one JSON spelling of a spec (settings.json, findings.jsonl,
-// minimize.json): inject null when empty, "checked" only when set, so
-// unchecked specs read as before.
-nlohmann::json spec_json(const RunSpec& s);
-// A spec from that spelling; absent keys take their defaults.
-RunSpec spec_from_json(const nlohmann::json& j);
 // What checked mode reported, as `run --json` and findings spell it.
 nlohmann::json check_failure_json(const schedulers::CheckFailure& f);
-// The same settings as `aliasfuzz run` flags ("--strategy S [--inject M]
-// --reorder R --fusion F --target T [--checked]").
-std::string spec_flags(const RunSpec& s);
-
 struct RunRecord {
   RunSpec spec;
   bool agree = true;
@@ -69,38 +43,15 @@ struct RunRecord {
   double ms = 0;  // wall time of the run, first-op bisection included
 };
 
-// The tier a spec runs in, for throughput figures: the external strategy's
-// name (a Python child), else its target ("interp", "host", ...).
-std::string tier_of(const RunSpec& s);
-
-// The strategies that must always agree with the oracle (the one list is
-// schedulers::must_agree_strategy_names()).
-using schedulers::is_must_agree;
-
-// The typed settings of a spec (its empty strategy replaced by the
-// mutant's default); a usage error names the valid choices.
-std::optional<std::string> parse_spec(const RunSpec& spec, schedulers::RunConfig* out);
-// Strategies run through a real compiler in Python (the rows of
-// oracles/external.h's table: thunder, inductor, ...; and py:MODULE:FUNCTION):
-// under study, run only when named, compared with eager PyTorch of the
-// same Python (not with the oracle). A compiler exception is either
-// unsupported (NotImplementedError, "not supported", an unknown attribute
-// or op: RunRecord::unsupported, not a finding) or an internal error on a
-// program it accepted (AssertionError, IndexError, a shape RuntimeError,
-// ...): an error-kind divergence whose bucket ends in the exception type.
-// A strategy that is not installed gives no record (warned once on stderr).
-const std::vector<std::string>& external_strategies();
-bool is_external(const std::string& strategy);
-
 // The run settings of program `index` of a campaign: every strategy with a
 // reorder seed and fusion policy derived from (seed, index, strategy), so
 // the same campaign makes the same choices on every machine. No strategies
 // and no mutants: the must-agree and under-study strategies; only mutants:
 // just them (each with strategy_for_mutant).
 // `checked` applies to every spec but the external strategies'.
-std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::vector<std::string>& strategies,
-                                    const std::vector<std::string>& injects, const std::string& target,
-                                    bool checked = false);
+std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::vector<RunStrategy>& strategies,
+                                    const std::vector<schedulers::Mutant>& mutants,
+                                    schedulers::Target target = schedulers::Target::Interp, bool checked = false);
 
 // The runs of a campaign by name ("update_aliases", "functionalize+fn-no-regenerate"),
 // split into those that must agree with the oracle (a divergence is a bug
@@ -108,7 +59,7 @@ std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::ve
 struct CampaignRuns {
   std::vector<std::string> must_agree, expected_to_diverge;
 };
-CampaignRuns campaign_runs(const std::vector<std::string>& strategies, const std::vector<std::string>& injects);
+CampaignRuns campaign_runs(const std::vector<RunStrategy>& strategies, const std::vector<schedulers::Mutant>& mutants);
 
 // What a check computes beyond the verdict. The first diverging op (a
 // bisection over prefixes: one more run per cut, a compile each for a
@@ -131,6 +82,15 @@ struct CheckOptions {
 // any other error, which stays a finding.
 std::optional<std::string> predicted_refusal(const std::string& error);
 
+// The strategies of real compilers run in Python (the rows of
+// oracles/external.h's table: thunder, inductor, ...; and py:MODULE:FUNCTION):
+// under study, run only when named, compared with eager PyTorch of the
+// same Python (not with the oracle). A compiler exception is either
+// unsupported (NotImplementedError, "not supported", an unknown attribute
+// or op: RunRecord::unsupported, not a finding) or an internal error on a
+// program it accepted (AssertionError, IndexError, a shape RuntimeError,
+// ...): an error-kind divergence whose bucket ends in the exception type.
+// A strategy that is not installed gives no record (warned once on stderr).
 // Runs every spec on a valid program (already analyzed) against the oracle's observables.
 std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observables& expected,
                                      const std::vector<RunSpec>& specs, const CheckOptions& options = {});
@@ -157,7 +117,7 @@ using TargetExecutor = schedulers::ExecuteOutcome (*)(const schedulers::Schedule
                                                       const schedulers::RunConfig& config,
                                                       const schedulers::ExpectedByStmt* expected);
 void register_target_executor(TargetExecutor executor);
-bool target_available(const std::string& target);
+bool target_available(schedulers::Target target);
 // interp, and the code-generating targets when an executor is registered:
 // the list that validation and help texts name.
 const std::vector<std::string>& target_names();
@@ -174,8 +134,6 @@ schedulers::ExecuteOutcome execute(const schedulers::Schedule& s, const schedule
 schedulers::RunOutcome run_on_target(const ir::Program& p, const ir::Analysis& an,
                                        const oracles::Observables& expected, const schedulers::RunConfig& config);
 
-// The strategy a mutant is run with when the spec names none.
-std::string strategy_for_mutant(const std::string& mutant);
 
 // The bucket of a diverging run: strategy and mutant, reorder class
 // (program-order or reordered), fusion class (unfused or fused), which

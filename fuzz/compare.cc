@@ -35,8 +35,20 @@ std::vector<CompareRow> compare_strategies(const CompareOptions& o) {
   for (const auto& s : strategies)
     for (const auto& r : o.reorders)
       for (const auto& f : o.fusions) rows.push_back(CompareRow{s, r, f});
-  std::vector<std::optional<schedulers::ReorderKind>> kinds;  // parsed once, by row
-  for (const CompareRow& row : rows) kinds.push_back(schedulers::parse_reorder_kind(row.reorder));
+  // Each row's settings, parsed once (nullopt: a name no table knows, counted as errors).
+  std::vector<std::optional<schedulers::ReorderKind>> kinds;
+  std::vector<std::optional<schedulers::RunConfig>> configs;
+  for (const CompareRow& row : rows) {
+    kinds.push_back(schedulers::parse_reorder_kind(row.reorder));
+    auto& config = configs.emplace_back();
+    const auto strategy = schedulers::parse_strategy(row.strategy);
+    const auto fusion = schedulers::parse_fusion(row.fusion);
+    if (!strategy || !fusion) continue;
+    config.emplace();
+    config->strategy = *strategy;
+    config->fusion = *fusion;
+    config->target = o.target;
+  }
   for (int64_t k = 0; k < o.programs; ++k) {
     Generated g = generate_analyzed(o.seed, static_cast<uint64_t>(k), o.gen);
     const ir::Program& p = g.program;
@@ -46,18 +58,15 @@ std::vector<CompareRow> compare_strategies(const CompareOptions& o) {
     for (size_t r = 0; r < rows.size(); ++r) {
       CompareRow& row = rows[r];
       ++row.programs;
-      if (!kinds[r]) {
+      if (!kinds[r] || !configs[r]) {
         ++row.errors;
         continue;
       }
       // "random" in the table: a random order seeded per program.
       const schedulers::Reorder reorder{
           *kinds[r], *kinds[r] == schedulers::ReorderKind::Random ? o.seed * 1000003 + static_cast<uint64_t>(k) : 0};
-      schedulers::RunConfig config;
-      if (parse_spec(RunSpec{row.strategy, "", schedulers::reorder_name(reorder), row.fusion, o.target}, &config)) {
-        ++row.errors;
-        continue;
-      }
+      schedulers::RunConfig config = *configs[r];
+      config.reorder = reorder;
       const double t0 = now_us();
       auto sched = schedulers::make_schedule(p, *an, config);
       const double t1 = now_us();

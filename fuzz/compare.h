@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fuzz/generator.h"
+#include "schedulers/run_config.h"
 
 namespace af::fuzz {
 
@@ -26,7 +27,7 @@ struct CompareOptions {
   std::vector<std::string> reorders{"program", "random", "fusion", "asap", "alap"};  // random: seeded per program
   std::vector<std::string> fusions{"none", "greedy", "dataflow"};
   GenOptions gen;
-  std::string target = "interp";  // or a registered code-generating target (fuzz/check.h)
+  schedulers::Target target = schedulers::Target::Interp;  // or a registered code-generating target (fuzz/check.h)
 };
 
 std::vector<CompareRow> compare_strategies(const CompareOptions& o);

@@ -75,21 +75,22 @@ ir::Program program(const char* text) {
 
 std::optional<RunRecord> run(const ir::Program& p, const std::string& strategy) {
   RunSpec s;
-  s.strategy = strategy;
+  s.strategy = strategy_of(strategy);
   return run_spec(p, s);
 }
 
 TEST(ExternalCheck, CampaignSpecsUseProgramOrderAndNoFusion) {
   for (uint64_t i = 0; i < 20; ++i)
-    for (const RunSpec& s : campaign_specs(1, i, {"thunder", "torch-functionalize", "none"}, {}, "interp")) {
-      if (s.strategy == "none") continue;
-      EXPECT_EQ(s.reorder, "program");
-      EXPECT_EQ(s.fusion, "none");
+    for (const RunSpec& s : campaign_specs(1, i, {strategy_of("thunder"), strategy_of("torch-functionalize"),
+                                                  strategy_of("none")}, {})) {
+      if (!s.is_external()) continue;
+      EXPECT_EQ(s.reorder_name(), "program");
+      EXPECT_EQ(s.fusion_name(), "none");
     }
-  EXPECT_TRUE(is_external("thunder-dataflow"));
-  EXPECT_FALSE(is_must_agree("thunder"));
+  EXPECT_TRUE(strategy_of("thunder-dataflow").is_external());
+  EXPECT_FALSE(spec_of({"thunder"}).must_agree());
   // Never run by default.
-  for (const RunSpec& s : campaign_specs(1, 0, {}, {}, "interp")) EXPECT_FALSE(is_external(s.strategy)) << s.strategy;
+  for (const RunSpec& s : campaign_specs(1, 0, {}, {})) EXPECT_FALSE(s.is_external()) << s.strategy.name();
 }
 
 TEST(ExternalCheck, TorchFunctionalizeFindingIsBucketed) {
@@ -190,7 +191,7 @@ TEST_F(FakeCompiler, UnsupportedIsNotAFinding) {
   const ir::Program p = program("aliasfuzz 1\nstorage s0 f32[4] = iota(0, 1)\ninput x = s0\nexp_(x)\nreturn x\n");
   oracles::Observables expected = oracles::run_eager(p, *ir::analyze(p));
   RunSpec s;
-  s.strategy = "torch-functionalize";
+  s.strategy = strategy_of("torch-functionalize");
   const auto recs = check_program(p, expected, {s});
   ASSERT_EQ(recs.size(), 1u);
   EXPECT_TRUE(recs[0].agree);
@@ -218,7 +219,7 @@ TEST(ExternalCheck, ThunderFindingMinimizesToARepro) {
   REQUIRE_THUNDER();
   const ir::Program p = program(kOverlapping);
   RunSpec spec;
-  spec.strategy = "thunder";
+  spec.strategy = strategy_of("thunder");
   auto r = run_spec(p, spec);
   ASSERT_TRUE(r.has_value());
   ASSERT_FALSE(r->agree) << "thunder 0.2.6 gets overlapping inputs wrong";
@@ -258,7 +259,7 @@ TEST(ExternalCheck, PyStrategyFindingMinimizesToARepro) {
   const std::string wrong = "py:oracles.testdata.toy_compiler:drop_inplace_writes@/usr/bin/python3";
   const ir::Program p = program(kOverlapping);
   RunSpec spec;
-  spec.strategy = wrong;
+  spec.strategy = strategy_of(wrong);
   auto r = run_spec(p, spec);
   ASSERT_TRUE(r.has_value());
   ASSERT_FALSE(r->agree) << r->unsupported;
@@ -292,7 +293,7 @@ TEST(ExternalCheck, RunnerCrashIsItsOwnKindAndItsReproSaysSo) {
   const std::string crashing = "py:oracles.testdata.toy_compiler:segfault_on_exp_@/usr/bin/python3";
   const ir::Program p = program(kOverlapping);
   RunSpec spec;
-  spec.strategy = crashing;
+  spec.strategy = strategy_of(crashing);
   auto r = run_spec(p, spec);
   ASSERT_TRUE(r.has_value());
   ASSERT_FALSE(r->agree);
@@ -334,7 +335,7 @@ TEST(ExternalCheck, NewStrategiesReproRunsTheirCompiler) {
   const std::string py = oracles::find_thunder_python();
   for (const char* s : {"aot-eager", "torch-func-functionalize", "thunderfx"}) {
     RunSpec spec;
-    spec.strategy = s;
+    spec.strategy = strategy_of(s);
     RunRecord rec;
     rec.spec = spec;
     const std::string path = tmpdir() + "/repro-" + s + ".py";
@@ -374,7 +375,7 @@ TEST(RealThunder, PredictedBugsReproduce) {
     ASSERT_TRUE(c.has_value()) << err;
     auto model = run_spec(c->program, c->spec);
     RunSpec rs;
-    rs.strategy = real;
+    rs.strategy = strategy_of(real);
     auto actual = run_spec(c->program, rs);
     ASSERT_TRUE(model && actual) << e.path();
     ASSERT_FALSE(model->agree) << e.path();

@@ -56,10 +56,7 @@ Outcome outcome_of(const std::optional<RunRecord>& r) {
 }
 
 RunSpec spec(const std::string& strategy, const std::string& reorder = "program") {
-  RunSpec s;
-  s.strategy = strategy;
-  s.reorder = reorder;
-  return s;
+  return spec_of({strategy, "", reorder});
 }
 
 void save_case(const FidelityOptions& o, const std::string& pair, const std::string& kind, uint64_t k,
@@ -109,16 +106,16 @@ FidelityResult measure_fidelity(const FidelityOptions& o) {
     if (res.versions.empty()) res.versions = oracles::external_versions("thunder");
     // Each model spec runs once per program (the "any order" model reuses
     // the runs of the first two).
-    std::map<std::string, Outcome> by_reorder;
+    std::map<std::string, Outcome> by_reorder;  // by reorder_name
     std::vector<Outcome> model;
     for (const auto& m : models) {
       Outcome best;
       for (const auto& s : m.specs) {
-        auto it = by_reorder.find(s.reorder);
+        auto it = by_reorder.find(s.reorder_name());
         if (it == by_reorder.end()) {
           Outcome x = outcome_of(run_spec(p, s));
           if (x.raised && x.what.find(schedulers::kThunderRaises) == std::string::npos) x.raised = false;  // not a prediction
-          it = by_reorder.emplace(s.reorder, x).first;
+          it = by_reorder.emplace(s.reorder_name(), x).first;
         }
         const Outcome& x = it->second;
         if ((x.diverged && !best.diverged) || (x.raised && !best.raised && !best.diverged)) best = x;

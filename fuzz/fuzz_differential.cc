@@ -31,13 +31,22 @@ std::vector<std::string> env_list(const char* name) {
 }
 
 struct Config {
-  std::vector<std::string> strategies, injects;
+  std::vector<af::fuzz::RunStrategy> strategies;
+  std::vector<af::schedulers::Mutant> injects;
   bool abort_all = false;
   Config() {
-    strategies = env_list("AF_FUZZ_STRATEGY");
-    if (strategies.empty()) strategies = af::schedulers::must_agree_strategy_names();
-    if (strategies.size() == 1 && strategies[0] == "-") strategies.clear();  // only the mutants
-    injects = env_list("AF_FUZZ_INJECT");
+    auto names = env_list("AF_FUZZ_STRATEGY");
+    if (names.empty()) names = af::schedulers::must_agree_strategy_names();
+    if (names.size() == 1 && names[0] == "-") names.clear();  // only the mutants
+    std::string why;
+    auto strategies = af::fuzz::parse_strategies(names, &why);
+    auto injects = af::fuzz::parse_mutants(env_list("AF_FUZZ_INJECT"), &why);
+    if (!strategies || !injects) {
+      std::fprintf(stderr, "aliasfuzz: AF_FUZZ_STRATEGY/AF_FUZZ_INJECT: %s\n", why.c_str());
+      std::exit(2);
+    }
+    this->strategies = std::move(*strategies);
+    this->injects = std::move(*injects);
     const char* a = std::getenv("AF_FUZZ_ABORT");
     abort_all = a && std::string(a) == "1";
   }
@@ -54,10 +63,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto an = af::ir::analyze(*p);
   if (!an) return 0;
   const af::oracles::Observables expected = af::oracles::run_eager(*p, *an);
-  const auto specs = af::fuzz::campaign_specs(af::fuzz::input_seed(data, size), 0, config.strategies, config.injects, "interp");
+  const auto specs = af::fuzz::campaign_specs(af::fuzz::input_seed(data, size), 0, config.strategies, config.injects);
   for (const auto& r : af::fuzz::check_program(*p, expected, specs)) {
     if (r.agree) continue;
-    const bool must = r.spec.inject.empty() && af::fuzz::is_must_agree(r.spec.strategy);
+    const bool must = r.spec.must_agree();
     if (must || config.abort_all) {
       std::fprintf(stderr, "aliasfuzz: %s diverges (bucket %s)\n%s", must ? "a must-agree strategy" : "the strategy under study",
                    af::fuzz::bucket_of(r).c_str(), af::ir::print(*p).c_str());

@@ -19,6 +19,7 @@ std::optional<LedgerEntry> parse_ledger_entry(const std::string& name, const std
   LedgerEntry e;
   e.name = name;
   std::istringstream in(text);
+  std::string strategy;
   for (std::string line; std::getline(in, line) && line.rfind("#", 0) == 0;) {
     auto field = [&](const char* key, std::string* out) {
       const std::string k = std::string("# ") + key + ": ";
@@ -26,7 +27,7 @@ std::optional<LedgerEntry> parse_ledger_entry(const std::string& name, const std
     };
     field("aliasfuzz finding", &e.cause);
     field("system", &e.system);
-    field("strategy", &e.spec.strategy);
+    field("strategy", &strategy);
     field("what", &e.what);
     field("status", &e.status);
     // # on SYSTEM VERSION: STATUS
@@ -41,10 +42,17 @@ std::optional<LedgerEntry> parse_ledger_entry(const std::string& name, const std
       e.on[version] = status;
     }
   }
-  if (e.cause.empty() || e.system.empty() || e.spec.strategy.empty() || e.what.empty() || e.status.empty()) {
+  if (e.cause.empty() || e.system.empty() || strategy.empty() || e.what.empty() || e.status.empty()) {
     *error = name + ": the header needs `aliasfuzz finding`, `system`, `strategy`, `what` and `status` lines";
     return std::nullopt;
   }
+  std::string why;
+  auto parsed = RunStrategy::parse(strategy, &why);
+  if (!parsed) {
+    *error = name + ": strategy: " + why;
+    return std::nullopt;
+  }
+  e.spec.strategy = std::move(*parsed);
   const size_t sp = e.status.find(' ');
   if (sp != std::string::npos) e.reference = e.status.substr(sp + 1), e.status = e.status.substr(0, sp);
   if (e.status != "new" && e.status != "known" && e.status != "fixed") {
@@ -60,7 +68,7 @@ std::optional<LedgerEntry> parse_ledger_entry(const std::string& name, const std
   auto p = ir::parse(text);
   if (p) {
     auto an = ir::analyze(*p);
-    if (!an && !(eager_raises(an.error().kind) && is_external(e.spec.strategy))) p = an.error();
+    if (!an && !(eager_raises(an.error().kind) && e.spec.is_external())) p = an.error();
     if (an && !accepted_invalid_kind(e.what).empty()) p = ir::Error{ir::ErrorKind::Syntax, 0, "what: " + e.what + " needs a program eager rejects"};
   }
   if (!p) {
@@ -92,10 +100,11 @@ std::vector<LedgerEntry> load_ledger(const std::string& dir, std::vector<std::st
 }
 
 std::vector<std::string> ledger_strategies(const LedgerEntry& e) {
-  const auto ext = oracles::external_strategy(e.spec.strategy);
-  if (!ext || !ext->versioned || !ext->torch_version.empty()) return {e.spec.strategy};
+  const auto& ext = e.spec.strategy.external();
+  const std::string& name = e.spec.strategy.name();
+  if (!ext || !ext->versioned || !ext->torch_version.empty()) return {name};
   std::vector<std::string> out;
-  for (const auto& t : oracles::installed_torches()) out.push_back(e.spec.strategy + "@" + t.version);
+  for (const auto& t : oracles::installed_torches()) out.push_back(name + "@" + t.version);
   return out;
 }
 
@@ -111,7 +120,9 @@ std::string ledger_version(const std::string& strategy) {
 
 std::optional<LedgerReplay> replay_entry(const LedgerEntry& e, const std::string& strategy) {
   RunSpec spec = e.spec;
-  spec.strategy = strategy;
+  auto parsed = RunStrategy::parse(strategy);
+  if (!parsed) return std::nullopt;
+  spec.strategy = std::move(*parsed);
   const auto r = run_spec(e.program, spec);
   if (!r) return std::nullopt;
   LedgerReplay out{strategy, ledger_version(strategy), ""};

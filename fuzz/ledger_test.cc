@@ -86,7 +86,7 @@ TEST(Ledger, EntriesReplayAsTheirStatusSays) {
       EXPECT_EQ(r->status, e.status == "fixed" ? "agrees" : "reproduces")
           << e.name << " on " << r->version << " (no `on` line): marked " << e.status;
     }
-    if (!ran) unavailable += " " + e.name + " (" + e.spec.strategy + ")";
+    if (!ran) unavailable += " " + e.name + " (" + e.spec.strategy.name() + ")";
   }
   if (replayed == 0) GTEST_SKIP() << "skipped: no compiler of the ledger is installed here:" << unavailable;
 }
@@ -208,11 +208,11 @@ TEST_F(StubTorch, VersionedStrategiesCarryTheirTorch) {
   auto p = ir::parse(prog);
   ASSERT_TRUE(p);
   RunSpec spec;
-  spec.strategy = "aot-eager@9.0.0";
+  spec.strategy = strategy_of("aot-eager@9.0.0");
   const auto r = run_spec(*p, spec);
   ASSERT_TRUE(r);
   ASSERT_FALSE(r->agree) << r->error;  // the stub's defect
-  EXPECT_EQ(r->spec.strategy, "aot-eager@9.0.0");
+  EXPECT_EQ(r->spec.strategy.name(), "aot-eager@9.0.0");
   EXPECT_EQ(bucket_of(*r).rfind("aot-eager@9.0.0__", 0), 0u) << bucket_of(*r);
   const BugSignature b = bug_signature(*r, *p);
   EXPECT_EQ(b.name.rfind("aot-eager@9.0.0__", 0), 0u) << b.name;

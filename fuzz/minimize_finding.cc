@@ -56,18 +56,12 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
   auto an = ir::analyze(p);
   MinimizeOptions o = options;
   if (!an) {
-    if (!eager_raises(an.error().kind) || !is_external(spec.strategy)) {
+    if (!eager_raises(an.error().kind) || !spec.is_external()) {
       m.error = "invalid program: " + an.error().to_string();
       return m;
     }
     o.error_kind = an.error().kind;  // an accepts-invalid finding stays one
   }
-  schedulers::RunConfig config;
-  if (!is_external(spec.strategy))  // external strategies (check.h) have no schedulers options
-    if (auto e = parse_spec(spec, &config)) {
-      m.error = *e;
-      return m;
-    }
   const double t_run0 = now_s();
   auto r = run_spec(p, spec);
   // One run of the whole program: the checks after phases 1 and 2 (the
@@ -76,8 +70,9 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
   // slow real compiler's minimizer ends inside its caller's deadline.
   const double t_run = now_s() - t_run0;
   if (!r) {
-    m.error = "no run for this spec (strategy '" + spec.strategy + "'" +
-              (spec.inject.empty() ? std::string() : ", mutant '" + spec.inject + "'") + " not available)";
+    m.error = "no run for this spec (strategy '" + spec.strategy_name() + "'" +
+              (spec.mutant == schedulers::Mutant::None ? std::string() : ", mutant '" + spec.mutant_name() + "'") +
+              " not available)";
     return m;
   }
   if (r->agree) {
@@ -89,10 +84,9 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
   // The current spec follows the accepted candidates: the predicate may
   // switch the random seed, and a candidate is kept exactly when it holds.
   RunSpec cur = spec;
-  std::vector<std::string> alternatives;
-  if (!is_external(spec.strategy) && config.reorder.kind == schedulers::ReorderKind::Random)
-    for (int s = 0; s < o.seeds; ++s)
-      alternatives.push_back(schedulers::reorder_name({schedulers::ReorderKind::Random, static_cast<uint64_t>(s)}));
+  std::vector<schedulers::Reorder> alternatives;
+  if (!spec.is_external() && spec.reorder.kind == schedulers::ReorderKind::Random)
+    for (int s = 0; s < o.seeds; ++s) alternatives.push_back({schedulers::ReorderKind::Random, static_cast<uint64_t>(s)});
   const std::string bucket = m.bucket;
   const std::string what = bug_what(*r);
   bool switch_seeds = false;
@@ -110,7 +104,7 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
     if (holds(cur, q)) return true;
     if (!switch_seeds) return false;
     for (const auto& a : alternatives) {
-      if (a == cur.reorder) continue;
+      if (a.kind == cur.reorder.kind && a.seed == cur.reorder.seed) continue;
       RunSpec s = cur;
       s.reorder = a;
       if (holds(s, q)) {
@@ -167,16 +161,16 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
   // On the interpreter any reorder and fusion policy may take over too:
   // the bug is the strategy's (its key has no policy), and under asap,
   // alap or dataflow fusion a dead statement moves the others as well.
-  std::vector<std::pair<std::string, std::string>> bug_alternatives;  // (reorder, fusion)
+  std::vector<std::pair<schedulers::Reorder, schedulers::Fusion>> bug_alternatives;
   for (const auto& a : alternatives) bug_alternatives.push_back({a, spec.fusion});
-  if (!is_external(spec.strategy) && spec.target == "interp") {
-    std::vector<std::string> fusions{spec.fusion};
-    for (const auto& f : schedulers::fusion_policy_names())
+  if (!spec.is_external() && spec.target == schedulers::Target::Interp) {
+    std::vector<schedulers::Fusion> fusions{spec.fusion};
+    for (const auto f : schedulers::fusion_policies())
       if (f != spec.fusion) fusions.push_back(f);
-    for (const auto& f : fusions) {
-      for (const auto& r : schedulers::seedless_reorders()) bug_alternatives.push_back({schedulers::reorder_name(r), f});
+    for (const auto f : fusions) {
+      for (const auto& r : schedulers::seedless_reorders()) bug_alternatives.push_back({r, f});
       for (int k = 0; k < o.seeds; ++k)
-        bug_alternatives.push_back({schedulers::reorder_name({schedulers::ReorderKind::Random, static_cast<uint64_t>(k)}), f});
+        bug_alternatives.push_back({{schedulers::ReorderKind::Random, static_cast<uint64_t>(k)}, f});
     }
   }
   const RunRecord first = m.record;
@@ -216,13 +210,14 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
   m.explained = !keep.empty() && !shares_feature(unmarked(features_of(m.bug_program)), unmarked(keep));
   // Which fusion policies the bug needs (our strategies only): a bug that
   // some policy does not show is the schedule's, whatever op shows it.
-  if (!is_external(bug_spec.strategy)) {
+  if (!bug_spec.is_external()) {
     std::string agree;
-    for (const auto& f : schedulers::fusion_policy_names()) {
+    for (const auto f : schedulers::fusion_policies()) {
       RunSpec s = bug_spec;
       s.fusion = f;
       auto rf = run_spec(m.bug_program, s, {/*first_op=*/false});
-      if (rf && (rf->agree || bug_what(*rf) != bug_what(m.bug_record))) agree += (agree.empty() ? "" : "+") + f;
+      if (rf && (rf->agree || bug_what(*rf) != bug_what(m.bug_record)))
+        agree += (agree.empty() ? "" : "+") + s.fusion_name();
     }
     if (!agree.empty()) m.schedule_sensitivity = "agrees-under:" + agree;
   }

@@ -258,16 +258,13 @@ return w, v
 
 TEST(MinimizeFinding, ReportsWhyNot) {
   const ir::Program p = generate(1, 0);
-  RunSpec eager;
-  eager.strategy = "eager";
-  MinimizedFinding m = minimize_finding(p, eager);
+  MinimizedFinding m = minimize_finding(p, spec_of({"eager"}));
   EXPECT_FALSE(m.ok);
   EXPECT_NE(m.error.find("does not diverge"), std::string::npos) << m.error;
-  RunSpec bogus;
-  bogus.strategy = "no-such-strategy";
-  m = minimize_finding(p, bogus);
-  EXPECT_FALSE(m.ok);
-  EXPECT_NE(m.error.find("unknown strategy"), std::string::npos) << m.error;
+  // A name no table knows never reaches the minimizer: the spec's parse refuses it.
+  std::string why;
+  EXPECT_FALSE(parse_spec({"no-such-strategy"}, &why));
+  EXPECT_NE(why.find("unknown strategy"), std::string::npos) << why;
 }
 
 // ---- end to end: real findings through check_program
@@ -289,11 +286,7 @@ struct ZooFinding {
 std::map<std::string, std::set<std::string>> bugs_by_mutant(const std::vector<ZooFinding>& findings) {
   std::map<std::string, std::set<std::string>> bugs;
   for (const ZooFinding& f : findings) {
-    RunSpec spec;
-    spec.strategy = f.strategy;
-    spec.inject = f.inject;
-    spec.reorder = f.reorder;
-    spec.fusion = f.fusion;
+    const RunSpec spec = spec_of({f.strategy, f.inject, f.reorder, f.fusion});
     MinimizeOptions o;
     o.time_s = 0;
     o.max_tests = 3000;
@@ -418,11 +411,7 @@ TEST(MinimizeFinding, EndToEndThroughCheckProgram) {
   int available = 0, minimized = 0;
   for (const auto& z : zoo) {
     for (const char* fusion : {"greedy", "none"}) {
-      RunSpec spec;
-      spec.strategy = z.strategy;
-      spec.inject = z.inject;
-      spec.reorder = "random:7";
-      spec.fusion = fusion;
+      const RunSpec spec = spec_of({z.strategy, z.inject, "random:7", fusion});
       if (!run_spec(probe, spec)) continue;  // not available (yet)
       ++available;
       GenOptions g;
@@ -443,7 +432,7 @@ TEST(MinimizeFinding, EndToEndThroughCheckProgram) {
       EXPECT_EQ(m.bucket, bucket);
       EXPECT_EQ(m.original_spec, spec);
       EXPECT_EQ(m.spec.fusion, spec.fusion);  // only the random seed may change
-      EXPECT_EQ(m.spec.reorder.rfind("random:", 0), 0u);
+      EXPECT_EQ(m.spec.reorder.kind, schedulers::ReorderKind::Random);
       auto r = run_spec(m.minimized, m.spec);
       ASSERT_TRUE(r.has_value());
       EXPECT_FALSE(r->agree);
@@ -488,7 +477,7 @@ TEST(MinimizeFinding, TwoGeneratedFindingsOfOneMutantReachOneProgram) {
       auto an = ir::analyze(p);
       if (!an) continue;
       const auto expected = oracles::run_eager(p, *an);
-      for (const RunRecord& r : check_program(p, *an, expected, campaign_specs(seed, k, {}, {inject}, "interp", false)))
+      for (const RunRecord& r : check_program(p, *an, expected, campaign_specs(seed, k, {}, {*schedulers::parse_mutant(inject)})))
         if (!r.agree && r.error.empty()) firsts.try_emplace(bucket_of(r), p, r.spec);
     }
     ASSERT_EQ(firsts.size(), 2u) << inject;

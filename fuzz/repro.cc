@@ -373,8 +373,8 @@ if __name__ == "__main__":
 std::optional<oracles::Observables> strategy_observables(const ir::Program& p, const RunRecord& rec) {
   const RunSpec& s = rec.spec;
   if (!rec.mismatch || !rec.error.empty()) return std::nullopt;
-  schedulers::RunConfig config;
-  if (parse_spec(s, &config) || config.target != schedulers::Target::Interp) return std::nullopt;
+  if (s.is_external() || s.target != schedulers::Target::Interp) return std::nullopt;
+  const schedulers::RunConfig config = s.config();
   auto an = ir::analyze(p);
   if (!an) return std::nullopt;
   auto sc = schedulers::make_schedule(p, *an, config);
@@ -399,9 +399,9 @@ std::string aliasfuzz_binary() {
 // says what to install when it is missing), else Debian's for the PyTorch
 // eager comparison.
 static std::string repro_python(const RunSpec& spec) {
-  const auto ext = spec.inject.empty() ? oracles::external_strategy(spec.strategy) : std::nullopt;
+  const auto& ext = spec.strategy.external();
   if (!ext) return "/usr/bin/python3";
-  const std::string py = oracles::external_python(spec.strategy);
+  const std::string py = oracles::external_python(spec.strategy.name());
   if (!py.empty()) return py;
   using Py = oracles::ExternalStrategy::Python;
   switch (ext->python) {
@@ -420,7 +420,7 @@ std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRec
   const size_t m = script.rfind("\nif __name__ == \"__main__\":");
   if (m != std::string::npos) script.erase(m + 1);
   // The header replaces the script's first comment lines.
-  const auto ext = spec.inject.empty() ? oracles::external_strategy(spec.strategy) : std::nullopt;
+  const auto& ext = spec.strategy.external();
   const std::string python = repro_python(spec);
   std::string head = "#!" + python + "\n# aliasfuzz repro (written by `aliasfuzz minimize`). Run: " + python + " repro.py\n";
   if (ext)
@@ -464,9 +464,9 @@ std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRec
             ", \"expected\": " + py_str(py_float(x.expected)) + ", \"actual\": " + py_str(py_float(x.actual)) +
             ", \"what\": " + py_str(x.what) + "}";
   }
-  out += "FINDING = {\"bucket\": " + py_str(bucket_of(rec)) + ", \"strategy\": " + py_str(spec.strategy) +
-         ", \"inject\": " + py_str(spec.inject) + ",\n           \"reorder\": " + py_str(spec.reorder) +
-         ", \"fusion\": " + py_str(spec.fusion) + ", \"target\": " + py_str(spec.target) +
+  out += "FINDING = {\"bucket\": " + py_str(bucket_of(rec)) + ", \"strategy\": " + py_str(spec.strategy.name()) +
+         ", \"inject\": " + py_str(spec.mutant_name()) + ",\n           \"reorder\": " + py_str(spec.reorder_name()) +
+         ", \"fusion\": " + py_str(spec.fusion_name()) + ", \"target\": " + py_str(spec.target_name()) +
          ",\n           \"flags\": " + py_str(spec_flags(spec)) + ", \"op\": " + py_str(rec.op) +
          ", \"error\": " + py_str(rec.error) + ",\n           \"mismatch\": " + mm_py +
          ",\n           \"eager_rejects\": " + py_str(eager_rejects) + "}\n";
@@ -510,7 +510,7 @@ bool write_minimized(const std::string& dir, const MinimizedFinding& m, std::str
     make_dirs(dir);
     std::string head = "# minimized by aliasfuzz: bucket " + m.bucket + "\n# reproduce: aliasfuzz run min.af " +
                        spec_flags(m.spec) + "\n";
-    if (oracles::is_external_strategy(m.spec.strategy) && m.spec.inject.empty())
+    if (m.spec.is_external())
       head = "# minimized by aliasfuzz: bucket " + m.bucket + "\n# reproduce: " + repro_python(m.spec) +
              " repro.py   (or: aliasfuzz run min.af " + spec_flags(m.spec) + ")\n";
     write_atomic(dir + "/min.af", head + ir::print(m.minimized));
@@ -554,8 +554,7 @@ bool write_minimized(const std::string& dir, const MinimizedFinding& m, std::str
 std::string regression_text(const RegressionCase& c) {
   std::string t = "# aliasfuzz regression case (written by `aliasfuzz minimize --add-to-corpus`)\n";
   t += "# bucket: " + c.bucket + "\n";
-  t += "# spec: strategy=" + c.spec.strategy + " inject=" + c.spec.inject + " reorder=" + c.spec.reorder +
-       " fusion=" + c.spec.fusion + " target=" + c.spec.target + (c.spec.checked ? " checked=1" : "") + "\n";
+  t += "# spec: " + spec_words(c.spec) + "\n";
   t += std::string("# expect: ") + (c.expect_agree ? "agree" : "disagree") + "\n";
   t += c.expect_agree ? "# (a must-agree strategy: this case replays a fixed bug and must agree with the oracle)\n"
                       : "# (a strategy or mutant under study: this case must keep diverging in this bucket)\n";
@@ -586,19 +585,13 @@ std::optional<RegressionCase> parse_regression(const std::string& text, std::str
       c.expect_agree = v == "agree";
       expect = true;
     } else if (field("spec", &v)) {
-      std::istringstream ws(v);
-      std::string kv;
-      while (ws >> kv) {
-        const size_t eq = kv.find('=');
-        if (eq == std::string::npos) continue;
-        const std::string k = kv.substr(0, eq), x = kv.substr(eq + 1);
-        if (k == "strategy") c.spec.strategy = x;
-        else if (k == "inject") c.spec.inject = x;
-        else if (k == "reorder") c.spec.reorder = x;
-        else if (k == "fusion") c.spec.fusion = x;
-        else if (k == "target") c.spec.target = x;
-        else if (k == "checked") c.spec.checked = x == "1";
+      std::string why;
+      auto parsed = spec_from_words(v, &why);
+      if (!parsed) {
+        *error = "bad '# spec:': " + why;
+        return std::nullopt;
       }
+      c.spec = std::move(*parsed);
       spec = true;
     }
   }
@@ -623,7 +616,7 @@ RegressionCase regression_of(const MinimizedFinding& m) {
   RegressionCase c;
   c.spec = m.spec;
   c.bucket = m.bucket;
-  c.expect_agree = !m.spec.strategy.empty() && is_must_agree(m.spec.strategy) && m.spec.inject.empty();
+  c.expect_agree = m.spec.must_agree();
   c.program = m.minimized;
   return c;
 }

@@ -183,14 +183,14 @@ std::string bug_cause(const ir::Program& minimized, const std::string& schedule_
 
 BugSignature bug_signature(const RunRecord& rec, const ir::Program& minimized, const std::string& schedule_sensitivity) {
   const RunSpec& s = rec.spec;
-  std::string who = s.strategy.empty() ? strategy_for_mutant(s.inject) : s.strategy;
-  if (!s.inject.empty()) who += "+" + s.inject;
+  const std::string mutant = s.mutant == schedulers::Mutant::None ? "" : "+" + s.mutant_name();
+  const std::string who = s.strategy_name() + mutant;
   // The key leaves the torch version out (one bug on 2.9.1 and 2.15.0 is
   // one bug, and the ledger's key); the name keeps it.
-  const std::string key_who = oracles::strategy_base(s.strategy) + (s.inject.empty() ? "" : "+" + s.inject);
+  const std::string key_who = oracles::strategy_base(s.strategy_name()) + mutant;
   const std::string what = bug_what(rec);
   BugSignature b;
-  b.key = (s.strategy.empty() ? who : key_who) + "|" + what + "|" + bug_cause(minimized, schedule_sensitivity);
+  b.key = key_who + "|" + what + "|" + bug_cause(minimized, schedule_sensitivity);
   // The name says the cause: "write:input~shared/unfold:holes" reads as
   // input~shared-unfold-holes, "op:exp_,op:sum" as exp_-sum.
   std::string cause = b.key.substr(b.key.find('|') + what.size() + 2);

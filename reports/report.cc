@@ -145,8 +145,9 @@ json summarize(const std::string& dir) {
   // How the campaign ran: its command lines, tools, and which runs must agree.
   r["commands"] = campaign.value("commands", json::array());
   r["versions"] = campaign.value("versions", json::object());
-  const fuzz::CampaignRuns runs = fuzz::campaign_runs(campaign.value("strategies", std::vector<std::string>{}),
-                                                      campaign.value("injects", std::vector<std::string>{}));
+  const auto strategies = fuzz::parse_strategies(campaign.value("strategies", std::vector<std::string>{}));
+  const auto mutants = fuzz::parse_mutants(campaign.value("injects", std::vector<std::string>{}));
+  const fuzz::CampaignRuns runs = strategies && mutants ? fuzz::campaign_runs(*strategies, *mutants) : fuzz::CampaignRuns{};
   r["must_agree"] = runs.must_agree;
   r["expected_to_diverge"] = runs.expected_to_diverge;
   // Programs per second of one worker's time in each tier.
@@ -221,7 +222,8 @@ json summarize(const std::string& dir) {
       if (mj.contains("bug_program")) g["program"] = mj["bug_program"];
       // A bug the ledger (corpus/findings) already holds is labelled with
       // its entry, where the entry still reproduces on the bug's version.
-      const std::string strategy = mj.contains("spec") ? fuzz::spec_from_json(mj["spec"]).strategy : "";
+      const auto spec = mj.contains("spec") ? fuzz::spec_from_json(mj["spec"]) : std::nullopt;
+      const std::string strategy = spec ? spec->strategy.name() : "";
       std::string refused;
       const fuzz::LedgerEntry* label = fuzz::ledger_label(entries, key, strategy, &refused);
       if (!label && !refused.empty()) g["resembles"].push_back(refused);
@@ -299,8 +301,8 @@ json summarize(const std::string& dir) {
       if (bugs.size() > before) g["from_novelty"] = true, g["count_estimated"] = true;
       g["folders"].push_back("novel/" + n);
       g["count"] = std::max(g["count"].get<int64_t>(), st.value("feature_count", int64_t{1}));
-      if (mj.contains("spec") && mj["spec"].is_object())
-        g["must_agree"] = g["must_agree"].get<bool>() || fuzz::is_must_agree(mj["spec"].value("strategy", ""));
+      if (const auto spec = mj.contains("spec") ? fuzz::spec_from_json(mj["spec"]) : std::nullopt)
+        g["must_agree"] = g["must_agree"].get<bool>() || spec->must_agree();
     }
   r["novelty"] = {{"minimized", novel_minimized}, {"explained", novel_explained}, {"unfinished", novel_unfinished},
                   {"new_bugs", std::count_if(bugs.begin(), bugs.end(), [](const json& g) { return g["from_novelty"].get<bool>(); })}};

@@ -85,10 +85,10 @@ json bucket_story(const std::string& dir, const std::string& name, const json& f
     s["program"] = body(has_min ? min_text : case_text);
   }
   const json spec = s["spec"];
-  if (spec.is_object()) {
-    const fuzz::RunSpec r = fuzz::spec_from_json(spec);
+  if (const auto typed = spec.is_object() ? fuzz::spec_from_json(spec) : std::nullopt) {
+    const fuzz::RunSpec& r = *typed;
     const std::string file = folder + "/" + (has_min ? "min.af" : "case.af");
-    if (fuzz::is_external(r.strategy)) {
+    if (r.is_external()) {
       // `aliasfuzz run` does not run real compilers: repro.py does (its first line names its Python).
       std::string script;
       std::string python = "/usr/bin/python3";

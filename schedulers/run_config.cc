@@ -168,6 +168,15 @@ const std::vector<std::string>& fusion_policy_names() {
   return v;
 }
 
+const std::vector<Fusion>& fusion_policies() {
+  static const std::vector<Fusion> v = [] {
+    std::vector<Fusion> out;
+    for (const auto& row : kFusions) out.push_back(row.second);
+    return out;
+  }();
+  return v;
+}
+
 // --- targets ----------------------------------------------------------------
 
 namespace {

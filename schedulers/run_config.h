@@ -94,6 +94,7 @@ enum class Fusion { None, Greedy, Consecutive, Dataflow };
 std::optional<Fusion> parse_fusion(const std::string& name);
 const char* fusion_name(Fusion f);
 const std::vector<std::string>& fusion_policy_names();  // none, greedy, consecutive, dataflow
+const std::vector<Fusion>& fusion_policies();            // the same, parsed
 
 // --- targets ----------------------------------------------------------------
 

@@ -27,7 +27,7 @@ bool is_fusion_greedy(const fuzz::CompareRow& r) {
 
 struct CompareArgs {
   fuzz::CompareOptions o;
-  std::string out;
+  std::string out, target = "interp";  // --target as spelled
 };
 
 std::string markdown(const fuzz::CompareOptions& o, const std::vector<fuzz::CompareRow>& rows) {
@@ -43,10 +43,12 @@ std::string markdown(const fuzz::CompareOptions& o, const std::vector<fuzz::Comp
 }
 
 int run(CompareArgs& a) {
-  if (!fuzz::target_available(a.o.target)) {
-    std::cerr << "aliasfuzz compare: unknown target '" << a.o.target << "' (valid: " << target_help() << ")\n";
+  const auto target = schedulers::parse_target(a.target);
+  if (!target || !fuzz::target_available(*target)) {
+    std::cerr << "aliasfuzz compare: unknown target '" << a.target << "' (valid: " << target_help() << ")\n";
     return 2;
   }
+  a.o.target = *target;
   if (a.out.empty()) a.out = "runs/compare-" + std::to_string(a.o.seed);
   // A folder we cannot write is a usage error before the work, not an abort after it.
   if (auto e = fuzz::check_writable_dir(a.out); !e.empty()) {
@@ -91,7 +93,7 @@ void register_compare(CLI::App& app, int* status) {
   c->add_option("--programs", a->o.programs, "generated programs (default 200)");
   c->add_option("--seed", a->o.seed, "generator seed (default 1)")->check(unsigned_integer);
   flags::strategies(c, a->o.strategies, "default: all of this package");
-  flags::target(c, a->o.target, "default interp");
+  flags::target(c, a->target, "default interp");
   c->add_option("--size", a->o.gen.size, "statements per program");
   c->add_option("--out", a->out, "output folder (default runs/compare-SEED)");
   c->callback([a, status] { *status = run(*a); });

@@ -24,6 +24,10 @@ namespace {
 
 struct FuzzArgs {
   fuzz::CampaignOptions o;
+  // --strategy, --inject, --target as spelled (and as campaign.json keeps
+  // them); typed_settings parses them into `o`.
+  std::vector<std::string> strategies, injects;
+  std::string target = "interp";
   std::string shard = "0/1";
   std::string seed;        // parsed strictly (CLI11 would wrap "-1" into 2^64-1)
   std::string fail_on = "bugs";
@@ -60,9 +64,9 @@ std::string adopt_campaign_settings(FuzzArgs& a) {
   uint64_t seed = o.seed;
   take("--seed", "seed", seed);
   o.seed = seed;
-  take("--strategy", "strategies", o.strategies);
-  take("--inject", "injects", o.injects);
-  take("--target", "target", o.target);
+  take("--strategy", "strategies", a.strategies);
+  take("--inject", "injects", a.injects);
+  take("--target", "target", a.target);
   take("--checked", "checked", o.checked);
   take("--size", "gen_size", o.gen.size);
   take("--invalid-rate", "gen_invalid_rate", o.gen.invalid_rate);
@@ -82,22 +86,26 @@ constexpr double kExternalCaseTimeout = 120;
 // The default --minimize-time of those campaigns (per bucket, within --minimize-total).
 constexpr double kExternalMinimizeTime = 120;
 
+// The spelled --strategy, --inject and --target, parsed into the campaign's typed settings.
+std::string typed_settings(FuzzArgs& a) {
+  std::string why;
+  auto strategies = fuzz::parse_strategies(a.strategies, &why);
+  if (!strategies) return "--strategy: " + why;
+  auto mutants = fuzz::parse_mutants(a.injects, &why);
+  if (!mutants) return why;
+  const auto target = schedulers::parse_target(a.target);
+  if (!target || !fuzz::target_available(*target))
+    return "unknown or unavailable target '" + a.target + "' (valid: " + target_help() + ")";
+  a.o.strategies = std::move(*strategies);
+  a.o.injects = std::move(*mutants);
+  a.o.target = *target;
+  return "";
+}
+
 // Every option checked before any work (exit 2 with the valid values).
 std::string invalid_options(FuzzArgs& a) {
   fuzz::CampaignOptions& o = a.o;
-  for (const auto& s : o.strategies) {
-    schedulers::Options so;
-    so.strategy = s;
-    if (auto why = oracles::py_spec_error(s); !why.empty()) return "--strategy " + why;
-    if (auto e = schedulers::check_options(so); e && !oracles::is_external_strategy(s))
-      return *e + "; external: " + fmt::format("{}", fmt::join(oracles::external_strategies(), ", ")) +
-             ", py:MODULE:FUNCTION[@PYTHON]";
-  }
-  for (const auto& m : o.injects) {
-    schedulers::Options so;
-    so.inject = m;
-    if (auto e = schedulers::check_options(so)) return *e;
-  }
+  if (auto e = typed_settings(a); !e.empty()) return e;
   if (!(o.time_s > 0)) return "--time must be > 0 seconds";
   if (o.programs < -1) return "--programs must be >= 0";
   if (o.jobs < 1 || o.jobs > 1024) return "--jobs must be in 1..1024";
@@ -113,7 +121,6 @@ std::string invalid_options(FuzzArgs& a) {
   if (std::sscanf(a.shard.c_str(), "%d/%d", &o.shard_i, &o.shard_n) != 2 || o.shard_n < 1 || o.shard_i < 0 ||
       o.shard_i >= o.shard_n)
     return "--shard takes i/N with 0 <= i < N";
-  if (!fuzz::target_available(o.target)) return "unknown or unavailable target '" + o.target + "' (valid: " + target_help() + ")";
   return "";
 }
 
@@ -123,7 +130,11 @@ int run(FuzzArgs& a) {
     std::cerr << "aliasfuzz fuzz: " << e << "\n";
     return 2;
   }
-  if (auto e = flags::resolve_torch(o.strategies, a.torch); !e.empty()) {
+  if (auto e = flags::resolve_torch(a.strategies, a.torch); !e.empty()) {
+    std::cerr << "aliasfuzz fuzz: " << e << "\n";
+    return 2;
+  }
+  if (auto e = typed_settings(a); !e.empty()) {
     std::cerr << "aliasfuzz fuzz: " << e << "\n";
     return 2;
   }
@@ -132,14 +143,16 @@ int run(FuzzArgs& a) {
   // would only run the oracle: nothing is compared, nothing can be found.
   if (o.injects.empty() && !o.strategies.empty() &&
       std::all_of(o.strategies.begin(), o.strategies.end(),
-                  [](const std::string& s) { return oracles::is_external_strategy(s) && oracles::external_python(s).empty(); })) {
-    std::cerr << "aliasfuzz fuzz: nothing to compare: " << oracles::external_unavailable(o.strategies.front()) << "\n";
+                  [](const fuzz::RunStrategy& s) { return s.is_external() && oracles::external_python(s.name()).empty(); })) {
+    std::cerr << "aliasfuzz fuzz: nothing to compare: " << oracles::external_unavailable(o.strategies.front().name())
+              << "\n";
     return 2;
   }
   // A worker's first external case starts its Python and compiles once
   // (torch.compile: ~20-40 s on a loaded machine): under the default 20 s
   // every worker counted as hung and its restart hung again.
-  const bool external = std::any_of(o.strategies.begin(), o.strategies.end(), oracles::is_external_strategy);
+  const auto is_external = [](const fuzz::RunStrategy& s) { return s.is_external(); };
+  const bool external = std::any_of(o.strategies.begin(), o.strategies.end(), is_external);
   if (external && !(a.app && a.app->count("--case-timeout") > 0)) o.case_timeout_s = kExternalCaseTimeout;
   // Minimizing a finding of a real compiler takes tens of runs of a second
   // or more each: the 5 s default per bucket wrote nothing.
@@ -150,9 +163,9 @@ int run(FuzzArgs& a) {
   // Checked mode instruments aliasfuzz's own lowered regions; a real
   // compiler runs in its own Python, so there is nothing to check there.
   if (o.checked && !o.strategies.empty() && o.injects.empty() &&
-      std::all_of(o.strategies.begin(), o.strategies.end(), oracles::is_external_strategy))
+      std::all_of(o.strategies.begin(), o.strategies.end(), is_external))
     std::cerr << "aliasfuzz fuzz: note: --checked has no effect on external strategies ("
-              << fmt::format("{}", fmt::join(o.strategies, ", "))
+              << fmt::format("{}", fmt::join(fuzz::names_of(o.strategies), ", "))
               << "): they run in their own process; divergences are located by prefix bisection\n";
   if (o.resume && o.out.empty()) {
     std::cerr << "aliasfuzz fuzz: --resume needs the campaign's --out\n";
@@ -163,12 +176,16 @@ int run(FuzzArgs& a) {
       std::cerr << "aliasfuzz fuzz: --resume: " << e << "\n";
       return 2;
     }
+    if (auto e = typed_settings(a); !e.empty()) {
+      std::cerr << "aliasfuzz fuzz: --resume: " << o.out << "/campaign.json: " << e << "\n";
+      return 2;
+    }
     a.seed = std::to_string(o.seed);
     // A campaign saved before torch versions existed names aot-eager and
     // the like bare: its bucket names stay, and it says which torch runs now.
     for (const auto& s : o.strategies)
-      if (const auto e = oracles::external_strategy(s); e && e->versioned && e->torch_version.empty())
-        std::cerr << "aliasfuzz fuzz: note: the campaign's " << s << " has no torch version; it runs under "
+      if (const auto& e = s.external(); e && e->versioned && e->torch_version.empty())
+        std::cerr << "aliasfuzz fuzz: note: the campaign's " << s.name() << " has no torch version; it runs under "
                   << (oracles::newest_torch().empty() ? "no installed torch" : "torch " + oracles::newest_torch())
                   << ", the newest installed\n";
   }
@@ -179,7 +196,7 @@ int run(FuzzArgs& a) {
   o.versions = tool_versions();
   std::cerr << "aliasfuzz fuzz: seed " << o.seed << ", shard " << o.shard_i << "/" << o.shard_n << ", "
             << (o.programs >= 0 ? std::to_string(o.programs) + " programs" : std::to_string(o.time_s) + " s")
-            << ", jobs " << o.jobs << ", target " << o.target << ", out " << o.out << "\n";
+            << ", jobs " << o.jobs << ", target " << schedulers::target_name(o.target) << ", out " << o.out << "\n";
   fuzz::CampaignSummary s;
   try {
     s = fuzz::run_campaign(o);
@@ -240,10 +257,10 @@ void register_fuzz(CLI::App& app, int* status) {
   c->add_option("--fail-on", a->fail_on,
                 "exit 1 on: bugs (must-agree findings or crashes; default) or any (any finding)");
   c->add_option("--jobs", a->o.jobs, "worker processes");
-  flags::strategies(c, a->o.strategies, "or an external one; default: must-agree and under-study");
+  flags::strategies(c, a->strategies, "or an external one; default: must-agree and under-study");
   flags::torch(c, a->torch);
-  flags::injects(c, a->o.injects, "run too; with only --inject, just the mutants");
-  flags::target(c, a->o.target, "default interp");
+  flags::injects(c, a->injects, "run too; with only --inject, just the mutants");
+  flags::target(c, a->target, "default interp");
   flags::checked(c, a->o.checked);
   c->add_option("--out", a->o.out, "output folder (default runs/fuzz-SEED)");
   c->add_flag("--resume", a->o.resume, "continue an interrupted campaign in --out");

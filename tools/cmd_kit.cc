@@ -34,6 +34,7 @@ struct KitArgs {
   int64_t programs = 100;
   uint64_t seed = 1;
   std::vector<std::string> strategies, injects;
+  std::vector<schedulers::Mutant> mutants;  // injects, parsed by run()
   bool dry_run = false;  // count cases and distinct kernels; compile and write nothing
 };
 
@@ -84,30 +85,31 @@ std::vector<std::pair<schedulers::Schedule, std::string>> kit_schedules(const ir
   std::vector<std::pair<schedulers::Schedule, std::string>> out;
   const auto strategies = a.strategies.empty() ? schedulers::strategy_names() : a.strategies;
   for (auto& s : schedulers::rotating_schedules(p, an, strategies, static_cast<size_t>(i))) out.push_back({s, ""});
-  if (a.injects.empty()) return out;
-  for (const auto& spec : fuzz::campaign_specs(a.seed, i, {}, a.injects, a.target)) {
-    schedulers::RunConfig config;
-    if (fuzz::parse_spec(spec, &config)) continue;
+  if (a.mutants.empty()) return out;
+  for (const auto& spec : fuzz::campaign_specs(a.seed, i, {}, a.mutants)) {
+    const schedulers::RunConfig config = spec.config();
     auto s = schedulers::make_schedule(p, an, config);
     if (!s) continue;
     s->strategy = config.strategy.spelling;
-    s->fusion = spec.fusion;
-    out.push_back({std::move(*s), spec.inject});
+    s->fusion = spec.fusion_name();
+    out.push_back({std::move(*s), spec.mutant_name()});
   }
   return out;
 }
 
-int run(const KitArgs& a) {
+int run(KitArgs& a) {
   const auto t = lowering::target_from_name(a.target);
   if (!t || *t == lowering::Target::Ptx) {
     std::cerr << "aliasfuzz kit: --target must be host, opencl or cuda\n";
     return 2;
   }
-  for (const auto& m : a.injects)
-    if (!schedulers::parse_mutant(m) || m.empty()) {
-      std::cerr << "aliasfuzz kit: unknown mutant '" << m << "'\n";
-      return 2;
-    }
+  std::string why;
+  if (auto mutants = fuzz::parse_mutants(a.injects, &why)) {
+    a.mutants = std::move(*mutants);
+  } else {
+    std::cerr << "aliasfuzz kit: " << why << "\n";
+    return 2;
+  }
   const std::string runner = find_runner();
   if (runner.empty() && !a.dry_run) {
     std::cerr << "aliasfuzz kit: kit_runner not found (bazel build //lowering:kit_runner, or set AF_KIT_RUNNER)\n";
@@ -121,7 +123,6 @@ int run(const KitArgs& a) {
   const std::string cache_dir = lowering::kernel_cache_dir("kit-" + a.target);
   const std::string scratch = a.out + "/.kernels-build";
   lowering::KernelStore cache(cache_dir.empty() ? scratch : cache_dir, lowering::kernel_cache_config().max_bytes);
-  std::string why;
   const std::string rt = a.dry_run ? "" : lowering::runtime_entry(cache, ts, &why);
   if (rt.empty() && !a.dry_run) {
     std::cerr << "aliasfuzz kit: Halide runtime for " << ts << ": " << why << "\n";

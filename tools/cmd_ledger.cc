@@ -43,7 +43,7 @@ int check(const LedgerArgs& a) {
     }
     if (here.empty()) {
       ++skipped;
-      std::cout << e.name << ": not installed here (" << e.spec.strategy << ")"
+      std::cout << e.name << ": not installed here (" << e.spec.strategy.name() << ")"
                 << (on.empty() ? "" : "; recorded: " + fuzz::on_summary(on)) << "\n";
       continue;
     }

@@ -23,7 +23,7 @@ namespace {
 
 struct MinimizeCmd {
   std::string path, out, torch;
-  fuzz::RunSpec spec;
+  fuzz::SpelledSpec spec;  // as the flags (or the bucket's settings.json) spell it
   double time_s = 60;
   int64_t max_tests = -1;
   int seeds = 16;
@@ -51,7 +51,10 @@ std::string from_bucket_folder(MinimizeCmd& o, const CLI::App& c) {
     return dir + "/settings.json names no run settings (a crash or timeout bucket cannot be minimized)";
   // The bucket's spec, field by field unless its flag was given (a key the
   // file lacks reads as RunSpec's default, the flag's default too).
-  const fuzz::RunSpec file = fuzz::spec_from_json(st["finding"]["spec"]);
+  std::string why;
+  const auto typed = fuzz::spec_from_json(st["finding"]["spec"], &why);
+  if (!typed) return dir + "/settings.json: " + why;
+  const fuzz::SpelledSpec file = fuzz::spelled(*typed);
   auto take = [&](const char* flag, auto& field, const auto& from) {
     if (c.count(flag) == 0) field = from;
   };
@@ -82,7 +85,7 @@ int minimize_main(MinimizeCmd& o, const CLI::App& c) {
     // A program eager PyTorch rejects is a case too, for an external
     // strategy (the accepts-invalid class, or a compiler that dies on it).
     auto an = ir::analyze(*prog);
-    if (!an && !(fuzz::eager_raises(an.error().kind) && oracles::is_external_strategy(o.spec.strategy))) prog = an.error();
+    if (!an && !(fuzz::eager_raises(an.error().kind) && oracles::external_strategy(o.spec.strategy))) prog = an.error();
   }
   if (!prog) {
     std::cerr << o.path << ":" << prog.error().line << ": " << ir::kind_name(prog.error().kind)
@@ -93,21 +96,23 @@ int minimize_main(MinimizeCmd& o, const CLI::App& c) {
     std::cerr << "aliasfuzz minimize: give --strategy (and/or --inject)\n";
     return 2;
   }
-  if (auto why = oracles::py_spec_error(o.spec.strategy); !why.empty()) {
-    std::cerr << "aliasfuzz minimize: --strategy " << why << "\n";
-    return 2;
-  }
   std::vector<std::string> one = {o.spec.strategy};
   if (auto e = flags::resolve_torch(one, o.torch); !e.empty()) {
     std::cerr << "aliasfuzz minimize: " << e << "\n";
     return 2;
   }
   o.spec.strategy = one.front();
+  std::string why;
+  const auto spec = fuzz::parse_spec(o.spec, &why);
+  if (!spec) {
+    std::cerr << "aliasfuzz minimize: " << why << "\n";
+    return 2;
+  }
   fuzz::MinimizeOptions mo;
   mo.time_s = o.time_s;
   mo.max_tests = o.max_tests;
   mo.seeds = o.seeds;
-  fuzz::MinimizedFinding m = fuzz::minimize_finding(*prog, o.spec, mo);
+  fuzz::MinimizedFinding m = fuzz::minimize_finding(*prog, *spec, mo);
   if (!m.ok) {
     std::cerr << "aliasfuzz minimize: " << m.error << "\n";
     return 2;

@@ -81,30 +81,28 @@ int run(const RunOptions& o) {
     std::cerr << "aliasfuzz run: " << e << "\n";
     return 2;
   }
-  std::vector<std::optional<schedulers::RunConfig>> configs;  // by strategy; none for an external one
-  for (const auto& s : strategies) {
-    if (auto why = oracles::py_spec_error(s); !why.empty()) {
-      std::cerr << "aliasfuzz run: --strategy " << why << "\n";
-      return 2;
-    }
-    configs.emplace_back();
-    if (fuzz::is_external(s) && o.inject.empty()) continue;  // run through Python, below
-    schedulers::RunConfig config;
-    config.checked = o.checked;
-    if (auto e = schedulers::parse_options({s, o.inject, o.reorder, o.fusion}, &config)) {
-      std::cerr << "aliasfuzz run: " << *e << "\n";
-      return 2;
-    }
-    configs.back() = config;
-  }
   std::string why;
   const auto target = usable_target(o.target, &why);
+  std::vector<fuzz::RunSpec> specs;
+  for (const auto& s : strategies) {
+    auto spec = fuzz::parse_spec({s, o.inject, o.reorder, o.fusion, "interp", o.checked}, &why);
+    if (!spec) {
+      std::cerr << "aliasfuzz run: " << why << "\n";
+      return 2;
+    }
+    specs.push_back(std::move(*spec));
+  }
   if (!target) {
     std::cerr << "aliasfuzz run: " << why << "\n";
     return 2;
   }
-  for (auto& config : configs)
-    if (config) config->target = *target;
+  std::vector<std::optional<schedulers::RunConfig>> configs;  // by strategy; none for an external one
+  for (auto& spec : specs) {
+    configs.emplace_back();
+    if (spec.is_external()) continue;  // run through Python, below
+    spec.target = *target;
+    configs.back() = spec.config();
+  }
   const bool on_halide = *target != schedulers::Target::Interp;
   std::string text;
   if (!read_file(o.path, &text)) return 2;
@@ -135,7 +133,7 @@ int run(const RunOptions& o) {
     if (!configs[k]) {
       // A real compiler under study (PyTorch functionalize, Thunder), run
       // in its own Python and compared with eager PyTorch of that Python.
-      auto recs = fuzz::check_program(*prog, expected, {fuzz::RunSpec{s, "", "program", "none", "interp"}});
+      auto recs = fuzz::check_program(*prog, expected, {specs[k]});
       if (recs.empty()) {
         std::cerr << "aliasfuzz run: strategy " << s << " is not available here (see above)\n";
         return 2;
@@ -160,11 +158,13 @@ int run(const RunOptions& o) {
                              ? fuzz::predicted_refusal(r.mismatch->what) : std::nullopt;
     all_agree = all_agree && (r.agree || refusal);
     if (!r.stats.is_null()) all_stats.push_back(r.stats);
-    runs.push_back({{"strategy", s}, {"inject", o.inject.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.inject)},
-                    {"reorder", o.reorder}, {"fusion", o.fusion}, {"target", o.target}, {"agree", r.agree || refusal},
-                    {"regions", r.regions},
-                    {"first_mismatch", r.agree || refusal ? nlohmann::json() : first_mismatch_json(r)}});
-    if (refusal) runs.back()["unsupported"] = *refusal;
+    nlohmann::json run = fuzz::spec_json(specs[k]);
+    run.erase("checked");
+    run.update({{"agree", r.agree || refusal},
+                {"regions", r.regions},
+                {"first_mismatch", r.agree || refusal ? nlohmann::json() : first_mismatch_json(r)}});
+    if (refusal) run["unsupported"] = *refusal;
+    runs.push_back(std::move(run));
   }
   const lowering::CompileCache& cache = compile_cache();
   const nlohmann::json cache_json = {{"hits", cache.hits()}, {"misses", cache.misses()}, {"compile_ms", cache.compile_ms()}};

@@ -1,0 +1,210 @@
+#include "fuzz/run_spec.h"
+
+#include <sstream>
+#include <stdexcept>
+
+namespace af::fuzz {
+
+using schedulers::Mutant;
+
+std::optional<RunStrategy> RunStrategy::parse(const std::string& name, std::string* why) {
+  RunStrategy s;
+  s.name_ = name;
+  if (name.empty()) return s;
+  if (auto internal = schedulers::parse_strategy(name)) {
+    s.internal_ = std::move(internal);
+    return s;
+  }
+  if (auto external = oracles::external_strategy(name)) {
+    s.external_ = std::move(external);
+    return s;
+  }
+  if (why) {
+    if (const std::string py = oracles::py_spec_error(name); !py.empty()) *why = py;
+    else
+      *why = "unknown strategy '" + name + "' (valid: " + schedulers::join_names(schedulers::strategy_names()) +
+             ", or update_aliases+FIX[+FIX...] with FIX one of " + schedulers::join_names(schedulers::ua_fix_names()) +
+             "; external: " + schedulers::join_names(oracles::external_strategies()) + ", py:MODULE:FUNCTION)";
+  }
+  return std::nullopt;
+}
+
+std::string strategy_for_mutant(Mutant m) {
+  if (m == Mutant::None) return "update_aliases-ordered";  // as before: no mutant, no default of its own
+  return schedulers::mutant_info(m).default_strategy;
+}
+
+std::string RunSpec::strategy_name() const {
+  return strategy.named() ? strategy.name() : strategy_for_mutant(mutant);
+}
+
+schedulers::RunConfig RunSpec::config() const {
+  schedulers::RunConfig c;
+  if (strategy.internal()) c.strategy = *strategy.internal();
+  else c.strategy = *schedulers::parse_strategy(strategy_for_mutant(mutant));  // a table entry: always parses
+  c.mutant = mutant;
+  c.reorder = reorder;
+  c.fusion = fusion;
+  c.target = target;
+  c.checked = checked;
+  return c;
+}
+
+bool RunSpec::operator==(const RunSpec& o) const {
+  return strategy == o.strategy && mutant == o.mutant && reorder.kind == o.reorder.kind &&
+         reorder.seed == o.reorder.seed && fusion == o.fusion && target == o.target && checked == o.checked;
+}
+
+std::optional<RunSpec> parse_spec(const SpelledSpec& sp, std::string* why) {
+  std::string local;
+  std::string& w = why ? *why : local;
+  auto fail = [&](std::string m) -> std::optional<RunSpec> {
+    w = std::move(m);
+    return std::nullopt;
+  };
+  RunSpec s;
+  auto strategy = RunStrategy::parse(sp.strategy, &w);
+  if (!strategy) return std::nullopt;
+  s.strategy = std::move(*strategy);
+  const auto mutant = schedulers::parse_mutant(sp.inject);
+  if (!mutant)
+    return fail("unknown mutant '" + sp.inject + "' (valid: " + schedulers::join_names(schedulers::mutant_names()) + ")");
+  s.mutant = *mutant;
+  if (s.is_external() && s.mutant != Mutant::None)
+    return fail("mutant '" + sp.inject + "' cannot apply to " + sp.strategy +
+                ": mutants change aliasfuzz's own strategies, not the compilers under study");
+  const auto reorder = schedulers::parse_reorder(sp.reorder);
+  if (!reorder)
+    return fail("unknown reorder policy '" + sp.reorder +
+                "' (valid: " + schedulers::join_names(schedulers::reorder_policy_names()) + ")");
+  s.reorder = *reorder;
+  const auto fusion = schedulers::parse_fusion(sp.fusion);
+  if (!fusion)
+    return fail("unknown fusion policy '" + sp.fusion +
+                "' (valid: " + schedulers::join_names(schedulers::fusion_policy_names()) + ")");
+  s.fusion = *fusion;
+  const auto target = schedulers::parse_target(sp.target.empty() ? "interp" : sp.target);
+  if (!target)
+    return fail("unknown target '" + sp.target + "' (valid: " + schedulers::join_names(schedulers::target_names()) + ")");
+  s.target = *target;
+  s.checked = sp.checked;
+  return s;
+}
+
+RunSpec spec_of(const SpelledSpec& sp) {
+  std::string why;
+  auto s = parse_spec(sp, &why);
+  if (!s) throw std::invalid_argument(why);
+  return std::move(*s);
+}
+
+RunStrategy strategy_of(const std::string& name) {
+  std::string why;
+  auto s = RunStrategy::parse(name, &why);
+  if (!s) throw std::invalid_argument(why);
+  return std::move(*s);
+}
+
+SpelledSpec spelled(const RunSpec& s) {
+  return SpelledSpec{s.strategy.name(), s.mutant_name(), s.reorder_name(), s.fusion_name(), s.target_name(), s.checked};
+}
+
+nlohmann::json spec_json(const RunSpec& s) {
+  const std::string inject = s.mutant_name();
+  nlohmann::json j = {{"strategy", s.strategy.name()},
+                      {"inject", inject.empty() ? nlohmann::json(nullptr) : nlohmann::json(inject)},
+                      {"reorder", s.reorder_name()},
+                      {"fusion", s.fusion_name()},
+                      {"target", s.target_name()}};
+  if (s.checked) j["checked"] = true;
+  return j;
+}
+
+std::optional<RunSpec> spec_from_json(const nlohmann::json& j, std::string* why) {
+  SpelledSpec sp;
+  if (!j.is_object()) {
+    if (why) *why = "a run's settings must be a JSON object";
+    return std::nullopt;
+  }
+  auto str = [&](const char* key, std::string& field) {
+    if (j.contains(key) && j[key].is_string()) field = j[key].get<std::string>();
+  };
+  str("strategy", sp.strategy);
+  str("inject", sp.inject);
+  str("reorder", sp.reorder);
+  str("fusion", sp.fusion);
+  str("target", sp.target);
+  sp.checked = j.contains("checked") && j["checked"].is_boolean() && j["checked"].get<bool>();
+  return parse_spec(sp, why);
+}
+
+std::string spec_words(const RunSpec& s) {
+  return "strategy=" + s.strategy.name() + " inject=" + s.mutant_name() + " reorder=" + s.reorder_name() +
+         " fusion=" + s.fusion_name() + " target=" + s.target_name() + (s.checked ? " checked=1" : "");
+}
+
+std::optional<RunSpec> spec_from_words(const std::string& words, std::string* why) {
+  SpelledSpec sp;
+  std::istringstream ws(words);
+  std::string kv;
+  while (ws >> kv) {
+    const size_t eq = kv.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string k = kv.substr(0, eq), x = kv.substr(eq + 1);
+    if (k == "strategy") sp.strategy = x;
+    else if (k == "inject") sp.inject = x;
+    else if (k == "reorder") sp.reorder = x;
+    else if (k == "fusion") sp.fusion = x;
+    else if (k == "target") sp.target = x;
+    else if (k == "checked") sp.checked = x == "1";
+  }
+  return parse_spec(sp, why);
+}
+
+std::string spec_flags(const RunSpec& s) {
+  // The strategy always (a mutant alone would make `run` try it under every strategy).
+  std::string f = "--strategy " + s.strategy_name() + " ";
+  if (s.mutant != Mutant::None) f += "--inject " + s.mutant_name() + " ";
+  f += "--reorder " + s.reorder_name() + " --fusion " + s.fusion_name() + " --target " + s.target_name();
+  return s.checked ? f + " --checked" : f;
+}
+
+std::optional<std::vector<RunStrategy>> parse_strategies(const std::vector<std::string>& names, std::string* why) {
+  std::vector<RunStrategy> out;
+  for (const auto& name : names) {
+    auto s = RunStrategy::parse(name, why);
+    if (!s) return std::nullopt;
+    out.push_back(std::move(*s));
+  }
+  return out;
+}
+
+std::optional<std::vector<Mutant>> parse_mutants(const std::vector<std::string>& names, std::string* why) {
+  std::vector<Mutant> out;
+  for (const auto& name : names) {
+    const auto m = schedulers::parse_mutant(name);
+    if (!m || *m == Mutant::None) {
+      if (why)
+        *why = "unknown mutant '" + name + "' (valid: " + schedulers::join_names(schedulers::mutant_names()) + ")";
+      return std::nullopt;
+    }
+    out.push_back(*m);
+  }
+  return out;
+}
+
+std::vector<std::string> names_of(const std::vector<RunStrategy>& strategies) {
+  std::vector<std::string> out;
+  for (const auto& s : strategies) out.push_back(s.name());
+  return out;
+}
+
+std::vector<std::string> names_of(const std::vector<Mutant>& mutants) {
+  std::vector<std::string> out;
+  for (const auto m : mutants) out.push_back(schedulers::mutant_name(m));
+  return out;
+}
+
+std::string tier_of(const RunSpec& s) { return s.is_external() ? s.strategy.name() : s.target_name(); }
+
+}  // namespace af::fuzz
