@@ -14,7 +14,7 @@
 #include "fuzz/check.h"
 #include "fuzz/generator.h"
 #include "ir/analysis.h"
-#include "schedulers/run_config.h"
+#include "run/vocabulary.h"
 
 namespace {
 
@@ -36,15 +36,15 @@ int main(int argc, char** argv) {
     auto an = ir::analyze(p);
     if (!an) continue;
     const oracles::Observables expected = oracles::run_eager(p, *an);
-    for (const auto& m : schedulers::mutant_table()) {
+    for (const auto& m : run::mutant_table()) {
       if (m.needs_halide_target) continue;
       for (int checked = 0; checked < 2; ++checked) {
-        std::vector<fuzz::RunSpec> specs;
+        std::vector<run::RunSpec> specs;
         for (int r = 0; r < orders; ++r) {
-          fuzz::RunSpec s;
+          run::RunSpec s;
           s.mutant = m.mutant;
-          s.reorder = {schedulers::ReorderKind::Random, static_cast<uint64_t>(r)};
-          s.fusion = schedulers::Fusion::Greedy;
+          s.reorder = {run::ReorderKind::Random, static_cast<uint64_t>(r)};
+          s.fusion = run::Fusion::Greedy;
           s.checked = checked == 1;
           specs.push_back(s);
         }

@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   if (!dir.empty()) lowering::kernel_cache_config().dir = dir;
   lowering::CompileCache cache;
   int programs = 0, disagree = 0, errors = 0;
-  const auto& strategies = schedulers::strategy_names();
+  const auto& strategies = run::strategy_names();
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < n; ++i) {
     ir::Program p = fuzz::generate(seed, static_cast<uint64_t>(i));

@@ -63,7 +63,7 @@ Phase run_phase(const std::string& name, const std::vector<ir::Program>& progs,
     if (per_region >= 0) {
       sched = lowering::program_order_schedule(progs[i], per_region);
     } else {
-      schedulers::Options so;
+      run::SpelledSpec so;
       so.strategy = strategy;
       so.fusion = "greedy";
       auto an = ir::analyze(progs[i]);

@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   int64_t total_before = 0, total_after = 0, n = 0;
   std::printf("%-46s %5s %7s %7s %8s %9s\n", "finding", "prog", "stmts", "bytes", "tests", "seconds");
   for (const auto& [strategy, inject] : zoo) {
-    const fuzz::RunSpec spec = fuzz::spec_of({strategy, inject, "random:7", "greedy"});
+    const run::RunSpec spec = run::spec_of({strategy, inject, "random:7", "greedy"});
     int k = 0;
     std::optional<ir::Program> found;
     for (; k < 300 && !found; ++k) {

@@ -32,8 +32,8 @@ int main(int argc, char** argv) {
   fuzz::GenOptions go;
   if (argc > 2) go.size = std::atoi(argv[2]);
   const uint64_t seed = 42;
-  const auto& strategies = schedulers::must_agree_strategy_names();
-  const auto& fusions = schedulers::fusion_policy_names();
+  const auto& strategies = run::must_agree_strategy_names();
+  const auto& fusions = run::fusion_policy_names();
 
   // 1. Throughput.
   long disagreements = 0, runs = 0;
@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
     if (!an) continue;
     oracles::Observables expected = oracles::run_eager(p, *an);
     for (const auto& s : strategies) {
-      schedulers::Options o{s, "", "random:" + std::to_string(k), fusions[k % fusions.size()]};
+      run::SpelledSpec o{s, "", "random:" + std::to_string(k), fusions[k % fusions.size()]};
       auto r = schedulers::run_and_compare(p, *an, expected, o);
       ++runs;
       disagreements += !r.agree;
@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
   for (const auto& s : compared) {
     double regions = 0, breaks = 0, added = 0, extra = 0, bytes = 0;
     for (long k = 0; k < m; ++k) {
-      auto sc = schedulers::make_schedule(ps[k], ans[k], schedulers::Options{s, "", "fusion", "greedy"});
+      auto sc = schedulers::make_schedule(ps[k], ans[k], run::SpelledSpec{s, "", "fusion", "greedy"});
       if (!sc) continue;
       regions += sc->counters.regions;
       breaks += sc->counters.fusion_breaks;

@@ -26,7 +26,7 @@ int main() {
         auto p = ir::parse(ir::view_chain_text(n, write_every));
         auto an = ir::analyze(*p);
         const auto expected = oracles::run_eager(*p, *an);
-        const schedulers::Options o{strategy, "", "random:3", "greedy"};
+        const run::SpelledSpec o{strategy, "", "random:3", "greedy"};
         const auto t0 = std::chrono::steady_clock::now();
         auto s = schedulers::make_schedule(*p, *an, o);
         if (s.ok()) schedulers::interpret(*s);

@@ -178,7 +178,7 @@ class Campaign {
   // to, and (novelty) the features every candidate must keep one of.
   struct MinimizeJob {
     std::string dir, label;
-    RunSpec spec;
+    run::RunSpec spec;
     uint64_t k = 0;
     std::vector<std::string> keep;
     nlohmann::json settings;  // novelty: its settings.json, with case.af written when it starts
@@ -330,7 +330,7 @@ class Campaign {
       if (read_text(dir + "/min.af", &probe) || !read_text(dir + "/settings.json", &settings)) continue;
       json st = json::parse(settings, nullptr, false);
       if (st.is_discarded()) continue;
-      const auto spec = spec_from_json(st["finding"]["spec"]);
+      const auto spec = run::spec_from_json(st["finding"]["spec"]);
       if (!spec) continue;  // settings of another version of aliasfuzz
       jobs.push_back({dir, name, *spec, st.value("program", uint64_t{0}), {}, nullptr});
     }
@@ -412,7 +412,7 @@ class Campaign {
       if (cover_bug_program(dir, &covered[who])) { ++already; continue; }  // a resumed campaign's
       json settings = {{"seed", o_.seed}, {"program", k}, {"finding", f}, {"gen_size", o_.gen.size},
                        {"keep", {word}}, {"feature_count", count}};
-      const auto spec = spec_from_json(f["spec"]);
+      const auto spec = run::spec_from_json(f["spec"]);
       if (!spec) continue;
       jobs.push_back({dir, slug, *spec, k, {word}, settings});
     }

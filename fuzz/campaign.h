@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "fuzz/generator.h"
-#include "fuzz/run_spec.h"
+#include "run/spec.h"
 
 namespace af::fuzz {
 
@@ -18,9 +18,9 @@ struct CampaignOptions {
   int64_t programs = -1;     // global program indices [0, programs); -1: until time_s
   uint64_t seed = 1;
   int jobs = 1;
-  std::vector<RunStrategy> strategies;     // empty: must-agree + under study
-  std::vector<schedulers::Mutant> injects;  // mutants (each run with its strategy)
-  schedulers::Target target = schedulers::Target::Interp;
+  std::vector<run::RunStrategy> strategies;     // empty: must-agree + under study
+  std::vector<run::Mutant> injects;  // mutants (each run with its strategy)
+  run::Target target = run::Target::Interp;
   // Checked mode for every run but the external strategies': a finding's
   // bucket comes from the first source statement the checks report.
   bool checked = false;

@@ -29,7 +29,7 @@ using nlohmann::json;
 
 int feature_sample_stride(const CampaignOptions& o) {
   const bool slow = o.injects.empty() && std::any_of(o.strategies.begin(), o.strategies.end(),
-                                                     [](const RunStrategy& s) { return s.is_external(); });
+                                                     [](const run::RunStrategy& s) { return s.is_external(); });
   return slow ? 1 : 16;
 }
 
@@ -118,7 +118,7 @@ std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) 
   auto attribution = [&](const RunRecord& rec) -> std::optional<std::string> {
     const auto& e = rec.spec.strategy.external();
     if (!e || e->lower_stage.empty()) return std::nullopt;
-    const auto lower = RunStrategy::parse(e->lower_stage);
+    const auto lower = run::RunStrategy::parse(e->lower_stage);
     for (const RunRecord& low : records)
       if (lower && low.spec.strategy == *lower && low.unsupported.empty())
         return !low.agree ? e->lower_label + " (" + e->lower_stage + " diverges too)"
@@ -130,7 +130,7 @@ std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) 
   const bool sampled = an && k % static_cast<uint64_t>(feature_sample_stride(o)) == 0;
   std::map<std::string, std::set<std::string>> sample_diverged;
   for (const RunRecord& rec : records) {
-    tier_ms[tier_of(rec.spec)] += rec.ms;
+    tier_ms[run::tier_of(rec.spec)] += rec.ms;
     if (!rec.unsupported.empty()) unsupported.push_back(rec.spec.strategy.name() + ": " + rec.unsupported);
     if (rec.spec.is_external()) {
       ++external;
@@ -157,7 +157,7 @@ std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) 
       }
       if (fresh || k < it->second) it->second = k;
     }
-    json m = {{"spec", spec_json(rec.spec)}, {"bucket", std::move(bucket)}, {"op", rec.op}, {"regions", rec.regions}};
+    json m = {{"spec", run::spec_json(rec.spec)}, {"bucket", std::move(bucket)}, {"op", rec.op}, {"regions", rec.regions}};
     if (!rec.accepted_invalid.empty()) m["accepted_invalid"] = rec.accepted_invalid;
     if (rec.mismatch) m.update(oracles::mismatch_json(*rec.mismatch));  // observable, index, expected, actual[, what]
     if (!rec.error.empty()) m["error"] = rec.error;

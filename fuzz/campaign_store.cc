@@ -62,11 +62,11 @@ void write_bucket_folder(const CampaignOptions& o, const std::string& name, uint
   note += must ? "**A bug in aliasfuzz itself**: a strategy that must agree with the oracle diverged (or a case crashed or hung).\n\n"
                : "A finding against a strategy under study.\n\n";
   note += "First seen on program " + std::to_string(k) + " of seed " + std::to_string(o.seed) + ".\n\n";
-  if (const auto spec = spec_from_json(f["spec"]); spec && spec->is_external()) {
+  if (const auto spec = run::spec_from_json(f["spec"]); spec && spec->is_external()) {
     note += "Reproduce: `repro.py` (written by the minimizer; its first line names the Python to run it with), or `./aliasfuzz minimize case.af --strategy " +
             spec->strategy.name() + " --out DIR`.\n";
   } else if (spec) {
-    note += "Reproduce: `./aliasfuzz run case.af " + spec_flags(*spec) + "`\n";
+    note += "Reproduce: `./aliasfuzz run case.af " + run::spec_flags(*spec) + "`\n";
   }
   if (f.contains("observable") && f.contains("what"))  // a shape, count or input geometry (format v1.3)
     note += "\nFirst mismatch: " + f.value("observable", "") + ": " + f.value("what", "") + "\n";
@@ -90,8 +90,8 @@ void save_campaign_settings(const CampaignOptions& o) {
   if (!o.command_line.empty()) commands.push_back(o.command_line);
   for (const auto& [tool, v] : o.versions) versions[tool] = v;
   json s = {{"commands", commands}, {"versions", versions},{"seed", o.seed}, {"shard", std::to_string(o.shard_i) + "/" + std::to_string(o.shard_n)},
-            {"programs", o.programs}, {"time_s", o.time_s}, {"strategies", names_of(o.strategies)},
-            {"injects", names_of(o.injects)}, {"target", schedulers::target_name(o.target)}, {"checked", o.checked}, {"gen_size", o.gen.size}, {"gen_invalid_rate", o.gen.invalid_rate},
+            {"programs", o.programs}, {"time_s", o.time_s}, {"strategies", run::names_of(o.strategies)},
+            {"injects", run::names_of(o.injects)}, {"target", run::target_name(o.target)}, {"checked", o.checked}, {"gen_size", o.gen.size}, {"gen_invalid_rate", o.gen.invalid_rate},
             {"gen_max_rank", o.gen.max_rank}, {"gen_max_numel", o.gen.max_numel},
             {"gen_op_weights", o.gen.op_weights}, {"gen_aliased_inputs_same_sizes", o.gen.aliased_inputs_same_sizes},
             {"not_supported", o.not_supported},

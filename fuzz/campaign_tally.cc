@@ -9,7 +9,7 @@ using nlohmann::json;
 
 bool finding_must_agree(const json& f) {
   if (!f["spec"].is_object()) return true;  // a crash or hang of a case
-  const auto spec = spec_from_json(f["spec"]);
+  const auto spec = run::spec_from_json(f["spec"]);
   return spec && spec->must_agree();
 }
 
@@ -57,7 +57,7 @@ void CampaignTally::add_tier_ms(const std::string& tier, double ms) {
 }
 
 std::string finding_who(const json& f) {
-  const auto spec = f["spec"].is_object() ? spec_from_json(f["spec"]) : std::nullopt;
+  const auto spec = f["spec"].is_object() ? run::spec_from_json(f["spec"]) : std::nullopt;
   return spec ? spec->who() : "";
 }
 

@@ -252,7 +252,7 @@ int statements(const std::string& text) {
 TEST(Campaign, InjectedMutantIsFoundBucketedAndMinimized) {
   CampaignOptions o = base(fresh_dir("mutant"));
   o.programs = 200;
-  o.injects = {*schedulers::parse_mutant("ua-writes-only")};
+  o.injects = {*run::parse_mutant("ua-writes-only")};
   o.minimize_s = 10;
   o.minimize_total_s = 60;
   CampaignSummary s = run_campaign(o);
@@ -305,7 +305,7 @@ std::map<std::string, std::string> novel_bugs(const std::string& dir) {
 TEST(Campaign, SameBucketsAndBugsWithOneOrTwoJobs) {
   CampaignOptions a = base(fresh_dir("bugs-a"));
   a.programs = 150;
-  a.injects = {*schedulers::parse_mutant("fn-per-input-base")};
+  a.injects = {*run::parse_mutant("fn-per-input-base")};
   a.minimize_s = 20;
   a.minimize_total_s = 300;
   a.novelty_total_s = 300;  // every lead, whatever the machine's speed
@@ -335,7 +335,7 @@ TEST(Campaign, SameBucketsAndBugsWithOneOrTwoJobs) {
 TEST(Campaign, CheckedFindingsNameTheSourceStatement) {
   CampaignOptions o = base(fresh_dir("checked"));
   o.programs = 200;
-  o.injects = {*schedulers::parse_mutant("fn-per-input-base")};
+  o.injects = {*run::parse_mutant("fn-per-input-base")};
   o.checked = true;
   o.minimize_s = 10;
   o.minimize_total_s = 40;

@@ -12,13 +12,13 @@
 #include "ir/hash.h"
 #include "oracles/external.h"
 #include "schedulers/schedulers.h"
-#include "schedulers/ua_fixes.h"
+#include "run/ua_fixes.h"
 
 namespace af::fuzz {
 
-using schedulers::Fusion;
-using schedulers::Mutant;
-using schedulers::RunConfig;
+using run::Fusion;
+using run::Mutant;
+using run::RunConfig;
 
 namespace {
 using ir::mix64;
@@ -32,19 +32,19 @@ nlohmann::json check_failure_json(const schedulers::CheckFailure& f) {
           {"region", f.region}, {"count", f.count},             {"first_index", f.first_index}};
 }
 
-std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::vector<RunStrategy>& strategies,
-                                    const std::vector<Mutant>& mutants, schedulers::Target target, bool checked) {
-  std::vector<RunStrategy> ss = strategies;
+std::vector<run::RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::vector<run::RunStrategy>& strategies,
+                                    const std::vector<Mutant>& mutants, run::Target target, bool checked) {
+  std::vector<run::RunStrategy> ss = strategies;
   if (ss.empty() && mutants.empty()) {  // with only mutants asked for, run only them
-    for (const auto* names : {&schedulers::must_agree_strategy_names(), &schedulers::under_study_strategy_names()})
-      for (const auto& name : *names) ss.push_back(*RunStrategy::parse(name));
+    for (const auto* names : {&run::must_agree_strategy_names(), &run::under_study_strategy_names()})
+      for (const auto& name : *names) ss.push_back(*run::RunStrategy::parse(name));
   }
-  std::vector<RunSpec> runs;
+  std::vector<run::RunSpec> runs;
   for (const auto& s : ss) runs.emplace_back().strategy = s;
   for (const auto m : mutants) runs.emplace_back().mutant = m;
   static const Fusion kFusion[] = {Fusion::None, Fusion::Greedy, Fusion::Dataflow};
-  std::vector<RunSpec> specs;
-  for (RunSpec r : runs) {
+  std::vector<run::RunSpec> specs;
+  for (run::RunSpec r : runs) {
     const uint64_t h = mix64(mix64(seed ^ mix64(index)) ^ hash_str(r.strategy.name() + "/" + r.mutant_name()));
     r.target = target;
     if (r.is_external()) {  // no reorder or fusion policy of ours applies
@@ -54,12 +54,12 @@ std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::ve
     r.checked = checked;
     // Mostly random topological orders (they find ordering bugs); the
     // named policies now and then.
-    const auto& named = schedulers::seedless_reorders();
+    const auto& named = run::seedless_reorders();
     const uint64_t pick = h % (6 + named.size());
-    if (pick < 6) r.reorder = {schedulers::ReorderKind::Random, (h >> 8) % 1000000};
+    if (pick < 6) r.reorder = {run::ReorderKind::Random, (h >> 8) % 1000000};
     else r.reorder = named[pick - 6];
     r.fusion = kFusion[(h >> 40) % 3];
-    if (r.mutant != Mutant::None && schedulers::mutant_info(r.mutant).needs_fused_regions && r.fusion == Fusion::None)
+    if (r.mutant != Mutant::None && run::mutant_info(r.mutant).needs_fused_regions && r.fusion == Fusion::None)
       r.fusion = Fusion::Greedy;
     specs.push_back(r);
   }
@@ -69,8 +69,8 @@ std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::ve
 namespace {
 // Coarse classes keep one bug in one bucket: a mutant's bug shows up under
 // many orders and ops, and a user wants one entry for it.
-std::string reorder_class(const schedulers::Reorder& reorder) {
-  return reorder.kind == schedulers::ReorderKind::Program ? "program-order" : "reordered";
+std::string reorder_class(const run::Reorder& reorder) {
+  return reorder.kind == run::ReorderKind::Program ? "program-order" : "reordered";
 }
 std::string fusion_class(Fusion fusion) { return fusion == Fusion::None ? "unfused" : "fused"; }
 std::string op_class(const std::string& op) {
@@ -216,16 +216,16 @@ std::string bisect_first_op(const ir::Program& p, const std::function<bool(size_
 void register_target_executor(TargetExecutor executor) { g_executor = executor; }
 
 const std::vector<std::string>& target_names() {
-  static const std::vector<std::string> interp_only{schedulers::target_name(schedulers::Target::Interp)};
-  return g_executor ? schedulers::target_names() : interp_only;
+  static const std::vector<std::string> interp_only{run::target_name(run::Target::Interp)};
+  return g_executor ? run::target_names() : interp_only;
 }
 
-bool target_available(schedulers::Target target) { return target == schedulers::Target::Interp || g_executor; }
+bool target_available(run::Target target) { return target == run::Target::Interp || g_executor; }
 
 schedulers::ExecuteOutcome execute(const schedulers::Schedule& s, const RunConfig& config,
                                    const schedulers::ExpectedByStmt* expected) {
   schedulers::ExecuteOutcome out;
-  if (config.target == schedulers::Target::Interp) {
+  if (config.target == run::Target::Interp) {
     schedulers::ExpectedByStmt own;
     if (config.checked && !expected) {
       own = schedulers::checked_expectations(s, s.program, *s.analysis);
@@ -236,7 +236,7 @@ schedulers::ExecuteOutcome execute(const schedulers::Schedule& s, const RunConfi
   }
   if (!g_executor) {
     out.failure = schedulers::ExecutionFailure{
-        "lowering", 0, std::string("target '") + schedulers::target_name(config.target) + "' is not linked into this program"};
+        "lowering", 0, std::string("target '") + run::target_name(config.target) + "' is not linked into this program"};
     return out;
   }
   return g_executor(s, config, expected);
@@ -250,12 +250,12 @@ schedulers::RunOutcome run_on_target(const ir::Program& p, const ir::Analysis& a
                                      });
 }
 
-CampaignRuns campaign_runs(const std::vector<RunStrategy>& strategies, const std::vector<Mutant>& mutants) {
+CampaignRuns campaign_runs(const std::vector<run::RunStrategy>& strategies, const std::vector<Mutant>& mutants) {
   CampaignRuns r;
   for (const auto& spec : campaign_specs(0, 0, strategies, mutants)) {
     const std::string strategy = spec.strategy_name();
     const std::string name = spec.mutant == Mutant::None ? strategy : strategy + "+" + spec.mutant_name();
-    auto& list = spec.mutant == Mutant::None && schedulers::is_must_agree(strategy) ? r.must_agree : r.expected_to_diverge;
+    auto& list = spec.mutant == Mutant::None && run::is_must_agree(strategy) ? r.must_agree : r.expected_to_diverge;
     if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
   }
   return r;
@@ -275,7 +275,7 @@ bool external_prefix_diverges(const ir::Program& p, const ir::Analysis& an, size
 // program's analysis, for the first-diverging-op bisection; null for a
 // program the oracle rejects (no Ok run to compare then) or when the
 // check does without the op (CheckOptions::first_op).
-std::optional<RunRecord> check_external_result(const ir::Program& p, const ir::Analysis* an, const RunSpec& s,
+std::optional<RunRecord> check_external_result(const ir::Program& p, const ir::Analysis* an, const run::RunSpec& s,
                                                const oracles::ExternalResult& res, const CheckOptions& options = {}) {
   using S = oracles::ExternalResult::Status;
   RunRecord r;
@@ -324,13 +324,13 @@ std::optional<RunRecord> check_external_result(const ir::Program& p, const ir::A
   return std::nullopt;
 }
 
-std::optional<RunRecord> check_external(const ir::Program& p, const ir::Analysis& an, const RunSpec& s,
+std::optional<RunRecord> check_external(const ir::Program& p, const ir::Analysis& an, const run::RunSpec& s,
                                         const CheckOptions& options) {
   return check_external_result(p, options.first_op ? &an : nullptr, s, oracles::run_external(p, s.strategy.name()), options);
 }
 
 // One run of an external strategy on a program the oracle rejects.
-std::optional<RunRecord> check_external_invalid(const ir::Program& p, const ir::Error& error, const RunSpec& s) {
+std::optional<RunRecord> check_external_invalid(const ir::Program& p, const ir::Error& error, const run::RunSpec& s) {
   using S = oracles::ExternalResult::Status;
   const auto res = oracles::run_external(p, s.strategy.name(), /*invalid=*/true);
   if (res.status != S::EagerError) {
@@ -352,9 +352,9 @@ std::optional<RunRecord> check_external_invalid(const ir::Program& p, const ir::
 }  // namespace
 
 std::vector<RunRecord> check_invalid_program(const ir::Program& p, const ir::Error& error,
-                                             const std::vector<RunSpec>& specs) {
+                                             const std::vector<run::RunSpec>& specs) {
   std::vector<RunRecord> out;
-  for (const RunSpec& s : specs) {
+  for (const run::RunSpec& s : specs) {
     if (!s.is_external()) continue;
     const auto t0 = std::chrono::steady_clock::now();
     if (auto r = check_external_invalid(p, error, s)) {
@@ -366,7 +366,7 @@ std::vector<RunRecord> check_invalid_program(const ir::Program& p, const ir::Err
 }
 
 std::optional<std::string> predicted_refusal(const std::string& error) {
-  const std::string head = std::string(schedulers::kThunderRaises) + ": ";
+  const std::string head = std::string(run::kThunderRaises) + ": ";
   const size_t at = error.find(head);  // after "strategy S produced an invalid program: "
   if (at == std::string::npos) return std::nullopt;
   const std::string rest = error.substr(at + head.size());
@@ -377,16 +377,16 @@ std::optional<std::string> predicted_refusal(const std::string& error) {
 }
 
 std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observables& expected,
-                                     const std::vector<RunSpec>& specs, const CheckOptions& options) {
+                                     const std::vector<run::RunSpec>& specs, const CheckOptions& options) {
   return check_program(p, ir::analyze(p).value(), expected, specs, options);
 }
 
 std::vector<RunRecord> check_program(const ir::Program& p, const ir::Analysis& an,
-                                     const oracles::Observables& expected, const std::vector<RunSpec>& specs,
+                                     const oracles::Observables& expected, const std::vector<run::RunSpec>& specs,
                                      const CheckOptions& options) {
   std::vector<RunRecord> out;
   Prefixes prefixes(p, an);
-  for (const RunSpec& s : specs) {
+  for (const run::RunSpec& s : specs) {
     const auto t0 = std::chrono::steady_clock::now();
     auto ms = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); };
     if (s.is_external()) {

@@ -10,7 +10,7 @@
 
 #include "ir/program.h"
 #include "oracles/eager.h"
-#include "fuzz/run_spec.h"
+#include "run/spec.h"
 #include "schedulers/schedulers.h"
 
 namespace af::fuzz {
@@ -18,7 +18,7 @@ namespace af::fuzz {
 // What checked mode reported, as `run --json` and findings spell it.
 nlohmann::json check_failure_json(const schedulers::CheckFailure& f);
 struct RunRecord {
-  RunSpec spec;
+  run::RunSpec spec;
   bool agree = true;
   int regions = 0;
   std::optional<oracles::Mismatch> mismatch;
@@ -49,9 +49,9 @@ struct RunRecord {
 // and no mutants: the must-agree and under-study strategies; only mutants:
 // just them (each with strategy_for_mutant).
 // `checked` applies to every spec but the external strategies'.
-std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::vector<RunStrategy>& strategies,
-                                    const std::vector<schedulers::Mutant>& mutants,
-                                    schedulers::Target target = schedulers::Target::Interp, bool checked = false);
+std::vector<run::RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::vector<run::RunStrategy>& strategies,
+                                    const std::vector<run::Mutant>& mutants,
+                                    run::Target target = run::Target::Interp, bool checked = false);
 
 // The runs of a campaign by name ("update_aliases", "functionalize+fn-no-regenerate"),
 // split into those that must agree with the oracle (a divergence is a bug
@@ -59,7 +59,7 @@ std::vector<RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::ve
 struct CampaignRuns {
   std::vector<std::string> must_agree, expected_to_diverge;
 };
-CampaignRuns campaign_runs(const std::vector<RunStrategy>& strategies, const std::vector<schedulers::Mutant>& mutants);
+CampaignRuns campaign_runs(const std::vector<run::RunStrategy>& strategies, const std::vector<run::Mutant>& mutants);
 
 // What a check computes beyond the verdict. The first diverging op (a
 // bisection over prefixes: one more run per cut, a compile each for a
@@ -93,11 +93,11 @@ std::optional<std::string> predicted_refusal(const std::string& error);
 // A strategy that is not installed gives no record (warned once on stderr).
 // Runs every spec on a valid program (already analyzed) against the oracle's observables.
 std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observables& expected,
-                                     const std::vector<RunSpec>& specs, const CheckOptions& options = {});
+                                     const std::vector<run::RunSpec>& specs, const CheckOptions& options = {});
 // The same with the program's analysis at hand (a campaign's worker has it
 // from the generator: fuzz::generate_analyzed).
 std::vector<RunRecord> check_program(const ir::Program& p, const ir::Analysis& an,
-                                     const oracles::Observables& expected, const std::vector<RunSpec>& specs,
+                                     const oracles::Observables& expected, const std::vector<run::RunSpec>& specs,
                                      const CheckOptions& options = {});
 
 // Runs the external specs (the others are skipped: a schedule of ours has
@@ -107,17 +107,17 @@ std::vector<RunRecord> check_program(const ir::Program& p, const ir::Analysis& a
 // raises too agrees. When that Python's eager PyTorch runs it after all
 // (a version difference), the run is unsupported, with the reason.
 std::vector<RunRecord> check_invalid_program(const ir::Program& p, const ir::Error& error,
-                                             const std::vector<RunSpec>& specs);
+                                             const std::vector<run::RunSpec>& specs);
 
 // Executes a schedule on a code-generating target (every target but
 // interp). The binary that links the Halide lowering registers it
 // (tools/target_executor.cc), so that this checking core, the minimizer
 // and the libFuzzer target stay free of Halide.
 using TargetExecutor = schedulers::ExecuteOutcome (*)(const schedulers::Schedule& s,
-                                                      const schedulers::RunConfig& config,
+                                                      const run::RunConfig& config,
                                                       const schedulers::ExpectedByStmt* expected);
 void register_target_executor(TargetExecutor executor);
-bool target_available(schedulers::Target target);
+bool target_available(run::Target target);
 // interp, and the code-generating targets when an executor is registered:
 // the list that validation and help texts name.
 const std::vector<std::string>& target_names();
@@ -128,11 +128,11 @@ const std::vector<std::string>& target_names();
 // target all come here.
 // Checked mode compares every statement with `expected` (null: the
 // oracle's run of the scheduled program itself).
-schedulers::ExecuteOutcome execute(const schedulers::Schedule& s, const schedulers::RunConfig& config,
+schedulers::ExecuteOutcome execute(const schedulers::Schedule& s, const run::RunConfig& config,
                                    const schedulers::ExpectedByStmt* expected = nullptr);
 // Schedule, execute and compare with the oracle's observables.
 schedulers::RunOutcome run_on_target(const ir::Program& p, const ir::Analysis& an,
-                                       const oracles::Observables& expected, const schedulers::RunConfig& config);
+                                       const oracles::Observables& expected, const run::RunConfig& config);
 
 
 // The bucket of a diverging run: strategy and mutant, reorder class

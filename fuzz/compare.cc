@@ -6,7 +6,7 @@
 #include "ir/analysis.h"
 #include "oracles/eager.h"
 #include "schedulers/schedulers.h"
-#include "schedulers/ua_fixes.h"
+#include "run/ua_fixes.h"
 
 namespace af::fuzz {
 
@@ -22,12 +22,12 @@ std::vector<CompareRow> compare_strategies(const CompareOptions& o) {
   // to it, so the table shows which fix removes which divergences.
   std::vector<std::string> strategies = o.strategies;
   if (strategies.empty()) {
-    strategies = schedulers::strategy_names();
+    strategies = run::strategy_names();
     // update_aliases with each fix alone (dedupe and min only refine war).
-    const auto& fixes = schedulers::ua_fix_names();
+    const auto& fixes = run::ua_fix_names();
     for (size_t k = 0; k < fixes.size(); ++k) {
-      const auto fix = static_cast<schedulers::UaFix>(1u << k);  // names follow the enum's bits
-      if (fix != schedulers::UaFix::Dedupe && fix != schedulers::UaFix::Min)
+      const auto fix = static_cast<run::UaFix>(1u << k);  // names follow the enum's bits
+      if (fix != run::UaFix::Dedupe && fix != run::UaFix::Min)
         strategies.push_back("update_aliases+" + fixes[k]);
     }
   }
@@ -36,13 +36,13 @@ std::vector<CompareRow> compare_strategies(const CompareOptions& o) {
     for (const auto& r : o.reorders)
       for (const auto& f : o.fusions) rows.push_back(CompareRow{s, r, f});
   // Each row's settings, parsed once (nullopt: a name no table knows, counted as errors).
-  std::vector<std::optional<schedulers::ReorderKind>> kinds;
-  std::vector<std::optional<schedulers::RunConfig>> configs;
+  std::vector<std::optional<run::ReorderKind>> kinds;
+  std::vector<std::optional<run::RunConfig>> configs;
   for (const CompareRow& row : rows) {
-    kinds.push_back(schedulers::parse_reorder_kind(row.reorder));
+    kinds.push_back(run::parse_reorder_kind(row.reorder));
     auto& config = configs.emplace_back();
-    const auto strategy = schedulers::parse_strategy(row.strategy);
-    const auto fusion = schedulers::parse_fusion(row.fusion);
+    const auto strategy = run::parse_strategy(row.strategy);
+    const auto fusion = run::parse_fusion(row.fusion);
     if (!strategy || !fusion) continue;
     config.emplace();
     config->strategy = *strategy;
@@ -63,9 +63,9 @@ std::vector<CompareRow> compare_strategies(const CompareOptions& o) {
         continue;
       }
       // "random" in the table: a random order seeded per program.
-      const schedulers::Reorder reorder{
-          *kinds[r], *kinds[r] == schedulers::ReorderKind::Random ? o.seed * 1000003 + static_cast<uint64_t>(k) : 0};
-      schedulers::RunConfig config = *configs[r];
+      const run::Reorder reorder{
+          *kinds[r], *kinds[r] == run::ReorderKind::Random ? o.seed * 1000003 + static_cast<uint64_t>(k) : 0};
+      run::RunConfig config = *configs[r];
       config.reorder = reorder;
       const double t0 = now_us();
       auto sched = schedulers::make_schedule(p, *an, config);

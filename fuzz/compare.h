@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "fuzz/generator.h"
-#include "schedulers/run_config.h"
+#include "run/vocabulary.h"
 
 namespace af::fuzz {
 
@@ -27,7 +27,7 @@ struct CompareOptions {
   std::vector<std::string> reorders{"program", "random", "fusion", "asap", "alap"};  // random: seeded per program
   std::vector<std::string> fusions{"none", "greedy", "dataflow"};
   GenOptions gen;
-  schedulers::Target target = schedulers::Target::Interp;  // or a registered code-generating target (fuzz/check.h)
+  run::Target target = run::Target::Interp;  // or a registered code-generating target (fuzz/check.h)
 };
 
 std::vector<CompareRow> compare_strategies(const CompareOptions& o);

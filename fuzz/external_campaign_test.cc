@@ -90,7 +90,7 @@ class ExternalCampaign : public ::testing::Test {
     o.jobs = 2;
     o.quiet = true;
     o.minimize_s = 0;
-    o.strategies = {strategy_of("torch-functionalize")};
+    o.strategies = {run::strategy_of("torch-functionalize")};
     o.gen.op_weights["abs_"] = 8;  // so that campaigns meet the stand-in's unsupported abs_
     return o;
   }
@@ -172,7 +172,7 @@ TEST_F(ExternalCampaign, ResumeKeepsTheWeightsAndMixedCampaignsDoNotProbe) {
             (json{{"abs_", 8.0}, {"exp_", 0.0}, {"matmul", 0.0}}));
   // ...and a campaign that also runs a strategy of ours probes nothing.
   CampaignOptions m = options("ext-mixed", 2);
-  m.strategies = {strategy_of("torch-functionalize"), strategy_of("eager")};
+  m.strategies = {run::strategy_of("torch-functionalize"), run::strategy_of("eager")};
   const CampaignSummary sm = run_campaign(m);
   EXPECT_TRUE(sm.not_supported.empty());
   EXPECT_EQ(read_json(m.out + "/campaign.json")["gen_op_weights"], (json{{"abs_", 8.0}}));
@@ -194,7 +194,7 @@ TEST(PyCampaign, FindsAWrongToyCompiler) {
   o.jobs = 1;
   o.quiet = true;
   o.minimize_s = 0;
-  o.strategies = {strategy_of(wrong)};
+  o.strategies = {run::strategy_of(wrong)};
   const CampaignSummary s = run_campaign(o);
   unsetenv("AF_CAPABILITY_CACHE");
   oracles::forget_capabilities();
@@ -224,7 +224,7 @@ TEST(PyCampaign, FindsAnInputMetadataMutationNotReplayed) {
   o.jobs = 1;
   o.quiet = true;
   o.minimize_s = 30;
-  o.strategies = {strategy_of(wrong)};
+  o.strategies = {run::strategy_of(wrong)};
   for (ir::OpKind op : ir::all_ops())
     if (ir::is_metadata_inplace(op)) o.gen.op_weights[ir::op_name(op)] = 5;
   const CampaignSummary s = run_campaign(o);
@@ -277,7 +277,7 @@ TEST(PyCampaign, AcceptsInvalidIsAClassOfItsOwn) {
     o.quiet = true;
     o.minimize_s = minimize_s;
     o.gen.invalid_rate = 1;
-    o.strategies = {strategy_of("py:oracles.testdata.toy_compiler:" + function + "@/usr/bin/python3")};
+    o.strategies = {run::strategy_of("py:oracles.testdata.toy_compiler:" + function + "@/usr/bin/python3")};
     return std::make_pair(o, run_campaign(o));
   };
   const auto [wrong_o, wrong] = campaign("swallow_errors", 20);

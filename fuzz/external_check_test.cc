@@ -74,23 +74,23 @@ ir::Program program(const char* text) {
 }
 
 std::optional<RunRecord> run(const ir::Program& p, const std::string& strategy) {
-  RunSpec s;
-  s.strategy = strategy_of(strategy);
+  run::RunSpec s;
+  s.strategy = run::strategy_of(strategy);
   return run_spec(p, s);
 }
 
 TEST(ExternalCheck, CampaignSpecsUseProgramOrderAndNoFusion) {
   for (uint64_t i = 0; i < 20; ++i)
-    for (const RunSpec& s : campaign_specs(1, i, {strategy_of("thunder"), strategy_of("torch-functionalize"),
-                                                  strategy_of("none")}, {})) {
+    for (const run::RunSpec& s : campaign_specs(1, i, {run::strategy_of("thunder"), run::strategy_of("torch-functionalize"),
+                                                  run::strategy_of("none")}, {})) {
       if (!s.is_external()) continue;
       EXPECT_EQ(s.reorder_name(), "program");
       EXPECT_EQ(s.fusion_name(), "none");
     }
-  EXPECT_TRUE(strategy_of("thunder-dataflow").is_external());
-  EXPECT_FALSE(spec_of({"thunder"}).must_agree());
+  EXPECT_TRUE(run::strategy_of("thunder-dataflow").is_external());
+  EXPECT_FALSE(run::spec_of({"thunder"}).must_agree());
   // Never run by default.
-  for (const RunSpec& s : campaign_specs(1, 0, {}, {})) EXPECT_FALSE(s.is_external()) << s.strategy.name();
+  for (const run::RunSpec& s : campaign_specs(1, 0, {}, {})) EXPECT_FALSE(s.is_external()) << s.strategy.name();
 }
 
 TEST(ExternalCheck, TorchFunctionalizeFindingIsBucketed) {
@@ -190,8 +190,8 @@ class FakeCompiler : public ::testing::Test {
 TEST_F(FakeCompiler, UnsupportedIsNotAFinding) {
   const ir::Program p = program("aliasfuzz 1\nstorage s0 f32[4] = iota(0, 1)\ninput x = s0\nexp_(x)\nreturn x\n");
   oracles::Observables expected = oracles::run_eager(p, *ir::analyze(p));
-  RunSpec s;
-  s.strategy = strategy_of("torch-functionalize");
+  run::RunSpec s;
+  s.strategy = run::strategy_of("torch-functionalize");
   const auto recs = check_program(p, expected, {s});
   ASSERT_EQ(recs.size(), 1u);
   EXPECT_TRUE(recs[0].agree);
@@ -218,8 +218,8 @@ TEST_F(FakeCompiler, InternalErrorIsAFinding) {
 TEST(ExternalCheck, ThunderFindingMinimizesToARepro) {
   REQUIRE_THUNDER();
   const ir::Program p = program(kOverlapping);
-  RunSpec spec;
-  spec.strategy = strategy_of("thunder");
+  run::RunSpec spec;
+  spec.strategy = run::strategy_of("thunder");
   auto r = run_spec(p, spec);
   ASSERT_TRUE(r.has_value());
   ASSERT_FALSE(r->agree) << "thunder 0.2.6 gets overlapping inputs wrong";
@@ -258,8 +258,8 @@ TEST(ExternalCheck, PyStrategyFindingMinimizesToARepro) {
   if (!have_torch()) GTEST_SKIP() << "skipped: /usr/bin/python3 has no torch";
   const std::string wrong = "py:oracles.testdata.toy_compiler:drop_inplace_writes@/usr/bin/python3";
   const ir::Program p = program(kOverlapping);
-  RunSpec spec;
-  spec.strategy = strategy_of(wrong);
+  run::RunSpec spec;
+  spec.strategy = run::strategy_of(wrong);
   auto r = run_spec(p, spec);
   ASSERT_TRUE(r.has_value());
   ASSERT_FALSE(r->agree) << r->unsupported;
@@ -292,8 +292,8 @@ TEST(ExternalCheck, RunnerCrashIsItsOwnKindAndItsReproSaysSo) {
   if (!have_torch()) GTEST_SKIP() << "skipped: /usr/bin/python3 has no torch";
   const std::string crashing = "py:oracles.testdata.toy_compiler:segfault_on_exp_@/usr/bin/python3";
   const ir::Program p = program(kOverlapping);
-  RunSpec spec;
-  spec.strategy = strategy_of(crashing);
+  run::RunSpec spec;
+  spec.strategy = run::strategy_of(crashing);
   auto r = run_spec(p, spec);
   ASSERT_TRUE(r.has_value());
   ASSERT_FALSE(r->agree);
@@ -334,8 +334,8 @@ TEST(ExternalCheck, NewStrategiesReproRunsTheirCompiler) {
   const oracles::Observables expected = oracles::run_eager(p, *ir::analyze(p));
   const std::string py = oracles::find_thunder_python();
   for (const char* s : {"aot-eager", "torch-func-functionalize", "thunderfx"}) {
-    RunSpec spec;
-    spec.strategy = strategy_of(s);
+    run::RunSpec spec;
+    spec.strategy = run::strategy_of(s);
     RunRecord rec;
     rec.spec = spec;
     const std::string path = tmpdir() + "/repro-" + s + ".py";
@@ -374,8 +374,8 @@ TEST(RealThunder, PredictedBugsReproduce) {
     auto c = parse_regression(text, &err);
     ASSERT_TRUE(c.has_value()) << err;
     auto model = run_spec(c->program, c->spec);
-    RunSpec rs;
-    rs.strategy = strategy_of(real);
+    run::RunSpec rs;
+    rs.strategy = run::strategy_of(real);
     auto actual = run_spec(c->program, rs);
     ASSERT_TRUE(model && actual) << e.path();
     ASSERT_FALSE(model->agree) << e.path();

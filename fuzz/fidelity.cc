@@ -14,7 +14,7 @@
 #include "fuzz/minimize.h"
 #include "ir/text.h"
 #include "oracles/external.h"
-#include "schedulers/ua_fixes.h"
+#include "run/ua_fixes.h"
 
 namespace af::fuzz {
 
@@ -55,8 +55,8 @@ Outcome outcome_of(const std::optional<RunRecord>& r) {
   return o;
 }
 
-RunSpec spec(const std::string& strategy, const std::string& reorder = "program") {
-  return spec_of({strategy, "", reorder});
+run::RunSpec spec(const std::string& strategy, const std::string& reorder = "program") {
+  return run::spec_of({strategy, "", reorder});
 }
 
 void save_case(const FidelityOptions& o, const std::string& pair, const std::string& kind, uint64_t k,
@@ -89,7 +89,7 @@ FidelityResult measure_fidelity(const FidelityOptions& o) {
   }
   // Pairs: the model under the policy matching each real mode, and under
   // any of K random reorders (an upper bound: every order the rule allows).
-  struct Model { std::string name; std::vector<RunSpec> specs; };
+  struct Model { std::string name; std::vector<run::RunSpec> specs; };
   std::vector<Model> models{{"update_aliases reorder=program (Thunder's consecutive fusion)", {spec("update_aliases")}},
                             {"update_aliases reorder=thunder-dataflow", {spec("update_aliases", "thunder-dataflow")}}};
   Model any{"update_aliases, program + thunder-dataflow + " + std::to_string(o.random_reorders) + " random orders", {}};
@@ -114,7 +114,7 @@ FidelityResult measure_fidelity(const FidelityOptions& o) {
         auto it = by_reorder.find(s.reorder_name());
         if (it == by_reorder.end()) {
           Outcome x = outcome_of(run_spec(p, s));
-          if (x.raised && x.what.find(schedulers::kThunderRaises) == std::string::npos) x.raised = false;  // not a prediction
+          if (x.raised && x.what.find(run::kThunderRaises) == std::string::npos) x.raised = false;  // not a prediction
           it = by_reorder.emplace(s.reorder_name(), x).first;
         }
         const Outcome& x = it->second;

@@ -31,16 +31,16 @@ std::vector<std::string> env_list(const char* name) {
 }
 
 struct Config {
-  std::vector<af::fuzz::RunStrategy> strategies;
-  std::vector<af::schedulers::Mutant> injects;
+  std::vector<af::run::RunStrategy> strategies;
+  std::vector<af::run::Mutant> injects;
   bool abort_all = false;
   Config() {
     auto names = env_list("AF_FUZZ_STRATEGY");
-    if (names.empty()) names = af::schedulers::must_agree_strategy_names();
+    if (names.empty()) names = af::run::must_agree_strategy_names();
     if (names.size() == 1 && names[0] == "-") names.clear();  // only the mutants
     std::string why;
-    auto strategies = af::fuzz::parse_strategies(names, &why);
-    auto injects = af::fuzz::parse_mutants(env_list("AF_FUZZ_INJECT"), &why);
+    auto strategies = af::run::parse_strategies(names, &why);
+    auto injects = af::run::parse_mutants(env_list("AF_FUZZ_INJECT"), &why);
     if (!strategies || !injects) {
       std::fprintf(stderr, "aliasfuzz: AF_FUZZ_STRATEGY/AF_FUZZ_INJECT: %s\n", why.c_str());
       std::exit(2);

@@ -49,9 +49,9 @@ struct Hashes {
 };
 
 // Everything but lower-halide-alias, which only matters on Halide targets.
-std::vector<schedulers::Mutant> interp_mutants() {
-  std::vector<schedulers::Mutant> v;
-  for (const auto& m : schedulers::mutant_table())
+std::vector<run::Mutant> interp_mutants() {
+  std::vector<run::Mutant> v;
+  for (const auto& m : run::mutant_table())
     if (!m.needs_halide_target) v.push_back(m.mutant);
   return v;
 }
@@ -62,9 +62,9 @@ void hash_program(const ir::Program& p, uint64_t seed, uint64_t index, Hashes& o
   ASSERT_TRUE(an.ok()) << ir::print(p);
   const oracles::Observables expected = oracles::run_eager(p, an.value());
   out.oracle.add(oracles::observables_json(p, expected).dump());
-  std::vector<RunSpec> specs = campaign_specs(seed, index, {}, {});
-  for (const RunSpec& m : campaign_specs(seed, index, {}, interp_mutants())) specs.push_back(m);
-  for (const RunSpec& spec : specs) {
+  std::vector<run::RunSpec> specs = campaign_specs(seed, index, {}, {});
+  for (const run::RunSpec& m : campaign_specs(seed, index, {}, interp_mutants())) specs.push_back(m);
+  for (const run::RunSpec& spec : specs) {
     auto s = schedulers::make_schedule(p, an.value(), spec.config());
     out.schedules.add(spec.who() + " " + spec.reorder_name() + " " + spec.fusion_name() + "\n" +
                       (s.ok() ? schedulers::schedule_text(s.value()) : "error: " + s.error().message));

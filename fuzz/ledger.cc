@@ -47,7 +47,7 @@ std::optional<LedgerEntry> parse_ledger_entry(const std::string& name, const std
     return std::nullopt;
   }
   std::string why;
-  auto parsed = RunStrategy::parse(strategy, &why);
+  auto parsed = run::RunStrategy::parse(strategy, &why);
   if (!parsed) {
     *error = name + ": strategy: " + why;
     return std::nullopt;
@@ -119,8 +119,8 @@ std::string ledger_version(const std::string& strategy) {
 }
 
 std::optional<LedgerReplay> replay_entry(const LedgerEntry& e, const std::string& strategy) {
-  RunSpec spec = e.spec;
-  auto parsed = RunStrategy::parse(strategy);
+  run::RunSpec spec = e.spec;
+  auto parsed = run::RunStrategy::parse(strategy);
   if (!parsed) return std::nullopt;
   spec.strategy = std::move(*parsed);
   const auto r = run_spec(e.program, spec);

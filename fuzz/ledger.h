@@ -33,7 +33,7 @@ namespace af::fuzz {
 struct LedgerEntry {
   std::string name;       // file name without .af
   std::string cause, system, what, status, reference;  // status: new, known, fixed
-  RunSpec spec;           // strategy (the others default)
+  run::RunSpec spec;           // strategy (the others default)
   ir::Program program;
   std::string key;        // its bug signature key (fuzz/signature.h)
   std::map<std::string, std::string> on;  // `on` lines: system version ("torch 2.15.0") -> status

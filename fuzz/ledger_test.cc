@@ -207,8 +207,8 @@ TEST_F(StubTorch, VersionedStrategiesCarryTheirTorch) {
   const std::string prog = "aliasfuzz 1\nstorage s0 f32[2] = full(1.0)\ninput x0 = s0\nt0 = add(x0, 1.0)\nreturn t0\n";
   auto p = ir::parse(prog);
   ASSERT_TRUE(p);
-  RunSpec spec;
-  spec.strategy = strategy_of("aot-eager@9.0.0");
+  run::RunSpec spec;
+  spec.strategy = run::strategy_of("aot-eager@9.0.0");
   const auto r = run_spec(*p, spec);
   ASSERT_TRUE(r);
   ASSERT_FALSE(r->agree) << r->error;  // the stub's defect

@@ -88,16 +88,16 @@ ir::Program canonical_names(const ir::Program& p);
 // check_program (or on a program eager rejects, through
 // check_invalid_program). Empty when p is invalid otherwise or no record
 // was made for the spec (a strategy that does not exist yet).
-std::optional<RunRecord> run_spec(const ir::Program& p, const RunSpec& spec, const CheckOptions& options = {});
+std::optional<RunRecord> run_spec(const ir::Program& p, const run::RunSpec& spec, const CheckOptions& options = {});
 
 // The predicate minimize_finding uses: spec disagrees and its bucket is `bucket`.
-Interesting same_bucket(const RunSpec& spec, const std::string& bucket);
+Interesting same_bucket(const run::RunSpec& spec, const std::string& bucket);
 
 struct MinimizedFinding {
   bool ok = false;
   std::string error;              // why not (invalid program, no divergence for this spec)
-  RunSpec original_spec;          // the spec of the finding
-  RunSpec spec;                   // the spec that reproduces the minimized program (the seed may differ)
+  run::RunSpec original_spec;          // the spec of the finding
+  run::RunSpec spec;                   // the spec that reproduces the minimized program (the seed may differ)
   std::string bucket;             // bucket_of the diverging run (kept)
   ir::Program original, minimized;
   RunRecord record;               // the diverging run of the minimized program
@@ -128,7 +128,7 @@ struct MinimizedFinding {
 // With `keep` (features of the finding a campaign found novel), min.af is
 // instead the smallest program that diverges the same way (values, or the
 // same error type) in any bucket while holding one of those features.
-MinimizedFinding minimize_finding(const ir::Program& p, const RunSpec& spec, const MinimizeOptions& o = MinimizeOptions(),
+MinimizedFinding minimize_finding(const ir::Program& p, const run::RunSpec& spec, const MinimizeOptions& o = MinimizeOptions(),
                                   const std::vector<std::string>& keep = {});
 
 }  // namespace af::fuzz

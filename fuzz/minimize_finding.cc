@@ -17,7 +17,7 @@ using ir::Program;
 
 using oracles::now_s;
 
-std::optional<RunRecord> run_spec(const Program& p, const RunSpec& spec, const CheckOptions& options) {
+std::optional<RunRecord> run_spec(const Program& p, const run::RunSpec& spec, const CheckOptions& options) {
   auto an = ir::analyze(p);
   if (!an) {
     if (!eager_raises(an.error().kind)) return std::nullopt;
@@ -31,7 +31,7 @@ std::optional<RunRecord> run_spec(const Program& p, const RunSpec& spec, const C
   return std::nullopt;
 }
 
-Interesting same_bucket(const RunSpec& spec, const std::string& bucket) {
+Interesting same_bucket(const run::RunSpec& spec, const std::string& bucket) {
   return [spec, bucket](const Program& p) {
     auto r = run_spec(p, spec);
     return r && !r->agree && bucket_of(*r) == bucket;
@@ -45,7 +45,7 @@ std::vector<std::string> features_of(const Program& q) {
   return program_features(q, an ? &*an : nullptr);
 }
 
-MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const MinimizeOptions& options,
+MinimizedFinding minimize_finding(const Program& p, const run::RunSpec& spec, const MinimizeOptions& options,
                                   const std::vector<std::string>& keep) {
   const double t_start = now_s();
   MinimizedFinding m;
@@ -71,7 +71,7 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
   const double t_run = now_s() - t_run0;
   if (!r) {
     m.error = "no run for this spec (strategy '" + spec.strategy_name() + "'" +
-              (spec.mutant == schedulers::Mutant::None ? std::string() : ", mutant '" + spec.mutant_name() + "'") +
+              (spec.mutant == run::Mutant::None ? std::string() : ", mutant '" + spec.mutant_name() + "'") +
               " not available)";
     return m;
   }
@@ -83,10 +83,10 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
   m.keep = keep;
   // The current spec follows the accepted candidates: the predicate may
   // switch the random seed, and a candidate is kept exactly when it holds.
-  RunSpec cur = spec;
-  std::vector<schedulers::Reorder> alternatives;
-  if (!spec.is_external() && spec.reorder.kind == schedulers::ReorderKind::Random)
-    for (int s = 0; s < o.seeds; ++s) alternatives.push_back({schedulers::ReorderKind::Random, static_cast<uint64_t>(s)});
+  run::RunSpec cur = spec;
+  std::vector<run::Reorder> alternatives;
+  if (!spec.is_external() && spec.reorder.kind == run::ReorderKind::Random)
+    for (int s = 0; s < o.seeds; ++s) alternatives.push_back({run::ReorderKind::Random, static_cast<uint64_t>(s)});
   const std::string bucket = m.bucket;
   const std::string what = bug_what(*r);
   bool switch_seeds = false;
@@ -94,7 +94,7 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
   // any divergence of the same kind (values, error type) while one of them
   // stays, so that the minimizer cannot slip to a bug that needs none of
   // them (the known one the program also holds).
-  auto holds = [&keep, &what, &bucket](const RunSpec& s, const Program& q) {
+  auto holds = [&keep, &what, &bucket](const run::RunSpec& s, const Program& q) {
     if (keep.empty()) return same_bucket(s, bucket)(q);
     if (!shares_feature(features_of(q), keep)) return false;
     auto rq = run_spec(q, s, {/*first_op=*/false});  // the kind of divergence needs no bisection
@@ -105,7 +105,7 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
     if (!switch_seeds) return false;
     for (const auto& a : alternatives) {
       if (a.kind == cur.reorder.kind && a.seed == cur.reorder.seed) continue;
-      RunSpec s = cur;
+      run::RunSpec s = cur;
       s.reorder = a;
       if (holds(s, q)) {
         cur = s;
@@ -161,22 +161,22 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
   // On the interpreter any reorder and fusion policy may take over too:
   // the bug is the strategy's (its key has no policy), and under asap,
   // alap or dataflow fusion a dead statement moves the others as well.
-  std::vector<std::pair<schedulers::Reorder, schedulers::Fusion>> bug_alternatives;
+  std::vector<std::pair<run::Reorder, run::Fusion>> bug_alternatives;
   for (const auto& a : alternatives) bug_alternatives.push_back({a, spec.fusion});
-  if (!spec.is_external() && spec.target == schedulers::Target::Interp) {
-    std::vector<schedulers::Fusion> fusions{spec.fusion};
-    for (const auto f : schedulers::fusion_policies())
+  if (!spec.is_external() && spec.target == run::Target::Interp) {
+    std::vector<run::Fusion> fusions{spec.fusion};
+    for (const auto f : run::fusion_policies())
       if (f != spec.fusion) fusions.push_back(f);
     for (const auto f : fusions) {
-      for (const auto& r : schedulers::seedless_reorders()) bug_alternatives.push_back({r, f});
+      for (const auto& r : run::seedless_reorders()) bug_alternatives.push_back({r, f});
       for (int k = 0; k < o.seeds; ++k)
-        bug_alternatives.push_back({{schedulers::ReorderKind::Random, static_cast<uint64_t>(k)}, f});
+        bug_alternatives.push_back({{run::ReorderKind::Random, static_cast<uint64_t>(k)}, f});
     }
   }
   const RunRecord first = m.record;
-  RunSpec bug_spec = m.spec;
+  run::RunSpec bug_spec = m.spec;
   // The same bug: values, an input's geometry, or the same error type.
-  auto same_bug = [&first](const Program& q, const RunSpec& s) {
+  auto same_bug = [&first](const Program& q, const run::RunSpec& s) {
     auto rq = run_spec(q, s, {/*first_op=*/false});
     return rq && !rq->agree && bug_what(*rq) == bug_what(first);
   };
@@ -184,7 +184,7 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
   m.bug_program = minimize(m.minimized, [&](const Program& q) {
     if (same_bug(q, bug_spec)) return true;
     for (const auto& [reorder, fusion] : bug_alternatives) {
-      RunSpec s = bug_spec;
+      run::RunSpec s = bug_spec;
       s.reorder = reorder;
       s.fusion = fusion;
       if (!(s == bug_spec) && same_bug(q, s)) {
@@ -212,8 +212,8 @@ MinimizedFinding minimize_finding(const Program& p, const RunSpec& spec, const M
   // some policy does not show is the schedule's, whatever op shows it.
   if (!bug_spec.is_external()) {
     std::string agree;
-    for (const auto f : schedulers::fusion_policies()) {
-      RunSpec s = bug_spec;
+    for (const auto f : run::fusion_policies()) {
+      run::RunSpec s = bug_spec;
       s.fusion = f;
       auto rf = run_spec(m.bug_program, s, {/*first_op=*/false});
       if (rf && (rf->agree || bug_what(*rf) != bug_what(m.bug_record)))

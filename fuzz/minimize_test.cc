@@ -258,12 +258,12 @@ return w, v
 
 TEST(MinimizeFinding, ReportsWhyNot) {
   const ir::Program p = generate(1, 0);
-  MinimizedFinding m = minimize_finding(p, spec_of({"eager"}));
+  MinimizedFinding m = minimize_finding(p, run::spec_of({"eager"}));
   EXPECT_FALSE(m.ok);
   EXPECT_NE(m.error.find("does not diverge"), std::string::npos) << m.error;
   // A name no table knows never reaches the minimizer: the spec's parse refuses it.
   std::string why;
-  EXPECT_FALSE(parse_spec({"no-such-strategy"}, &why));
+  EXPECT_FALSE(run::parse_spec({"no-such-strategy"}, &why));
   EXPECT_NE(why.find("unknown strategy"), std::string::npos) << why;
 }
 
@@ -286,7 +286,7 @@ struct ZooFinding {
 std::map<std::string, std::set<std::string>> bugs_by_mutant(const std::vector<ZooFinding>& findings) {
   std::map<std::string, std::set<std::string>> bugs;
   for (const ZooFinding& f : findings) {
-    const RunSpec spec = spec_of({f.strategy, f.inject, f.reorder, f.fusion});
+    const run::RunSpec spec = run::spec_of({f.strategy, f.inject, f.reorder, f.fusion});
     MinimizeOptions o;
     o.time_s = 0;
     o.max_tests = 3000;
@@ -411,7 +411,7 @@ TEST(MinimizeFinding, EndToEndThroughCheckProgram) {
   int available = 0, minimized = 0;
   for (const auto& z : zoo) {
     for (const char* fusion : {"greedy", "none"}) {
-      const RunSpec spec = spec_of({z.strategy, z.inject, "random:7", fusion});
+      const run::RunSpec spec = run::spec_of({z.strategy, z.inject, "random:7", fusion});
       if (!run_spec(probe, spec)) continue;  // not available (yet)
       ++available;
       GenOptions g;
@@ -432,7 +432,7 @@ TEST(MinimizeFinding, EndToEndThroughCheckProgram) {
       EXPECT_EQ(m.bucket, bucket);
       EXPECT_EQ(m.original_spec, spec);
       EXPECT_EQ(m.spec.fusion, spec.fusion);  // only the random seed may change
-      EXPECT_EQ(m.spec.reorder.kind, schedulers::ReorderKind::Random);
+      EXPECT_EQ(m.spec.reorder.kind, run::ReorderKind::Random);
       auto r = run_spec(m.minimized, m.spec);
       ASSERT_TRUE(r.has_value());
       EXPECT_FALSE(r->agree);
@@ -471,13 +471,13 @@ namespace {
 TEST(MinimizeFinding, TwoGeneratedFindingsOfOneMutantReachOneProgram) {
   for (const char* inject : {"fn-per-input-base", "ua-writes-only"}) {
     const uint64_t seed = 8;
-    std::map<std::string, std::pair<ir::Program, RunSpec>> firsts;  // bucket -> its first finding
+    std::map<std::string, std::pair<ir::Program, run::RunSpec>> firsts;  // bucket -> its first finding
     for (uint64_t k = 0; k < 400 && firsts.size() < 2; ++k) {
       const ir::Program p = generate(seed, k);
       auto an = ir::analyze(p);
       if (!an) continue;
       const auto expected = oracles::run_eager(p, *an);
-      for (const RunRecord& r : check_program(p, *an, expected, campaign_specs(seed, k, {}, {*schedulers::parse_mutant(inject)})))
+      for (const RunRecord& r : check_program(p, *an, expected, campaign_specs(seed, k, {}, {*run::parse_mutant(inject)})))
         if (!r.agree && r.error.empty()) firsts.try_emplace(bucket_of(r), p, r.spec);
     }
     ASSERT_EQ(firsts.size(), 2u) << inject;

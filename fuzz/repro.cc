@@ -371,10 +371,10 @@ if __name__ == "__main__":
 }  // namespace
 
 std::optional<oracles::Observables> strategy_observables(const ir::Program& p, const RunRecord& rec) {
-  const RunSpec& s = rec.spec;
+  const run::RunSpec& s = rec.spec;
   if (!rec.mismatch || !rec.error.empty()) return std::nullopt;
-  if (s.is_external() || s.target != schedulers::Target::Interp) return std::nullopt;
-  const schedulers::RunConfig config = s.config();
+  if (s.is_external() || s.target != run::Target::Interp) return std::nullopt;
+  const run::RunConfig config = s.config();
   auto an = ir::analyze(p);
   if (!an) return std::nullopt;
   auto sc = schedulers::make_schedule(p, *an, config);
@@ -398,7 +398,7 @@ std::string aliasfuzz_binary() {
 // The Python a repro.py runs with: the external strategy's (a path that
 // says what to install when it is missing), else Debian's for the PyTorch
 // eager comparison.
-static std::string repro_python(const RunSpec& spec) {
+static std::string repro_python(const run::RunSpec& spec) {
   const auto& ext = spec.strategy.external();
   if (!ext) return "/usr/bin/python3";
   const std::string py = oracles::external_python(spec.strategy.name());
@@ -413,7 +413,7 @@ static std::string repro_python(const RunSpec& spec) {
   return "/usr/bin/python3";
 }
 
-std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRecord& rec,
+std::string repro_script(const ir::Program& p, const run::RunSpec& spec, const RunRecord& rec,
                          const oracles::Observables& expected, const oracles::Observables* actual) {
   std::string script = oracles::torch_script(p);
   // Drop the script's own entry point; ours follows.
@@ -431,7 +431,7 @@ std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRec
                  ? ";\n#  torch " + ext->torch_version + ": `pip install torch==" + ext->torch_version +
                        "`, or `./aliasfuzz setup --torch " + ext->torch_version + "`)\n"
                  : ")\n");
-  head += "# bucket: " + bucket_of(rec) + "\n# spec: " + spec_flags(spec) + "\n";
+  head += "# bucket: " + bucket_of(rec) + "\n# spec: " + run::spec_flags(spec) + "\n";
   // A program the oracle rejects (--invalid-rate): eager PyTorch raises on
   // it, and the finding is what the compiler does with it (runs it: the
   // accepts-invalid class; or dies).
@@ -467,7 +467,7 @@ std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRec
   out += "FINDING = {\"bucket\": " + py_str(bucket_of(rec)) + ", \"strategy\": " + py_str(spec.strategy.name()) +
          ", \"inject\": " + py_str(spec.mutant_name()) + ",\n           \"reorder\": " + py_str(spec.reorder_name()) +
          ", \"fusion\": " + py_str(spec.fusion_name()) + ", \"target\": " + py_str(spec.target_name()) +
-         ",\n           \"flags\": " + py_str(spec_flags(spec)) + ", \"op\": " + py_str(rec.op) +
+         ",\n           \"flags\": " + py_str(run::spec_flags(spec)) + ", \"op\": " + py_str(rec.op) +
          ", \"error\": " + py_str(rec.error) + ",\n           \"mismatch\": " + mm_py +
          ",\n           \"eager_rejects\": " + py_str(eager_rejects) + "}\n";
   out += "# The oracle's expected observables (PyTorch semantics, computed by aliasfuzz; None: the oracle\n"
@@ -509,18 +509,18 @@ bool write_minimized(const std::string& dir, const MinimizedFinding& m, std::str
   try {
     make_dirs(dir);
     std::string head = "# minimized by aliasfuzz: bucket " + m.bucket + "\n# reproduce: aliasfuzz run min.af " +
-                       spec_flags(m.spec) + "\n";
+                       run::spec_flags(m.spec) + "\n";
     if (m.spec.is_external())
       head = "# minimized by aliasfuzz: bucket " + m.bucket + "\n# reproduce: " + repro_python(m.spec) +
-             " repro.py   (or: aliasfuzz run min.af " + spec_flags(m.spec) + ")\n";
+             " repro.py   (or: aliasfuzz run min.af " + run::spec_flags(m.spec) + ")\n";
     write_atomic(dir + "/min.af", head + ir::print(m.minimized));
     const auto actual = strategy_observables(m.minimized, m.record);
     write_atomic(dir + "/repro.py", repro_script(m.minimized, m.spec, m.record, m.expected, actual ? &*actual : nullptr));
     const auto& s = m.stats;
     nlohmann::json j = {
         {"bucket", m.bucket},
-        {"spec", spec_json(m.spec)},
-        {"original_spec", spec_json(m.original_spec)},
+        {"spec", run::spec_json(m.spec)},
+        {"original_spec", run::spec_json(m.original_spec)},
         {"stmts_before", s.stmts_before}, {"stmts_after", s.stmts_after}, {"bytes_before", s.bytes_before},
         {"bytes_after", s.bytes_after}, {"tests", s.tests}, {"invalid_candidates", s.invalid},
         {"duplicates", s.duplicates}, {"accepted", s.accepted}, {"rounds", s.rounds},
@@ -554,7 +554,7 @@ bool write_minimized(const std::string& dir, const MinimizedFinding& m, std::str
 std::string regression_text(const RegressionCase& c) {
   std::string t = "# aliasfuzz regression case (written by `aliasfuzz minimize --add-to-corpus`)\n";
   t += "# bucket: " + c.bucket + "\n";
-  t += "# spec: " + spec_words(c.spec) + "\n";
+  t += "# spec: " + run::spec_words(c.spec) + "\n";
   t += std::string("# expect: ") + (c.expect_agree ? "agree" : "disagree") + "\n";
   t += c.expect_agree ? "# (a must-agree strategy: this case replays a fixed bug and must agree with the oracle)\n"
                       : "# (a strategy or mutant under study: this case must keep diverging in this bucket)\n";
@@ -586,7 +586,7 @@ std::optional<RegressionCase> parse_regression(const std::string& text, std::str
       expect = true;
     } else if (field("spec", &v)) {
       std::string why;
-      auto parsed = spec_from_words(v, &why);
+      auto parsed = run::spec_from_words(v, &why);
       if (!parsed) {
         *error = "bad '# spec:': " + why;
         return std::nullopt;
@@ -646,7 +646,7 @@ std::string add_to_corpus(const std::string& root, const MinimizedFinding& m, st
 Replay replay(const RegressionCase& c, std::string* detail) {
   auto r = run_spec(c.program, c.spec);
   if (!r) {
-    *detail = "no run for spec " + spec_flags(c.spec) + " (not available yet)";
+    *detail = "no run for spec " + run::spec_flags(c.spec) + " (not available yet)";
     return Replay::Skipped;
   }
   if (c.expect_agree) {

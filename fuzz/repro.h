@@ -27,7 +27,7 @@ namespace af::fuzz {
 // aliasing and prints where it differs from eager of that Python. The
 // program text comes from oracles::torch_script (one emitter for the whole
 // project), split by oracles::functional_form into _setup() and _fn().
-std::string repro_script(const ir::Program& p, const RunSpec& spec, const RunRecord& rec,
+std::string repro_script(const ir::Program& p, const run::RunSpec& spec, const RunRecord& rec,
                          const oracles::Observables& expected, const oracles::Observables* actual = nullptr);
 
 // The full observables the diverging run produced, recomputed through the
@@ -52,7 +52,7 @@ bool write_minimized(const std::string& dir, const MinimizedFinding& m, std::str
 // (the case replays the bug after it was fixed); for a strategy or mutant
 // under study it is `disagree` with the bucket.
 struct RegressionCase {
-  RunSpec spec;
+  run::RunSpec spec;
   bool expect_agree = false;
   std::string bucket;  // the bucket of the original finding
   ir::Program program;

@@ -59,7 +59,7 @@ MinimizedFinding fake_finding(const std::string& strategy) {
   m.ok = true;
   m.minimized = *p;
   m.original = *p;
-  m.spec = spec_of({strategy, "", "random:3", "greedy"});
+  m.spec = run::spec_of({strategy, "", "random:3", "greedy"});
   m.expected = oracles::run_eager(*p, *ir::analyze(*p));
   m.record.spec = m.spec;
   m.record.agree = false;
@@ -136,7 +136,7 @@ TEST(Repro, RegressionTextRoundTrips) {
   EXPECT_EQ(back->bucket, c.bucket);
   EXPECT_FALSE(back->expect_agree);
   EXPECT_EQ(back->program, c.program);
-  m.spec.strategy = m.record.spec.strategy = strategy_of("functionalize");  // must agree
+  m.spec.strategy = m.record.spec.strategy = run::strategy_of("functionalize");  // must agree
   EXPECT_TRUE(regression_of(m).expect_agree);
   EXPECT_FALSE(parse_regression("aliasfuzz 1\n", &err).has_value());
 }

@@ -182,8 +182,8 @@ std::string bug_cause(const ir::Program& minimized, const std::string& schedule_
 }
 
 BugSignature bug_signature(const RunRecord& rec, const ir::Program& minimized, const std::string& schedule_sensitivity) {
-  const RunSpec& s = rec.spec;
-  const std::string mutant = s.mutant == schedulers::Mutant::None ? "" : "+" + s.mutant_name();
+  const run::RunSpec& s = rec.spec;
+  const std::string mutant = s.mutant == run::Mutant::None ? "" : "+" + s.mutant_name();
   const std::string who = s.strategy_name() + mutant;
   // The key leaves the torch version out (one bug on 2.9.1 and 2.15.0 is
   // one bug, and the ledger's key); the name keeps it.

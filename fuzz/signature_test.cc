@@ -83,7 +83,7 @@ TEST(Signature, ErrorTypes) {
 TEST(Signature, KeyHasStrategyWhatAndSkeletonNotTheObservable) {
   const ir::Program a = parse("aliasfuzz 1\nstorage s0 f32[2] = full(0.0)\ninput x0 = s0\nadd_(x0, 1.0)\nreturn x0\n");
   RunRecord r;
-  r.spec = spec_of({"", "ua-writes-only"});
+  r.spec = run::spec_of({"", "ua-writes-only"});
   r.mismatch = oracles::Mismatch{"return 0", 0, 1.0f, 0.0f, ""};
   RunRecord s = r;
   s.mismatch = oracles::Mismatch{"s0", 1, 1.0f, 0.0f, ""};
@@ -99,7 +99,7 @@ TEST(Signature, KeyHasStrategyWhatAndSkeletonNotTheObservable) {
 // Two findings of one bug, written with different ops, sizes and values,
 // minimize to one signature.
 TEST(Signature, TwoFindingsOfOneBugMinimizeToOneSignature) {
-  const RunSpec spec = spec_of({"", "fn-per-input-base"});
+  const run::RunSpec spec = run::spec_of({"", "fn-per-input-base"});
   const ir::Program a = parse(
       "aliasfuzz 1\nstorage s0 f32[8] = random(1)\ninput x0 = as_strided(s0, [2, 4], [4, 1], 0)\n"
       "input x1 = as_strided(s0, [4], [1], 4)\nt0 = exp(x1)\ntanh_(x0)\nt1 = sigmoid(x1)\nreturn t1, t0\n");

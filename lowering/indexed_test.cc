@@ -118,10 +118,10 @@ void all_strategies(const ir::Program& p, Target t, CompileCache& cache, const s
   ASSERT_TRUE(an.ok()) << name;
   const auto expected = oracles::run_eager(p, *an);
   int k = 0;
-  for (const auto& strategy : schedulers::must_agree_strategy_names())
+  for (const auto& strategy : run::must_agree_strategy_names())
     for (const char* fusion : {"greedy", "dataflow"}) {
       if (only >= 0 && k++ != only) continue;
-      schedulers::Options so;
+      run::SpelledSpec so;
       so.strategy = strategy;
       so.fusion = fusion;
       so.reorder = std::string(fusion) == "dataflow" ? "fusion" : "program";
@@ -209,9 +209,9 @@ TEST(IndexedWritesOnHost, HalideTierEqualsInterpreterTierUnderMutants) {
     auto an = ir::analyze(p);
     ASSERT_TRUE(an.ok());
     const auto expected = oracles::run_eager(p, *an);
-    for (const auto& row : schedulers::mutant_table()) {
+    for (const auto& row : run::mutant_table()) {
       if (row.needs_halide_target) continue;
-      schedulers::Options so;
+      run::SpelledSpec so;
       so.strategy = row.default_strategy;
       so.inject = row.name;
       so.reorder = "random:" + std::to_string(i);

@@ -140,7 +140,7 @@ int main(int argc, char** argv) {
     std::optional<ir::Analysis> original_an;
     if (original)
       if (auto a = ir::analyze(*original)) original_an = std::move(*a);
-    const auto mutant = schedulers::parse_mutant(c.mutant);
+    const auto mutant = run::parse_mutant(c.mutant);
     for (bool checked : {false, true}) {
       if (checked && !checked_too) continue;
       KitRun run{c, checked};

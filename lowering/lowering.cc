@@ -10,7 +10,7 @@
 namespace af::lowering {
 
 std::optional<Target> target_from_name(const std::string& s) {
-  auto t = schedulers::parse_target(s);
+  auto t = run::parse_target(s);
   if (!t || *t == Target::Interp) return std::nullopt;
   return t;
 }
@@ -18,7 +18,7 @@ std::optional<Target> target_from_name(const std::string& s) {
 const std::vector<std::string>& target_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> v;
-    for (const auto& name : schedulers::target_names())
+    for (const auto& name : run::target_names())
       if (target_from_name(name)) v.push_back(name);
     return v;
   }();

@@ -67,16 +67,16 @@
 #include "ir/program.h"
 #include "oracles/eager.h"
 #include "schedulers/execution.h"
-#include "schedulers/run_config.h"
+#include "run/vocabulary.h"
 #include "schedulers/schedule.h"
 
 namespace af::lowering {
 
-// The targets are those of the run settings (schedulers/run_config.h);
+// The targets are those of the run settings (run/vocabulary.h);
 // every one but interp is a Halide target.
-using Target = schedulers::Target;
-using schedulers::Mutant;
-using schedulers::target_name;
+using Target = run::Target;
+using run::Mutant;
+using run::target_name;
 // A code-generating target by name (nothing for interp or an unknown name).
 std::optional<Target> target_from_name(const std::string& s);
 // Every code-generating target's name: host, opencl, cuda, ptx.

@@ -79,7 +79,7 @@ TEST(OpenClTarget, CorpusAndEdgeCasesAgreeWithOracle) {
 // programs of 12 statements (1,400 distinct regions) would take 25 min.
 void strategies_agree(int from, int to) {
   CompileCache cache;
-  const auto& strategies = schedulers::must_agree_strategy_names();
+  const auto& strategies = run::must_agree_strategy_names();
   const char* const fusions[] = {"greedy", "dataflow"};
   fuzz::GenOptions small;
   small.size = 6;
@@ -88,7 +88,7 @@ void strategies_agree(int from, int to) {
     auto an = ir::analyze(p);
     ASSERT_TRUE(an.ok());
     const auto expected = oracles::run_eager(p, *an);
-    schedulers::Options so;
+    run::SpelledSpec so;
     so.strategy = strategies[i % strategies.size()];
     so.fusion = fusions[(i / strategies.size()) % 2];
     so.reorder = (i / (2 * strategies.size())) % 2 ? "random:" + std::to_string(i) : "program";
@@ -181,7 +181,7 @@ bool detected_checked(const schedulers::Schedule& s, const ir::Program& p, const
 // lowering: x.add_(x.t() + 1) as one region (checked_test.cc).
 TEST(OpenClTarget, MutantsDetectedChecked) {
   CompileCache cache;
-  for (const auto& row : schedulers::mutant_table()) {
+  for (const auto& row : run::mutant_table()) {
     const std::string mutant = row.name;
     if (row.needs_halide_target) {
       ir::Program p = *ir::parse_and_validate(
@@ -199,7 +199,7 @@ TEST(OpenClTarget, MutantsDetectedChecked) {
       ASSERT_TRUE(an.ok());
       const auto expected = oracles::run_eager(p, *an);
       for (const char* fusion : {"greedy", "dataflow"}) {
-        schedulers::Options so{row.default_strategy, mutant, "random:" + std::to_string(i), fusion};
+        run::SpelledSpec so{row.default_strategy, mutant, "random:" + std::to_string(i), fusion};
         if (schedulers::run_and_compare(p, *an, expected, so).agree) continue;
         auto sched = schedulers::make_schedule(p, *an, so);
         ASSERT_TRUE(sched.ok()) << mutant << ": " << sched.error().to_string();

@@ -66,7 +66,7 @@ TEST(PtxTarget, StrategyRegionsAssemble) {
     ASSERT_TRUE(an.ok());
     const auto expected = oracles::run_eager(p, *an);
     for (const char* strategy : {"functionalize", "update_aliases-min"}) {
-      schedulers::Options so;
+      run::SpelledSpec so;
       so.strategy = strategy;
       so.fusion = "greedy";
       auto sched = schedulers::make_schedule(p, *an, so);

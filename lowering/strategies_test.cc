@@ -29,9 +29,9 @@ void agree_on_host(const ir::Program& p, int i, CompileCache& cache, int& runs, 
   auto an = ir::analyze(p);
   ASSERT_TRUE(an.ok());
   const auto expected = oracles::run_eager(p, *an);
-  for (const auto& strategy : schedulers::must_agree_strategy_names())
+  for (const auto& strategy : run::must_agree_strategy_names())
     for (const auto& c : kCombos) {
-      schedulers::Options so;
+      run::SpelledSpec so;
       so.strategy = strategy;
       so.reorder = c.reorder;
       so.fusion = c.fusion;
@@ -119,8 +119,8 @@ TEST(StrategiesOnHost, InputMetadataReplayIsObserved) {
   ASSERT_TRUE(an.ok());
   const auto expected = oracles::run_eager(*p, *an);
   CompileCache cache;
-  for (const auto& strategy : schedulers::must_agree_strategy_names()) {
-    auto sched = schedulers::make_schedule(*p, *an, schedulers::Options{strategy, "", "random:7", "greedy"});
+  for (const auto& strategy : run::must_agree_strategy_names()) {
+    auto sched = schedulers::make_schedule(*p, *an, run::SpelledSpec{strategy, "", "random:7", "greedy"});
     ASSERT_TRUE(sched.ok()) << strategy << ": " << sched.error().to_string();
     LowerResult r = run_schedule(*sched, LowerOptions(), nullptr, cache);
     ASSERT_TRUE(r.ok) << strategy << ": " << r.error;
@@ -180,12 +180,12 @@ TEST(StrategiesOnHost, HalideTierEqualsInterpreterTierUnderMutants) {
     auto an = ir::analyze(p);
     ASSERT_TRUE(an.ok());
     const auto expected = oracles::run_eager(p, *an);
-    for (const auto& row : schedulers::mutant_table()) {
+    for (const auto& row : run::mutant_table()) {
       if (row.needs_halide_target) continue;
       const std::string mutant = row.name;
-      schedulers::Options so;
+      run::SpelledSpec so;
       // fusion-stale-copy under eager: one op per region, it must change nothing.
-      so.strategy = row.mutant == schedulers::Mutant::FusionStaleCopy ? "eager" : row.default_strategy;
+      so.strategy = row.mutant == run::Mutant::FusionStaleCopy ? "eager" : row.default_strategy;
       so.inject = mutant;
       so.reorder = "random:3";
       so.fusion = "greedy";

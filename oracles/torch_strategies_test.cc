@@ -28,7 +28,7 @@ TEST(TorchStrategies, TransformedProgramsAgreeWithPyTorch) {
       ir::Program p = fuzz::generate(77, k);
       auto an = ir::analyze(p);
       ASSERT_TRUE(an.ok());
-      schedulers::Options o;
+      run::SpelledSpec o;
       o.strategy = strategy;
       auto s = schedulers::make_schedule(p, *an, o);
       ASSERT_TRUE(s.ok()) << strategy << " program " << k << ": " << s.error().to_string();

@@ -146,7 +146,7 @@ std::vector<IssueWritten> write_issues(const std::string& dir, int timeout_s) {
       // own version's Python first, whatever repro.py's first line says):
       // one the newest no longer shows is fixed upstream, and listed apart.
       const json mj = read_json(folder + "/minimize.json", false);
-      const auto spec = mj.contains("spec") ? fuzz::spec_from_json(mj["spec"]) : std::nullopt;
+      const auto spec = mj.contains("spec") ? run::spec_from_json(mj["spec"]) : std::nullopt;
       const std::string strategy = spec ? spec->strategy.name() : "";
       const auto ext = oracles::external_strategy(strategy);
       std::string python = script.rfind("#!", 0) == 0 ? script.substr(2, script.find('\n') - 2) : "/usr/bin/python3";

@@ -175,7 +175,7 @@ void merge_campaigns(const std::vector<std::string>& sources, const std::string&
         b.src = si;
         b.line = f;
         const json& spec = f["spec"];
-        const auto typed = spec.is_object() ? fuzz::spec_from_json(spec) : std::nullopt;
+        const auto typed = spec.is_object() ? run::spec_from_json(spec) : std::nullopt;
         b.must_agree = spec.is_object() ? typed && typed->must_agree() : true;
       }
     }

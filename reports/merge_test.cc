@@ -58,7 +58,7 @@ void write_campaign(const std::string& d, const std::string& shard, const std::v
     if (legacy) lines += f.dump() + "\n";
     const std::string b = f["bucket"];
     if (!buckets.contains(b)) {
-      const bool must = f["spec"].is_object() ? fuzz::spec_from_json(f["spec"])->must_agree() : true;
+      const bool must = f["spec"].is_object() ? run::spec_from_json(f["spec"])->must_agree() : true;
       buckets[b] = {{"count", 0}, {"first_program", f["k"]}, {"must_agree", must}, {"first_t", f["t"]}, {"finding", f}};
       fuzz::make_dirs(d + "/findings/" + b);
       fuzz::write_atomic(d + "/findings/" + b + "/case.af", "# " + tag + " program " + f["k"].dump() + "\n");

@@ -145,8 +145,8 @@ json summarize(const std::string& dir) {
   // How the campaign ran: its command lines, tools, and which runs must agree.
   r["commands"] = campaign.value("commands", json::array());
   r["versions"] = campaign.value("versions", json::object());
-  const auto strategies = fuzz::parse_strategies(campaign.value("strategies", std::vector<std::string>{}));
-  const auto mutants = fuzz::parse_mutants(campaign.value("injects", std::vector<std::string>{}));
+  const auto strategies = run::parse_strategies(campaign.value("strategies", std::vector<std::string>{}));
+  const auto mutants = run::parse_mutants(campaign.value("injects", std::vector<std::string>{}));
   const fuzz::CampaignRuns runs = strategies && mutants ? fuzz::campaign_runs(*strategies, *mutants) : fuzz::CampaignRuns{};
   r["must_agree"] = runs.must_agree;
   r["expected_to_diverge"] = runs.expected_to_diverge;
@@ -222,7 +222,7 @@ json summarize(const std::string& dir) {
       if (mj.contains("bug_program")) g["program"] = mj["bug_program"];
       // A bug the ledger (corpus/findings) already holds is labelled with
       // its entry, where the entry still reproduces on the bug's version.
-      const auto spec = mj.contains("spec") ? fuzz::spec_from_json(mj["spec"]) : std::nullopt;
+      const auto spec = mj.contains("spec") ? run::spec_from_json(mj["spec"]) : std::nullopt;
       const std::string strategy = spec ? spec->strategy.name() : "";
       std::string refused;
       const fuzz::LedgerEntry* label = fuzz::ledger_label(entries, key, strategy, &refused);
@@ -301,7 +301,7 @@ json summarize(const std::string& dir) {
       if (bugs.size() > before) g["from_novelty"] = true, g["count_estimated"] = true;
       g["folders"].push_back("novel/" + n);
       g["count"] = std::max(g["count"].get<int64_t>(), st.value("feature_count", int64_t{1}));
-      if (const auto spec = mj.contains("spec") ? fuzz::spec_from_json(mj["spec"]) : std::nullopt)
+      if (const auto spec = mj.contains("spec") ? run::spec_from_json(mj["spec"]) : std::nullopt)
         g["must_agree"] = g["must_agree"].get<bool>() || spec->must_agree();
     }
   r["novelty"] = {{"minimized", novel_minimized}, {"explained", novel_explained}, {"unfinished", novel_unfinished},

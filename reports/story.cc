@@ -85,8 +85,8 @@ json bucket_story(const std::string& dir, const std::string& name, const json& f
     s["program"] = body(has_min ? min_text : case_text);
   }
   const json spec = s["spec"];
-  if (const auto typed = spec.is_object() ? fuzz::spec_from_json(spec) : std::nullopt) {
-    const fuzz::RunSpec& r = *typed;
+  if (const auto typed = spec.is_object() ? run::spec_from_json(spec) : std::nullopt) {
+    const run::RunSpec& r = *typed;
     const std::string file = folder + "/" + (has_min ? "min.af" : "case.af");
     if (r.is_external()) {
       // `aliasfuzz run` does not run real compilers: repro.py does (its first line names its Python).
@@ -97,7 +97,7 @@ json bucket_story(const std::string& dir, const std::string& name, const json& f
       s["repro"] = has_min && !script.empty() ? python + " " + folder + "/repro.py"
                                               : aliasfuzz_command() + " minimize " + folder;
     } else {
-      s["repro"] = aliasfuzz_command() + " run " + file + " " + fuzz::spec_flags(r);
+      s["repro"] = aliasfuzz_command() + " run " + file + " " + run::spec_flags(r);
     }
   }
   return s;

@@ -24,7 +24,7 @@ struct Checked {
   int compared_with_source = 0, computing = 0;
 };
 
-Checked run_checked(const ir::Program& p, const ir::Analysis& an, const Options& o) {
+Checked run_checked(const ir::Program& p, const ir::Analysis& an, const run::SpelledSpec& o) {
   auto s = make_schedule(p, an, o);
   EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
   Checked c;
@@ -47,9 +47,9 @@ TEST(Checked, MustAgreeStrategiesPassEveryStatement) {
   for (int i = 0; i < 300; ++i) {
     const ir::Program p = fuzz::generate(77, i);
     const ir::Analysis an = *ir::analyze(p);
-    for (const auto& strategy : must_agree_strategy_names())
+    for (const auto& strategy : run::must_agree_strategy_names())
       for (const auto& [r, f] : kPolicies) {
-        Checked c = run_checked(p, an, Options{strategy, "", r, f});
+        Checked c = run_checked(p, an, run::SpelledSpec{strategy, "", r, f});
         ASSERT_FALSE(c.failure) << strategy << " " << r << " " << f << ": statement " << c.failure->stmt << " ("
                                 << c.failure->op << ", source statement " << c.failure->source_stmt << ")\n"
                                 << ir::print(p);
@@ -76,7 +76,7 @@ TEST(Checked, MutantsAreCaughtAtASourceStatement) {
       const ir::Analysis an = *ir::analyze(p);
       const oracles::Observables expected = oracles::run_eager(p, an);
       for (const auto& [r, f] : kPolicies) {
-        Checked c = run_checked(p, an, Options{strategy, mutant, r, f});
+        Checked c = run_checked(p, an, run::SpelledSpec{strategy, mutant, r, f});
         diverged += oracles::compare(p, expected, c.obs).has_value();
         caught += c.failure.has_value();
         named += c.failure && c.failure->source_stmt >= 0;
@@ -108,12 +108,12 @@ TEST(Checked, StrategyBugIsNamedAtItsFirstDivergingSourceStatement) {
   auto p = ir::parse_and_validate(text);
   ASSERT_TRUE(p.ok()) << p.error().to_string();
   const ir::Analysis an = *ir::analyze(*p);
-  Checked c = run_checked(*p, an, Options{"functionalize", "fn-per-input-base", "program", "none"});
+  Checked c = run_checked(*p, an, run::SpelledSpec{"functionalize", "fn-per-input-base", "program", "none"});
   ASSERT_TRUE(c.failure);
   EXPECT_EQ(c.failure->source_stmt, 1);
   EXPECT_EQ(c.failure->op, "add");
   EXPECT_EQ(c.failure->first_index, 0);  // x1 is [4, 6] after the write: c = [5, 7], not [3, 4]
-  Checked ok = run_checked(*p, an, Options{"functionalize", "", "program", "none"});
+  Checked ok = run_checked(*p, an, run::SpelledSpec{"functionalize", "", "program", "none"});
   EXPECT_FALSE(ok.failure);
 }
 

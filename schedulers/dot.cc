@@ -79,7 +79,7 @@ std::vector<std::pair<int, int>> unordered_hazards(const Schedule& s) {
 std::string to_dot(const Schedule& s) {
   std::ostringstream o;
   o << "digraph schedule {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n";
-  o << "  label=\"" << escape(s.strategy + (s.mutant == Mutant::None ? "" : " +" + mutant_name(s.mutant)) + "  reorder=" + s.reorder +
+  o << "  label=\"" << escape(s.strategy + (s.mutant == run::Mutant::None ? "" : " +" + run::mutant_name(s.mutant)) + "  reorder=" + s.reorder +
                               "  fusion=" + s.fusion + "  regions=" + std::to_string(s.counters.regions))
     << "\";\n";
   int pos = 0;
@@ -111,7 +111,7 @@ std::string to_dot(const Schedule& s) {
 
 std::string schedule_text(const Schedule& s) {
   std::string t = ir::print(s.program);
-  t += "# strategy " + s.strategy + (s.mutant == Mutant::None ? "" : " inject " + mutant_name(s.mutant)) + " reorder " + s.reorder +
+  t += "# strategy " + s.strategy + (s.mutant == run::Mutant::None ? "" : " inject " + run::mutant_name(s.mutant)) + " reorder " + s.reorder +
        " fusion " + s.fusion + "\n";
   t += "# regions " + std::to_string(s.counters.regions) + ", fusion breaks " + std::to_string(s.counters.fusion_breaks) +
        ", nodes added " + std::to_string(s.counters.nodes_added) + ", extra storages " +

@@ -26,8 +26,8 @@ std::vector<PassDump> dump_of(const std::string& strategy, const std::string& in
   EXPECT_TRUE(p.ok());
   auto an = ir::analyze(*p);
   EXPECT_TRUE(an.ok());
-  RunConfig c;
-  EXPECT_FALSE(parse_options({strategy, inject, "program", "greedy"}, &c));
+  run::RunConfig c;
+  EXPECT_FALSE(run::parse_config({strategy, inject, "program", "greedy"}, &c));
   std::vector<PassDump> dump;
   make_schedule(*p, *an, c, &dump);  // a strategy may fail (the rule predicts Thunder raises): still dumped
   return dump;
@@ -77,12 +77,12 @@ TEST(DumpPasses, DceDropsOutputlessRemovesTheWriteBack) {
 }
 
 TEST(DumpPasses, EveryStrategysProgramParses) {
-  for (const auto& s : strategy_names()) {
+  for (const auto& s : run::strategy_names()) {
     const auto dump = dump_of(s, "");
     ASSERT_FALSE(dump.empty()) << s;
     EXPECT_EQ(dump[0].pass, "strategy " + s);
     if (dump[0].text.rfind("# failed: ", 0) == 0) {  // the failure, as an .af comment
-      EXPECT_FALSE(is_must_agree(s)) << dump[0].text;
+      EXPECT_FALSE(run::is_must_agree(s)) << dump[0].text;
       continue;
     }
     EXPECT_TRUE(ir::parse_and_validate(dump[0].text).ok()) << s << "\n" << dump[0].text;

@@ -74,8 +74,8 @@ struct Base {
 
 class Functionalize {
  public:
-  Functionalize(const ir::Program& p, const ir::Analysis& an, Mutant mutant, bool an_exact)
-      : p_(p), an_(an), b_(p, an_exact ? &an : nullptr), per_input_(mutant == Mutant::FnPerInputBase), no_regen_(mutant == Mutant::FnNoRegenerate) {}
+  Functionalize(const ir::Program& p, const ir::Analysis& an, run::Mutant mutant, bool an_exact)
+      : p_(p), an_(an), b_(p, an_exact ? &an : nullptr), per_input_(mutant == run::Mutant::FnPerInputBase), no_regen_(mutant == run::Mutant::FnNoRegenerate) {}
 
   Transformed run() {
     vals_.resize(p_.num_values());
@@ -586,7 +586,7 @@ class Functionalize {
 
 }  // namespace
 
-Transformed functionalize_strategy(const ir::Program& p, const ir::Analysis& an, Mutant mutant, bool an_exact) {
+Transformed functionalize_strategy(const ir::Program& p, const ir::Analysis& an, run::Mutant mutant, bool an_exact) {
   Functionalize f(p, an, mutant, an_exact);
   return f.run();
 }

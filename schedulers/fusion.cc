@@ -29,9 +29,9 @@ Fusible fusible_for(const ir::Program& p, bool chain) {
 }
 
 std::vector<std::vector<int>> fuse(const std::vector<int>& order, const std::vector<std::vector<int>>& preds,
-                                   Fusion policy, const Fusible& fusible) {
+                                   run::Fusion policy, const Fusible& fusible) {
   std::vector<std::vector<int>> regions;
-  if (policy == Fusion::Greedy || policy == Fusion::Consecutive) {  // consecutive: Thunder's default name for it
+  if (policy == run::Fusion::Greedy || policy == run::Fusion::Consecutive) {  // consecutive: Thunder's default name for it
     bool open = false;
     for (int v : order) {
       if (fusible(v)) {
@@ -45,7 +45,7 @@ std::vector<std::vector<int>> fuse(const std::vector<int>& order, const std::vec
     }
     return regions;
   }
-  if (policy == Fusion::Dataflow) {
+  if (policy == run::Fusion::Dataflow) {
     std::vector<int> region_of(preds.size(), -1);
     std::vector<bool> region_fusible;
     for (int v : order) {

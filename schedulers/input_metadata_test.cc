@@ -51,7 +51,7 @@ TEST(InputMetadata, TheOracleFollowsTheObjectThroughMetadataOps) {
 
 TEST(InputMetadata, EagerScheduleEndsWithTheReplay) {
   const Case c = load();
-  auto sc = make_schedule(c.p, c.an, Options{"eager", "", "program", "none"});
+  auto sc = make_schedule(c.p, c.an, run::SpelledSpec{"eager", "", "program", "none"});
   ASSERT_TRUE(sc.ok()) << sc.error().to_string();
   EXPECT_EQ(ir::print(sc->program),
             "aliasfuzz 1\n"
@@ -72,10 +72,10 @@ TEST(InputMetadata, EagerScheduleEndsWithTheReplay) {
 TEST(InputMetadata, EveryStrategyReplaysAndAgrees) {
   const Case c = load();
   int scheduled = 0;
-  for (const auto& s : strategy_names()) {
-    auto sc = make_schedule(c.p, c.an, Options{s, "", "random:5", "greedy"});
+  for (const auto& s : run::strategy_names()) {
+    auto sc = make_schedule(c.p, c.an, run::SpelledSpec{s, "", "random:5", "greedy"});
     // Thunder's rule predicts that the real Thunder refuses transpose_.
-    if (!sc.ok() && s == "update_aliases" && sc.error().message.find(kThunderRaises) != std::string::npos) continue;
+    if (!sc.ok() && s == "update_aliases" && sc.error().message.find(run::kThunderRaises) != std::string::npos) continue;
     ASSERT_TRUE(sc.ok()) << s << ": " << sc.error().to_string();
     ++scheduled;
     const int last = static_cast<int>(sc->program.stmts.size()) - 1;
@@ -92,8 +92,8 @@ TEST(InputMetadata, EveryStrategyReplaysAndAgrees) {
     EXPECT_EQ(ir::print(*back), text) << s;
     const auto got = interpret(*sc);
     EXPECT_FALSE(oracles::compare(c.p, c.expected, got)) << s;
-    if (!is_must_agree(s)) continue;
-    auto r = run_and_compare(c.p, c.an, c.expected, Options{s, "", "random:5", "greedy"});
+    if (!run::is_must_agree(s)) continue;
+    auto r = run_and_compare(c.p, c.an, c.expected, run::SpelledSpec{s, "", "random:5", "greedy"});
     EXPECT_TRUE(r.agree) << s;
   }
   EXPECT_GE(scheduled, 4);
@@ -101,8 +101,8 @@ TEST(InputMetadata, EveryStrategyReplaysAndAgrees) {
 
 TEST(InputMetadata, WithoutTheReplayTheCallerSeesTheOldGeometry) {
   const Case c = load();
-  for (const auto& s : must_agree_strategy_names()) {
-    auto sc = make_schedule(c.p, c.an, Options{s, "", "program", "greedy"});
+  for (const auto& s : run::must_agree_strategy_names()) {
+    auto sc = make_schedule(c.p, c.an, run::SpelledSpec{s, "", "program", "greedy"});
     ASSERT_TRUE(sc.ok()) << s;
     const Schedule bad = without_input_metadata_replay(*sc);
     EXPECT_EQ(bad.program.stmts.size() + 1, sc->program.stmts.size()) << s;

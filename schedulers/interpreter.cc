@@ -68,7 +68,7 @@ oracles::Observables interpret(const Schedule& s, const ExpectedByStmt* expected
   if (!an) an = std::make_shared<const ir::Analysis>(ir::analyze(s.program).value());
   thread_local oracles::Memory mem;  // its arena is reused: a run allocates only its observables
   oracles::initial_memory(s.program, *an, &mem);
-  const bool stale = s.mutant == Mutant::FusionStaleCopy;
+  const bool stale = s.mutant == run::Mutant::FusionStaleCopy;
   // Checked mode: as the device's status buffer, the first region with a
   // failing statement, its smallest failing statement and that statement's
   // first failing element, and the count over the whole run.

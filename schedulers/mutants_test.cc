@@ -60,7 +60,7 @@ Study study(const std::string& strategy, const std::string& inject) {
   for (int i = 0; i < kPrograms; ++i) {
     bool diverged = false;
     for (const auto& [r, f] : schedules(i)) {
-      if (!run_and_compare(ps[i].p, ps[i].an, ps[i].expected, Options{strategy, inject, r, f}).agree) {
+      if (!run_and_compare(ps[i].p, ps[i].an, ps[i].expected, run::SpelledSpec{strategy, inject, r, f}).agree) {
         diverged = true;
         break;
       }
@@ -117,7 +117,7 @@ bool diverges(const ir::Program& p, const std::string& strategy, int seeds) {
   auto expected = oracles::run_eager(p, *an);
   for (int k = 0; k < seeds; ++k)
     for (const auto& f : {"none", "greedy"})
-      if (!run_and_compare(p, *an, expected, Options{strategy, "", "random:" + std::to_string(k), f}).agree) return true;
+      if (!run_and_compare(p, *an, expected, run::SpelledSpec{strategy, "", "random:" + std::to_string(k), f}).agree) return true;
   return false;
 }
 
@@ -156,7 +156,7 @@ TEST(Zoo, ThundersRuleStudied) {
     for (int k = 0; k < 8; ++k) {
       ++pairs;
       if (!run_and_compare(ps[i].p, ps[i].an, ps[i].expected,
-                           Options{"update_aliases", "", "random:" + std::to_string(1000 * i + k), "none"}).agree) {
+                           run::SpelledSpec{"update_aliases", "", "random:" + std::to_string(1000 * i + k), "none"}).agree) {
         ++bad;
         any = true;
       }

@@ -30,9 +30,9 @@
 
 #include "ir/analysis.h"
 #include "ir/program.h"
-#include "schedulers/run_config.h"
+#include "run/vocabulary.h"
 #include "schedulers/schedule.h"
-#include "schedulers/ua_fixes.h"
+#include "run/ua_fixes.h"
 
 namespace af::schedulers {
 
@@ -165,8 +165,8 @@ Transformed eager_strategy(const ir::Program& p, const ir::Analysis& an);
 Transformed none_strategy(const ir::Program& p, const ir::Analysis& an);
 // `an_exact`: `an` is ir::analyze's analysis of `p` itself (false for the
 // views_for_metadata_ops program, whose retired names' identity differs).
-Transformed functionalize_strategy(const ir::Program& p, const ir::Analysis& an, Mutant mutant, bool an_exact);
-Transformed update_aliases_strategy(const ir::Program& p, const ir::Analysis& an, UaFixes fixes, Mutant mutant);
+Transformed functionalize_strategy(const ir::Program& p, const ir::Analysis& an, run::Mutant mutant, bool an_exact);
+Transformed update_aliases_strategy(const ir::Program& p, const ir::Analysis& an, run::UaFixes fixes, run::Mutant mutant);
 
 // Mutant pass dce-drops-outputless: removes setitem_ and unbound copy_.
 void dce_drops_outputless(Transformed& t);
@@ -186,12 +186,12 @@ Fusible fusible_for(const ir::Program& p, bool chain);
 
 // Reorder policies: a topological order of the DAG given by `preds`.
 // `program` is the scheduled program (thunder-dataflow weighs its ops).
-std::vector<int> reorder(const std::vector<std::vector<int>>& preds, const Reorder& policy, const Fusible& fusible,
+std::vector<int> reorder(const std::vector<std::vector<int>>& preds, const run::Reorder& policy, const Fusible& fusible,
                          const ir::Program& program);
 // Thunder's dataflow ordering (thunder_dataflow.cc).
 std::vector<int> thunder_dataflow_order(const std::vector<std::vector<int>>& preds, const ir::Program& program);
 // Fusion policies: regions over `order` (dataflow may reorder within the DAG).
 std::vector<std::vector<int>> fuse(const std::vector<int>& order, const std::vector<std::vector<int>>& preds,
-                                   Fusion policy, const Fusible& fusible);
+                                   run::Fusion policy, const Fusible& fusible);
 
 }  // namespace af::schedulers

@@ -36,27 +36,27 @@ ir::Program views_for_metadata_ops(const ir::Program& p) {
 
 namespace {
 
-Transformed run_strategy(const ir::Program& p, const ir::Analysis& an, const RunConfig& c) {
+Transformed run_strategy(const ir::Program& p, const ir::Analysis& an, const run::RunConfig& c) {
   // Thunder's rule sees the metadata ops (it predicts that Thunder refuses them).
-  if (c.strategy.kind == StrategyKind::UpdateAliases) return update_aliases_strategy(p, an, c.strategy.fixes, c.mutant);
+  if (c.strategy.kind == run::StrategyKind::UpdateAliases) return update_aliases_strategy(p, an, c.strategy.fixes, c.mutant);
   const bool meta = ir::has_metadata_ops(p);
   // The others schedule the metadata ops as the views they mirror; `an`
   // serves that program too, but for the retired names' tensor identity.
   const ir::Program views = meta ? views_for_metadata_ops(p) : ir::Program();
   const ir::Program& q = meta ? views : p;
   switch (c.strategy.kind) {
-    case StrategyKind::Eager: return eager_strategy(q, an);
-    case StrategyKind::None: return none_strategy(q, an);
-    case StrategyKind::Functionalize: return functionalize_strategy(q, an, c.mutant, !meta);
-    case StrategyKind::UpdateAliases: break;
+    case run::StrategyKind::Eager: return eager_strategy(q, an);
+    case run::StrategyKind::None: return none_strategy(q, an);
+    case run::StrategyKind::Functionalize: return functionalize_strategy(q, an, c.mutant, !meta);
+    case run::StrategyKind::UpdateAliases: break;
   }
   std::abort();  // every StrategyKind is handled above
 }
 
 // The mutant passes that run after the strategy (the others live inside
 // a strategy or an executor).
-void run_mutant_passes(Transformed& t, Mutant m) {
-  if (m != Mutant::DceDropsOutputless) return;
+void run_mutant_passes(Transformed& t, run::Mutant m) {
+  if (m != run::Mutant::DceDropsOutputless) return;
   dce_drops_outputless(t);
   if (t.chain) {  // eager stays a total order
     t.added_edges.clear();
@@ -80,14 +80,14 @@ std::string indices_text(const std::vector<int>& v) {
 
 }  // namespace
 
-ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an, const RunConfig& c,
+ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an, const run::RunConfig& c,
                                    std::vector<PassDump>* dump) {
   const std::string& s = c.strategy.spelling;
   Transformed t = run_strategy(p, an, c);
   if (dump) dump->push_back({"strategy " + s, t.error.empty() ? ir::print(t.program) : "# failed: " + t.error + "\n"});
   run_mutant_passes(t, c.mutant);
-  if (dump && c.mutant == Mutant::DceDropsOutputless)
-    dump->push_back({"mutant " + mutant_name(c.mutant), ir::print(t.program)});
+  if (dump && c.mutant == run::Mutant::DceDropsOutputless)
+    dump->push_back({"mutant " + run::mutant_name(c.mutant), ir::print(t.program)});
   if (!t.error.empty() && t.error.rfind("limit: ", 0) == 0)
     return ir::Error{ir::ErrorKind::Limit, 0, "strategy " + s + ": " + t.error.substr(7)};
   if (!t.error.empty())
@@ -102,8 +102,8 @@ ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an,
   Schedule sc;
   sc.strategy = s;
   sc.mutant = c.mutant;
-  sc.reorder = reorder_name(c.reorder);
-  sc.fusion = fusion_name(c.fusion);
+  sc.reorder = run::reorder_name(c.reorder);
+  sc.fusion = run::fusion_name(c.fusion);
   sc.analysis = t.analysis;
   const int n = static_cast<int>(t.program.stmts.size());
   std::vector<Edge> edges = dataflow_edges(t.program);
@@ -128,7 +128,7 @@ ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an,
   Fusible fus = fusible_for(sc.program, t.chain);
   std::vector<int> order = reorder(preds, c.reorder, fus, sc.program);
   if (dump) dump->push_back({"order " + sc.reorder, indices_text(order) + "\n"});
-  sc.regions = fuse(order, preds, t.chain ? Fusion::None : c.fusion, fus);
+  sc.regions = fuse(order, preds, t.chain ? run::Fusion::None : c.fusion, fus);
   if (dump) {
     std::string regions;
     for (const auto& r : sc.regions) regions += indices_text(r) + "\n";
@@ -150,13 +150,13 @@ ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an,
   return sc;
 }
 
-ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an, const RunConfig& c) {
+ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an, const run::RunConfig& c) {
   return make_schedule(p, an, c, nullptr);
 }
 
-ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an, const Options& o) {
-  RunConfig c;
-  if (auto e = parse_options(o, &c)) return ir::Error{ir::ErrorKind::Arg, 0, *e};
+ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an, const run::SpelledSpec& o) {
+  run::RunConfig c;
+  if (auto e = run::parse_config(o, &c)) return ir::Error{ir::ErrorKind::Arg, 0, *e};
   auto sc = make_schedule(p, an, c);
   if (sc) {  // the labels as spelled (random:007 stays random:007)
     sc->reorder = o.reorder;
@@ -166,7 +166,7 @@ ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an,
 }
 
 RunOutcome run_and_compare(const ir::Program& p, const ir::Analysis& an, const oracles::Observables& expected,
-                           const RunConfig& c, const ExecuteFn& execute) {
+                           const run::RunConfig& c, const ExecuteFn& execute) {
   RunOutcome r;
   auto fail = [&r](ExecutionFailure f) {
     r.error = f.what;
@@ -195,9 +195,9 @@ RunOutcome run_and_compare(const ir::Program& p, const ir::Analysis& an, const o
 std::vector<Schedule> rotating_schedules(const ir::Program& p, const ir::Analysis& an,
                                          const std::vector<std::string>& strategies, size_t index) {
   std::vector<Schedule> out;
-  const auto& fusions = fusion_policy_names();
+  const auto& fusions = run::fusion_policy_names();
   for (size_t k = 0; k < strategies.size(); ++k) {
-    Options o;
+    run::SpelledSpec o;
     o.strategy = strategies[k];
     o.fusion = fusions[(index + k) % fusions.size()];
     if (auto s = make_schedule(p, an, o)) out.push_back(std::move(*s));
@@ -206,9 +206,9 @@ std::vector<Schedule> rotating_schedules(const ir::Program& p, const ir::Analysi
 }
 
 RunOutcome run_and_compare(const ir::Program& p, const ir::Analysis& an, const oracles::Observables& expected,
-                           const Options& o) {
-  RunConfig c;
-  if (auto e = parse_options(o, &c)) {
+                           const run::SpelledSpec& o) {
+  run::RunConfig c;
+  if (auto e = run::parse_config(o, &c)) {
     RunOutcome r;
     r.error = *e;
     r.mismatch = oracles::Mismatch{"schedule", 0, 0, 0, *e};

@@ -16,7 +16,7 @@
 #include "ir/text.h"
 #include "oracles/eager.h"
 #include "schedulers/schedulers.h"
-#include "schedulers/ua_fixes.h"
+#include "run/ua_fixes.h"
 
 namespace af::schedulers {
 namespace {
@@ -35,10 +35,10 @@ RC_GTEST_PROP(MustAgree, GeneratedProgramsUnderRandomSchedules, ()) {
   const auto seeds = *rc::gen::container<std::vector<uint32_t>>(3, rc::gen::arbitrary<uint32_t>());
   std::vector<std::string> reorders{"program", "fusion", "asap", "alap", "thunder-dataflow"};
   for (auto s : seeds) reorders.push_back("random:" + std::to_string(s));
-  for (const auto& strategy : must_agree_strategy_names())
-    for (const auto& fusion : fusion_policy_names())
+  for (const auto& strategy : run::must_agree_strategy_names())
+    for (const auto& fusion : run::fusion_policy_names())
       for (const auto& reorder : reorders) {
-        RunOutcome r = run_and_compare(p, *an, expected, Options{strategy, "", reorder, fusion});
+        RunOutcome r = run_and_compare(p, *an, expected, run::SpelledSpec{strategy, "", reorder, fusion});
         ++g_pairs;
         if (!r.agree) {
           RC_LOG() << "program (seed " << kSeed << ", index " << index << ", size " << go.size << "):\n"
@@ -60,10 +60,10 @@ TEST(Strategies, IncrementalAnalysisMatchesAnalyze) {
     auto an = ir::analyze(p);
     ASSERT_TRUE(an.ok());
     const bool metadata = ir::has_metadata_ops(p);
-    for (const auto& s : strategy_names()) {
-      auto sc = make_schedule(p, *an, Options{s, "", "program", "none"});
+    for (const auto& s : run::strategy_names()) {
+      auto sc = make_schedule(p, *an, run::SpelledSpec{s, "", "program", "none"});
       // Thunder's rule may predict that the real Thunder raises (pass 1).
-      if (!sc.ok() && s == "update_aliases" && sc.error().message.find(kThunderRaises) != std::string::npos) continue;
+      if (!sc.ok() && s == "update_aliases" && sc.error().message.find(run::kThunderRaises) != std::string::npos) continue;
       ASSERT_TRUE(sc.ok()) << sc.error().message;
       auto re = ir::analyze(sc->program);
       ASSERT_TRUE(re.ok()) << s << ": " << re.error().to_string() << "\n" << ir::print(sc->program);
@@ -104,8 +104,8 @@ TEST(MustAgree, SchedulesReadBackAsPrograms) {
     const ir::Program p = fuzz::generate(kSeed + 1, k);
     auto an = ir::analyze(p);
     ASSERT_TRUE(an.ok());
-    for (const auto& s : strategy_names()) {
-      auto sc = make_schedule(p, *an, Options{s, "", "random:5", "greedy"});
+    for (const auto& s : run::strategy_names()) {
+      auto sc = make_schedule(p, *an, run::SpelledSpec{s, "", "random:5", "greedy"});
       if (!sc.ok()) continue;  // the unfixed update_aliases predicts that Thunder raises
       const std::string text = ir::print(sc->program);
       auto q = ir::parse_and_validate(text);
@@ -114,9 +114,9 @@ TEST(MustAgree, SchedulesReadBackAsPrograms) {
       ASSERT_TRUE(qan.ok());
       for (const auto& st : q->stmts) with_update_nodes += st.op == ir::OpKind::UpdateAliases;
       const oracles::Observables expected = oracles::run_eager(*q, *qan);
-      for (const auto& strategy : must_agree_strategy_names())
+      for (const auto& strategy : run::must_agree_strategy_names())
         for (const auto& reorder : reorders) {
-          const RunOutcome r = run_and_compare(*q, *qan, expected, Options{strategy, "", reorder, "none"});
+          const RunOutcome r = run_and_compare(*q, *qan, expected, run::SpelledSpec{strategy, "", reorder, "none"});
           ++runs;
           EXPECT_TRUE(r.agree) << strategy << " reorder " << reorder << " on " << s << "'s schedule of program " << k
                                << ": " << (r.mismatch ? r.mismatch->observable : r.error) << "\n" << text;
@@ -140,16 +140,16 @@ TEST(MustAgree, SweepOfGeneratedPrograms) {
     const oracles::Observables expected = oracles::run_eager(p, *an);
     std::vector<std::string> reorders{"program", "fusion", "asap", "alap", "thunder-dataflow"};
     for (int k = 0; k < 3; ++k) reorders.push_back("random:" + std::to_string(index * 7 + k));
-    for (const auto& strategy : must_agree_strategy_names())
-      for (const auto& fusion : fusion_policy_names())
+    for (const auto& strategy : run::must_agree_strategy_names())
+      for (const auto& fusion : run::fusion_policy_names())
         for (const auto& reorder : reorders) {
-          RunOutcome r = run_and_compare(p, *an, expected, Options{strategy, "", reorder, fusion});
+          RunOutcome r = run_and_compare(p, *an, expected, run::SpelledSpec{strategy, "", reorder, fusion});
           ++pairs;
           ASSERT_TRUE(r.agree) << "program " << index << " " << strategy << " " << reorder << " " << fusion << "\n"
                                << ir::print(p);
         }
   }
-  EXPECT_EQ(pairs, 160L * static_cast<long>(must_agree_strategy_names().size() * fusion_policy_names().size()) * 8);
+  EXPECT_EQ(pairs, 160L * static_cast<long>(run::must_agree_strategy_names().size() * run::fusion_policy_names().size()) * 8);
 }
 
 // The ops one format version added, weighted up: the must-agree
@@ -170,10 +170,10 @@ long agree_over_added_ops(bool (*added)(ir::OpKind), uint64_t seed, uint64_t ran
     const oracles::Observables expected = oracles::run_eager(p, *an);
     std::vector<std::string> reorders{"program", "fusion", "asap", "alap", "thunder-dataflow"};
     for (uint64_t k = 0; k < 3; ++k) reorders.push_back("random:" + std::to_string(index * random_stride + k));
-    for (const auto& strategy : must_agree_strategy_names())
-      for (const auto& fusion : fusion_policy_names())
+    for (const auto& strategy : run::must_agree_strategy_names())
+      for (const auto& fusion : run::fusion_policy_names())
         for (const auto& reorder : reorders) {
-          RunOutcome r = run_and_compare(p, *an, expected, Options{strategy, "", reorder, fusion});
+          RunOutcome r = run_and_compare(p, *an, expected, run::SpelledSpec{strategy, "", reorder, fusion});
           ++pairs;
           EXPECT_TRUE(r.agree) << "program " << index << " " << strategy << " " << reorder << " " << fusion << ": "
                                << r.error << "\n" << ir::print(p);

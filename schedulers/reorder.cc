@@ -72,17 +72,17 @@ size_t smallest(const std::vector<int>& ready) {
 
 }  // namespace
 
-std::vector<int> reorder(const std::vector<std::vector<int>>& preds, const Reorder& policy, const Fusible& fusible,
+std::vector<int> reorder(const std::vector<std::vector<int>>& preds, const run::Reorder& policy, const Fusible& fusible,
                          const ir::Program& program) {
   const int n = static_cast<int>(preds.size());
-  if (policy.kind == ReorderKind::ThunderDataflow) return thunder_dataflow_order(preds, program);
-  if (policy.kind == ReorderKind::Random) {
+  if (policy.kind == run::ReorderKind::ThunderDataflow) return thunder_dataflow_order(preds, program);
+  if (policy.kind == run::ReorderKind::Random) {
     uint64_t state = policy.seed ^ 0x5eedULL;
     return kahn(preds, [&](const std::vector<int>& ready, const std::vector<int>&) {
       return static_cast<size_t>(ir::splitmix64(&state) % ready.size());
     });
   }
-  if (policy.kind == ReorderKind::Fusion) {
+  if (policy.kind == run::ReorderKind::Fusion) {
     return kahn(preds, [&](const std::vector<int>& ready, const std::vector<int>& order) {
       const bool last_fusible = !order.empty() && fusible(order.back());
       int best_f = -1, best_n = -1;
@@ -95,11 +95,11 @@ std::vector<int> reorder(const std::vector<std::vector<int>>& preds, const Reord
       return static_cast<size_t>(best_n >= 0 ? best_n : best_f);
     });
   }
-  if (policy.kind == ReorderKind::Asap || policy.kind == ReorderKind::Alap) {
+  if (policy.kind == run::ReorderKind::Asap || policy.kind == run::ReorderKind::Alap) {
     // level: longest path from a source; height: longest path to a sink.
     std::vector<int> topo = kahn(preds, [](const std::vector<int>& r, const std::vector<int>&) { return smallest(r); });
     std::vector<int> key(n, 0);
-    if (policy.kind == ReorderKind::Asap) {
+    if (policy.kind == run::ReorderKind::Asap) {
       for (int v : topo)
         for (int u : preds[v]) key[v] = std::max(key[v], key[u] + 1);
     } else {

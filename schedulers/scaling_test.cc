@@ -44,13 +44,13 @@ const Policy kPolicies[] = {{"program", "none"}, {"random:3", "greedy"}, {"asap"
 
 TEST(Scaling, MustAgreeStrategiesGrowAtMostNLogNInViewChainLength) {
   for (int write_every : {0, 50})
-    for (const std::string& strategy : must_agree_strategy_names())
+    for (const std::string& strategy : run::must_agree_strategy_names())
       for (const Policy& pol : kPolicies) {
         if (strategy == "update_aliases-ordered" && write_every > 0) continue;  // aliases x writes, above
         size_t last = 0;
         for (int n : {1000, 2000, 4000, 8000}) {
           const Chain c = chain(n, write_every);
-          const Options o{strategy, "", pol.reorder, pol.fusion};
+          const run::SpelledSpec o{strategy, "", pol.reorder, pol.fusion};
           auto s = make_schedule(c.p, c.an, o);
           ASSERT_TRUE(s.ok()) << strategy << " n=" << n << ": " << s.error().message;
           size_t size = s->program.stmts.size() + s->edges.size();
@@ -75,12 +75,12 @@ int64_t update_values(const Schedule& s) {
 TEST(Scaling, OrderedFixThreadsEveryAliasThroughEveryWrite) {
   for (int n : {1000, 2000}) {
     const Chain c = chain(n, 50);
-    auto s = make_schedule(c.p, c.an, Options{"update_aliases-ordered", "", "program", "none"});
+    auto s = make_schedule(c.p, c.an, run::SpelledSpec{"update_aliases-ordered", "", "program", "none"});
     ASSERT_TRUE(s.ok());
     // Write w (every 50 views) updates the ~50w aliases seen so far.
     const int64_t writes = n / 50;
     EXPECT_GE(update_values(*s), 50 * writes * (writes + 1) / 2);
-    EXPECT_TRUE(run_and_compare(c.p, c.an, c.expected, Options{"update_aliases-ordered", "", "program", "none"}).agree);
+    EXPECT_TRUE(run_and_compare(c.p, c.an, c.expected, run::SpelledSpec{"update_aliases-ordered", "", "program", "none"}).agree);
   }
 }
 
@@ -88,11 +88,11 @@ TEST(Scaling, ThundersRuleIsQuadraticAndStopsAtItsLimit) {
   // Thunder emits update_aliases over every alias seen so far at every view
   // op of the group: n(n+1)/2 values for a chain of n.
   const Chain small = chain(200, 0);
-  auto s = make_schedule(small.p, small.an, Options{"update_aliases", "", "program", "none"});
+  auto s = make_schedule(small.p, small.an, run::SpelledSpec{"update_aliases", "", "program", "none"});
   ASSERT_TRUE(s.ok());
   EXPECT_GE(update_values(*s), 200 * 200 / 2);
   const Chain big = chain(8000, 0);
-  const RunOutcome r = run_and_compare(big.p, big.an, big.expected, Options{"update_aliases", "", "program", "none"});
+  const RunOutcome r = run_and_compare(big.p, big.an, big.expected, run::SpelledSpec{"update_aliases", "", "program", "none"});
   EXPECT_FALSE(r.agree);
   EXPECT_NE(r.error.find("would define more than"), std::string::npos) << r.error;
 }

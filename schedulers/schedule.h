@@ -21,7 +21,7 @@
 
 #include "ir/analysis.h"
 #include "ir/program.h"
-#include "schedulers/run_config.h"
+#include "run/vocabulary.h"
 
 namespace af::schedulers {
 
@@ -65,7 +65,7 @@ struct Schedule {
   std::string fusion;         // e.g. "greedy"
   // The mutant, which the executors honor too (fusion-stale-copy in the
   // interpreter and the lowering, lower-halide-alias in the lowering).
-  Mutant mutant = Mutant::None;
+  run::Mutant mutant = run::Mutant::None;
   ir::Program program;        // the transformed program
   // Regions in execution order; each is a list of indices into
   // program.stmts in execution order. Concatenated, they are the order.

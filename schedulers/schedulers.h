@@ -11,22 +11,22 @@
 #include "ir/program.h"
 #include "oracles/eager.h"
 #include "schedulers/execution.h"
-#include "schedulers/run_config.h"
+#include "run/vocabulary.h"
 #include "schedulers/schedule.h"
 
 namespace af::schedulers {
 
 // The names of strategies, mutants and policies, their parsers and the
-// spelled Options are in schedulers/run_config.h.
+// spelled ones (run::SpelledSpec) are in run/vocabulary.h.
 
 // Runs the pipeline. `an` is the analysis of `p` (which must be valid).
 // An error here means a strategy produced an invalid program: a bug in
 // the strategy (reported, never a crash). The target and checked mode of
 // the config play no part.
-ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an, const RunConfig& c);
+ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an, const run::RunConfig& c);
 // The same from spelled settings: an unknown name is an Arg error naming
 // the valid choices.
-ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an, const Options& o);
+ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an, const run::SpelledSpec& o);
 
 // Program `index`'s schedule under each strategy (benchmarks, kits): the
 // fusion policy rotates with index + the strategy's position, so a run over
@@ -43,7 +43,7 @@ struct PassDump {
   std::string pass;  // "strategy functionalize", "mutant dce-drops-outputless", "dag", "order", "regions"
   std::string text;  // .af text for the program passes, plain lines otherwise
 };
-ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an, const RunConfig& c,
+ir::Result<Schedule> make_schedule(const ir::Program& p, const ir::Analysis& an, const run::RunConfig& c,
                                    std::vector<PassDump>* dump);
 
 // The interpreter tier: executes the schedule region by region in its
@@ -86,9 +86,9 @@ struct RunOutcome {
 // (checked_expectations against the source program); null otherwise.
 using ExecuteFn = std::function<ExecuteOutcome(const Schedule&, const ExpectedByStmt*)>;
 RunOutcome run_and_compare(const ir::Program& p, const ir::Analysis& an, const oracles::Observables& expected,
-                           const RunConfig& c, const ExecuteFn& execute = {});
+                           const run::RunConfig& c, const ExecuteFn& execute = {});
 RunOutcome run_and_compare(const ir::Program& p, const ir::Analysis& an, const oracles::Observables& expected,
-                           const Options& o);
+                           const run::SpelledSpec& o);
 
 // Format v1.3: whether statement j of s is the epilogue that gives an input
 // its final geometry (`x_1 = as_strided_(x, ...)`, input_metadata.cc).

@@ -14,7 +14,7 @@
 #include "oracles/eager.h"
 #include "schedulers/passes.h"
 #include "schedulers/schedulers.h"
-#include "schedulers/ua_fixes.h"
+#include "run/ua_fixes.h"
 
 namespace af::schedulers {
 namespace {
@@ -49,7 +49,7 @@ Case load(const std::string& text) {
 
 RunOutcome run(const Case& c, const std::string& strategy, const std::string& reorder = "program",
                const std::string& fusion = "none", const std::string& inject = "") {
-  return run_and_compare(c.p, c.an, c.expected, Options{strategy, inject, reorder, fusion});
+  return run_and_compare(c.p, c.an, c.expected, run::SpelledSpec{strategy, inject, reorder, fusion});
 }
 
 // The order is a topological order of the schedule's own DAG, and the
@@ -71,27 +71,27 @@ void expect_legal(const Schedule& s) {
 const char* kPrograms[] = {"alias_inputs.af", "tanh_chain.af", "setitem_views.af", "chunk_war.af"};
 
 TEST(Options, UnknownNamesAreUsageErrorsListingTheValidOnes) {
-  EXPECT_FALSE(check_options(Options{"functionalize", "", "random:17", "dataflow"}));
-  auto e = check_options(Options{"eager", "no-such-mutant", "program", "none"});
+  EXPECT_FALSE(run::parse_config(run::SpelledSpec{"functionalize", "", "random:17", "dataflow"}, nullptr));
+  auto e = run::parse_config(run::SpelledSpec{"eager", "no-such-mutant", "program", "none"}, nullptr);
   ASSERT_TRUE(e);
-  for (const auto& m : mutant_names()) EXPECT_NE(e->find(m), std::string::npos) << *e;
-  EXPECT_TRUE(check_options(Options{"bogus", "", "program", "none"}));
-  EXPECT_TRUE(check_options(Options{"eager", "", "random:", "none"}));
-  EXPECT_TRUE(check_options(Options{"eager", "", "random:x1", "none"}));
-  EXPECT_TRUE(check_options(Options{"eager", "", "program", "maximal"}));
-  EXPECT_FALSE(check_options(Options{"eager", "lower-halide-alias", "program", "none"}));
+  for (const auto& m : run::mutant_names()) EXPECT_NE(e->find(m), std::string::npos) << *e;
+  EXPECT_TRUE(run::parse_config(run::SpelledSpec{"bogus", "", "program", "none"}, nullptr));
+  EXPECT_TRUE(run::parse_config(run::SpelledSpec{"eager", "", "random:", "none"}, nullptr));
+  EXPECT_TRUE(run::parse_config(run::SpelledSpec{"eager", "", "random:x1", "none"}, nullptr));
+  EXPECT_TRUE(run::parse_config(run::SpelledSpec{"eager", "", "program", "maximal"}, nullptr));
+  EXPECT_FALSE(run::parse_config(run::SpelledSpec{"eager", "lower-halide-alias", "program", "none"}, nullptr));
 }
 
 TEST(Policies, EveryCombinationIsATopologicalOrderOfItsDag) {
   for (const char* f : kPrograms) {
     Case c = load(slurp(testdata(f)));
-    for (const auto& s : strategy_names())
+    for (const auto& s : run::strategy_names())
       for (const auto& r : {"program", "random:1", "random:2", "random:3", "fusion", "asap", "alap"})
-        for (const auto& fu : fusion_policy_names()) {
-          auto sc = make_schedule(c.p, c.an, Options{s, "", r, fu});
+        for (const auto& fu : run::fusion_policy_names()) {
+          auto sc = make_schedule(c.p, c.an, run::SpelledSpec{s, "", r, fu});
           if (!sc.ok() && s == "update_aliases" && std::string(f) == "alias_inputs.af") {
             // Thunder's pass 1 reshapes x (6 elements) to y's shape [3]: the real Thunder raises.
-            EXPECT_NE(sc.error().message.find(kThunderRaises), std::string::npos) << sc.error().message;
+            EXPECT_NE(sc.error().message.find(run::kThunderRaises), std::string::npos) << sc.error().message;
             continue;
           }
           ASSERT_TRUE(sc.ok()) << f << " " << s << ": " << sc.error().message;
@@ -141,19 +141,19 @@ TEST(Policies, ThunderRaisingInPassOneStopsTheModel) {
   ASSERT_TRUE(p.ok()) << p.error().to_string();
   auto an = ir::analyze(*p);
   ASSERT_TRUE(an.ok());
-  auto sc = make_schedule(*p, *an, Options{"update_aliases", "", "program", "none"});
+  auto sc = make_schedule(*p, *an, run::SpelledSpec{"update_aliases", "", "program", "none"});
   ASSERT_FALSE(sc.ok());
-  EXPECT_NE(sc.error().message.find(kThunderRaises), std::string::npos) << sc.error().message;
+  EXPECT_NE(sc.error().message.find(run::kThunderRaises), std::string::npos) << sc.error().message;
 }
 
 TEST(Policies, FusionPolicies) {
   Case c = load(slurp(testdata("tanh_chain.af")));
-  auto none = make_schedule(c.p, c.an, Options{"none", "", "program", "none"});
-  auto greedy = make_schedule(c.p, c.an, Options{"none", "", "program", "greedy"});
+  auto none = make_schedule(c.p, c.an, run::SpelledSpec{"none", "", "program", "none"});
+  auto greedy = make_schedule(c.p, c.an, run::SpelledSpec{"none", "", "program", "greedy"});
   EXPECT_EQ(none->counters.regions, 4);
   EXPECT_EQ(greedy->counters.regions, 1);  // all elementwise
   // eager never fuses, whatever the policy.
-  auto eager = make_schedule(c.p, c.an, Options{"eager", "", "fusion", "dataflow"});
+  auto eager = make_schedule(c.p, c.an, run::SpelledSpec{"eager", "", "fusion", "dataflow"});
   EXPECT_EQ(eager->counters.regions, 4);
   EXPECT_EQ(eager->order(), (std::vector<int>{0, 1, 2, 3}));
 }
@@ -164,14 +164,14 @@ TEST(Policies, RandomIsSeededAndAsapAlapDiffer) {
                 "a = exp(x)\nb = neg(x)\nc = exp(a)\nd = neg(b)\ne = add(c, d)\nf = exp(x)\nreturn e, f\n");
   std::set<std::vector<int>> seen;
   for (int seed = 0; seed < 20; ++seed) {
-    auto s1 = make_schedule(c.p, c.an, Options{"none", "", "random:" + std::to_string(seed), "none"});
-    auto s2 = make_schedule(c.p, c.an, Options{"none", "", "random:" + std::to_string(seed), "none"});
+    auto s1 = make_schedule(c.p, c.an, run::SpelledSpec{"none", "", "random:" + std::to_string(seed), "none"});
+    auto s2 = make_schedule(c.p, c.an, run::SpelledSpec{"none", "", "random:" + std::to_string(seed), "none"});
     EXPECT_EQ(s1->order(), s2->order());
     seen.insert(s1->order());
   }
   EXPECT_GT(seen.size(), 3u);
-  auto asap = make_schedule(c.p, c.an, Options{"none", "", "asap", "none"});
-  auto alap = make_schedule(c.p, c.an, Options{"none", "", "alap", "none"});
+  auto asap = make_schedule(c.p, c.an, run::SpelledSpec{"none", "", "asap", "none"});
+  auto alap = make_schedule(c.p, c.an, run::SpelledSpec{"none", "", "alap", "none"});
   EXPECT_EQ(asap->order()[2], 5);  // f = exp(x) is ready at once: as soon as possible
   EXPECT_EQ(alap->order()[5], 5);  // and has no successor: as late as possible
   EXPECT_NE(asap->order(), alap->order());
@@ -180,9 +180,9 @@ TEST(Policies, RandomIsSeededAndAsapAlapDiffer) {
 TEST(Strategies, MustAgreeOnesAgreeOnHandWrittenProgramsUnderEveryPolicy) {
   for (const char* f : kPrograms) {
     Case c = load(slurp(testdata(f)));
-    for (const auto& s : must_agree_strategy_names())
+    for (const auto& s : run::must_agree_strategy_names())
       for (int seed = 0; seed < 25; ++seed)
-        for (const auto& fu : fusion_policy_names()) {
+        for (const auto& fu : run::fusion_policy_names()) {
           auto r = run(c, s, "random:" + std::to_string(seed), fu);
           EXPECT_TRUE(r.agree) << f << " " << s << " random:" << seed << " " << fu << " "
                                << (r.mismatch ? r.mismatch->observable + " " + r.mismatch->what : "");
@@ -210,8 +210,8 @@ TEST(Strategies, ThundersRuleLeavesWriteAfterReadUnordered) {
 
 TEST(Strategies, UpdateAliasesMinSavesRegions) {
   Case c = load(slurp(testdata("tanh_chain.af")));
-  auto ordered = make_schedule(c.p, c.an, Options{"update_aliases-ordered", "", "fusion", "greedy"});
-  auto min = make_schedule(c.p, c.an, Options{"update_aliases-min", "", "fusion", "greedy"});
+  auto ordered = make_schedule(c.p, c.an, run::SpelledSpec{"update_aliases-ordered", "", "fusion", "greedy"});
+  auto min = make_schedule(c.p, c.an, run::SpelledSpec{"update_aliases-min", "", "fusion", "greedy"});
   EXPECT_GT(ordered->counters.regions, min->counters.regions);
   EXPECT_GT(ordered->counters.fusion_breaks, min->counters.fusion_breaks);
   // -ordered: one update, before tanh_ (Thunder PR 2772 keeps those); -min:
@@ -219,7 +219,7 @@ TEST(Strategies, UpdateAliasesMinSavesRegions) {
   EXPECT_EQ(ordered->counters.nodes_added, 1);
   EXPECT_EQ(min->counters.nodes_added, 0);
   EXPECT_EQ(min->counters.regions, 1);
-  auto rule = make_schedule(c.p, c.an, Options{"update_aliases", "", "fusion", "greedy"});
+  auto rule = make_schedule(c.p, c.an, run::SpelledSpec{"update_aliases", "", "fusion", "greedy"});
   int updates = 0;
   for (const auto& st : rule->program.stmts) updates += st.op == ir::OpKind::UpdateAliases;
   EXPECT_EQ(updates, 4);  // Thunder 0.2.6: before tanh_ and before every mul (lightning-thunder issue 2768)
@@ -228,7 +228,7 @@ TEST(Strategies, UpdateAliasesMinSavesRegions) {
 TEST(Strategies, FunctionalizeIsPureExceptWriteBacks) {
   for (const char* f : kPrograms) {
     Case c = load(slurp(testdata(f)));
-    auto s = make_schedule(c.p, c.an, Options{"functionalize", "", "program", "none"});
+    auto s = make_schedule(c.p, c.an, run::SpelledSpec{"functionalize", "", "program", "none"});
     ASSERT_TRUE(s.ok());
     int writebacks = 0;
     for (const auto& st : s->program.stmts) {
@@ -246,7 +246,7 @@ TEST(Strategies, FunctionalizeIsPureExceptWriteBacks) {
 
 TEST(Strategies, FunctionalizeUsesInverseViews) {
   Case c = load(slurp(testdata("setitem_views.af")));
-  auto s = make_schedule(c.p, c.an, Options{"functionalize", "", "program", "none"});
+  auto s = make_schedule(c.p, c.an, run::SpelledSpec{"functionalize", "", "program", "none"});
   std::string text = ir::print(s->program);
   for (const char* op : {"slice_scatter(", "select_scatter(", "as_strided_scatter(", "transpose("})
     EXPECT_NE(text.find(op), std::string::npos) << op << "\n" << text;
@@ -281,14 +281,14 @@ TEST(Mutants, FusionStaleCopyReachesTheUpdateAliasesFamily) {
 TEST(Dot, MarksUnorderedReadWritePairs) {
   Case c = load("aliasfuzz 1\nstorage s f32[4] = iota(1, 1)\ninput x0 = s\nt0 = sigmoid(x0)\nmul_(t0, x0)\n"
                 "div_(x0, 2.0)\nreturn t0\n");
-  auto rule = make_schedule(c.p, c.an, Options{"update_aliases", "", "program", "none"});
+  auto rule = make_schedule(c.p, c.an, run::SpelledSpec{"update_aliases", "", "program", "none"});
   ASSERT_TRUE(rule.ok());
   EXPECT_EQ(unordered_hazards(*rule).size(), 2u);
   EXPECT_NE(to_dot(*rule).find("hazard"), std::string::npos);
   for (const char* f : kPrograms) {
     Case k = load(slurp(testdata(f)));
     for (const char* st : {"eager", "functionalize", "update_aliases-ordered", "update_aliases-min"}) {
-      auto sc = make_schedule(k.p, k.an, Options{st, "", "program", "none"});
+      auto sc = make_schedule(k.p, k.an, run::SpelledSpec{st, "", "program", "none"});
       ASSERT_TRUE(sc.ok());
       EXPECT_TRUE(unordered_hazards(*sc).empty()) << f << " " << st;
     }
@@ -314,13 +314,13 @@ TEST(Strategies, FixedVariantsAreLinearInViewChains) {
   };
   Case small = load(chain(1000)), large = load(chain(8000));
   for (const char* s : {"update_aliases-ordered", "update_aliases-min"}) {
-    auto a = make_schedule(small.p, small.an, Options{s, "", "program", "none"});
-    auto b = make_schedule(large.p, large.an, Options{s, "", "program", "none"});
+    auto a = make_schedule(small.p, small.an, run::SpelledSpec{s, "", "program", "none"});
+    auto b = make_schedule(large.p, large.an, run::SpelledSpec{s, "", "program", "none"});
     ASSERT_TRUE(a.ok() && b.ok()) << s;
     EXPECT_LE(size(*b), 9 * size(*a)) << s << ": " << size(*a) << " -> " << size(*b);
     EXPECT_TRUE(run(large, s).agree) << s;
   }
-  auto rule = make_schedule(large.p, large.an, Options{"update_aliases", "", "program", "none"});
+  auto rule = make_schedule(large.p, large.an, run::SpelledSpec{"update_aliases", "", "program", "none"});
   ASSERT_FALSE(rule.ok());
   EXPECT_EQ(rule.error().kind, ir::ErrorKind::Limit);
 }
@@ -338,7 +338,7 @@ TEST(Mutants, FnPerInputBaseBreaksAliasedInputs) {
 
 TEST(Dot, HasClustersAndAddedEdges) {
   Case c = load(slurp(testdata("chunk_war.af")));
-  auto s = make_schedule(c.p, c.an, Options{"update_aliases-ordered", "", "fusion", "greedy"});
+  auto s = make_schedule(c.p, c.an, run::SpelledSpec{"update_aliases-ordered", "", "fusion", "greedy"});
   std::string d = to_dot(*s);
   EXPECT_NE(d.find("subgraph cluster_r0"), std::string::npos);
   EXPECT_NE(d.find("style=dashed"), std::string::npos);
@@ -355,8 +355,8 @@ TEST(Snapshots, BeforeAfterTextUnchanged) {
   for (const char* f : kPrograms) {
     Case c = load(slurp(testdata(f)));
     std::string stem = std::string(f).substr(0, std::string(f).size() - 3);
-    for (const auto& s : strategy_names()) {
-      auto sc = make_schedule(c.p, c.an, Options{s, "", "program", "greedy"});
+    for (const auto& s : run::strategy_names()) {
+      auto sc = make_schedule(c.p, c.an, run::SpelledSpec{s, "", "program", "greedy"});
       std::string text;
       if (!sc.ok()) text = "# " + sc.error().message + "\n";  // the rule predicts that Thunder raises
       const std::string snapshot = stem + "." + s + ".snapshot.af";
@@ -425,13 +425,13 @@ const HandCase kHandCases[] = {
 TEST(HandChecked, EveryStrategyHasAHandDerivedCase) {
   std::set<std::string> covered;
   for (const auto& h : kHandCases) covered.insert(h.strategy);
-  for (const auto& s : strategy_names()) EXPECT_TRUE(covered.count(s)) << "no hand-checked case for " << s;
+  for (const auto& s : run::strategy_names()) EXPECT_TRUE(covered.count(s)) << "no hand-checked case for " << s;
 }
 
 TEST(HandChecked, AbsThenNegUnderEveryStrategy) {
   Case c = load(kAbsNeg);
   for (const auto& h : kHandCases) {
-    auto sc = make_schedule(c.p, c.an, Options{h.strategy, "", "program", "greedy"});
+    auto sc = make_schedule(c.p, c.an, run::SpelledSpec{h.strategy, "", "program", "greedy"});
     ASSERT_TRUE(sc.ok()) << h.strategy << ": " << sc.error().to_string();
     EXPECT_EQ(ir::print(sc->program), expected_program(h.body)) << h.strategy;
     EXPECT_EQ(static_cast<int>(sc->regions.size()), h.regions) << h.strategy;

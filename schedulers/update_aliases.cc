@@ -1,7 +1,7 @@
 // Strategies `update_aliases` (Lightning Thunder 0.2.6's rule, pass for
 // pass), its fixed variants `update_aliases-ordered` / `-min`, and the
 // single-fix variants `update_aliases+FIX` that the comparison table puts
-// side by side (schedulers/ua_fixes.h lists the fixes).
+// side by side (run/ua_fixes.h lists the fixes).
 //
 // The reference is thunder/core/update_aliases.py of lightning-thunder
 // 0.2.6: `replace_args_with_alias_map` (pass 1) and `insert_alias_updates`
@@ -56,7 +56,7 @@
 // second, and other statements may run in between. Fix `atomic` keeps the
 // in-place op as one statement.
 //
-// Fixes (ua_fixes.h): `inputs`, `args`, `results` as above; `war` adds an
+// Fixes (run/ua_fixes.h): `inputs`, `args`, `results` as above; `war` adds an
 // edge from every access of a group member to the next update_aliases of
 // the group (or to the next write when no update is emitted); `dedupe`
 // (Thunder PR 2772) emits an update before a read only when one of the
@@ -73,7 +73,7 @@
 #include <unordered_map>
 
 #include "schedulers/passes.h"
-#include "schedulers/ua_fixes.h"
+#include "run/ua_fixes.h"
 
 namespace af::schedulers {
 
@@ -129,7 +129,7 @@ Pass1 replace_aliased_inputs(const ir::Program& p) {
   for (const auto& idx : groups) {
     if (idx.size() < 2) continue;  // only storages shared by several inputs
     if (idx[0] >= static_cast<int>(flat.size())) {
-      r.error = std::string(kThunderRaises) + ": IndexError in replace_args_with_alias_map (alias index " +
+      r.error = std::string(run::kThunderRaises) + ": IndexError in replace_args_with_alias_map (alias index " +
                 std::to_string(idx[0]) + " of input " + p.inputs[idx[0]].name + ", but the computation trace has " +
                 std::to_string(flat.size()) + " arguments)";
       r.program = p;
@@ -146,7 +146,7 @@ Pass1 replace_aliased_inputs(const ir::Program& p) {
     if (replaced_by[k] < 0) continue;
     const ir::Dtype want = p.storages[p.inputs[k].storage].dtype, got = p.storages[p.inputs[replaced_by[k]].storage].dtype;
     if (want != got) {
-      r.error = std::string(kThunderRaises) + ": replace_args_with_alias_map passes input " + p.value_names[replaced_by[k]] +
+      r.error = std::string(run::kThunderRaises) + ": replace_args_with_alias_map passes input " + p.value_names[replaced_by[k]] +
                 " (" + ir::dtype_name(got) + ") for input " + p.value_names[k] + " (" + ir::dtype_name(want) + ")";
       r.program = p;
       return r;
@@ -172,7 +172,7 @@ Pass1 replace_aliased_inputs(const ir::Program& p) {
     for (auto d : sz) numel *= d;
     for (auto d : sizes_of(replaced_by[v])) first_numel *= d;
     if (numel != first_numel && r.error.empty())  // Thunder's prims.reshape raises at trace time
-      r.error = std::string(kThunderRaises) + ": replace_args_with_alias_map reshapes input " + p.value_names[replaced_by[v]] +
+      r.error = std::string(run::kThunderRaises) + ": replace_args_with_alias_map reshapes input " + p.value_names[replaced_by[v]] +
                 " (" + std::to_string(first_numel) + " elements) to the shape of input " + p.value_names[v] + " (" +
                 std::to_string(numel) + " elements)";
     map[v] = b.emit1(OpKind::Reshape, p.value_names[v], {Arg::tensor(replaced_by[v]), Arg::ints(sz)}, line, true);
@@ -215,7 +215,7 @@ struct Groups {
   int count = 0;
 };
 
-Groups view_groups(const ir::Program& p, const std::vector<bool>& opaque, UaFixes fx, Mutant mutant) {
+Groups view_groups(const ir::Program& p, const std::vector<bool>& opaque, run::UaFixes fx, run::Mutant mutant) {
   const int nv = p.num_values();
   Groups g;
   g.canon.resize(nv);
@@ -226,7 +226,7 @@ Groups view_groups(const ir::Program& p, const std::vector<bool>& opaque, UaFixe
     raw[v] = static_cast<int>(written.size());
     written.push_back(false);
   };
-  if (fx.has(UaFix::Inputs)) {  // every storage's inputs in one group
+  if (fx.has(run::UaFix::Inputs)) {  // every storage's inputs in one group
     std::vector<int> first(p.storages.size(), -1);
     for (size_t k = 0; k < p.inputs.size(); ++k) {
       int& f = first[p.inputs[k].storage];
@@ -256,12 +256,12 @@ Groups view_groups(const ir::Program& p, const std::vector<bool>& opaque, UaFixe
     if (raw[in] < 0) start(in);
     if (inplace) {
       written[raw[in]] = true;
-      if (fx.has(UaFix::Results))
+      if (fx.has(run::UaFix::Results))
         for (int o : st.outs) g.canon[o] = in;
       continue;
     }
-    if (mutant == Mutant::UaNoMultiOutput && ir::is_multi_output(st.op)) continue;
-    if (mutant == Mutant::UaNoMaybeViews && ir::op_info(st.op).cls == ir::OpClass::MayAlias) continue;
+    if (mutant == run::Mutant::UaNoMultiOutput && ir::is_multi_output(st.op)) continue;
+    if (mutant == run::Mutant::UaNoMaybeViews && ir::op_info(st.op).cls == ir::OpClass::MayAlias) continue;
     for (int o : st.outs) raw[o] = raw[in];
   }
   // Keep groups with a written member; renumber densely.
@@ -283,7 +283,7 @@ namespace {
 // The strategy; `an_exact`: `an` is ir::analyze's analysis of `src` itself
 // (not of the program before views_for_metadata_ops), so pass 3 may reuse
 // its results (Builder::emit_source).
-Transformed update_aliases_rule(const ir::Program& src, const ir::Analysis& an, UaFixes fx, Mutant mutant,
+Transformed update_aliases_rule(const ir::Program& src, const ir::Analysis& an, run::UaFixes fx, run::Mutant mutant,
                                 bool an_exact) {
   Transformed t;
   // out= (format v1.1's add_out etc.): Thunder 0.2.6's torch symbols take
@@ -292,14 +292,14 @@ Transformed update_aliases_rule(const ir::Program& src, const ir::Analysis& an, 
   // keyword argument 'out'"; ltorch.div has one and raises
   // NotImplementedError (both checked with thunder.jit). The rule predicts that;
   // with fix `atomic` the op runs as one statement, as in eager.
-  if (!fx.has(UaFix::Atomic))
+  if (!fx.has(run::UaFix::Atomic))
     for (const auto& st : src.stmts)
       if (ir::is_out_variant(st.op)) {
         const std::string fn = std::string(ir::op_info(st.op).torch).substr(6);  // "torch.add" -> "add"
         const std::string why = st.op == ir::OpKind::DivOut
                                     ? "NotImplementedError: out is not None which is currently unsupported"
                                     : "TypeError: " + fn + "() got an unexpected keyword argument 'out'";
-        t.error = std::string(kThunderRaises) + ": " + why + " (line " + std::to_string(st.line) + ")";
+        t.error = std::string(run::kThunderRaises) + ": " + why + " (line " + std::to_string(st.line) + ")";
         t.program = src;
         return t;
       }
@@ -314,11 +314,11 @@ Transformed update_aliases_rule(const ir::Program& src, const ir::Analysis& an, 
   // metadata ops are the views they mirror and unfold is a view.
   for (const auto& st : src.stmts)
     if (ir::is_metadata_inplace(st.op) || st.op == ir::OpKind::Unfold) {
-      if (fx.has(UaFix::Atomic)) {
+      if (fx.has(run::UaFix::Atomic)) {
         if (st.op == ir::OpKind::Unfold) continue;
         return update_aliases_rule(views_for_metadata_ops(src), an, fx, mutant, false);
       }
-      t.error = std::string(kThunderRaises) + ": " +
+      t.error = std::string(run::kThunderRaises) + ": " +
                 (st.op == ir::OpKind::Unfold ? std::string("NotImplementedError: automatic registration for unfold")
                                              : "AttributeError: Unknown attribute " + std::string(ir::op_name(st.op))) +
                 " (line " + std::to_string(st.line) + ")";
@@ -328,7 +328,7 @@ Transformed update_aliases_rule(const ir::Program& src, const ir::Analysis& an, 
   // Pass 1 (or its fix).
   Pass1 p1;
   const ir::Program* pp = &src;
-  if (!fx.has(UaFix::Inputs)) {
+  if (!fx.has(run::UaFix::Inputs)) {
     p1 = replace_aliased_inputs(src);
     if (!p1.error.empty()) {
       t.error = p1.error;
@@ -350,7 +350,7 @@ Transformed update_aliases_rule(const ir::Program& src, const ir::Analysis& an, 
 
   // Pass 3. Without pass 1 the program is `src`, whose analysis then
   // gives most statements' results.
-  Builder b(p, fx.has(UaFix::Inputs) && an_exact ? &an : nullptr);
+  Builder b(p, fx.has(run::UaFix::Inputs) && an_exact ? &an : nullptr);
   std::vector<int> def(nv, -1);                     // value of p -> its value in the new program
   std::unordered_map<int, int> swap;                // new value -> the value that replaced it
   std::unordered_map<int, int> writer;              // new value -> setitem_ that wrote through it
@@ -433,7 +433,7 @@ Transformed update_aliases_rule(const ir::Program& src, const ir::Analysis& an, 
       seen[ms[k]] = wver[group(ms[k])];
     }
     for (int g : groups) {
-      if (fx.has(UaFix::War))
+      if (fx.has(run::UaFix::War))
         for (int r : pending[g]) t.added_edges.push_back(Edge{r, j, true});
       pending[g].clear();
     }
@@ -457,7 +457,7 @@ Transformed update_aliases_rule(const ir::Program& src, const ir::Analysis& an, 
     }
     // The in set, and the groups it meets.
     in.clear();
-    if (inplace && !fx.has(UaFix::Args)) in.push_back(canon(static_cast<int>(st.args[0].i)));
+    if (inplace && !fx.has(run::UaFix::Args)) in.push_back(canon(static_cast<int>(st.args[0].i)));
     else for_each_tensor_arg(st, [&](int v) { in.push_back(canon(v)); });
     for (int v : in) encounter(v);
     groups.clear();
@@ -465,12 +465,12 @@ Transformed update_aliases_rule(const ir::Program& src, const ir::Analysis& an, 
       if (group(v) >= 0 && std::find(groups.begin(), groups.end(), group(v)) == groups.end())
         groups.push_back(group(v));
     bool need = !groups.empty();
-    if (need && fx.has(UaFix::Dedupe)) {
+    if (need && fx.has(run::UaFix::Dedupe)) {
       bool stale = false;
       for (int v : in) stale = stale || (group(v) >= 0 && seen[v] < wver[group(v)]);
-      need = fx.has(UaFix::Min) ? stale : inplace || stale;
+      need = fx.has(run::UaFix::Min) ? stale : inplace || stale;
     }
-    if (mutant == Mutant::UaWritesOnly && fx.any()) need = need && inplace;
+    if (mutant == run::Mutant::UaWritesOnly && fx.any()) need = need && inplace;
     if (need) update(groups, st.line);
     for (int o : st.outs) encounter(o);
     // The statement itself; an in-place op binds a fresh output if the source binds none.
@@ -478,7 +478,7 @@ Transformed update_aliases_rule(const ir::Program& src, const ir::Analysis& an, 
       outs.push_back(b.suffixed(static_cast<int>(st.args[0].i)));
     dataflow_from.clear();
     std::vector<Arg> args = resolve_args(st.args);
-    if (inplace && !fx.has(UaFix::Inputs) && (fx.has(UaFix::Atomic) || !ir::out_of_place(st.op))) {
+    if (inplace && !fx.has(run::UaFix::Inputs) && (fx.has(run::UaFix::Atomic) || !ir::out_of_place(st.op))) {
       // Pass 1 can make an operand partly overlap the written tensor, which
       // our in-place ops reject; Thunder runs an in-place op as its
       // out-of-place op + copy_, reading every operand first. The same
@@ -494,7 +494,7 @@ Transformed update_aliases_rule(const ir::Program& src, const ir::Analysis& an, 
     }
     int j;
     const auto oop = ir::out_of_place(st.op);
-    if (inplace && oop && !fx.has(UaFix::Atomic)) {
+    if (inplace && oop && !fx.has(run::UaFix::Atomic)) {
       // Thunder's executable form: the out-of-place op reads every operand,
       // then copy_ writes the result (other statements may run between).
       const int x = static_cast<int>(args[0].i);
@@ -507,7 +507,7 @@ Transformed update_aliases_rule(const ir::Program& src, const ir::Analysis& an, 
     // Accesses, for fix war (an access of a group with no update before
     // the next write is ordered before that write directly).
     for (int v : in)
-      if (group(v) >= 0 && fx.has(UaFix::War)) {
+      if (group(v) >= 0 && fx.has(run::UaFix::War)) {
         auto& pend = pending[group(v)];
         if (inplace && !need) {
           for (int r : pend) t.added_edges.push_back(Edge{r, j, true});
@@ -547,7 +547,7 @@ Transformed update_aliases_rule(const ir::Program& src, const ir::Analysis& an, 
 
 }  // namespace
 
-Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& an, UaFixes fx, Mutant mutant) {
+Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& an, run::UaFixes fx, run::Mutant mutant) {
   return update_aliases_rule(src, an, fx, mutant, true);
 }
 

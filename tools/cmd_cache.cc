@@ -51,9 +51,9 @@ int run(const CacheArgs& a) {
       ir::Program p = fuzz::generate(a.seed, static_cast<uint64_t>(i), fuzz::halide_options());  // what Halide lowers
       auto an = ir::analyze(p);
       if (!an) continue;
-      for (const auto& strategy : schedulers::strategy_names())
-        for (const auto& fusion : schedulers::fusion_policy_names()) {
-          schedulers::Options so;
+      for (const auto& strategy : run::strategy_names())
+        for (const auto& fusion : run::fusion_policy_names()) {
+          run::SpelledSpec so;
           so.strategy = strategy;
           so.fusion = fusion;
           auto s = schedulers::make_schedule(p, *an, so);

@@ -20,9 +20,9 @@ namespace {
 // The row the regions chart shows: reorder fusion, fusion greedy (the
 // setting that fuses most).
 bool is_fusion_greedy(const fuzz::CompareRow& r) {
-  const auto reorder = schedulers::parse_reorder(r.reorder);
-  return reorder && reorder->kind == schedulers::ReorderKind::Fusion &&
-         schedulers::parse_fusion(r.fusion) == schedulers::Fusion::Greedy;
+  const auto reorder = run::parse_reorder(r.reorder);
+  return reorder && reorder->kind == run::ReorderKind::Fusion &&
+         run::parse_fusion(r.fusion) == run::Fusion::Greedy;
 }
 
 struct CompareArgs {
@@ -43,7 +43,7 @@ std::string markdown(const fuzz::CompareOptions& o, const std::vector<fuzz::Comp
 }
 
 int run(CompareArgs& a) {
-  const auto target = schedulers::parse_target(a.target);
+  const auto target = run::parse_target(a.target);
   if (!target || !fuzz::target_available(*target)) {
     std::cerr << "aliasfuzz compare: unknown target '" << a.target << "' (valid: " << target_help() << ")\n";
     return 2;

@@ -24,12 +24,12 @@ namespace {
 
 struct DotOptions {
   std::string path, out;
-  schedulers::Options so;
+  run::SpelledSpec so{"eager"};
   bool text = false;
 };
 
 int dot(const DotOptions& o) {
-  if (auto e = schedulers::check_options(o.so)) {
+  if (auto e = run::parse_config(o.so, nullptr)) {
     std::cerr << "aliasfuzz dot: " << *e << "\n";
     return 2;
   }

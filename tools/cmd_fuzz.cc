@@ -89,11 +89,11 @@ constexpr double kExternalMinimizeTime = 120;
 // The spelled --strategy, --inject and --target, parsed into the campaign's typed settings.
 std::string typed_settings(FuzzArgs& a) {
   std::string why;
-  auto strategies = fuzz::parse_strategies(a.strategies, &why);
+  auto strategies = run::parse_strategies(a.strategies, &why);
   if (!strategies) return "--strategy: " + why;
-  auto mutants = fuzz::parse_mutants(a.injects, &why);
+  auto mutants = run::parse_mutants(a.injects, &why);
   if (!mutants) return why;
-  const auto target = schedulers::parse_target(a.target);
+  const auto target = run::parse_target(a.target);
   if (!target || !fuzz::target_available(*target))
     return "unknown or unavailable target '" + a.target + "' (valid: " + target_help() + ")";
   a.o.strategies = std::move(*strategies);
@@ -143,7 +143,7 @@ int run(FuzzArgs& a) {
   // would only run the oracle: nothing is compared, nothing can be found.
   if (o.injects.empty() && !o.strategies.empty() &&
       std::all_of(o.strategies.begin(), o.strategies.end(),
-                  [](const fuzz::RunStrategy& s) { return s.is_external() && oracles::external_python(s.name()).empty(); })) {
+                  [](const run::RunStrategy& s) { return s.is_external() && oracles::external_python(s.name()).empty(); })) {
     std::cerr << "aliasfuzz fuzz: nothing to compare: " << oracles::external_unavailable(o.strategies.front().name())
               << "\n";
     return 2;
@@ -151,7 +151,7 @@ int run(FuzzArgs& a) {
   // A worker's first external case starts its Python and compiles once
   // (torch.compile: ~20-40 s on a loaded machine): under the default 20 s
   // every worker counted as hung and its restart hung again.
-  const auto is_external = [](const fuzz::RunStrategy& s) { return s.is_external(); };
+  const auto is_external = [](const run::RunStrategy& s) { return s.is_external(); };
   const bool external = std::any_of(o.strategies.begin(), o.strategies.end(), is_external);
   if (external && !(a.app && a.app->count("--case-timeout") > 0)) o.case_timeout_s = kExternalCaseTimeout;
   // Minimizing a finding of a real compiler takes tens of runs of a second
@@ -165,7 +165,7 @@ int run(FuzzArgs& a) {
   if (o.checked && !o.strategies.empty() && o.injects.empty() &&
       std::all_of(o.strategies.begin(), o.strategies.end(), is_external))
     std::cerr << "aliasfuzz fuzz: note: --checked has no effect on external strategies ("
-              << fmt::format("{}", fmt::join(fuzz::names_of(o.strategies), ", "))
+              << fmt::format("{}", fmt::join(run::names_of(o.strategies), ", "))
               << "): they run in their own process; divergences are located by prefix bisection\n";
   if (o.resume && o.out.empty()) {
     std::cerr << "aliasfuzz fuzz: --resume needs the campaign's --out\n";
@@ -196,7 +196,7 @@ int run(FuzzArgs& a) {
   o.versions = tool_versions();
   std::cerr << "aliasfuzz fuzz: seed " << o.seed << ", shard " << o.shard_i << "/" << o.shard_n << ", "
             << (o.programs >= 0 ? std::to_string(o.programs) + " programs" : std::to_string(o.time_s) + " s")
-            << ", jobs " << o.jobs << ", target " << schedulers::target_name(o.target) << ", out " << o.out << "\n";
+            << ", jobs " << o.jobs << ", target " << run::target_name(o.target) << ", out " << o.out << "\n";
   fuzz::CampaignSummary s;
   try {
     s = fuzz::run_campaign(o);

@@ -34,7 +34,7 @@ struct KitArgs {
   int64_t programs = 100;
   uint64_t seed = 1;
   std::vector<std::string> strategies, injects;
-  std::vector<schedulers::Mutant> mutants;  // injects, parsed by run()
+  std::vector<run::Mutant> mutants;  // injects, parsed by run()
   bool dry_run = false;  // count cases and distinct kernels; compile and write nothing
 };
 
@@ -83,11 +83,11 @@ int64_t folder_bytes(const std::string& dir) {
 std::vector<std::pair<schedulers::Schedule, std::string>> kit_schedules(const ir::Program& p, const ir::Analysis& an,
                                                                         const KitArgs& a, uint64_t i) {
   std::vector<std::pair<schedulers::Schedule, std::string>> out;
-  const auto strategies = a.strategies.empty() ? schedulers::strategy_names() : a.strategies;
+  const auto strategies = a.strategies.empty() ? run::strategy_names() : a.strategies;
   for (auto& s : schedulers::rotating_schedules(p, an, strategies, static_cast<size_t>(i))) out.push_back({s, ""});
   if (a.mutants.empty()) return out;
   for (const auto& spec : fuzz::campaign_specs(a.seed, i, {}, a.mutants)) {
-    const schedulers::RunConfig config = spec.config();
+    const run::RunConfig config = spec.config();
     auto s = schedulers::make_schedule(p, an, config);
     if (!s) continue;
     s->strategy = config.strategy.spelling;
@@ -104,7 +104,7 @@ int run(KitArgs& a) {
     return 2;
   }
   std::string why;
-  if (auto mutants = fuzz::parse_mutants(a.injects, &why)) {
+  if (auto mutants = run::parse_mutants(a.injects, &why)) {
     a.mutants = std::move(*mutants);
   } else {
     std::cerr << "aliasfuzz kit: " << why << "\n";
@@ -132,7 +132,7 @@ int run(KitArgs& a) {
   std::vector<float> floats;
   std::map<std::string, std::string> kernels;  // region key -> full key (ordered: similar structures pack together)
   int compiled = 0;
-  const auto& must = schedulers::must_agree_strategy_names();
+  const auto& must = run::must_agree_strategy_names();
   for (int64_t i = 0; i < a.programs; ++i) {
     ir::Program p = fuzz::generate(a.seed, static_cast<uint64_t>(i), fuzz::halide_options());
     auto an = ir::analyze(p);
@@ -142,7 +142,7 @@ int run(KitArgs& a) {
       const schedulers::Schedule* s = &sched;
       auto san = s->analysis ? *s->analysis : *ir::analyze(s->program);
       const auto needed = lowering::detail::needed_after(s->program, san, s->regions);
-      const bool stale = s->mutant == schedulers::Mutant::FusionStaleCopy;
+      const bool stale = s->mutant == run::Mutant::FusionStaleCopy;
       for (bool checked : {false, true})
         for (size_t r = 0; r < s->regions.size(); ++r) {
           auto spec = lowering::detail::build_spec(s->program, san, s->regions[r], needed[r], checked, stale);

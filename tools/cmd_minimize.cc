@@ -23,7 +23,7 @@ namespace {
 
 struct MinimizeCmd {
   std::string path, out, torch;
-  fuzz::SpelledSpec spec;  // as the flags (or the bucket's settings.json) spell it
+  run::SpelledSpec spec;  // as the flags (or the bucket's settings.json) spell it
   double time_s = 60;
   int64_t max_tests = -1;
   int seeds = 16;
@@ -52,9 +52,9 @@ std::string from_bucket_folder(MinimizeCmd& o, const CLI::App& c) {
   // The bucket's spec, field by field unless its flag was given (a key the
   // file lacks reads as RunSpec's default, the flag's default too).
   std::string why;
-  const auto typed = fuzz::spec_from_json(st["finding"]["spec"], &why);
+  const auto typed = run::spec_from_json(st["finding"]["spec"], &why);
   if (!typed) return dir + "/settings.json: " + why;
-  const fuzz::SpelledSpec file = fuzz::spelled(*typed);
+  const run::SpelledSpec file = run::spelled(*typed);
   auto take = [&](const char* flag, auto& field, const auto& from) {
     if (c.count(flag) == 0) field = from;
   };
@@ -103,7 +103,7 @@ int minimize_main(MinimizeCmd& o, const CLI::App& c) {
   }
   o.spec.strategy = one.front();
   std::string why;
-  const auto spec = fuzz::parse_spec(o.spec, &why);
+  const auto spec = run::parse_spec(o.spec, &why);
   if (!spec) {
     std::cerr << "aliasfuzz minimize: " << why << "\n";
     return 2;
@@ -127,7 +127,7 @@ int minimize_main(MinimizeCmd& o, const CLI::App& c) {
             << "statements " << s.stmts_before << " -> " << s.stmts_after << ", bytes " << s.bytes_before << " -> "
             << s.bytes_after << ", " << s.tests << " tests (" << s.invalid << " invalid candidates dropped), "
             << s.rounds << " rounds, " << s.elapsed_s << " s" << (s.budget_hit ? " (budget hit)" : "") << "\n"
-            << "reproduce: aliasfuzz run " << o.out << "/min.af " << fuzz::spec_flags(m.spec)
+            << "reproduce: aliasfuzz run " << o.out << "/min.af " << run::spec_flags(m.spec)
             << (m.spec == m.original_spec ? "" : "   (the reorder seed changed while minimizing)") << "\n"
             << "wrote " << o.out << "/min.af, " << o.out << "/repro.py, " << o.out << "/minimize.json\n";
   if (o.add_to_corpus) {

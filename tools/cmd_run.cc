@@ -50,13 +50,13 @@ nlohmann::json first_mismatch_json(const schedulers::RunOutcome& r) {
 }
 
 // The --target, when known and usable on this machine.
-std::optional<schedulers::Target> usable_target(const std::string& name, std::string* why) {
-  const auto t = schedulers::parse_target(name);
+std::optional<run::Target> usable_target(const std::string& name, std::string* why) {
+  const auto t = run::parse_target(name);
   if (!t) {
     *why = "unknown target '" + name + "' (valid: " + target_help() + ")";
     return std::nullopt;
   }
-  if (*t != schedulers::Target::Interp && !lowering::target_available(*t, why)) {
+  if (*t != run::Target::Interp && !lowering::target_available(*t, why)) {
     *why = "target '" + name + "' cannot run here: " + *why;
     return std::nullopt;
   }
@@ -65,7 +65,7 @@ std::optional<schedulers::Target> usable_target(const std::string& name, std::st
 
 // Prints what each pass made of the program (--dump-passes), as Halide's
 // Lower.cpp logs the IR after each pass.
-void dump_passes(const ir::Program& p, const ir::Analysis& an, const schedulers::RunConfig& config) {
+void dump_passes(const ir::Program& p, const ir::Analysis& an, const run::RunConfig& config) {
   std::vector<schedulers::PassDump> dump;
   auto sc = schedulers::make_schedule(p, an, config, &dump);
   for (const auto& d : dump) std::cout << "# ---- after " << d.pass << "\n" << d.text;
@@ -76,16 +76,16 @@ void dump_passes(const ir::Program& p, const ir::Analysis& an, const schedulers:
 int run(const RunOptions& o) {
   // Usage errors first: every setting parsed once, here.
   std::vector<std::string> strategies =
-      o.strategies.empty() ? schedulers::must_agree_strategy_names() : o.strategies;
+      o.strategies.empty() ? run::must_agree_strategy_names() : o.strategies;
   if (auto e = flags::resolve_torch(strategies, o.torch); !e.empty()) {
     std::cerr << "aliasfuzz run: " << e << "\n";
     return 2;
   }
   std::string why;
   const auto target = usable_target(o.target, &why);
-  std::vector<fuzz::RunSpec> specs;
+  std::vector<run::RunSpec> specs;
   for (const auto& s : strategies) {
-    auto spec = fuzz::parse_spec({s, o.inject, o.reorder, o.fusion, "interp", o.checked}, &why);
+    auto spec = run::parse_spec({s, o.inject, o.reorder, o.fusion, "interp", o.checked}, &why);
     if (!spec) {
       std::cerr << "aliasfuzz run: " << why << "\n";
       return 2;
@@ -96,14 +96,14 @@ int run(const RunOptions& o) {
     std::cerr << "aliasfuzz run: " << why << "\n";
     return 2;
   }
-  std::vector<std::optional<schedulers::RunConfig>> configs;  // by strategy; none for an external one
+  std::vector<std::optional<run::RunConfig>> configs;  // by strategy; none for an external one
   for (auto& spec : specs) {
     configs.emplace_back();
     if (spec.is_external()) continue;  // run through Python, below
     spec.target = *target;
     configs.back() = spec.config();
   }
-  const bool on_halide = *target != schedulers::Target::Interp;
+  const bool on_halide = *target != run::Target::Interp;
   std::string text;
   if (!read_file(o.path, &text)) return 2;
   nlohmann::json out;
@@ -158,7 +158,7 @@ int run(const RunOptions& o) {
                              ? fuzz::predicted_refusal(r.mismatch->what) : std::nullopt;
     all_agree = all_agree && (r.agree || refusal);
     if (!r.stats.is_null()) all_stats.push_back(r.stats);
-    nlohmann::json run = fuzz::spec_json(specs[k]);
+    nlohmann::json run = run::spec_json(specs[k]);
     run.erase("checked");
     run.update({{"agree", r.agree || refusal},
                 {"regions", r.regions},

@@ -5,22 +5,22 @@
 #include <fmt/format.h>
 
 #include "oracles/external.h"
-#include "schedulers/run_config.h"
+#include "run/vocabulary.h"
 #include "tools/commands.h"
 
 namespace af::tools::flags {
 
 namespace {
-using schedulers::join_names;
+using run::join_names;
 
 std::string with_note(const std::string& help, const std::string& note) {
   return note.empty() ? help : help + " (" + note + ")";
 }
 std::string strategy_help() {
-  return "strategy: " + join_names(schedulers::strategy_names()) + ", update_aliases+FIX[+FIX...] with FIX one of " +
-         join_names(schedulers::ua_fix_names());
+  return "strategy: " + join_names(run::strategy_names()) + ", update_aliases+FIX[+FIX...] with FIX one of " +
+         join_names(run::ua_fix_names());
 }
-std::string inject_help() { return "bug-zoo mutant: " + join_names(schedulers::mutant_names()); }
+std::string inject_help() { return "bug-zoo mutant: " + join_names(run::mutant_names()); }
 }  // namespace
 
 void strategy(CLI::App* c, std::string& into, const std::string& note) {
@@ -37,10 +37,10 @@ void injects(CLI::App* c, std::vector<std::string>& into, const std::string& not
 }
 void reorder(CLI::App* c, std::string& into, const std::string& note) {
   c->add_option("--reorder", into,
-                with_note("reorder policy: " + join_names(schedulers::reorder_policy_names()), note));
+                with_note("reorder policy: " + join_names(run::reorder_policy_names()), note));
 }
 void fusion(CLI::App* c, std::string& into, const std::string& note) {
-  c->add_option("--fusion", into, with_note("fusion policy: " + join_names(schedulers::fusion_policy_names()), note));
+  c->add_option("--fusion", into, with_note("fusion policy: " + join_names(run::fusion_policy_names()), note));
 }
 void target(CLI::App* c, std::string& into, const std::string& note) {
   c->add_option("--target", into,

@@ -1,9 +1,8 @@
 // The run-setting flags that several subcommands take (--strategy
 // --inject --reorder --fusion --target --checked), declared here once so
 // that every subcommand shows the same help text, built from the name
-// tables of schedulers/run_config.h. Each declares into the caller's own
-// field; the values are parsed by schedulers::parse_options and
-// fuzz::parse_spec.
+// tables of run/vocabulary.h. Each declares into the caller's own
+// field; the values are parsed once, by run::parse_spec.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <string>

@@ -31,7 +31,7 @@ nlohmann::json stats_json(const lowering::LowerStats& s, lowering::Target target
 // run it; ptx also assembles every region with ptxas, then runs on the
 // host. In checked mode each region also checks every value it produces
 // against the oracle's (async asserts); a failure names the first diverging op.
-schedulers::ExecuteOutcome execute(const schedulers::Schedule& s, const schedulers::RunConfig& config,
+schedulers::ExecuteOutcome execute(const schedulers::Schedule& s, const run::RunConfig& config,
                                    const schedulers::ExpectedByStmt* expected) {
   schedulers::ExecuteOutcome out;
   lowering::LowerOptions lo;

@@ -1,11 +1,11 @@
-// The parsers and name tables of the run settings (schedulers/run_config.h).
-#include "schedulers/run_config.h"
+// The parsers and name tables of the run settings (run/vocabulary.h).
+#include "run/vocabulary.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
 
-namespace af::schedulers {
+namespace af::run {
 
 std::string join_names(const std::vector<std::string>& v) {
   std::string s;
@@ -202,26 +202,26 @@ const std::vector<std::string>& target_names() {
 
 // --- one run ----------------------------------------------------------------
 
-std::optional<std::string> parse_options(const Options& o, RunConfig* out) {
-  auto strategy = parse_strategy(o.strategy);
+std::string strategy_for_mutant(Mutant m) {
+  if (m == Mutant::None) return "update_aliases-ordered";  // as before: no mutant, no default of its own
+  return mutant_info(m).default_strategy;
+}
+
+std::optional<std::string> parse_config(const SpelledSpec& o, RunConfig* out) {
+  auto mutant = parse_mutant(o.inject);
+  if (!mutant) return "unknown mutant '" + o.inject + "' (valid: " + join(mutant_names()) + ")";
+  auto strategy = parse_strategy(o.strategy.empty() ? strategy_for_mutant(*mutant) : o.strategy);
   if (!strategy)
     return "unknown strategy '" + o.strategy + "' (valid: " + join(strategy_names()) +
            ", or update_aliases+FIX[+FIX...] with FIX one of " + join(ua_fix_names()) + ")";
-  auto mutant = parse_mutant(o.inject);
-  if (!mutant) return "unknown mutant '" + o.inject + "' (valid: " + join(mutant_names()) + ")";
   auto reorder = parse_reorder(o.reorder);
   if (!reorder) return "unknown reorder policy '" + o.reorder + "' (valid: " + join(reorder_policy_names()) + ")";
   auto fusion = parse_fusion(o.fusion);
   if (!fusion) return "unknown fusion policy '" + o.fusion + "' (valid: " + join(fusion_policy_names()) + ")";
-  if (out) {  // target and checked are not spelled here: left as they are
-    out->strategy = std::move(*strategy);
-    out->mutant = *mutant;
-    out->reorder = *reorder;
-    out->fusion = *fusion;
-  }
+  auto target = parse_target(o.target.empty() ? "interp" : o.target);
+  if (!target) return "unknown target '" + o.target + "' (valid: " + join(target_names()) + ")";
+  if (out) *out = RunConfig{std::move(*strategy), *mutant, *reorder, *fusion, *target, o.checked};
   return std::nullopt;
 }
 
-std::optional<std::string> check_options(const Options& o) { return parse_options(o, nullptr); }
-
-}  // namespace af::schedulers
+}  // namespace af::run

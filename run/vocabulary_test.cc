@@ -1,11 +1,11 @@
 // The spellings of the run settings: every name a table lists parses and
 // prints back as itself, the "random" table column parses as a kind only,
 // and near-miss spellings are refused with the valid choices named.
-#include "schedulers/run_config.h"
+#include "run/vocabulary.h"
 
 #include <gtest/gtest.h>
 
-namespace af::schedulers {
+namespace af::run {
 namespace {
 
 TEST(RunConfig, EveryListedNameRoundTrips) {
@@ -36,20 +36,20 @@ TEST(RunConfig, RandomNeedsItsSeedExceptAsATableColumn) {
 
 TEST(RunConfig, UsageErrorsNameTheValidChoices) {
   RunConfig c;
-  Options o;
+  SpelledSpec o;
   o.reorder = "sideways";
-  const auto why = parse_options(o, &c);
+  const auto why = parse_config(o, &c);
   ASSERT_TRUE(why.has_value());
   EXPECT_NE(why->find("thunder-dataflow"), std::string::npos) << *why;
-  o = Options{};
+  o = SpelledSpec{};
   o.inject = "no-such-mutant";
-  EXPECT_TRUE(parse_options(o, &c).has_value());
-  o = Options{};
+  EXPECT_TRUE(parse_config(o, &c).has_value());
+  o = SpelledSpec{};
   o.strategy = "update_aliases+war";
   o.inject = "fn-per-input-base";
   o.reorder = "random:7";
   o.fusion = "dataflow";
-  ASSERT_FALSE(parse_options(o, &c).has_value());
+  ASSERT_FALSE(parse_config(o, &c).has_value());
   EXPECT_EQ(c.strategy.kind, StrategyKind::UpdateAliases);
   EXPECT_EQ(c.mutant, Mutant::FnPerInputBase);
   EXPECT_EQ(c.reorder.seed, 7u);
@@ -57,4 +57,4 @@ TEST(RunConfig, UsageErrorsNameTheValidChoices) {
 }
 
 }  // namespace
-}  // namespace af::schedulers
+}  // namespace af::run

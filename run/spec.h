@@ -3,7 +3,7 @@
 // headers, settings.json). A RunSpec holds the strategy as one of
 // aliasfuzz's own (a kind with its update_aliases fixes) or as a row of the
 // external table (oracles/external.h, with its torch version), and the
-// mutant, policies and target as the enumerators of schedulers/run_config.h.
+// mutant, policies and target as the enumerators of run/vocabulary.h.
 // Names exist only in the spellings here (JSON, flags) and in the tables
 // behind them; nothing else compares one as a string (tools/name_compare_test.sh).
 #pragma once
@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "oracles/external.h"
-#include "schedulers/run_config.h"
+#include "run/vocabulary.h"
 
-namespace af::fuzz {
+namespace af::run {
 
 // The strategy a run names: ours, a system under study, or none (a
 // mutant's run: the mutant's default strategy, strategy_for_mutant).
@@ -26,7 +26,7 @@ class RunStrategy {
   static std::optional<RunStrategy> parse(const std::string& name, std::string* why = nullptr);
   bool named() const { return !name_.empty(); }
   bool is_external() const { return external_.has_value(); }
-  const std::optional<schedulers::Strategy>& internal() const { return internal_; }
+  const std::optional<Strategy>& internal() const { return internal_; }
   const std::optional<oracles::ExternalStrategy>& external() const { return external_; }
   // As spelled ("update_aliases+war+args", "aot-eager@2.15.0"); "" when none is named.
   const std::string& name() const { return name_; }
@@ -34,16 +34,16 @@ class RunStrategy {
 
  private:
   std::string name_;
-  std::optional<schedulers::Strategy> internal_;
+  std::optional<Strategy> internal_;
   std::optional<oracles::ExternalStrategy> external_;
 };
 
 struct RunSpec {
   RunStrategy strategy;
-  schedulers::Mutant mutant = schedulers::Mutant::None;  // none for an external strategy
-  schedulers::Reorder reorder;
-  schedulers::Fusion fusion = schedulers::Fusion::None;
-  schedulers::Target target = schedulers::Target::Interp;
+  Mutant mutant = Mutant::None;  // none for an external strategy
+  Reorder reorder;
+  Fusion fusion = Fusion::None;
+  Target target = Target::Interp;
   // Checked mode: every statement is compared with the oracle's value of
   // the source statement it stands for, and the first that differs is
   // reported (schedulers::CheckFailure); not for external strategies.
@@ -53,29 +53,23 @@ struct RunSpec {
   bool is_external() const { return strategy.is_external(); }
   // The strategy that runs: the named one, else the mutant's default.
   std::string strategy_name() const;
-  std::string mutant_name() const { return schedulers::mutant_name(mutant); }  // "" for none
-  std::string reorder_name() const { return schedulers::reorder_name(reorder); }
-  std::string fusion_name() const { return schedulers::fusion_name(fusion); }
-  std::string target_name() const { return schedulers::target_name(target); }
+  std::string mutant_name() const { return run::mutant_name(mutant); }  // "" for none
+  std::string reorder_name() const { return run::reorder_name(reorder); }
+  std::string fusion_name() const { return run::fusion_name(fusion); }
+  std::string target_name() const { return run::target_name(target); }
   // "STRATEGY+MUTANT" as named: whose bug a divergence is (a campaign's
   // novelty bookkeeping keys its features by it; policies and targets aside).
   std::string who() const { return strategy.name() + "+" + mutant_name(); }
   // One of the strategies that must agree with the oracle, without a mutant:
   // a divergence is a bug in aliasfuzz.
   bool must_agree() const {
-    return strategy.named() && mutant == schedulers::Mutant::None && schedulers::is_must_agree(strategy.name());
+    return strategy.named() && mutant == Mutant::None && is_must_agree(strategy.name());
   }
   // Ours: the typed settings the schedulers and the lowering take.
-  schedulers::RunConfig config() const;
+  RunConfig config() const;
   bool operator==(const RunSpec& o) const;
 };
 
-// The settings as spelled on a command line, in settings.json and in
-// findings.jsonl (strategy "" runs the mutant's default strategy).
-struct SpelledSpec {
-  std::string strategy, inject, reorder = "program", fusion = "none", target = "interp";
-  bool checked = false;
-};
 // Parses every spelled setting; on a usage error (an unknown name, a
 // mutant on an external strategy) nullopt and the message naming the valid
 // choices in *why.
@@ -104,15 +98,13 @@ std::string spec_flags(const RunSpec& s);
 // A campaign's lists (--strategy, --inject; campaign.json) both ways:
 // nullopt and the first unknown name's reason in *why.
 std::optional<std::vector<RunStrategy>> parse_strategies(const std::vector<std::string>& names, std::string* why = nullptr);
-std::optional<std::vector<schedulers::Mutant>> parse_mutants(const std::vector<std::string>& names, std::string* why = nullptr);
+std::optional<std::vector<Mutant>> parse_mutants(const std::vector<std::string>& names, std::string* why = nullptr);
 std::vector<std::string> names_of(const std::vector<RunStrategy>& strategies);
-std::vector<std::string> names_of(const std::vector<schedulers::Mutant>& mutants);
+std::vector<std::string> names_of(const std::vector<Mutant>& mutants);
 
-// The strategy a mutant is run with when the spec names none.
-std::string strategy_for_mutant(schedulers::Mutant m);
 
 // The tier a spec runs in, for throughput figures: the external strategy's
 // name (a Python child), else its target ("interp", "host", ...).
 std::string tier_of(const RunSpec& s);
 
-}  // namespace af::fuzz
+}  // namespace af::run

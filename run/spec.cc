@@ -1,17 +1,16 @@
-#include "fuzz/run_spec.h"
+#include "run/spec.h"
 
 #include <sstream>
 #include <stdexcept>
 
-namespace af::fuzz {
+namespace af::run {
 
-using schedulers::Mutant;
 
 std::optional<RunStrategy> RunStrategy::parse(const std::string& name, std::string* why) {
   RunStrategy s;
   s.name_ = name;
   if (name.empty()) return s;
-  if (auto internal = schedulers::parse_strategy(name)) {
+  if (auto internal = parse_strategy(name)) {
     s.internal_ = std::move(internal);
     return s;
   }
@@ -22,26 +21,21 @@ std::optional<RunStrategy> RunStrategy::parse(const std::string& name, std::stri
   if (why) {
     if (const std::string py = oracles::py_spec_error(name); !py.empty()) *why = py;
     else
-      *why = "unknown strategy '" + name + "' (valid: " + schedulers::join_names(schedulers::strategy_names()) +
-             ", or update_aliases+FIX[+FIX...] with FIX one of " + schedulers::join_names(schedulers::ua_fix_names()) +
-             "; external: " + schedulers::join_names(oracles::external_strategies()) + ", py:MODULE:FUNCTION)";
+      *why = "unknown strategy '" + name + "' (valid: " + join_names(strategy_names()) +
+             ", or update_aliases+FIX[+FIX...] with FIX one of " + join_names(ua_fix_names()) +
+             "; external: " + join_names(oracles::external_strategies()) + ", py:MODULE:FUNCTION)";
   }
   return std::nullopt;
-}
-
-std::string strategy_for_mutant(Mutant m) {
-  if (m == Mutant::None) return "update_aliases-ordered";  // as before: no mutant, no default of its own
-  return schedulers::mutant_info(m).default_strategy;
 }
 
 std::string RunSpec::strategy_name() const {
   return strategy.named() ? strategy.name() : strategy_for_mutant(mutant);
 }
 
-schedulers::RunConfig RunSpec::config() const {
-  schedulers::RunConfig c;
+RunConfig RunSpec::config() const {
+  RunConfig c;
   if (strategy.internal()) c.strategy = *strategy.internal();
-  else c.strategy = *schedulers::parse_strategy(strategy_for_mutant(mutant));  // a table entry: always parses
+  else c.strategy = *parse_strategy(strategy_for_mutant(mutant));  // a table entry: always parses
   c.mutant = mutant;
   c.reorder = reorder;
   c.fusion = fusion;
@@ -58,37 +52,22 @@ bool RunSpec::operator==(const RunSpec& o) const {
 std::optional<RunSpec> parse_spec(const SpelledSpec& sp, std::string* why) {
   std::string local;
   std::string& w = why ? *why : local;
-  auto fail = [&](std::string m) -> std::optional<RunSpec> {
-    w = std::move(m);
-    return std::nullopt;
-  };
-  RunSpec s;
   auto strategy = RunStrategy::parse(sp.strategy, &w);
   if (!strategy) return std::nullopt;
-  s.strategy = std::move(*strategy);
-  const auto mutant = schedulers::parse_mutant(sp.inject);
-  if (!mutant)
-    return fail("unknown mutant '" + sp.inject + "' (valid: " + schedulers::join_names(schedulers::mutant_names()) + ")");
-  s.mutant = *mutant;
-  if (s.is_external() && s.mutant != Mutant::None)
-    return fail("mutant '" + sp.inject + "' cannot apply to " + sp.strategy +
-                ": mutants change aliasfuzz's own strategies, not the compilers under study");
-  const auto reorder = schedulers::parse_reorder(sp.reorder);
-  if (!reorder)
-    return fail("unknown reorder policy '" + sp.reorder +
-                "' (valid: " + schedulers::join_names(schedulers::reorder_policy_names()) + ")");
-  s.reorder = *reorder;
-  const auto fusion = schedulers::parse_fusion(sp.fusion);
-  if (!fusion)
-    return fail("unknown fusion policy '" + sp.fusion +
-                "' (valid: " + schedulers::join_names(schedulers::fusion_policy_names()) + ")");
-  s.fusion = *fusion;
-  const auto target = schedulers::parse_target(sp.target.empty() ? "interp" : sp.target);
-  if (!target)
-    return fail("unknown target '" + sp.target + "' (valid: " + schedulers::join_names(schedulers::target_names()) + ")");
-  s.target = *target;
-  s.checked = sp.checked;
-  return s;
+  if (strategy->is_external() && !sp.inject.empty()) {
+    w = "mutant '" + sp.inject + "' cannot apply to " + sp.strategy +
+        ": mutants change aliasfuzz's own strategies, not the compilers under study";
+    return std::nullopt;
+  }
+  // The mutant, policies and target parse as ours do (the strategy is typed above).
+  SpelledSpec rest = sp;
+  rest.strategy = "";
+  RunConfig c;
+  if (auto e = parse_config(rest, &c)) {
+    w = *e;
+    return std::nullopt;
+  }
+  return RunSpec{std::move(*strategy), c.mutant, c.reorder, c.fusion, c.target, c.checked};
 }
 
 RunSpec spec_of(const SpelledSpec& sp) {
@@ -182,10 +161,10 @@ std::optional<std::vector<RunStrategy>> parse_strategies(const std::vector<std::
 std::optional<std::vector<Mutant>> parse_mutants(const std::vector<std::string>& names, std::string* why) {
   std::vector<Mutant> out;
   for (const auto& name : names) {
-    const auto m = schedulers::parse_mutant(name);
+    const auto m = parse_mutant(name);
     if (!m || *m == Mutant::None) {
       if (why)
-        *why = "unknown mutant '" + name + "' (valid: " + schedulers::join_names(schedulers::mutant_names()) + ")";
+        *why = "unknown mutant '" + name + "' (valid: " + join_names(mutant_names()) + ")";
       return std::nullopt;
     }
     out.push_back(*m);
@@ -201,10 +180,10 @@ std::vector<std::string> names_of(const std::vector<RunStrategy>& strategies) {
 
 std::vector<std::string> names_of(const std::vector<Mutant>& mutants) {
   std::vector<std::string> out;
-  for (const auto m : mutants) out.push_back(schedulers::mutant_name(m));
+  for (const auto m : mutants) out.push_back(mutant_name(m));
   return out;
 }
 
 std::string tier_of(const RunSpec& s) { return s.is_external() ? s.strategy.name() : s.target_name(); }
 
-}  // namespace af::fuzz
+}  // namespace af::run

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "schedulers/ua_fixes.h"
+#include "run/ua_fixes.h"
 
-namespace af::schedulers {
+namespace af::run {
 
 // "a, b, c": the valid choices an error message names.
 std::string join_names(const std::vector<std::string>& names);
@@ -116,17 +116,20 @@ struct RunConfig {
   bool checked = false;  // device-side checks (Halide targets)
 };
 
-// The settings as spelled on a command line (and in settings.json).
-struct Options {
-  std::string strategy = "eager";
-  std::string inject;              // "" or a mutant name
-  std::string reorder = "program";
-  std::string fusion = "none";
+// The settings as spelled on a command line, in settings.json and in
+// findings.jsonl (strategy "" runs the mutant's default strategy).
+struct SpelledSpec {
+  std::string strategy, inject, reorder = "program", fusion = "none", target = "interp";
+  bool checked = false;
 };
 
-// Parses every spelled setting; on a usage error (an unknown strategy,
-// mutant or policy) returns the message naming the valid choices.
-std::optional<std::string> parse_options(const Options& spelled, RunConfig* out);
-std::optional<std::string> check_options(const Options& o);
+// The strategy a mutant runs with when a run names none.
+std::string strategy_for_mutant(Mutant m);
 
-}  // namespace af::schedulers
+// Parses every spelled setting of one of our strategies (run/spec.h
+// parse_spec takes the external ones too); on a usage error (an unknown
+// strategy, mutant, policy or target) returns the message naming the
+// valid choices. `out` may be null (a check only).
+std::optional<std::string> parse_config(const SpelledSpec& spelled, RunConfig* out);
+
+}  // namespace af::run

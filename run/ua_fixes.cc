@@ -1,7 +1,7 @@
 // Strategy names of the update_aliases family -> their fixes.
-#include "schedulers/ua_fixes.h"
+#include "run/ua_fixes.h"
 
-namespace af::schedulers {
+namespace af::run {
 
 const std::vector<std::string>& ua_fix_names() {
   static const std::vector<std::string> v{"inputs", "args", "results", "war", "dedupe", "min", "atomic"};
@@ -37,4 +37,4 @@ std::optional<UaFixes> ua_fixes_of(const std::string& s) {
   return fx;
 }
 
-}  // namespace af::schedulers
+}  // namespace af::run

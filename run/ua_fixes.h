@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace af::schedulers {
+namespace af::run {
 
 enum class UaFix : unsigned {
   Inputs = 1,    // aliased inputs keep their own geometry (no pass 1); a storage's inputs share a group
@@ -39,4 +39,4 @@ inline constexpr const char* kThunderRaises = "Thunder raises";
 // The fixes of update_aliases-ordered (inputs+args+results+war+dedupe+atomic).
 UaFixes ua_ordered_fixes();
 
-}  // namespace af::schedulers
+}  // namespace af::run
