@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 
+#include "fuzz/bucket.h"
 #include "fuzz/check.h"
 #include "fuzz/generator.h"
 #include "ir/analysis.h"

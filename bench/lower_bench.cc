@@ -1,4 +1,4 @@
-// The Halide tier's throughput and compile cache (DESIGN.md, Metrics).
+// The Halide tier's throughput and compile cache (docs/design.md, Metrics).
 //   lower_bench [--programs N] [--seed S] [--strategies K] [--whole M] [--target T]
 // Phases over N generated programs (default 1,000), one region per
 // statement (the eager schedule), on target T (default host; opencl runs

@@ -33,7 +33,7 @@
 #include "fuzz/worker_pool.h"
 #include "ir/analysis.h"
 #include "ir/text.h"
-#include "oracles/external.h"
+#include "compilers/capabilities.h"
 
 namespace af::fuzz {
 
@@ -485,19 +485,19 @@ void resolve_capabilities(CampaignOptions& o) {
   for (const auto& strategy : o.strategies) {
     const std::string& s = strategy.name();
     const double t0 = now_s();
-    const oracles::Capabilities c = oracles::probe_capabilities(s);
+    const compilers::Capabilities c = compilers::probe_capabilities(s);
     if (!c.available) {  // not installed (the strategy is skipped, check.h), or the probe could not start
       if (!o.quiet) std::fprintf(stderr, "aliasfuzz fuzz: no capability probe of %s: %s\n", s.c_str(), c.error.c_str());
       continue;
     }
     if (!c.versions.empty()) o.versions[s] = c.versions;
     for (const auto& [op, why] : c.unsupported) o.gen.op_weights[op] = 0.0;
-    const std::string note = oracles::capabilities_summary(c);
+    const std::string note = compilers::capabilities_summary(c);
     if (!note.empty()) o.not_supported.push_back(note);
     // A form it crashes on (a known bug, found by the probe): generated around, reported.
     if (c.failing_forms.count("aliased-inputs-of-different-sizes")) {
       o.gen.aliased_inputs_same_sizes = true;
-      o.not_supported.push_back(oracles::failing_forms_summary(c) + ": aliased inputs get the same sizes");
+      o.not_supported.push_back(compilers::failing_forms_summary(c) + ": aliased inputs get the same sizes");
     }
     if (!o.quiet)
       std::fprintf(stderr, "aliasfuzz fuzz: %s: %s (%s)\n", s.c_str(),

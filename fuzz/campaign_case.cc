@@ -14,13 +14,15 @@
 #include <set>
 
 #include "fuzz/answer_line.h"
+#include "fuzz/bucket.h"
+#include "fuzz/campaign_specs.h"
 #include "fuzz/check.h"
 #include "fuzz/features.h"
 #include "fuzz/ledger.h"
 #include "fuzz/invalid.h"
 #include "fuzz/signature.h"
 #include "ir/analysis.h"
-#include "oracles/external.h"
+#include "compilers/table.h"
 #include "oracles/json_out.h"
 
 namespace af::fuzz {
@@ -56,7 +58,7 @@ const std::vector<KnownBug>& known_bugs() {
     for (auto& e : load_ledger(dir, nullptr)) {
       const auto an = ir::analyze(e.program);
       if (!an || !e.spec.is_external() || e.what != "values") continue;
-      KnownBug kb{e, oracles::strategy_base(e.spec.strategy.name()), program_features(e.program, &*an)};
+      KnownBug kb{e, compilers::strategy_base(e.spec.strategy.name()), program_features(e.program, &*an)};
       out->push_back(std::move(kb));
     }
     return out;
@@ -68,7 +70,7 @@ std::string known_bug_of(const RunRecord& rec, const std::vector<std::string>& w
   if (bug_what(rec) != "values") return "";
   // Its own entries, then its lower stage's, as the report labels.
   for (const std::string& s : label_strategies(rec.spec.strategy.name())) {
-    const std::string base = oracles::strategy_base(s);
+    const std::string base = compilers::strategy_base(s);
     for (const KnownBug& kb : known_bugs())
       if (kb.base == base && ledger_label_refused(kb.entry, s).empty() &&
           std::includes(words.begin(), words.end(), kb.words.begin(), kb.words.end()))

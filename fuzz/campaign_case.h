@@ -6,7 +6,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "fuzz/campaign.h"
+#include "fuzz/campaign_options.h"
 #include "oracles/line_process.h"
 
 namespace af::fuzz {

@@ -190,7 +190,7 @@ void CampaignStore::load(CampaignTally& tally, CaseQueue& queue, double* elapsed
   if (with_findings) {
     tally.findings = s.value("findings", int64_t{0});
     for (auto it = sb.begin(); it != sb.end(); ++it) {
-      Bucket& b = tally.buckets[it.key()];
+      BucketTally& b = tally.buckets[it.key()];
       b.count = it.value().value("count", int64_t{0});
       b.first_k = it.value().value("first_program", uint64_t{0});
       b.must_agree = it.value().value("must_agree", true);
@@ -204,7 +204,7 @@ void CampaignStore::load(CampaignTally& tally, CaseQueue& queue, double* elapsed
       ++tally.findings;
       const uint64_t k = f.value("k", uint64_t{0});
       auto [it, fresh] = tally.buckets.try_emplace(f.value("bucket", "unknown"));
-      Bucket& b = it->second;
+      BucketTally& b = it->second;
       ++b.count;
       if (fresh || k < b.first_k) {
         b.first_k = k;

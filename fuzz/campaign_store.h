@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fuzz/campaign.h"
+#include "fuzz/campaign_options.h"
 #include "fuzz/campaign_tally.h"
 #include "fuzz/case_queue.h"
 

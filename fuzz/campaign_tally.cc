@@ -93,7 +93,7 @@ CampaignTally::Added CampaignTally::add_finding(uint64_t k, const json& f, doubl
   ++findings;
   add_features(k, f);
   auto [it, fresh] = buckets.try_emplace(f.value("bucket", "unknown"));
-  Bucket& b = it->second;
+  BucketTally& b = it->second;
   ++b.count;
   Added added;
   added.fresh = fresh;

@@ -13,7 +13,7 @@
 
 namespace af::fuzz {
 
-struct Bucket {
+struct BucketTally {  // a bucket's counts in a campaign
   int64_t count = 0;
   uint64_t first_k = 0;
   bool must_agree = false;
@@ -37,7 +37,7 @@ struct CampaignTally {
   int64_t external_runs = 0, compared = 0, unsupported = 0;
   std::map<std::string, int64_t> unsupported_reasons;  // "strategy: Type: message" -> runs
   std::map<std::string, Tier> tiers;
-  std::map<std::string, Bucket> buckets;
+  std::map<std::string, BucketTally> buckets;
   int64_t must_agree_buckets = 0;  // of buckets: bugs in aliasfuzz itself
   // Novelty (issue #34): per "who|feature" (who: strategy+mutant; the
   // finding's features, fuzz/features.h), the smallest program whose

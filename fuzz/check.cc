@@ -9,8 +9,7 @@
 
 #include "fuzz/invalid.h"
 #include "ir/analysis.h"
-#include "ir/hash.h"
-#include "oracles/external.h"
+#include "compilers/runner.h"
 #include "schedulers/schedulers.h"
 #include "run/ua_fixes.h"
 
@@ -20,118 +19,9 @@ using run::Fusion;
 using run::Mutant;
 using run::RunConfig;
 
-namespace {
-using ir::mix64;
-uint64_t hash_str(const std::string& s) {
-  return ir::fnv1a(s);
-}
-}  // namespace
-
 nlohmann::json check_failure_json(const schedulers::CheckFailure& f) {
   return {{"stmt", f.stmt},     {"source_stmt", f.source_stmt}, {"op", f.op},          {"line", f.line},
           {"region", f.region}, {"count", f.count},             {"first_index", f.first_index}};
-}
-
-std::vector<run::RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::vector<run::RunStrategy>& strategies,
-                                    const std::vector<Mutant>& mutants, run::Target target, bool checked) {
-  std::vector<run::RunStrategy> ss = strategies;
-  if (ss.empty() && mutants.empty()) {  // with only mutants asked for, run only them
-    for (const auto* names : {&run::must_agree_strategy_names(), &run::under_study_strategy_names()})
-      for (const auto& name : *names) ss.push_back(*run::RunStrategy::parse(name));
-  }
-  std::vector<run::RunSpec> runs;
-  for (const auto& s : ss) runs.emplace_back().strategy = s;
-  for (const auto m : mutants) runs.emplace_back().mutant = m;
-  static const Fusion kFusion[] = {Fusion::None, Fusion::Greedy, Fusion::Dataflow};
-  std::vector<run::RunSpec> specs;
-  for (run::RunSpec r : runs) {
-    const uint64_t h = mix64(mix64(seed ^ mix64(index)) ^ hash_str(r.strategy.name() + "/" + r.mutant_name()));
-    r.target = target;
-    if (r.is_external()) {  // no reorder or fusion policy of ours applies
-      specs.push_back(r);
-      continue;
-    }
-    r.checked = checked;
-    // Mostly random topological orders (they find ordering bugs); the
-    // named policies now and then.
-    const auto& named = run::seedless_reorders();
-    const uint64_t pick = h % (6 + named.size());
-    if (pick < 6) r.reorder = {run::ReorderKind::Random, (h >> 8) % 1000000};
-    else r.reorder = named[pick - 6];
-    r.fusion = kFusion[(h >> 40) % 3];
-    if (r.mutant != Mutant::None && run::mutant_info(r.mutant).needs_fused_regions && r.fusion == Fusion::None)
-      r.fusion = Fusion::Greedy;
-    specs.push_back(r);
-  }
-  return specs;
-}
-
-namespace {
-// Coarse classes keep one bug in one bucket: a mutant's bug shows up under
-// many orders and ops, and a user wants one entry for it.
-std::string reorder_class(const run::Reorder& reorder) {
-  return reorder.kind == run::ReorderKind::Program ? "program-order" : "reordered";
-}
-std::string fusion_class(Fusion fusion) { return fusion == Fusion::None ? "unfused" : "fused"; }
-std::string op_class(const std::string& op) {
-  if (op.empty()) return "returns";  // no prefix diverges: the full program's returns do
-  auto k = ir::op_from_name(op);
-  if (!k) return op;
-  switch (ir::op_info(*k).cls) {
-    case ir::OpClass::View: return "view";
-    case ir::OpClass::MayAlias: return "may-alias";
-    case ir::OpClass::InPlace: return "inplace";
-    case ir::OpClass::Scatter: return "scatter";
-    case ir::OpClass::Meta: return "meta";
-    default: return ir::is_reduction(*k) ? "reduction" : "compute";
-  }
-}
-}  // namespace
-
-std::string runner_failure_kind(const std::string& error) {
-  static const std::string crash = "external runner crash: ", timeout = "external runner timeout: ";
-  if (error.rfind(timeout, 0) == 0) return "runner-timeout";
-  if (error.rfind(crash, 0) != 0) return "";
-  // "... the Python process died (SIGSEGV)": the signal or exit code names the crash.
-  const size_t open = error.rfind(" ("), close = error.rfind(')');
-  if (open == std::string::npos || close != error.size() - 1 || close < open) return "runner-crash";
-  std::string death = error.substr(open + 2, close - open - 2);
-  for (char& c : death)
-    if (c == ' ') c = '-';
-  return "runner-crash-" + death;
-}
-
-static constexpr char kAcceptsInvalid[] = "accepts-invalid-";
-
-std::string accepts_invalid_what(const std::string& kind) { return kAcceptsInvalid + kind; }
-
-std::string accepted_invalid_kind(const std::string& what) {
-  const std::string prefix = kAcceptsInvalid;
-  return what.size() > prefix.size() && what.compare(0, prefix.size(), prefix) == 0 ? what.substr(prefix.size()) : "";
-}
-
-std::string bucket_of(const RunRecord& r) {
-  std::string what;
-  if (const std::string runner = runner_failure_kind(r.error); !runner.empty()) {
-    // The compiler's process died or hung: a kind of its own, never mixed
-    // with the values it computes or the exceptions it raises.
-    std::string b = r.spec.strategy.name() + "__" + reorder_class(r.spec.reorder) + "__" + fusion_class(r.spec.fusion) + "__" + runner;
-    for (char& c : b)
-      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '+' || c == '.' || c == '@')) c = '_';
-    return b;
-  }
-  if (!r.accepted_invalid.empty()) what = accepts_invalid_what(r.accepted_invalid);
-  else if (r.first_failure) what = "stmt";
-  else if (!r.error.empty()) what = "error";
-  else if (r.mismatch && r.mismatch->observable.rfind("return", 0) == 0) what = "return";
-  else if (r.mismatch && oracles::is_input_geometry(r.mismatch->observable)) what = kInputMeta;
-  else what = "storage";
-  std::string b = r.spec.strategy_name();
-  if (r.spec.mutant != Mutant::None) b += "+" + r.spec.mutant_name();
-  b += "__" + reorder_class(r.spec.reorder) + "__" + fusion_class(r.spec.fusion) + "__" + what + "__" + op_class(r.op);
-  for (char& c : b)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '+' || c == '.' || c == '@')) c = '_';
-  return b;
 }
 
 namespace {
@@ -157,8 +47,6 @@ ir::Program prefix(const ir::Program& p, size_t n, const ir::Analysis& prefix_an
       if (!retired[o]) q.returns.push_back(o);
   return q;
 }
-
-TargetExecutor g_executor = nullptr;
 
 // The prefixes of one program, each cut once with its analysis (from p's:
 // nothing is analyzed again) and its eager observables: every spec that
@@ -213,60 +101,12 @@ std::string bisect_first_op(const ir::Program& p, const std::function<bool(size_
 
 }  // namespace
 
-void register_target_executor(TargetExecutor executor) { g_executor = executor; }
-
-const std::vector<std::string>& target_names() {
-  static const std::vector<std::string> interp_only{run::target_name(run::Target::Interp)};
-  return g_executor ? run::target_names() : interp_only;
-}
-
-bool target_available(run::Target target) { return target == run::Target::Interp || g_executor; }
-
-schedulers::ExecuteOutcome execute(const schedulers::Schedule& s, const RunConfig& config,
-                                   const schedulers::ExpectedByStmt* expected) {
-  schedulers::ExecuteOutcome out;
-  if (config.target == run::Target::Interp) {
-    schedulers::ExpectedByStmt own;
-    if (config.checked && !expected) {
-      own = schedulers::checked_expectations(s, s.program, *s.analysis);
-      expected = &own;
-    }
-    out.obs = schedulers::interpret(s, config.checked ? expected : nullptr, &out.first_failure);
-    return out;
-  }
-  if (!g_executor) {
-    out.failure = schedulers::ExecutionFailure{
-        "lowering", 0, std::string("target '") + run::target_name(config.target) + "' is not linked into this program"};
-    return out;
-  }
-  return g_executor(s, config, expected);
-}
-
-schedulers::RunOutcome run_on_target(const ir::Program& p, const ir::Analysis& an,
-                                       const oracles::Observables& expected, const RunConfig& config) {
-  return schedulers::run_and_compare(p, an, expected, config,
-                                     [&config](const schedulers::Schedule& s, const schedulers::ExpectedByStmt* e) {
-                                       return execute(s, config, e);
-                                     });
-}
-
-CampaignRuns campaign_runs(const std::vector<run::RunStrategy>& strategies, const std::vector<Mutant>& mutants) {
-  CampaignRuns r;
-  for (const auto& spec : campaign_specs(0, 0, strategies, mutants)) {
-    const std::string strategy = spec.strategy_name();
-    const std::string name = spec.mutant == Mutant::None ? strategy : strategy + "+" + spec.mutant_name();
-    auto& list = spec.mutant == Mutant::None && run::is_must_agree(strategy) ? r.must_agree : r.expected_to_diverge;
-    if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
-  }
-  return r;
-}
-
 namespace {
 
 bool external_prefix_diverges(const ir::Program& p, const ir::Analysis& an, size_t n, const std::string& strategy) {
   const ir::Program q = prefix(p, n, ir::prefix_analysis(p, an, n));
-  const auto res = oracles::run_external(q, strategy);
-  return res.status == oracles::ExternalResult::Status::Ok && oracles::compare(q, res.eager, res.actual);
+  const auto res = compilers::run_external(q, strategy);
+  return res.status == compilers::ExternalResult::Status::Ok && oracles::compare(q, res.eager, res.actual);
 }
 
 // One run of an external strategy, compared with eager PyTorch of the same
@@ -276,8 +116,8 @@ bool external_prefix_diverges(const ir::Program& p, const ir::Analysis& an, size
 // program the oracle rejects (no Ok run to compare then) or when the
 // check does without the op (CheckOptions::first_op).
 std::optional<RunRecord> check_external_result(const ir::Program& p, const ir::Analysis* an, const run::RunSpec& s,
-                                               const oracles::ExternalResult& res, const CheckOptions& options = {}) {
-  using S = oracles::ExternalResult::Status;
+                                               const compilers::ExternalResult& res, const CheckOptions& options = {}) {
+  using S = compilers::ExternalResult::Status;
   RunRecord r;
   r.spec = s;
   switch (res.status) {
@@ -299,7 +139,7 @@ std::optional<RunRecord> check_external_result(const ir::Program& p, const ir::A
       return r;
     }
     case S::StrategyError:  // the compiler raised
-      if (oracles::is_unsupported_error(res.error_type, res.message)) {
+      if (compilers::is_unsupported_error(res.error_type, res.message)) {
         // It said it cannot run this program: no comparison, no finding.
         r.unsupported = res.error_type + ": " + res.message;
         return r;
@@ -326,13 +166,13 @@ std::optional<RunRecord> check_external_result(const ir::Program& p, const ir::A
 
 std::optional<RunRecord> check_external(const ir::Program& p, const ir::Analysis& an, const run::RunSpec& s,
                                         const CheckOptions& options) {
-  return check_external_result(p, options.first_op ? &an : nullptr, s, oracles::run_external(p, s.strategy.name()), options);
+  return check_external_result(p, options.first_op ? &an : nullptr, s, compilers::run_external(p, s.strategy.name()), options);
 }
 
 // One run of an external strategy on a program the oracle rejects.
 std::optional<RunRecord> check_external_invalid(const ir::Program& p, const ir::Error& error, const run::RunSpec& s) {
-  using S = oracles::ExternalResult::Status;
-  const auto res = oracles::run_external(p, s.strategy.name(), /*invalid=*/true);
+  using S = compilers::ExternalResult::Status;
+  const auto res = compilers::run_external(p, s.strategy.name(), /*invalid=*/true);
   if (res.status != S::EagerError) {
     if (res.status == S::Unavailable || res.status == S::Failed) return check_external_result(p, nullptr, s, res);
     RunRecord r;  // that Python's eager ran what the oracle rejects: nothing to compare
@@ -372,7 +212,7 @@ std::optional<std::string> predicted_refusal(const std::string& error) {
   const std::string rest = error.substr(at + head.size());
   const size_t colon = rest.find(": ");
   if (colon == std::string::npos) return std::nullopt;
-  if (!oracles::classify_external_error(rest.substr(0, colon), rest.substr(colon + 2)).unsupported) return std::nullopt;
+  if (!compilers::classify_external_error(rest.substr(0, colon), rest.substr(colon + 2)).unsupported) return std::nullopt;
   return rest.substr(0, rest.rfind(" (line "));
 }
 

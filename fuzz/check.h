@@ -11,6 +11,7 @@
 #include "ir/program.h"
 #include "oracles/eager.h"
 #include "run/spec.h"
+#include "fuzz/execute.h"
 #include "schedulers/schedulers.h"
 
 namespace af::fuzz {
@@ -25,7 +26,7 @@ struct RunRecord {
   std::string op;     // kind of the op behind the first mismatching observable
   std::string error;  // the strategy itself failed (an exception): a finding too
   // An external strategy raised an *unsupported* error ("Type: message";
-  // oracles::classify_external_error): the program never reached a value
+  // compilers::classify_external_error): the program never reached a value
   // comparison, but this is not a divergence (agree stays true, error
   // empty). A campaign counts these apart from findings.
   std::string unsupported;
@@ -42,24 +43,6 @@ struct RunRecord {
   std::string accepted_invalid;
   double ms = 0;  // wall time of the run, first-op bisection included
 };
-
-// The run settings of program `index` of a campaign: every strategy with a
-// reorder seed and fusion policy derived from (seed, index, strategy), so
-// the same campaign makes the same choices on every machine. No strategies
-// and no mutants: the must-agree and under-study strategies; only mutants:
-// just them (each with strategy_for_mutant).
-// `checked` applies to every spec but the external strategies'.
-std::vector<run::RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::vector<run::RunStrategy>& strategies,
-                                    const std::vector<run::Mutant>& mutants,
-                                    run::Target target = run::Target::Interp, bool checked = false);
-
-// The runs of a campaign by name ("update_aliases", "functionalize+fn-no-regenerate"),
-// split into those that must agree with the oracle (a divergence is a bug
-// in aliasfuzz) and those expected to diverge (under study, mutants).
-struct CampaignRuns {
-  std::vector<std::string> must_agree, expected_to_diverge;
-};
-CampaignRuns campaign_runs(const std::vector<run::RunStrategy>& strategies, const std::vector<run::Mutant>& mutants);
 
 // What a check computes beyond the verdict. The first diverging op (a
 // bisection over prefixes: one more run per cut, a compile each for a
@@ -83,7 +66,7 @@ struct CheckOptions {
 std::optional<std::string> predicted_refusal(const std::string& error);
 
 // The strategies of real compilers run in Python (the rows of
-// oracles/external.h's table: thunder, inductor, ...; and py:MODULE:FUNCTION):
+// compilers/table.h's table: thunder, inductor, ...; and py:MODULE:FUNCTION):
 // under study, run only when named, compared with eager PyTorch of the
 // same Python (not with the oracle). A compiler exception is either
 // unsupported (NotImplementedError, "not supported", an unknown attribute
@@ -108,63 +91,5 @@ std::vector<RunRecord> check_program(const ir::Program& p, const ir::Analysis& a
 // (a version difference), the run is unsupported, with the reason.
 std::vector<RunRecord> check_invalid_program(const ir::Program& p, const ir::Error& error,
                                              const std::vector<run::RunSpec>& specs);
-
-// Executes a schedule on a code-generating target (every target but
-// interp). The binary that links the Halide lowering registers it
-// (tools/target_executor.cc), so that this checking core, the minimizer
-// and the libFuzzer target stay free of Halide.
-using TargetExecutor = schedulers::ExecuteOutcome (*)(const schedulers::Schedule& s,
-                                                      const run::RunConfig& config,
-                                                      const schedulers::ExpectedByStmt* expected);
-void register_target_executor(TargetExecutor executor);
-bool target_available(run::Target target);
-// interp, and the code-generating targets when an executor is registered:
-// the list that validation and help texts name.
-const std::vector<std::string>& target_names();
-
-// The one path that runs a schedule: the interpreter tier for interp, the
-// registered executor for the others (a "lowering" failure when none is
-// linked). `run`, campaigns, `compare`, the minimizer and the libFuzzer
-// target all come here.
-// Checked mode compares every statement with `expected` (null: the
-// oracle's run of the scheduled program itself).
-schedulers::ExecuteOutcome execute(const schedulers::Schedule& s, const run::RunConfig& config,
-                                   const schedulers::ExpectedByStmt* expected = nullptr);
-// Schedule, execute and compare with the oracle's observables.
-schedulers::RunOutcome run_on_target(const ir::Program& p, const ir::Analysis& an,
-                                       const oracles::Observables& expected, const run::RunConfig& config);
-
-
-// The bucket of a diverging run: strategy and mutant, reorder class
-// (program-order or reordered), fusion class (unfused or fused), which
-// observable diverged (return, storage, error) and the class of the first
-// diverging op (inplace, view, may-alias, compute, reduction, ...; "returns"
-// when only the full program diverges). RunRecord::op keeps the exact op.
-// A run whose external runner crashed or hung has a kind of its own,
-// STRATEGY__REORDER__FUSION__runner-crash-SIGSEGV (or -exit-N, or
-// __runner-timeout), never mixed with the compiler's values or exceptions.
-// A program eager rejects that the strategy runs is of kind
-// "accepts-invalid-KIND" (the oracle's error kind), classed by the failing
-// statement's op.
-// A divergence the checks reported (checked mode) is of kind "stmt" and
-// classed by the reported source statement's op: the same bucket whatever
-// the order the schedule ran in, which prefix bisection cannot promise.
-std::string bucket_of(const RunRecord& r);
-
-// The word for an accepts-invalid finding, in its bucket kind, its bug
-// signature and the ledger's `what:`: "accepts-invalid-" + the oracle's error
-// kind. accepted_invalid_kind reads the kind back ("" for any other word).
-std::string accepts_invalid_what(const std::string& kind);
-std::string accepted_invalid_kind(const std::string& what);
-// The word for a finding where only an input's final geometry differs
-// (format v1.3's metadata ops), in its bucket kind, its bug signature and
-// the ledger's `what:`.
-inline constexpr char kInputMeta[] = "input-meta";
-
-// "runner-crash-SIGSEGV", "runner-crash-exit-1", "runner-crash" (how it
-// died unknown) or "runner-timeout" for the error of a run whose external
-// runner died or hung (check_program's "external runner crash: ..." text);
-// "" for any other error.
-std::string runner_failure_kind(const std::string& error);
 
 }  // namespace af::fuzz

@@ -27,7 +27,9 @@
 #include "ir/analysis.h"
 #include "ir/text.h"
 #include "oracles/eager.h"
-#include "oracles/external.h"
+#include "oracles/line_process.h"
+#include "compilers/capabilities.h"
+#include "compilers/table.h"
 #include "reports/report.h"
 
 namespace af::fuzz {
@@ -52,10 +54,10 @@ class ExternalCampaign : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!have_torch()) GTEST_SKIP() << "skipped: /usr/bin/python3 has no torch";
-    const std::string real = oracles::find_external_runner();
+    const std::string real = compilers::find_external_runner();
     ASSERT_FALSE(real.empty());
     const std::string dir = std::filesystem::path(real).parent_path().string();
-    const std::string fake = dir + "/testdata/fake_external_runner.py";
+    const std::string fake = oracles::find_source_file("oracles/testdata/fake_external_runner.py", "");
     ASSERT_TRUE(std::filesystem::exists(fake)) << fake;
     const std::string py = tmp("fake-python/python3");
     std::filesystem::create_directories(std::filesystem::path(py).parent_path());
@@ -68,13 +70,13 @@ class ExternalCampaign : public ::testing::Test {
     set("AF_EXTERNAL_RUNNER", fake);
     set("AF_REAL_RUNNER_DIR", dir);
     set("AF_CAPABILITY_CACHE", cache_);
-    oracles::forget_capabilities();
+    compilers::forget_capabilities();
   }
   void TearDown() override {
     for (const auto& [k, v] : saved_)
       if (v) setenv(k.c_str(), v->c_str(), 1);
       else unsetenv(k.c_str());
-    oracles::forget_capabilities();
+    compilers::forget_capabilities();
   }
   void set(const std::string& k, const std::string& v) {
     const char* old = std::getenv(k.c_str());
@@ -158,7 +160,7 @@ TEST_F(ExternalCampaign, ResumeKeepsTheWeightsAndMixedCampaignsDoNotProbe) {
   json cached = read_json(path);
   cached["unsupported"]["matmul"] = "edited";
   write_atomic(path, cached.dump());
-  oracles::forget_capabilities();
+  compilers::forget_capabilities();
   CampaignOptions r = o;
   r.programs = 10;
   r.resume = true;
@@ -185,7 +187,7 @@ TEST(PyCampaign, FindsAWrongToyCompiler) {
   if (!have_torch()) GTEST_SKIP() << "skipped: /usr/bin/python3 has no torch";
   const std::string wrong = "py:oracles.testdata.toy_compiler:drop_inplace_writes@/usr/bin/python3";
   setenv("AF_CAPABILITY_CACHE", tmp("py-caps").c_str(), 1);
-  oracles::forget_capabilities();
+  compilers::forget_capabilities();
   CampaignOptions o;
   o.out = tmp("py-campaign");
   std::filesystem::remove_all(o.out);
@@ -197,7 +199,7 @@ TEST(PyCampaign, FindsAWrongToyCompiler) {
   o.strategies = {run::strategy_of(wrong)};
   const CampaignSummary s = run_campaign(o);
   unsetenv("AF_CAPABILITY_CACHE");
-  oracles::forget_capabilities();
+  compilers::forget_capabilities();
   EXPECT_EQ(s.programs, 12);
   EXPECT_EQ(s.external_runs, 12);
   EXPECT_GT(s.findings, 0);
@@ -215,7 +217,7 @@ TEST(PyCampaign, FindsAnInputMetadataMutationNotReplayed) {
   if (!have_torch()) GTEST_SKIP() << "skipped: /usr/bin/python3 has no torch";
   const std::string wrong = "py:oracles.testdata.toy_compiler:forget_input_metadata@/usr/bin/python3";
   setenv("AF_CAPABILITY_CACHE", tmp("py-caps-meta").c_str(), 1);
-  oracles::forget_capabilities();
+  compilers::forget_capabilities();
   CampaignOptions o;
   o.out = tmp("py-campaign-meta");
   std::filesystem::remove_all(o.out);
@@ -229,7 +231,7 @@ TEST(PyCampaign, FindsAnInputMetadataMutationNotReplayed) {
     if (ir::is_metadata_inplace(op)) o.gen.op_weights[ir::op_name(op)] = 5;
   const CampaignSummary s = run_campaign(o);
   unsetenv("AF_CAPABILITY_CACHE");
-  oracles::forget_capabilities();
+  compilers::forget_capabilities();
   EXPECT_GT(s.findings, 0);
   int buckets = 0, minimized = 0;
   for (const auto& e : std::filesystem::directory_iterator(o.out + "/findings")) {
@@ -266,7 +268,7 @@ TEST(PyCampaign, FindsAnInputMetadataMutationNotReplayed) {
 TEST(PyCampaign, AcceptsInvalidIsAClassOfItsOwn) {
   if (!have_torch()) GTEST_SKIP() << "skipped: /usr/bin/python3 has no torch";
   setenv("AF_CAPABILITY_CACHE", tmp("py-caps-invalid").c_str(), 1);
-  oracles::forget_capabilities();
+  compilers::forget_capabilities();
   auto campaign = [&](const std::string& function, double minimize_s) {
     CampaignOptions o;
     o.out = tmp("py-invalid-" + function);
@@ -283,7 +285,7 @@ TEST(PyCampaign, AcceptsInvalidIsAClassOfItsOwn) {
   const auto [wrong_o, wrong] = campaign("swallow_errors", 20);
   const auto [right_o, right] = campaign("as_is", 0);
   unsetenv("AF_CAPABILITY_CACHE");
-  oracles::forget_capabilities();
+  compilers::forget_capabilities();
   EXPECT_GE(wrong.invalid, 9);
   EXPECT_EQ(wrong.findings, wrong.invalid) << "every program eager rejects is accepted";
   EXPECT_EQ(right.invalid, wrong.invalid);

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <string>
 
+#include "fuzz/bucket.h"
+#include "fuzz/campaign_specs.h"
 #include "fuzz/check.h"
 #include "fuzz/files.h"
 #include "fuzz/minimize.h"
@@ -17,14 +19,15 @@
 #include "ir/analysis.h"
 #include "ir/text.h"
 #include "oracles/eager.h"
-#include "oracles/external.h"
+#include "oracles/line_process.h"
+#include "compilers/table.h"
 
 namespace af::fuzz {
 namespace {
 
 bool have_thunder() {
   const char* e = std::getenv("AF_THUNDER_PYTHON");
-  return e && *e && !oracles::find_thunder_python().empty();
+  return e && *e && !compilers::find_thunder_python().empty();
 }
 #define REQUIRE_THUNDER()                                                           \
   do {                                                                              \
@@ -159,10 +162,10 @@ class FakeCompiler : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!have_torch()) GTEST_SKIP() << "skipped: /usr/bin/python3 has no torch";
-    const std::string real = oracles::find_external_runner();
+    const std::string real = compilers::find_external_runner();
     ASSERT_FALSE(real.empty());
     const std::string dir = std::filesystem::path(real).parent_path().string();
-    const std::string fake = dir + "/testdata/fake_external_runner.py";
+    const std::string fake = oracles::find_source_file("oracles/testdata/fake_external_runner.py", "");
     ASSERT_TRUE(std::filesystem::exists(fake)) << fake;
     // A Python path of its own: a new runner process, not the one the other tests started.
     const std::string py = tmpdir() + "/fake-python/python3";
@@ -235,7 +238,7 @@ TEST(ExternalCheck, ThunderFindingMinimizesToARepro) {
   ASSERT_TRUE(write_minimized(dir, m, &err)) << err;
   std::string text;
   ASSERT_TRUE(read_text(dir + "/repro.py", &text));
-  const std::string py = oracles::find_thunder_python();
+  const std::string py = compilers::find_thunder_python();
   EXPECT_NE(text.find("Run: " + py + " repro.py"), std::string::npos);
   EXPECT_NE(text.find("import thunder"), std::string::npos);
   int status = -1;
@@ -332,7 +335,7 @@ TEST(ExternalCheck, NewStrategiesReproRunsTheirCompiler) {
   REQUIRE_THUNDER();
   const ir::Program p = program(kOverlapping);
   const oracles::Observables expected = oracles::run_eager(p, *ir::analyze(p));
-  const std::string py = oracles::find_thunder_python();
+  const std::string py = compilers::find_thunder_python();
   for (const char* s : {"aot-eager", "torch-func-functionalize", "thunderfx"}) {
     run::RunSpec spec;
     spec.strategy = run::strategy_of(s);
@@ -342,7 +345,7 @@ TEST(ExternalCheck, NewStrategiesReproRunsTheirCompiler) {
     write_atomic(path, repro_script(p, spec, rec, expected, nullptr));
     int status = -1;
     const std::string out = run_python(py, path, &status);
-    const std::string compile = oracles::external_strategy(s)->compile;
+    const std::string compile = compilers::external_strategy(s)->compile;
     EXPECT_NE(out.find(std::string(s) + ": " + compile + " (torch 2."), std::string::npos) << s << "\n" << out;
     // The verdict is the compiler's, just now: 1 on a divergence, 0 when it agrees.
     const bool diverged = out.find("DIVERGENCE: " + std::string(s) + " differs") != std::string::npos;

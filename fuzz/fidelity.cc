@@ -13,7 +13,8 @@
 #include "fuzz/files.h"
 #include "fuzz/minimize.h"
 #include "ir/text.h"
-#include "oracles/external.h"
+#include "compilers/capabilities.h"
+#include "compilers/runner.h"
 #include "run/ua_fixes.h"
 
 namespace af::fuzz {
@@ -45,7 +46,7 @@ Outcome outcome_of(const std::optional<RunRecord>& r) {
     o.what = err;
     const size_t colon = err.find(": ");
     const std::string type = colon == std::string::npos ? "" : err.substr(0, colon);
-    o.unsupported = oracles::is_unsupported_error(type, colon == std::string::npos ? err : err.substr(colon + 2));
+    o.unsupported = compilers::is_unsupported_error(type, colon == std::string::npos ? err : err.substr(colon + 2));
     return o;
   }
   o.diverged = !r->agree;
@@ -82,9 +83,9 @@ FidelityResult measure_fidelity(const FidelityOptions& o) {
   if (!o.out.empty()) std::filesystem::remove_all(o.out + "/disagreements");  // no cases of an earlier run
   // Ops the real systems refuse (their capability probes): nothing to predict there.
   for (const auto& r : reals) {
-    auto caps = oracles::probe_capabilities(r);
-    for (const auto& [op, w] : oracles::unsupported_op_weights(r)) g.op_weights[op] = w;
-    const std::string s = oracles::capabilities_summary(caps);
+    auto caps = compilers::probe_capabilities(r);
+    for (const auto& [op, w] : compilers::unsupported_op_weights(r)) g.op_weights[op] = w;
+    const std::string s = compilers::capabilities_summary(caps);
     if (!s.empty() && res.excluded.find(s) == std::string::npos) res.excluded += (res.excluded.empty() ? "" : "; ") + s;
   }
   // Pairs: the model under the policy matching each real mode, and under
@@ -103,7 +104,7 @@ FidelityResult measure_fidelity(const FidelityOptions& o) {
     const ir::Program p = generate(o.seed, k, g);
     Outcome real[2];
     for (int r = 0; r < 2; ++r) real[r] = outcome_of(run_spec(p, spec(reals[r])));
-    if (res.versions.empty()) res.versions = oracles::external_versions("thunder");
+    if (res.versions.empty()) res.versions = compilers::external_versions("thunder");
     // Each model spec runs once per program (the "any order" model reuses
     // the runs of the first two).
     std::map<std::string, Outcome> by_reorder;  // by reorder_name

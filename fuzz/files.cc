@@ -1,5 +1,7 @@
 #include "fuzz/files.h"
 
+#include "base/files.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -25,13 +27,8 @@ void write_all(int fd, const std::string& s, const std::string& path) {
 }  // namespace
 
 void write_atomic(const std::string& path, const std::string& contents) {
-  const std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error("cannot create " + tmp);
-  write_all(fd, contents, tmp);
-  ::fsync(fd);
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot rename " + tmp + " to " + path);
+  std::string why;
+  if (!base::write_file_atomic(path, contents, &why)) throw std::runtime_error(why);
 }
 
 LineAppender::LineAppender(const std::string& path) : path_(path) {
@@ -45,14 +42,7 @@ LineAppender::~LineAppender() {
 
 void LineAppender::append(const std::string& line) { write_all(fd_, line + "\n", path_); }
 
-bool read_text(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream s;
-  s << in.rdbuf();
-  *out = s.str();
-  return true;
-}
+bool read_text(const std::string& path, std::string* out) { return base::read_file(path, out); }
 
 void make_dirs(const std::string& path) { std::filesystem::create_directories(path); }
 

@@ -5,7 +5,8 @@
 
 namespace af::fuzz {
 
-// Writes to PATH.tmp, flushes it to disk, then renames over PATH.
+// base::write_file_atomic, throwing std::runtime_error on failure (the
+// campaign's convention).
 void write_atomic(const std::string& path, const std::string& contents);
 // A file kept open for appending lines: each line (a '\n' is added) is
 // one write() of O_APPEND, so a killed process leaves whole lines (at most
@@ -23,7 +24,7 @@ class LineAppender {
   std::string path_;
   int fd_ = -1;
 };
-bool read_text(const std::string& path, std::string* out);
+bool read_text(const std::string& path, std::string* out);  // base::read_file
 void make_dirs(const std::string& path);
 // Creates `dir` and checks a file can be written there (before a command
 // does its work): "" when it can, else why not.

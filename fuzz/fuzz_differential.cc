@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "fuzz/bytes.h"
+#include "fuzz/bucket.h"
+#include "fuzz/campaign_specs.h"
 #include "fuzz/check.h"
 #include "ir/analysis.h"
 #include "ir/text.h"

@@ -26,6 +26,8 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/bucket.h"
+#include "fuzz/campaign_specs.h"
 #include "fuzz/check.h"
 #include "fuzz/generator.h"
 #include "ir/analysis.h"

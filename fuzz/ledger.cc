@@ -1,3 +1,4 @@
+#include "fuzz/bucket.h"
 #include "fuzz/ledger.h"
 
 #include <algorithm>
@@ -11,7 +12,8 @@
 #include "fuzz/signature.h"
 #include "ir/analysis.h"
 #include "ir/text.h"
-#include "oracles/external.h"
+#include "compilers/runner.h"
+#include "compilers/table.h"
 
 namespace af::fuzz {
 
@@ -104,15 +106,15 @@ std::vector<std::string> ledger_strategies(const LedgerEntry& e) {
   const std::string& name = e.spec.strategy.name();
   if (!ext || !ext->versioned || !ext->torch_version.empty()) return {name};
   std::vector<std::string> out;
-  for (const auto& t : oracles::installed_torches()) out.push_back(name + "@" + t.version);
+  for (const auto& t : compilers::installed_torches()) out.push_back(name + "@" + t.version);
   return out;
 }
 
 std::string ledger_version(const std::string& strategy) {
-  const auto ext = oracles::external_strategy(strategy);
+  const auto ext = compilers::external_strategy(strategy);
   if (ext && ext->versioned && !ext->torch_version.empty()) return "torch " + ext->torch_version;
   // "torch 2.9.1+cu128, thunder 0.2.6" -> "thunder 0.2.6 (torch 2.9.1)": local build tags dropped.
-  std::string v = oracles::external_versions(strategy);
+  std::string v = compilers::external_versions(strategy);
   for (size_t plus; (plus = v.find('+')) != std::string::npos;) v.erase(plus, v.find_first_of(", ", plus) - plus);
   if (const size_t comma = v.find(", "); comma != std::string::npos) v = v.substr(comma + 2) + " (" + v.substr(0, comma) + ")";
   return v;
@@ -143,7 +145,7 @@ std::vector<std::pair<std::string, std::string>> by_version(const std::map<std::
   std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
     const size_t sa = a.first.find(' '), sb = b.first.find(' ');
     if (a.first.substr(0, sa) != b.first.substr(0, sb)) return a.first < b.first;  // by system, then version
-    return oracles::version_less(version_of(a.first), version_of(b.first));
+    return compilers::version_less(version_of(a.first), version_of(b.first));
   });
   return v;
 }
@@ -170,7 +172,7 @@ std::string with_on_lines(const std::string& text, const std::map<std::string, s
 }
 
 std::string ledger_label_refused(const LedgerEntry& e, const std::string& strategy) {
-  const auto ext = oracles::external_strategy(strategy);
+  const auto ext = compilers::external_strategy(strategy);
   if (!ext || !ext->versioned || ext->torch_version.empty() || e.on.empty()) return "";
   const std::string v = ledger_version(strategy);
   const auto it = e.on.find(v);
@@ -180,7 +182,7 @@ std::string ledger_label_refused(const LedgerEntry& e, const std::string& strate
 
 std::vector<std::string> label_strategies(const std::string& strategy) {
   std::vector<std::string> out = {strategy};
-  if (const auto ext = oracles::external_strategy(strategy); ext && !ext->lower_stage.empty())
+  if (const auto ext = compilers::external_strategy(strategy); ext && !ext->lower_stage.empty())
     out.push_back(ext->lower_stage);
   return out;
 }
@@ -191,7 +193,7 @@ const LedgerEntry* ledger_label(const std::vector<LedgerEntry>& entries, const s
   for (const std::string& s : label_strategies(strategy)) {
     // The key under a lower stage: its strategy in place of the bug's.
     if (s != strategy && bar == std::string::npos) continue;
-    const std::string k = s == strategy ? key : oracles::strategy_base(s) + key.substr(bar);
+    const std::string k = s == strategy ? key : compilers::strategy_base(s) + key.substr(bar);
     for (const auto& e : entries) {
       if (e.key != k) continue;
       const std::string why = ledger_label_refused(e, s);

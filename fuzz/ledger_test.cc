@@ -14,10 +14,11 @@
 #include <fstream>
 #include <map>
 
+#include "fuzz/bucket.h"
 #include "fuzz/check.h"
 #include "fuzz/minimize.h"
 #include "ir/text.h"
-#include "oracles/external.h"
+#include "compilers/table.h"
 #include "fuzz/signature.h"
 
 namespace af::fuzz {
@@ -187,22 +188,22 @@ std::string StubTorch::root_, StubTorch::saved_;
 TEST_F(StubTorch, VersionedStrategiesCarryTheirTorch) {
   if (root_.empty()) GTEST_SKIP() << "skipped: no /usr/bin/python3";
   bool found = false;
-  for (const auto& t : oracles::installed_torches()) found = found || t.version == "9.0.0";
+  for (const auto& t : compilers::installed_torches()) found = found || t.version == "9.0.0";
   ASSERT_TRUE(found);
-  EXPECT_EQ(oracles::with_torch_version("inductor", "9.0.0"), "inductor@9.0.0");
-  EXPECT_EQ(oracles::with_torch_version("aot-eager@2.9.1", "9.0.0"), "aot-eager@2.9.1");
-  EXPECT_EQ(oracles::with_torch_version("thunder", "9.0.0"), "thunder");  // Thunder keeps its own torch
-  EXPECT_EQ(oracles::with_torch_version("py:m:f", "9.0.0"), "py:m:f");
-  EXPECT_FALSE(oracles::external_strategy("thunder@9.0.0"));
-  EXPECT_FALSE(oracles::external_strategy("aot-eager@nine"));
-  EXPECT_EQ(oracles::external_strategy("inductor@9.0.0")->lower_stage, "aot-eager@9.0.0");
-  EXPECT_EQ(oracles::strategy_base("torch-func-functionalize@9.0.0"), "torch-func-functionalize");
-  EXPECT_EQ(oracles::external_python("aot-eager@9.0.0"), root_ + "/.venvs/torch-9.0.0/bin/python");
-  EXPECT_EQ(oracles::external_python("aot-eager@8.0.0"), "");
-  EXPECT_NE(oracles::external_unavailable("aot-eager@8.0.0").find("setup --torch 8.0.0"), std::string::npos);
-  EXPECT_TRUE(oracles::version_less("2.9.1", "2.15.0"));
-  EXPECT_TRUE(oracles::version_less("2.15.0", "9.0.0"));
-  EXPECT_FALSE(oracles::version_less("2.15.0+cu132", "2.15.0"));
+  EXPECT_EQ(compilers::with_torch_version("inductor", "9.0.0"), "inductor@9.0.0");
+  EXPECT_EQ(compilers::with_torch_version("aot-eager@2.9.1", "9.0.0"), "aot-eager@2.9.1");
+  EXPECT_EQ(compilers::with_torch_version("thunder", "9.0.0"), "thunder");  // Thunder keeps its own torch
+  EXPECT_EQ(compilers::with_torch_version("py:m:f", "9.0.0"), "py:m:f");
+  EXPECT_FALSE(compilers::external_strategy("thunder@9.0.0"));
+  EXPECT_FALSE(compilers::external_strategy("aot-eager@nine"));
+  EXPECT_EQ(compilers::external_strategy("inductor@9.0.0")->lower_stage, "aot-eager@9.0.0");
+  EXPECT_EQ(compilers::strategy_base("torch-func-functionalize@9.0.0"), "torch-func-functionalize");
+  EXPECT_EQ(compilers::external_python("aot-eager@9.0.0"), root_ + "/.venvs/torch-9.0.0/bin/python");
+  EXPECT_EQ(compilers::external_python("aot-eager@8.0.0"), "");
+  EXPECT_NE(compilers::external_unavailable("aot-eager@8.0.0").find("setup --torch 8.0.0"), std::string::npos);
+  EXPECT_TRUE(compilers::version_less("2.9.1", "2.15.0"));
+  EXPECT_TRUE(compilers::version_less("2.15.0", "9.0.0"));
+  EXPECT_FALSE(compilers::version_less("2.15.0+cu132", "2.15.0"));
 
   const std::string prog = "aliasfuzz 1\nstorage s0 f32[2] = full(1.0)\ninput x0 = s0\nt0 = add(x0, 1.0)\nreturn t0\n";
   auto p = ir::parse(prog);

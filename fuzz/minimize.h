@@ -1,4 +1,4 @@
-// The minimizer (DESIGN.md, "Campaigns, findings, minimization"): a greedy
+// The minimizer (docs/design.md, "Campaigns, findings, minimization"): a greedy
 // delta-debugging loop over program-shrinking passes, run to a fixed point.
 //
 // The core, minimize(), is generic over an interestingness predicate: it
@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/bucket.h"
 #include "fuzz/check.h"
 #include "ir/program.h"
 #include "oracles/eager.h"

@@ -3,6 +3,7 @@
 // campaign defines a finding.
 #include <algorithm>
 
+#include "fuzz/bucket.h"
 #include "fuzz/features.h"
 #include "fuzz/invalid.h"
 #include "fuzz/minimize.h"

@@ -11,6 +11,8 @@
 #include <map>
 #include <set>
 
+#include "fuzz/campaign_specs.h"
+#include "fuzz/bucket.h"
 #include "fuzz/generator.h"
 #include "fuzz/minimize.h"
 #include "fuzz/repro.h"

@@ -1,4 +1,5 @@
 #include "ir/json_text.h"
+#include "fuzz/bucket.h"
 #include "fuzz/repro.h"
 
 #include <unistd.h>
@@ -13,7 +14,7 @@
 #include "fuzz/signature.h"
 #include "ir/analysis.h"
 #include "ir/text.h"
-#include "oracles/external.h"
+#include "compilers/table.h"
 #include "oracles/json_out.h"
 #include "oracles/torch_bridge.h"
 #include "oracles/torch_function.h"
@@ -217,7 +218,7 @@ def main():
             ns = {}
             exec(COMPILER["imports"], ns)
             # _setup and _fn exactly as the campaign's runner defined them
-            # (oracles/external_runner.py): compiled from the same text into
+            # (compilers/external_runner.py): compiled from the same text into
             # a module of their own. Compilers can behave differently for a
             # function of __main__ (AOTAutograd in torch 2.9 classifies an
             # output otherwise), and the repro must not differ from the campaign.
@@ -401,9 +402,9 @@ std::string aliasfuzz_binary() {
 static std::string repro_python(const run::RunSpec& spec) {
   const auto& ext = spec.strategy.external();
   if (!ext) return "/usr/bin/python3";
-  const std::string py = oracles::external_python(spec.strategy.name());
+  const std::string py = compilers::external_python(spec.strategy.name());
   if (!py.empty()) return py;
-  using Py = oracles::ExternalStrategy::Python;
+  using Py = compilers::ExternalStrategy::Python;
   switch (ext->python) {
     case Py::Venv: return ".venv-thunder/bin/python";
     case Py::Given: return ext->python_path;
@@ -425,9 +426,9 @@ std::string repro_script(const ir::Program& p, const run::RunSpec& spec, const R
   std::string head = "#!" + python + "\n# aliasfuzz repro (written by `aliasfuzz minimize`). Run: " + python + " repro.py\n";
   if (ext)
     head += "# (the divergence is " + ext->compile + " against eager PyTorch of the same Python" +
-            (ext->python == oracles::ExternalStrategy::Python::Venv
+            (ext->python == compilers::ExternalStrategy::Python::Venv
                  ? ";\n#  .venv-thunder is made by `./aliasfuzz setup --thunder`: torch 2.9.1, lightning-thunder 0.2.6)\n"
-             : ext->python == oracles::ExternalStrategy::Python::Torch && !ext->torch_version.empty()
+             : ext->python == compilers::ExternalStrategy::Python::Torch && !ext->torch_version.empty()
                  ? ";\n#  torch " + ext->torch_version + ": `pip install torch==" + ext->torch_version +
                        "`, or `./aliasfuzz setup --torch " + ext->torch_version + "`)\n"
                  : ")\n");
@@ -486,7 +487,7 @@ std::string repro_script(const ir::Program& p, const run::RunSpec& spec, const R
   out += "# Also run functorch.experimental.functionalize on _fn and print where it differs from eager\n"
          "# (for aliasfuzz's own strategies; set True to see it).\n";
   out += "FUNCTIONALIZE = False\n";
-  out += "# The real compiler of an external strategy (aliasfuzz's table, oracles/external.cc): `imports`,\n"
+  out += "# The real compiler of an external strategy (aliasfuzz's table, compilers/table.cc): `imports`,\n"
          "# then `compile` with fn = _fn gives the compiled function; compared with eager PyTorch of this Python.\n"
          "# `module` is _setup and _fn as the campaign's runner compiled them (the same text as above).\n";
   out += "COMPILER = " +

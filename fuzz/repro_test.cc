@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "fuzz/bucket.h"
 #include "fuzz/files.h"
 #include "fuzz/repro.h"
 #include "ir/analysis.h"

@@ -1,3 +1,4 @@
+#include "fuzz/bucket.h"
 #include "fuzz/signature.h"
 
 #include <cctype>
@@ -12,7 +13,7 @@
 #include "ir/analysis.h"
 #include "ir/hash.h"
 #include "ir/text.h"
-#include "oracles/external.h"
+#include "compilers/table.h"
 
 namespace af::fuzz {
 
@@ -187,7 +188,7 @@ BugSignature bug_signature(const RunRecord& rec, const ir::Program& minimized, c
   const std::string who = s.strategy_name() + mutant;
   // The key leaves the torch version out (one bug on 2.9.1 and 2.15.0 is
   // one bug, and the ledger's key); the name keeps it.
-  const std::string key_who = oracles::strategy_base(s.strategy_name()) + mutant;
+  const std::string key_who = compilers::strategy_base(s.strategy_name()) + mutant;
   const std::string what = bug_what(rec);
   BugSignature b;
   b.key = key_who + "|" + what + "|" + bug_cause(minimized, schedule_sensitivity);

@@ -19,6 +19,7 @@
 #pragma once
 #include <string>
 
+#include "fuzz/bucket.h"
 #include "fuzz/check.h"
 #include "fuzz/minimize.h"
 #include "ir/program.h"

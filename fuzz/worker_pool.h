@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz/answer_line.h"
-#include "fuzz/campaign.h"
+#include "fuzz/campaign_options.h"
 
 namespace af::fuzz {
 

@@ -1,4 +1,4 @@
-// Errors of the program format: a kind from DESIGN.md, a line and a message.
+// Errors of the program format: a kind from docs/design.md, a line and a message.
 #pragma once
 #include <optional>
 #include <string>

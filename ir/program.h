@@ -1,4 +1,4 @@
-// The program of format v1 (DESIGN.md): storages, inputs, statements and a
+// The program of format v1 (docs/design.md): storages, inputs, statements and a
 // return. Values are numbered; every name is defined once, so a value id
 // and its name are interchangeable. Programs are plain values: a pass is a
 // function from Program to Program.

@@ -9,6 +9,7 @@
 #include <chrono>
 
 #include "lowering/aot.h"
+#include "base/files.h"
 #include "lowering/aot_build.h"
 
 namespace af::lowering {
@@ -39,7 +40,7 @@ std::string link_and_store(KernelStore& store, const std::string& full_key, cons
   std::string path;
   if (!err.empty()) {
     *why = err;
-  } else if (!read_bytes(so, &bytes)) {
+  } else if (!base::read_file(so, &bytes)) {
     *why = "cannot read " + so;
   } else {
     path = store.store(full_key, bytes, why);

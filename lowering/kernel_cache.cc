@@ -1,4 +1,5 @@
 #include "lowering/kernel_cache.h"
+#include "base/files.h"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -60,45 +61,6 @@ std::string kernel_entry_bytes(const std::string& full_key, const std::string& s
   return out;
 }
 
-bool read_bytes(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return !in.bad();
-}
-
-bool write_file_atomic(const std::string& path, const std::string& bytes, std::string* why) {
-  // fuzz::write_atomic uses one PATH.tmp: two workers storing the same key
-  // at once would write into one temp file. Here each writer has its own.
-  static std::atomic<uint64_t> counter{0};
-  const std::string tmp = path + ".tmp." + std::to_string(getpid()) + "." +
-                          std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id()) % 100000) + "." +
-                          std::to_string(counter++);
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    if (why) *why = "cannot create " + tmp + ": " + std::strerror(errno);
-    return false;
-  }
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      if (why) *why = "cannot write " + tmp + ": " + std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return false;
-    }
-    done += static_cast<size_t>(n);
-  }
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    if (why) *why = "cannot rename " + tmp + ": " + std::strerror(errno);
-    ::unlink(tmp.c_str());
-    return false;
-  }
-  return true;
-}
 
 KernelStore::KernelStore(std::string dir, int64_t max_bytes) : dir_(std::move(dir)), max_bytes_(max_bytes) {
   std::error_code ec;
@@ -119,7 +81,7 @@ std::string KernelStore::file_name(const std::string& full_key) {
 std::string KernelStore::find(const std::string& full_key, std::string* why) const {
   const std::string path = dir_ + "/" + file_name(full_key);
   std::string bytes;
-  if (!read_bytes(path, &bytes)) {
+  if (!base::read_file(path, &bytes)) {
     if (why) *why = "absent";
     return "";
   }
@@ -148,7 +110,7 @@ std::string KernelStore::find(const std::string& full_key, std::string* why) con
 
 std::string KernelStore::store(const std::string& full_key, const std::string& so_bytes, std::string* why) {
   const std::string path = dir_ + "/" + file_name(full_key);
-  if (!write_file_atomic(path, kernel_entry_bytes(full_key, so_bytes), why)) return "";
+  if (!base::write_file_atomic(path, kernel_entry_bytes(full_key, so_bytes), why)) return "";
   if (max_bytes_ > 0) evict_to(max_bytes_);
   return path;
 }
@@ -156,8 +118,8 @@ std::string KernelStore::store(const std::string& full_key, const std::string& s
 bool KernelStore::copy_from(const KernelStore& other, const std::string& full_key) {
   const std::string src = other.find(full_key);
   std::string bytes;
-  if (src.empty() || !read_bytes(src, &bytes)) return false;
-  return write_file_atomic(dir_ + "/" + file_name(full_key), bytes);
+  if (src.empty() || !base::read_file(src, &bytes)) return false;
+  return base::write_file_atomic(dir_ + "/" + file_name(full_key), bytes);
 }
 
 KernelCacheStats KernelStore::stats() const {
@@ -269,7 +231,7 @@ std::string link_shared(const std::vector<std::string>& objects, const std::stri
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   std::string msg;
-  read_bytes(log, &msg);
+  base::read_file(log, &msg);
   ::unlink(log.c_str());
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "ld failed: " + msg;
   return "";

@@ -92,9 +92,5 @@ int64_t parse_size(const std::string& s);
 // "" or the linker's complaint.
 std::string link_shared(const std::vector<std::string>& objects, const std::string& out);
 
-bool read_bytes(const std::string& path, std::string* out);
-// Writes `bytes` to a temp file unique to this writer next to `path`, then
-// renames it over `path`. False (and *why) on failure.
-bool write_file_atomic(const std::string& path, const std::string& bytes, std::string* why = nullptr);
 
 }  // namespace af::lowering

@@ -11,6 +11,7 @@
 
 #include "fuzz/generator.h"
 #include "lowering/kernel_cache.h"
+#include "base/files.h"
 #include "lowering/lowering.h"
 #include "oracles/eager.h"
 
@@ -85,7 +86,7 @@ TEST(KernelCache, CorruptAndTruncatedEntriesAreRecompiled) {
   int damaged = 0;
   for (size_t i = 0; i < entries.size(); ++i) {
     std::string bytes;
-    ASSERT_TRUE(read_bytes(entries[i].string(), &bytes));
+    ASSERT_TRUE(base::read_file(entries[i].string(), &bytes));
     if (i % 2 == 0) {
       bytes.resize(bytes.size() / 2);  // truncated, as a torn write would leave it
     } else {

@@ -1,5 +1,6 @@
 #include "ir/json_text.h"
 #include "lowering/kit.h"
+#include "base/files.h"
 
 #include <cstdio>
 #include <cstring>
@@ -70,8 +71,8 @@ std::string write_kit(const std::string& dir, const Kit& kit, const std::vector<
   std::string why, json_xz, floats_xz;
   const std::string bytes(reinterpret_cast<const char*>(floats.data()), floats.size() * sizeof(float));
   if (!xz_compress(bytes, &floats_xz, &why) || !xz_compress(ir::json_text(j), &json_xz, &why) ||
-      !write_file_atomic(dir + "/expected.bin.xz", floats_xz, &why) ||
-      !write_file_atomic(dir + "/kit.json.xz", json_xz, &why))
+      !base::write_file_atomic(dir + "/expected.bin.xz", floats_xz, &why) ||
+      !base::write_file_atomic(dir + "/kit.json.xz", json_xz, &why))
     return why;
   // A kit rebuilt in place from an older format: its plain files would be read first.
   std::remove((dir + "/expected.bin").c_str());
@@ -84,8 +85,8 @@ namespace {
 // DIR/NAME, or DIR/NAME.xz decompressed (what write_kit writes); "" or why not.
 std::string read_maybe_xz(const std::string& dir, const std::string& name, std::string* out) {
   std::string packed, why;
-  if (read_bytes(dir + "/" + name, out)) return "";
-  if (!read_bytes(dir + "/" + name + ".xz", &packed)) return "cannot read " + dir + "/" + name + "(.xz)";
+  if (base::read_file(dir + "/" + name, out)) return "";
+  if (!base::read_file(dir + "/" + name + ".xz", &packed)) return "cannot read " + dir + "/" + name + "(.xz)";
   if (!xz_decompress(packed, out, &why)) return dir + "/" + name + ".xz: " + why;
   return "";
 }

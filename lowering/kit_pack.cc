@@ -1,4 +1,5 @@
 #include "lowering/kit_pack.h"
+#include "base/files.h"
 
 #include <lzma.h>
 
@@ -89,7 +90,7 @@ bool write_kernel_pack(const std::string& pack_path, const std::vector<std::stri
   bool ok = true;
   for (const auto& path : entry_paths) {
     std::string entry;
-    if (!read_bytes(path, &entry)) {
+    if (!base::read_file(path, &entry)) {
       *why = "cannot read " + path;
       ok = false;
       break;
@@ -112,7 +113,7 @@ bool write_kernel_pack(const std::string& pack_path, const std::vector<std::stri
     ok = false;
   }
   lzma_end(&z);
-  if (!ok || !write_file_atomic(pack_path, packed, why)) return false;
+  if (!ok || !base::write_file_atomic(pack_path, packed, why)) return false;
   stats->packed_bytes = static_cast<int64_t>(packed.size());
   return true;
 }
@@ -120,7 +121,7 @@ bool write_kernel_pack(const std::string& pack_path, const std::vector<std::stri
 int64_t unpack_kernels(const std::string& pack_path, const std::string& dir, std::string* why) {
   why->clear();
   std::string packed;
-  if (!read_bytes(pack_path, &packed)) {
+  if (!base::read_file(pack_path, &packed)) {
     *why = "cannot read " + pack_path;
     return 0;
   }
@@ -150,7 +151,7 @@ int64_t unpack_kernels(const std::string& pack_path, const std::string& dir, std
       break;
     }
     if (size > raw.size() - body) break;
-    if (!write_file_atomic(dir + "/" + name, raw.substr(body, size), why)) break;
+    if (!base::write_file_atomic(dir + "/" + name, raw.substr(body, size), why)) break;
     ++written;
     at = body + size;
   }

@@ -11,6 +11,7 @@
 
 #include <filesystem>
 
+#include "base/files.h"
 #include "lowering/kernel_cache.h"
 #include "lowering/kernel_source.h"
 
@@ -76,7 +77,7 @@ TEST(KitPack, TruncatedPackKeepsWhatPrecedesTheDamage) {
 
 TEST(KitPack, ABadRecordNameIsDamageNotAPath) {
   const std::string d = fresh("name");
-  ASSERT_TRUE(write_file_atomic(d + "/../evil.so", "x"));  // a file whose name no store uses
+  ASSERT_TRUE(base::write_file_atomic(d + "/../evil.so", "x"));  // a file whose name no store uses
   PackStats st;
   std::string why;
   ASSERT_TRUE(write_kernel_pack(d + "/kernels.pack", {d + "/../evil.so"}, &st, &why)) << why;

@@ -1,4 +1,4 @@
-// Lowering a Schedule through Halide (DESIGN.md, "Lowering through Halide").
+// Lowering a Schedule through Halide (docs/design.md, "Lowering through Halide").
 //
 // Every region of a Schedule becomes one Halide pipeline:
 //   - each storage is a flat Halide buffer of f32; a view is the affine map

@@ -58,7 +58,7 @@ std::vector<std::optional<Dense>> produced_values(const ir::Program& p, const ir
 // statement): the interpreter's checked mode reads it after each statement.
 Dense produced_value(const ir::Stmt& st, const ir::Analysis& an, const Memory& mem);
 
-// Value agreement of DESIGN.md: |a - b| <= 1e-5 + 1e-5 * |b|, NaN equals
+// Value agreement of docs/design.md: |a - b| <= 1e-5 + 1e-5 * |b|, NaN equals
 // NaN, an infinity equals only the same infinity.
 bool values_agree(float actual, float expected);
 

@@ -1,7 +1,7 @@
 // The eager oracle agrees with PyTorch 1.13 eager (through the bridge) on
 // every corpus program, on the hand-written error programs (corpus/errors/,
 // `# expect: KIND LINE`) and on generated programs from a fixed seed:
-// values within DESIGN.md's tolerance and error kinds alike.
+// values within docs/design.md's tolerance and error kinds alike.
 #include <gtest/gtest.h>
 
 #include <algorithm>

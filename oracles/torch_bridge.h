@@ -24,7 +24,7 @@ std::string torch_script(const ir::Program& p);
 struct TorchResult {
   bool ok = false;          // PyTorch ran it: obs holds the observables
   Observables obs;
-  // When !ok: an error kind of DESIGN.md (arg, shape, view, overlap, name,
+  // When !ok: an error kind of docs/design.md (arg, shape, view, overlap, name,
   // ...), or "unknown" (PyTorch's message not classified), "timeout",
   // "crash" (the Python process died) or "internal" (bridge failure).
   std::string kind;

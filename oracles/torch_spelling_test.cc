@@ -20,7 +20,8 @@
 #include "ir/analysis.h"
 #include "ir/text.h"
 #include "oracles/eager.h"
-#include "oracles/external.h"
+#include "compilers/runner.h"
+#include "compilers/table.h"
 #include "oracles/torch_bridge.h"
 #include "oracles/torch_function.h"
 #include "oracles/torch_test_util.h"
@@ -30,7 +31,7 @@ namespace {
 
 bool have_thunder() {
   const char* e = std::getenv("AF_THUNDER_PYTHON");
-  return e && *e && !find_thunder_python().empty();
+  return e && *e && !compilers::find_thunder_python().empty();
 }
 #define REQUIRE_THUNDER()                               \
   do {                                                  \
@@ -272,12 +273,12 @@ TEST(TorchSpelling, ThunderAcceptsTheSpellings) {
     const ir::Program p = parse(text);
     const Observables expected = run_eager(p, *ir::analyze(p));
     for (const std::string s : {"thunder", "thunder-no-alias-updates"}) {
-      const ExternalResult r = run_external(p, s);
-      ASSERT_TRUE(r.status == ExternalResult::Status::Ok || r.status == ExternalResult::Status::StrategyError)
+      const compilers::ExternalResult r = compilers::run_external(p, s);
+      ASSERT_TRUE(r.status == compilers::ExternalResult::Status::Ok || r.status == compilers::ExternalResult::Status::StrategyError)
           << s << ": " << r.error_type << ": " << r.message;
       EXPECT_FALSE(compare(p, expected, r.eager)) << s << "\n" << text;
-      if (r.status == ExternalResult::Status::StrategyError) {
-        EXPECT_FALSE(is_unsupported_error(r.error_type, r.message)) << s << ": " << r.error_type << ": " << r.message;
+      if (r.status == compilers::ExternalResult::Status::StrategyError) {
+        EXPECT_FALSE(compilers::is_unsupported_error(r.error_type, r.message)) << s << ": " << r.error_type << ": " << r.message;
       }
     }
   }

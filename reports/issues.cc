@@ -9,9 +9,10 @@
 #include <filesystem>
 #include <set>
 
+#include "fuzz/bucket.h"
 #include "fuzz/check.h"
 #include "fuzz/files.h"
-#include "oracles/external.h"
+#include "compilers/table.h"
 #include "reports/report.h"
 
 namespace af::reports {
@@ -148,13 +149,13 @@ std::vector<IssueWritten> write_issues(const std::string& dir, int timeout_s) {
       const json mj = read_json(folder + "/minimize.json", false);
       const auto spec = mj.contains("spec") ? run::spec_from_json(mj["spec"]) : std::nullopt;
       const std::string strategy = spec ? spec->strategy.name() : "";
-      const auto ext = oracles::external_strategy(strategy);
+      const auto ext = compilers::external_strategy(strategy);
       std::string python = script.rfind("#!", 0) == 0 ? script.substr(2, script.find('\n') - 2) : "/usr/bin/python3";
-      if (ext && ext->versioned && !oracles::external_python(strategy).empty()) python = oracles::external_python(strategy);
+      if (ext && ext->versioned && !compilers::external_python(strategy).empty()) python = compilers::external_python(strategy);
       const Ran ran = run_script(python, folder + "/repro.py", timeout_s);
       std::vector<VersionRan> versions_ran;
       if (ext && ext->versioned)
-        for (const auto& t : oracles::installed_torches())
+        for (const auto& t : compilers::installed_torches())
           versions_ran.push_back(
               {t.version, t.python == python ? ran.status : run_script(t.python, folder + "/repro.py", timeout_s).status});
       const bool fixed = !versions_ran.empty() && versions_ran.back().status == 0 &&

@@ -10,6 +10,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "fuzz/bucket.h"
+#include "fuzz/campaign_specs.h"
 #include "fuzz/check.h"
 #include "fuzz/files.h"
 #include "fuzz/ledger.h"
@@ -91,9 +93,10 @@ std::string strategy_label(const json& f) {
       s += "+" + spec["inject"].get<std::string>();
     return s;
   }
-  // crash / timeout (no spec): the bucket name up to its first "__".
+  // crash / timeout (no spec): the bucket's name is the label.
   const std::string b = f.value("bucket", std::string("unknown"));
-  return b.substr(0, b.find("__"));
+  const auto bucket = fuzz::Bucket::parse(b);
+  return bucket ? bucket->who : b;
 }
 
 namespace {
@@ -181,7 +184,8 @@ json summarize(const std::string& dir) {
               {"first_program", b.value("first_program", int64_t{0})},
               {"must_agree", b.value("must_agree", false)}};
     auto bs = bucket_strategy.find(name);
-    e["strategy"] = bs != bucket_strategy.end() ? bs->second : name.substr(0, name.find("__"));
+    const auto parsed = fuzz::Bucket::parse(name);
+    e["strategy"] = bs != bucket_strategy.end() ? bs->second : parsed ? parsed->who : name;
     json files = json::object();
     for (const auto& [key, file] : std::vector<std::pair<std::string, std::string>>{
              {"case", "case.af"}, {"min", "min.af"}, {"repro", "repro.py"}, {"note", "note.md"}, {"settings", "settings.json"}}) {

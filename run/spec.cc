@@ -14,16 +14,16 @@ std::optional<RunStrategy> RunStrategy::parse(const std::string& name, std::stri
     s.internal_ = std::move(internal);
     return s;
   }
-  if (auto external = oracles::external_strategy(name)) {
+  if (auto external = compilers::external_strategy(name)) {
     s.external_ = std::move(external);
     return s;
   }
   if (why) {
-    if (const std::string py = oracles::py_spec_error(name); !py.empty()) *why = py;
+    if (const std::string py = compilers::py_spec_error(name); !py.empty()) *why = py;
     else
       *why = "unknown strategy '" + name + "' (valid: " + join_names(strategy_names()) +
              ", or update_aliases+FIX[+FIX...] with FIX one of " + join_names(ua_fix_names()) +
-             "; external: " + join_names(oracles::external_strategies()) + ", py:MODULE:FUNCTION)";
+             "; external: " + join_names(compilers::external_strategies()) + ", py:MODULE:FUNCTION)";
   }
   return std::nullopt;
 }

@@ -2,7 +2,7 @@
 // line, campaign.json, findings.jsonl, minimize.json, regression-file
 // headers, settings.json). A RunSpec holds the strategy as one of
 // aliasfuzz's own (a kind with its update_aliases fixes) or as a row of the
-// external table (oracles/external.h, with its torch version), and the
+// external table (compilers/table.h, with its torch version), and the
 // mutant, policies and target as the enumerators of run/vocabulary.h.
 // Names exist only in the spellings here (JSON, flags) and in the tables
 // behind them; nothing else compares one as a string (tools/name_compare_test.sh).
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "oracles/external.h"
+#include "compilers/table.h"
 #include "run/vocabulary.h"
 
 namespace af::run {
@@ -27,7 +27,7 @@ class RunStrategy {
   bool named() const { return !name_.empty(); }
   bool is_external() const { return external_.has_value(); }
   const std::optional<Strategy>& internal() const { return internal_; }
-  const std::optional<oracles::ExternalStrategy>& external() const { return external_; }
+  const std::optional<compilers::ExternalStrategy>& external() const { return external_; }
   // As spelled ("update_aliases+war+args", "aot-eager@2.15.0"); "" when none is named.
   const std::string& name() const { return name_; }
   bool operator==(const RunStrategy& o) const { return name_ == o.name_; }
@@ -35,7 +35,7 @@ class RunStrategy {
  private:
   std::string name_;
   std::optional<Strategy> internal_;
-  std::optional<oracles::ExternalStrategy> external_;
+  std::optional<compilers::ExternalStrategy> external_;
 };
 
 struct RunSpec {

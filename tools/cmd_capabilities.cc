@@ -1,6 +1,6 @@
 // aliasfuzz capabilities: what the external strategies (real Thunder,
 // PyTorch functionalize) cannot run, from the capability probe
-// (oracles/external.h, probe_capabilities), and how many generated
+// (compilers/table.h, probe_capabilities), and how many generated
 // programs reach a value comparison under them.
 //
 //   aliasfuzz capabilities [--strategy S]... [--refresh] [--json]
@@ -21,7 +21,9 @@
 #include "fuzz/generator.h"
 #include "ir/analysis.h"
 #include "oracles/eager.h"
-#include "oracles/external.h"
+#include "compilers/capabilities.h"
+#include "compilers/runner.h"
+#include "compilers/table.h"
 #include "tools/commands.h"
 
 namespace af::tools {
@@ -39,8 +41,8 @@ struct CapArgs {
 int run(CapArgs& a) {
   if (a.strategies.empty()) a.strategies = {"thunder", "thunder-dataflow", "thunder-no-alias-updates"};
   for (const auto& s : a.strategies)
-    if (!oracles::is_external_strategy(s)) {
-      const std::string why = oracles::py_spec_error(s);
+    if (!compilers::is_external_strategy(s)) {
+      const std::string why = compilers::py_spec_error(s);
       std::cerr << "aliasfuzz capabilities: " << (why.empty() ? "'" + s + "' is not an external strategy" : why) << "\n";
       return 2;
     }
@@ -48,7 +50,7 @@ int run(CapArgs& a) {
   std::map<std::string, double> weights;  // the union over the strategies
   for (const auto& s : a.strategies) {
     if (!a.json) std::cerr << "aliasfuzz capabilities: " << s << " ...\n";
-    const oracles::Capabilities c = oracles::probe_capabilities(s, a.refresh);
+    const compilers::Capabilities c = compilers::probe_capabilities(s, a.refresh);
     if (!c.available) {
       std::cerr << "aliasfuzz capabilities: " << s << " not available: " << c.error << "\n";
       out[s] = {{"available", false}, {"error", c.error}};
@@ -59,7 +61,7 @@ int run(CapArgs& a) {
               {"inconclusive", c.inconclusive}, {"from_cache", c.from_cache}, {"probes", c.probes},
               {"cache", c.cache_path}};
     if (!a.json) {
-      const std::string sum = oracles::capabilities_summary(c);
+      const std::string sum = compilers::capabilities_summary(c);
       std::cout << s << " (" << c.versions << "): " << (sum.empty() ? "every op supported" : sum) << "\n";
       for (const auto& [op, why] : c.unsupported) std::cout << "  " << op << ": " << why << "\n";
       for (const auto& [v, why] : c.inconclusive)
@@ -81,8 +83,8 @@ int run(CapArgs& a) {
     for (int64_t k = 0; k < a.measure; ++k) {
       const ir::Program p = fuzz::generate(a.seed, static_cast<uint64_t>(k), g);
       for (const auto& s : a.strategies) {
-        const oracles::ExternalResult r = oracles::run_external(p, s);
-        using S = oracles::ExternalResult::Status;
+        const compilers::ExternalResult r = compilers::run_external(p, s);
+        using S = compilers::ExternalResult::Status;
         if (r.status == S::Unavailable) continue;
         Tally& x = t[s];
         ++x.runs;
@@ -93,7 +95,7 @@ int run(CapArgs& a) {
             x.agree += !oracles::compare(p, r.eager, r.actual).has_value();
             break;
           case S::StrategyError:
-            if (oracles::is_unsupported_error(r.error_type, r.message)) {
+            if (compilers::is_unsupported_error(r.error_type, r.message)) {
               ++x.unsupported;
               reason = "unsupported " + r.error_type + ": " + r.message;
             } else {

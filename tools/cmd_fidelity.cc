@@ -6,7 +6,7 @@
 
 #include "fuzz/files.h"
 #include "fuzz/fidelity.h"
-#include "oracles/external.h"
+#include "compilers/table.h"
 #include "tools/commands.h"
 
 namespace af::tools {
@@ -21,7 +21,7 @@ void register_fidelity(CLI::App& app, int* status) {
   c->add_option("--size", o->gen.size, "statements per program (default 12)")->check(CLI::Range(1, 9000));
   c->add_option("--out", o->out, "folder for fidelity.{json,md} and disagreements/");
   c->callback([o, status] {
-    if (oracles::find_thunder_python().empty()) {
+    if (compilers::find_thunder_python().empty()) {
       std::cerr << "aliasfuzz fidelity: the real Thunder is not installed (./aliasfuzz setup --thunder)\n";
       *status = 2;
       return;

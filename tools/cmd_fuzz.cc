@@ -10,8 +10,9 @@
 
 #include "ir/json_text.h"
 #include "fuzz/campaign.h"
+#include "fuzz/campaign_specs.h"
 #include "fuzz/check.h"
-#include "oracles/external.h"
+#include "compilers/table.h"
 #include "reports/report.h"
 #include "schedulers/schedulers.h"
 #include "tools/commands.h"
@@ -143,8 +144,8 @@ int run(FuzzArgs& a) {
   // would only run the oracle: nothing is compared, nothing can be found.
   if (o.injects.empty() && !o.strategies.empty() &&
       std::all_of(o.strategies.begin(), o.strategies.end(),
-                  [](const run::RunStrategy& s) { return s.is_external() && oracles::external_python(s.name()).empty(); })) {
-    std::cerr << "aliasfuzz fuzz: nothing to compare: " << oracles::external_unavailable(o.strategies.front().name())
+                  [](const run::RunStrategy& s) { return s.is_external() && compilers::external_python(s.name()).empty(); })) {
+    std::cerr << "aliasfuzz fuzz: nothing to compare: " << compilers::external_unavailable(o.strategies.front().name())
               << "\n";
     return 2;
   }
@@ -186,7 +187,7 @@ int run(FuzzArgs& a) {
     for (const auto& s : o.strategies)
       if (const auto& e = s.external(); e && e->versioned && e->torch_version.empty())
         std::cerr << "aliasfuzz fuzz: note: the campaign's " << s.name() << " has no torch version; it runs under "
-                  << (oracles::newest_torch().empty() ? "no installed torch" : "torch " + oracles::newest_torch())
+                  << (compilers::newest_torch().empty() ? "no installed torch" : "torch " + compilers::newest_torch())
                   << ", the newest installed\n";
   }
   if (a.seed.empty() && !o.resume) o.seed = static_cast<uint64_t>(std::time(nullptr));

@@ -14,6 +14,7 @@
 #include <map>
 #include <set>
 
+#include "fuzz/campaign_specs.h"
 #include "fuzz/check.h"
 #include "fuzz/generator.h"
 #include "lowering/aot_build.h"

@@ -13,7 +13,7 @@
 #include "fuzz/repro.h"
 #include "ir/analysis.h"
 #include "ir/text.h"
-#include "oracles/external.h"
+#include "compilers/table.h"
 #include "tools/commands.h"
 #include "tools/run_flags.h"
 
@@ -85,7 +85,7 @@ int minimize_main(MinimizeCmd& o, const CLI::App& c) {
     // A program eager PyTorch rejects is a case too, for an external
     // strategy (the accepts-invalid class, or a compiler that dies on it).
     auto an = ir::analyze(*prog);
-    if (!an && !(fuzz::eager_raises(an.error().kind) && oracles::external_strategy(o.spec.strategy))) prog = an.error();
+    if (!an && !(fuzz::eager_raises(an.error().kind) && compilers::external_strategy(o.spec.strategy))) prog = an.error();
   }
   if (!prog) {
     std::cerr << o.path << ":" << prog.error().line << ": " << ir::kind_name(prog.error().kind)

@@ -1,5 +1,5 @@
 // aliasfuzz run PROGRAM.af: the oracle's observables and every strategy's
-// agreement with them, with the JSON and exit-status contract of DESIGN.md.
+// agreement with them, with the JSON and exit-status contract of docs/design.md.
 //
 //   aliasfuzz run PROGRAM.af [--strategy S]... [--inject M] [--reorder P]
 //                 [--fusion F] [--target interp|host|opencl|cuda|ptx] [--checked] [--json] [--stats]
@@ -16,7 +16,7 @@
 #include "fuzz/check.h"
 #include "ir/analysis.h"
 #include "oracles/eager.h"
-#include "oracles/external.h"
+#include "compilers/table.h"
 #include "schedulers/schedulers.h"
 #include "tools/commands.h"
 #include "tools/run_flags.h"

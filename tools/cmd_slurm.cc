@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "lowering/kit.h"
+#include "run/vocabulary.h"
 #include "tools/commands.h"
 #include "tools/run_flags.h"
 
@@ -212,7 +213,8 @@ int run_kit(SlurmArgs& a, const std::string& d) {
   // A GPU kit asks for a GPU unless an --sbatch-option already does.
   bool asks_gpu = false;
   for (const auto& o : a.sbatch_options) asks_gpu |= o.rfind("--gres", 0) == 0 || o.rfind("--gpus", 0) == 0;
-  if (kit.target != "host" && !asks_gpu) a.sbatch_options.push_back("--gres=gpu:1");
+  const auto kit_target = run::parse_target(kit.target);
+  if (kit_target != run::Target::Host && !asks_gpu) a.sbatch_options.push_back("--gres=gpu:1");
 
   const std::string n = std::to_string(a.array), name = "aliasfuzz-kit-" + kit.target;
   std::string task = header(a, name, d + "/slurm/logs/kit-%A_%a.log", 1);

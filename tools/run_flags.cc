@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "oracles/external.h"
+#include "compilers/table.h"
 #include "run/vocabulary.h"
 #include "tools/commands.h"
 
@@ -60,15 +60,15 @@ void torch(CLI::App* c, std::string& into) {
 }
 
 std::string resolve_torch(std::vector<std::string>& strategies, const std::string& torch) {
-  if (!torch.empty() && !oracles::is_torch_version(torch)) return "--torch takes a version like 2.15.0, not '" + torch + "'";
+  if (!torch.empty() && !compilers::is_torch_version(torch)) return "--torch takes a version like 2.15.0, not '" + torch + "'";
   if (!torch.empty()) {
     std::vector<std::string> have;
-    for (const auto& t : oracles::installed_torches()) have.push_back(t.version);
+    for (const auto& t : compilers::installed_torches()) have.push_back(t.version);
     if (std::find(have.begin(), have.end(), torch) == have.end())
       return "--torch " + torch + " is not installed (./aliasfuzz setup --torch " + torch + "; installed: " +
              (have.empty() ? std::string("none") : fmt::format("{}", fmt::join(have, ", "))) + ")";
   }
-  for (auto& s : strategies) s = oracles::with_torch_version(s, torch);
+  for (auto& s : strategies) s = compilers::with_torch_version(s, torch);
   return "";
 }
 

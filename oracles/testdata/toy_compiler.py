@@ -1,4 +1,4 @@
-"""Toy compilers for the py:MODULE:FUNCTION tests (oracles/external_test.cc):
+"""Toy compilers for the py:MODULE:FUNCTION tests (compilers/external_test.cc):
 each FUNCTION takes the program's Python function and returns a callable.
 
   wrap                 torch.compile with a custom backend that runs the FX

@@ -2,7 +2,9 @@
 // /usr/bin/python3 (Debian's torch 1.13), the Thunder ones with the
 // .venv-thunder Python named by AF_THUNDER_PYTHON (tools/run_tests.sh sets
 // it when the venv exists; otherwise those tests skip).
-#include "oracles/external.h"
+#include "compilers/capabilities.h"
+#include "compilers/runner.h"
+#include "compilers/table.h"
 
 #include <gtest/gtest.h>
 
@@ -20,7 +22,17 @@
 #include "oracles/torch_bridge.h"
 #include "oracles/torch_function.h"
 
-namespace af::oracles {
+namespace af::compilers {
+using oracles::Observables;
+using oracles::TorchResult;
+using oracles::run_eager;
+
+using oracles::TorchRunner;
+using oracles::compare;
+using oracles::functional_form;
+using oracles::geometry_text;
+using oracles::torch_function_module;
+using oracles::torch_script;
 namespace {
 
 using S = ExternalResult::Status;
@@ -426,7 +438,7 @@ TEST(Capabilities, ProbeProgramsAreValidAndCoverTheVocabulary) {
   std::set<std::string> controls;
   const auto probes = probe_programs();
   for (const ProbeProgram& pp : probes) {
-    ASSERT_FALSE(pp.text.empty()) << pp.name << ": an op without probe forms (oracles/capabilities.cc)";
+    ASSERT_FALSE(pp.text.empty()) << pp.name << ": an op without probe forms (compilers/capabilities.cc)";
     auto p = ir::parse_and_validate(pp.text);
     ASSERT_TRUE(static_cast<bool>(p)) << pp.name << ": " << p.error().to_string() << "\n" << pp.text;
     if (pp.op.empty()) controls.insert(pp.variant);
@@ -464,7 +476,7 @@ TEST(Capabilities, ProbeListsWhatAFakeCompilerRefusesAndCachesIt) {
   // which its control shows: that context then judges no op.
   const std::string real = find_external_runner();
   ASSERT_FALSE(real.empty());
-  const std::string fake = std::filesystem::path(real).parent_path().string() + "/testdata/fake_external_runner.py";
+  const std::string fake = oracles::find_source_file("oracles/testdata/fake_external_runner.py", "");
   ASSERT_TRUE(std::filesystem::exists(fake)) << fake;
   const std::string cache = tmp_dir("caps-fake");
   std::filesystem::remove_all(cache);
@@ -520,7 +532,8 @@ TEST(Capabilities, FormChecksFindAliasedInputsOfDifferentSizes) {
   const std::string real = find_external_runner();
   ASSERT_FALSE(real.empty());
   const std::string dir = std::filesystem::path(real).parent_path().string();
-  ScopedEnv e1("AF_EXTERNAL_RUNNER", dir + "/testdata/fake_external_runner.py"), e2("AF_REAL_RUNNER_DIR", dir);
+  ScopedEnv e1("AF_EXTERNAL_RUNNER", oracles::find_source_file("oracles/testdata/fake_external_runner.py", "")),
+      e2("AF_REAL_RUNNER_DIR", dir);
   for (const bool fails : {false, true}) {
     const std::string cache = tmp_dir(fails ? "caps-forms-fail" : "caps-forms-ok");
     std::filesystem::remove_all(cache);
@@ -589,4 +602,4 @@ TEST(Capabilities, ThunderProbe) {
 }
 
 }  // namespace
-}  // namespace af::oracles
+}  // namespace af::compilers

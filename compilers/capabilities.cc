@@ -1,4 +1,4 @@
-// The capability probe of the external strategies (oracles/external.h):
+// The capability probe of the external strategies (compilers/table.h):
 // which ops of the vocabulary a real compiler cannot run, found by running
 // tiny programs through it, cached per strategy and system version.
 #include <fcntl.h>
@@ -16,10 +16,15 @@
 
 #include "ir/json_text.h"
 #include "ir/analysis.h"
-#include "oracles/external.h"
+#include "compilers/capabilities.h"
+
+#include "base/files.h"
+#include "compilers/runner.h"
 #include "oracles/torch_function.h"
 
-namespace af::oracles {
+namespace af::compilers {
+
+using oracles::torch_function_module;
 
 namespace {
 
@@ -266,21 +271,7 @@ std::string file_safe(const std::string& s) {
 bool write_atomic(const std::string& path, const std::string& text) {
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    f << text;
-    f.flush();
-    if (!f) {
-      std::remove(tmp.c_str());
-      return false;
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
+  return base::write_file_atomic(path, text);
 }
 
 // The hash of everything the probe sends: a change of the programs or of
@@ -541,7 +532,7 @@ std::string capabilities_summary(const Capabilities& c) {
   if (is_thunder_strategy(c.strategy)) {
     const size_t at = c.versions.find("thunder ");
     who = (at == std::string::npos ? "thunder" : c.versions.substr(at)) +
-          (c.strategy == "thunder" ? "" : " (" + c.strategy + ")");
+          (external_strategy(c.strategy)->compile == "thunder.jit(fn)" ? "" : " (" + c.strategy + ")");
   } else if (!c.versions.empty()) {
     who += " (" + c.versions + ")";
   }
@@ -554,4 +545,4 @@ std::string capabilities_summary(const Capabilities& c) {
   return s;
 }
 
-}  // namespace af::oracles
+}  // namespace af::compilers

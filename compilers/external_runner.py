@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Batch runner for the external strategies (oracles/external.cc).
+"""Batch runner for the external strategies (compilers/table.cc).
 
 One long-lived process per Python: /usr/bin/python3 (Debian's PyTorch 1.13)
 for `torch-functionalize`, the .venv-thunder Python (torch 2.9.1 and
 lightning-thunder 0.2.6) for the others, a py: spec's own Python.
 Which compiler a strategy is comes with each request, from the one table of
-external strategies in oracles/external.cc: statements to run (`imports`)
+external strategies in compilers/table.cc: statements to run (`imports`)
 and an expression in `fn` that gives the compiled callable (`compile`).
 The working directory is on sys.path (after the installed packages), so a
 py:MODULE:FUNCTION module beside the user's campaign is importable.

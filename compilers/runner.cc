@@ -1,0 +1,270 @@
+#include "compilers/runner.h"
+
+#include "ir/json_text.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "oracles/torch_function.h"
+
+namespace af::compilers {
+
+using oracles::LineReply;
+using oracles::is_file;
+using oracles::observables_from_json;
+using oracles::torch_function_module;
+
+using oracles::LineProcess;
+
+namespace {
+std::string env(const char* v) {
+  const char* e = std::getenv(v);
+  return e ? e : "";
+}
+}  // namespace
+
+// ---------------------------------------------------------------- runner
+
+ExternalRunner::ExternalRunner(ExternalOptions o) : o_(std::move(o)) {
+  if (o_.runner.empty()) o_.runner = find_external_runner();
+}
+
+ExternalRunner::~ExternalRunner() { stop(); }
+
+void ExternalRunner::abandon() { proc_.abandon(); }
+
+void ExternalRunner::stop() { proc_.stop(2); }
+
+bool ExternalRunner::start(std::string* error) {
+  if (proc_.running()) return true;
+  if (access(o_.python.c_str(), X_OK) != 0) {
+    *error = "no Python at '" + o_.python + "'";
+    return false;
+  }
+  if (!is_file(o_.runner)) {
+    *error = "cannot find compilers/external_runner.py (set AF_EXTERNAL_RUNNER)";
+    return false;
+  }
+  // A campaign worker limits its address space (RLIMIT_AS); PyTorch maps
+  // gigabytes of CUDA libraries at import without using them. The Python
+  // process is not the case under test: the limit is lifted where allowed.
+  LineProcess::Options po;
+  po.keep_stderr = !env("AF_EXTERNAL_STDERR").empty();
+  po.capture_stderr = true;  // what a crashing compiler said last goes into its finding
+  po.lift_memory_limit = true;
+  po.die_with_parent = true;
+  nlohmann::json hello;
+  if (!start_runner(proc_, o_.python, o_.runner, po, o_.startup_s, "the external runner", &hello, error)) return false;
+  torch_version_ = hello.contains("torch") && hello["torch"].is_string() ? hello["torch"].get<std::string>() : "";
+  thunder_version_ = hello.contains("thunder") && hello["thunder"].is_string() ? hello["thunder"].get<std::string>() : "";
+  return true;
+}
+
+ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& strategy, bool invalid) {
+  using S = ExternalResult::Status;
+  ExternalResult r;
+  const auto entry = external_strategy(strategy);
+  if (!entry) {
+    r.status = S::Unavailable;
+    r.message = "'" + strategy + "' is not an external strategy";
+    return r;
+  }
+  std::string err;
+  if (!start(&err)) {
+    r.status = S::Unavailable;
+    r.message = err;
+    return r;
+  }
+  const std::string code = torch_function_module(p);
+  if (code.empty()) {
+    r.status = S::Failed;
+    r.error_type = "internal";
+    r.message = "the program could not be split into _setup and _fn";
+    return r;
+  }
+  nlohmann::json req = {{"id", next_id_++}, {"strategy", strategy}, {"imports", entry->imports},
+                        {"compile", entry->compile}, {"fallbacks", entry->fallbacks}, {"code", code}};
+  if (invalid) req["invalid"] = true;
+  LineReply reply = proc_.request(req, o_.timeout_s);
+  if (!reply.ok) {  // hung or dead: the next program starts a new process
+    r.status = S::Failed;
+    r.error_type = reply.failure;
+    r.message = reply.message;
+    r.death = reply.death;
+    r.stderr_tail = reply.stderr_tail;
+    if (reply.failure != "internal") ++restarts_;
+    return r;
+  }
+  const nlohmann::json& j = reply.answer;
+  try {
+    r.exec_s = j.value("exec_s", 0.0);
+    if (j.contains("fallbacks") && j["fallbacks"].is_array())
+      for (const auto& f : j["fallbacks"]) r.fallbacks.push_back(f.is_string() ? f.get<std::string>() : ir::json_text(f));
+    if (j.contains("unavailable")) {
+      r.status = S::Unavailable;
+      r.message = "cannot import the compiler of " + strategy + ": " + j["unavailable"].get<std::string>();
+    } else if (j.contains("internal")) {
+      r.status = S::Failed;
+      r.error_type = "internal";
+      r.message = j["internal"].get<std::string>();
+    } else if (j.contains("eager_error")) {
+      r.status = S::EagerError;
+      r.error_type = j["eager_error"].value("type", "");
+      r.message = j["eager_error"].value("message", "");
+      r.strategy_accepted = j.contains("actual");
+      if (j.contains("error")) {
+        r.strategy_error_type = j["error"].value("type", "");
+        r.strategy_message = j["error"].value("message", "");
+      }
+    } else {
+      r.eager = observables_from_json(p, j.at("eager"));
+      if (j.contains("error")) {
+        r.status = S::StrategyError;
+        r.error_type = j["error"].value("type", "");
+        r.message = j["error"].value("message", "");
+      } else {
+        r.actual = observables_from_json(p, j.at("actual"));
+        r.status = S::Ok;
+      }
+    }
+  } catch (const std::exception& ex) {
+    r.status = S::Failed;
+    r.error_type = "internal";
+    r.message = std::string("bad answer from the external runner: ") + ex.what();
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------- per process
+
+namespace {
+struct Registry {
+  pid_t owner = -1;
+  std::map<std::string, std::unique_ptr<ExternalRunner>> by_python;
+  ExternalRunner* get(const std::string& python) {
+    if (owner != getpid()) {  // a forked child: the runners belong to the parent
+      for (auto& [k, r] : by_python) r->abandon();
+      by_python.clear();
+      owner = getpid();
+    }
+    auto& r = by_python[python];
+    if (!r) {
+      ExternalOptions o;
+      o.python = python;
+      r = std::make_unique<ExternalRunner>(o);
+    }
+    return r.get();
+  }
+};
+Registry& registry() {
+  static Registry* r = new Registry();  // never destroyed: children die with PDEATHSIG or EOF
+  return *r;
+}
+}  // namespace
+
+ExternalResult run_external(const ir::Program& p, const std::string& strategy, bool invalid) {
+  ExternalResult r;
+  const std::string py = external_python(strategy);
+  if (py.empty()) {
+    r.status = ExternalResult::Status::Unavailable;
+    r.message = external_unavailable(strategy);
+    return r;
+  }
+  return registry().get(py)->run(p, strategy, invalid);
+}
+
+std::string external_versions(const std::string& strategy) {
+  const std::string py = external_python(strategy);
+  if (py.empty()) return "";
+  ExternalRunner* r = registry().get(py);
+  std::string s = r->torch_version().empty() ? "" : "torch " + r->torch_version();
+  if (is_thunder_strategy(strategy) && !r->thunder_version().empty()) s += ", thunder " + r->thunder_version();
+  return s;
+}
+
+// ---------------------------------------------------------------- errors
+
+namespace {
+
+// How an exception of an external strategy is classified: the first row
+// whose type (exact, "" for any) and message (ECMAScript regex searched in
+// the first line of the message, "" for any) match decides. No match:
+// internal. Rows were taken from what lightning-thunder 0.2.6 raises on
+// generated programs (and functorch's functionalize on torch 1.13).
+struct ErrorPattern {
+  bool unsupported;
+  const char* type;
+  const char* message;
+  const char* rule;
+};
+const ErrorPattern kErrorPatterns[] = {
+    // PyTorch's memory-overlap check raised inside the compiled function:
+    // eager accepted the program, so the compiler made the overlap. Its
+    // message starts with "unsupported operation", hence this row first.
+    {false, "", "unsupported operation: (more than one element of the written-to|some elements of the input)",
+     "overlap error in compiled code"},
+    // "Trying to call function torch.as_strided, but it is not yet supported",
+    // "only preserve_format is currently supported", ...
+    {true, "NotImplementedError", "", "NotImplementedError"},
+    // The same, re-raised by Thunder's interpreter.
+    {true, "", "NotImplementedError", "NotImplementedError (wrapped)"},
+    // torch.add(a, b, out=c) and the other out= calls (format v1.1): Thunder's
+    // torch symbols take no `out` (div's raises NotImplementedError, above).
+    {true, "TypeError", "got an unexpected keyword argument 'out'", "no out= keyword"},
+    // "Unknown attribute sigmoid_", "Unknown attribute fill_"
+    {true, "AttributeError", "Unknown attribute", "unknown attribute"},
+    {true, "", "Unknown attribute", "unknown attribute (wrapped)"},
+    // "aten.alias is not registered. Register its `custom_op` ..."
+    {true, "", "is not registered|is not recognized|not yet recognized", "unknown op"},
+    // Functionalization refuses, on purpose and loudly, an in-place write
+    // through as_strided of another view (pytorch#104505, PR #122502):
+    // "During torch.compile, encountered a mutation on a view chain of
+    // length 2, where view 1 was an as_strided() call ... is banned in compile".
+    {true, "RuntimeError", "mutation on a view chain of length [0-9]+, where view [0-9]+ was an as_strided\\(\\) call",
+     "as_strided view-chain mutation banned"},
+    // (not Python's "unsupported operand type(s)": an internal TypeError)
+    {true, "", "not (yet )?supported|currently supported|is unsupported|[Uu]nsupported (op|operator|operation|argument|dtype|memory format)\\b",
+     "not supported"},
+};
+
+}  // namespace
+
+ErrorClass classify_external_error(const std::string& error_type, const std::string& message) {
+  static const std::vector<std::regex> res = [] {
+    std::vector<std::regex> v;
+    for (const auto& p : kErrorPatterns) v.emplace_back(p.message, std::regex::ECMAScript);
+    return v;
+  }();
+  const std::string first = message.substr(0, message.find('\n'));
+  for (size_t i = 0; i < std::size(kErrorPatterns); ++i) {
+    const ErrorPattern& p = kErrorPatterns[i];
+    if (*p.type && error_type != p.type) continue;
+    if (*p.message && !std::regex_search(first, res[i])) continue;
+    return ErrorClass{p.unsupported, p.rule};
+  }
+  return ErrorClass{false, "internal"};
+}
+
+}  // namespace af::compilers

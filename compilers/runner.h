@@ -1,0 +1,101 @@
+// Running programs through an external strategy: one long-lived Python
+// process per interpreter (compilers/external_runner.py), and what a
+// compiler exception means (unsupported, or a finding).
+#pragma once
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+#include "compilers/table.h"
+#include "ir/program.h"
+#include "oracles/eager.h"
+#include "oracles/line_process.h"
+
+namespace af::compilers {
+struct ExternalResult {
+  enum class Status {
+    Ok,             // both ran: eager and actual hold the observables
+    StrategyError,  // the transform raised (error_type, message); eager holds eager's observables
+    EagerError,     // eager PyTorch of that Python raised (error_type, message)
+    Unavailable,    // the Python or the runner is missing (message)
+    Failed,         // the runner crashed, hung or answered nonsense (error_type: crash, timeout, internal)
+  };
+  Status status = Status::Failed;
+  oracles::Observables eager, actual;
+  std::string error_type, message;
+  // Failed with error_type "crash": how the Python process ended ("SIGSEGV",
+  // "exit 1"; "" when unknown) and the last lines it wrote on stderr.
+  std::string death, stderr_tail;
+  // Ok or StrategyError: what the compiler handed back to eager PyTorch
+  // (ExternalStrategy::fallbacks evaluated after the call).
+  std::vector<std::string> fallbacks;
+  double exec_s = 0;  // time of the transformed call in Python (compilation included)
+  // run(..., invalid = true), EagerError: the compiled function ran anyway
+  // and returned (accepted: a program eager refuses), or raised
+  // (strategy_error_type, strategy_message).
+  bool strategy_accepted = false;
+  std::string strategy_error_type, strategy_message;
+};
+
+struct ExternalOptions {
+  std::string python;       // required
+  std::string runner;       // default: find_external_runner()
+  double timeout_s = 120;   // per program
+  double startup_s = 180;   // importing torch (and thunder)
+};
+
+// One long-lived Python process running external_runner.py.
+class ExternalRunner {
+ public:
+  explicit ExternalRunner(ExternalOptions o);
+  ~ExternalRunner();
+  ExternalRunner(const ExternalRunner&) = delete;
+  ExternalRunner& operator=(const ExternalRunner&) = delete;
+
+  bool start(std::string* error);
+  // `invalid`: p is a program the oracle rejects; when eager PyTorch
+  // raises, the compiled function runs too (ExternalResult::strategy_accepted).
+  ExternalResult run(const ir::Program& p, const std::string& strategy, bool invalid = false);
+  void stop();
+  // After fork(): forget the parent's process without touching it.
+  void abandon();
+  const std::string& torch_version() const { return torch_version_; }
+  const std::string& thunder_version() const { return thunder_version_; }
+  int restarts() const { return restarts_; }
+
+ private:
+  ExternalOptions o_;
+  oracles::LineProcess proc_;
+  std::string torch_version_, thunder_version_;
+  long next_id_ = 0;
+  int restarts_ = 0;
+};
+
+// Runs p (valid, or with `invalid` one the oracle rejects) under an
+// external strategy in this process's runner for that strategy's Python
+// (one per Python, lazily started, kept for the life of the process; a
+// forked child starts its own).
+ExternalResult run_external(const ir::Program& p, const std::string& strategy, bool invalid = false);
+// The versions the per-process runner of `strategy` reports ("" before it started).
+std::string external_versions(const std::string& strategy);
+
+// ---- what an exception of an external strategy means
+
+// A compiler exception is either *unsupported* (the compiler says it does
+// not implement an op, a form or an argument: NotImplementedError, "not
+// (yet) supported", an unknown attribute, an unregistered torch op): the
+// program never reached a value comparison, which a campaign counts and
+// which is not a finding; or *internal* (AssertionError, IndexError, a
+// shape RuntimeError, PyTorch's overlap error inside the compiled code...)
+// on a program the compiler accepted: a finding. One table of patterns
+// (external.cc, kErrorPatterns), first match wins; no match is internal.
+struct ErrorClass {
+  bool unsupported = false;
+  std::string rule;  // the pattern that decided (for reports and tests)
+};
+ErrorClass classify_external_error(const std::string& error_type, const std::string& message);
+inline bool is_unsupported_error(const std::string& error_type, const std::string& message) {
+  return classify_external_error(error_type, message).unsupported;
+}
+
+}  // namespace af::compilers
