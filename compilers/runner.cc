@@ -31,19 +31,11 @@
 
 namespace af::compilers {
 
+using oracles::LineProcess;
 using oracles::LineReply;
 using oracles::is_file;
 using oracles::observables_from_json;
 using oracles::torch_function_module;
-
-using oracles::LineProcess;
-
-namespace {
-std::string env(const char* v) {
-  const char* e = std::getenv(v);
-  return e ? e : "";
-}
-}  // namespace
 
 // ---------------------------------------------------------------- runner
 
@@ -71,7 +63,8 @@ bool ExternalRunner::start(std::string* error) {
   // gigabytes of CUDA libraries at import without using them. The Python
   // process is not the case under test: the limit is lifted where allowed.
   LineProcess::Options po;
-  po.keep_stderr = !env("AF_EXTERNAL_STDERR").empty();
+  const char* keep = std::getenv("AF_EXTERNAL_STDERR");
+  po.keep_stderr = keep && *keep;
   po.capture_stderr = true;  // what a crashing compiler said last goes into its finding
   po.lift_memory_limit = true;
   po.die_with_parent = true;
