@@ -45,23 +45,21 @@ std::string env(const char* v) {
 // unaliased [3, 4] input) and {W} (an unaliased [4, 2] input), binding the
 // names in `rets` (in-place forms bind nothing: their target is returned).
 struct Form {
-  const char* name;
-  const char* stmt;
-  const char* rets;
+  std::string name;
+  std::string stmt;
+  std::string rets;
   // Format v1.3's metadata ops retire the operand's name: its result stands
   // for it among the returns.
   bool retires = false;
 };
 
-// Every op a program of the format can hold (scatters and update_aliases
-// are introduced by strategies and never sent to an external compiler).
+// The ops whose arguments are not tensors alone (scatters and
+// update_aliases are introduced by strategies and never sent to an
+// external compiler; the other ops' one form is their row's: forms_of).
 const std::map<std::string, std::vector<Form>>& op_forms() {
   static const std::map<std::string, std::vector<Form>> m = {
       {"view", {{"", "r = view({X}, [3, 2, 2])", "r"}}},
       {"reshape", {{"", "r = reshape({X}, [2, 6])", "r"}}},
-      {"flatten", {{"", "r = flatten({X})", "r"}}},
-      {"contiguous", {{"", "r = contiguous({X})", "r"}}},
-      {"t", {{"", "r = t({X})", "r"}}},
       {"transpose", {{"", "r = transpose({X}, 0, -1)", "r"}}},
       {"permute", {{"", "r = permute({X}, [1, 0])", "r"}}},
       {"slice", {{"step", "r = slice({X}, 1, 1, 4, 2)", "r"}, {"clamped", "r = slice({X}, -2, -2, 100, 1)", "r"}}},
@@ -75,20 +73,12 @@ const std::map<std::string, std::vector<Form>>& op_forms() {
       {"chunk", {{"", "r, r2 = chunk({X}, 2, 1)", "r, r2"}}},
       {"split", {{"", "r, r2 = split({X}, 3, 1)", "r, r2"}}},
       {"unbind", {{"", "r, r2, r3 = unbind({X}, 0)", "r, r2, r3"}}},
-      {"alias", {{"", "r = alias({X})", "r"}}},
       {"add_", {{"number", "add_({X}, 1.5)", ""}, {"tensor", "add_({X}, {Y})", ""}}},
       {"sub_", {{"number", "sub_({X}, 1.5)", ""}, {"tensor", "sub_({X}, {Y})", ""}}},
       {"mul_", {{"number", "mul_({X}, 1.5)", ""}, {"tensor", "mul_({X}, {Y})", ""}}},
       {"div_", {{"number", "div_({X}, 1.5)", ""}, {"tensor", "div_({X}, {Y})", ""}}},
-      {"exp_", {{"", "exp_({X})", ""}}},
-      {"neg_", {{"", "neg_({X})", ""}}},
-      {"abs_", {{"", "abs_({X})", ""}}},
-      {"relu_", {{"", "relu_({X})", ""}}},
-      {"tanh_", {{"", "tanh_({X})", ""}}},
-      {"sigmoid_", {{"", "sigmoid_({X})", ""}}},
       {"clamp_", {{"", "clamp_({X}, -1.0, 2.0)", ""}}},
       {"fill_", {{"", "fill_({X}, 2.0)", ""}}},
-      {"zero_", {{"", "zero_({X})", ""}}},
       {"copy_", {{"", "copy_({X}, {Y})", ""}}},
       {"setitem_", {{"number", "setitem_({X}, 1, 0, 2, 1.5)", ""}, {"tensor", "setitem_({X}, 0, 0, 3, {Y})", ""}}},
       // format v1.1 (docs/format.md)
@@ -100,11 +90,6 @@ const std::map<std::string, std::vector<Form>>& op_forms() {
       {"sub_out", {{"number", "sub_out({X}, {Y}, 1.5)", ""}, {"tensor", "sub_out({X}, {Y}, {Y})", ""}}},
       {"mul_out", {{"number", "mul_out({X}, {Y}, 1.5)", ""}, {"tensor", "mul_out({X}, {Y}, {Y})", ""}}},
       {"div_out", {{"number", "div_out({X}, {Y}, 1.5)", ""}, {"tensor", "div_out({X}, {Y}, {Y})", ""}}},
-      {"exp_out", {{"", "exp_out({X}, {Y})", ""}}},
-      {"neg_out", {{"", "neg_out({X}, {Y})", ""}}},
-      {"abs_out", {{"", "abs_out({X}, {Y})", ""}}},
-      {"tanh_out", {{"", "tanh_out({X}, {Y})", ""}}},
-      {"sigmoid_out", {{"", "sigmoid_out({X}, {Y})", ""}}},
       // format v1.2: {I} a 1-D i64 index [2, 0, 1], {J} a [1, 4] one, {M} a [3, 4] bool mask
       {"index_put_", {{"", "index_put_({X}, {I}, {Y}, 0)", ""}, {"accumulate", "index_put_({X}, {I}, {Y}, 1)", ""}}},
       {"index_add_", {{"", "index_add_({X}, 0, {I}, {Y})", ""}}},
@@ -114,7 +99,6 @@ const std::map<std::string, std::vector<Form>>& op_forms() {
       {"masked_fill_", {{"", "masked_fill_({X}, {M}, 2.0)", ""}}},
       // format v1.3: the metadata op's result is the operand itself, re-shaped
       {"transpose_", {{"", "r = transpose_({X}, 0, -1)", "r", true}}},
-      {"t_", {{"", "r = t_({X})", "r", true}}},
       {"squeeze_", {{"", "r = squeeze_({X}, 0)", "r", true}}},
       {"unsqueeze_", {{"", "r = unsqueeze_({X}, 1)", "r", true}}},
       {"swapdims_", {{"", "r = swapdims_({X}, 1, 0)", "r", true}}},
@@ -124,13 +108,6 @@ const std::map<std::string, std::vector<Form>>& op_forms() {
       {"sub", {{"number", "r = sub({X}, 1.5)", "r"}, {"tensor", "r = sub({X}, {Y})", "r"}}},
       {"mul", {{"number", "r = mul({X}, 1.5)", "r"}, {"tensor", "r = mul({X}, {Y})", "r"}}},
       {"div", {{"number", "r = div({X}, 1.5)", "r"}, {"tensor", "r = div({X}, {Y})", "r"}}},
-      {"exp", {{"", "r = exp({X})", "r"}}},
-      {"neg", {{"", "r = neg({X})", "r"}}},
-      {"abs", {{"", "r = abs({X})", "r"}}},
-      {"relu", {{"", "r = relu({X})", "r"}}},
-      {"tanh", {{"", "r = tanh({X})", "r"}}},
-      {"sigmoid", {{"", "r = sigmoid({X})", "r"}}},
-      {"clone", {{"", "r = clone({X})", "r"}}},
       {"sum", {{"", "r = sum({X}, 1, 0)", "r"}}},
       {"amax", {{"", "r = amax({X}, 0, 1)", "r"}}},
       {"softmax", {{"", "r = softmax({X}, -1)", "r"}}},
@@ -182,10 +159,23 @@ const char* kIndexStorages =
 const char* kIndexInputs =
     "input ix = si\ninput jx = as_strided(sj, [1, 4], [4, 1], 0)\ninput mk = as_strided(sm, [3, 4], [4, 1], 0)\n";
 
+// An op's forms: op_forms()'s, or for an op of tensor arguments only
+// (signature "T" or "OT": unary math in place, out of place and out=,
+// views of no other argument) the one its row implies, so that a new
+// unary op is probed with nothing added here. None: the tests say so.
+std::vector<Form> forms_of(ir::OpKind k) {
+  const ir::OpInfo& info = ir::op_info(k);
+  const std::string op = info.name, sig = info.sig;
+  if (auto it = op_forms().find(op); it != op_forms().end()) return it->second;
+  if (sig == "OT") return {{"", op + "({X}, {Y})", ""}};
+  if (sig != "T") return {};
+  if (info.cls == ir::OpClass::InPlace) return {{"", op + "({X})", ""}};
+  return {{"", "r = " + op + "({X})", "r", ir::is_metadata_inplace(k)}};
+}
+
 std::string program_text(const Variant& v, const Form* f) {
-  const bool indexed = f && (std::string(f->stmt).find("{I}") != std::string::npos ||
-                             std::string(f->stmt).find("{J}") != std::string::npos ||
-                             std::string(f->stmt).find("{M}") != std::string::npos);
+  const bool indexed = f && (f->stmt.find("{I}") != std::string::npos || f->stmt.find("{J}") != std::string::npos ||
+                             f->stmt.find("{M}") != std::string::npos);
   std::string t = kStorages;
   if (indexed) t += kIndexStorages;
   t += v.inputs;
@@ -212,7 +202,7 @@ std::string program_text(const Variant& v, const Form* f) {
       }
       rets = kept;
     }
-    if (*f->rets) rets = std::string(f->rets) + (rets.empty() ? "" : ", " + rets);
+    if (!f->rets.empty()) rets = f->rets + (rets.empty() ? "" : ", " + rets);
   }
   return t + "return " + rets + "\n";
 }
@@ -449,14 +439,14 @@ std::vector<ProbeProgram> probe_programs() {
     const ir::OpClass cls = ir::op_info(k).cls;
     if (cls == ir::OpClass::Scatter || cls == ir::OpClass::Meta) continue;
     const std::string op = ir::op_name(k);
-    auto it = op_forms().find(op);
-    if (it == op_forms().end()) {  // a new op without forms: the tests say so
+    const std::vector<Form> forms = forms_of(k);
+    if (forms.empty()) {  // a new op without forms: the tests say so
       out.push_back({op + "/missing", op, "alone", ""});
       continue;
     }
     for (const Variant& v : kVariants)
-      for (const Form& f : it->second)
-        out.push_back({op + "/" + (*f.name ? std::string(f.name) + "/" : "") + v.name, op, v.name, program_text(v, &f)});
+      for (const Form& f : forms)
+        out.push_back({op + "/" + (f.name.empty() ? "" : f.name + "/") + v.name, op, v.name, program_text(v, &f)});
   }
   return out;
 }

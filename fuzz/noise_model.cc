@@ -78,46 +78,47 @@ void indexed_noise(const ir::Stmt& st, const ir::Analysis& an, const NoiseCaptur
   for (size_t i = 0; i < n->size(); ++i) (*n)[i] += adds[i] * kEps * mag[i];
 }
 
-// Elementwise math: out[i] from the operands' values and noise at i.
+// Elementwise math: out[i] from the operands' values and noise at i, by
+// the Math's noise class (ir/ops.h: Noise).
 // Returns false when a divisor is not safely away from 0.
 bool elementwise_noise(const ir::Stmt& st, const NoiseCapture& pre, const std::vector<float>& out,
                        std::vector<double>* noise) {
-  using M = ir::Math;
+  using N = ir::Noise;
   auto& n = *noise;
   const auto& ops = pre.operands;
-  switch (ir::math_of(st.op)) {
-    case M::Add: case M::Sub:
+  switch (ir::math_noise(ir::math_of(st.op))) {
+    case N::Sum:
       for (size_t i = 0; i < out.size(); ++i) n[i] = ops[0].noise[i] + ops[1].noise[i] + kEps * std::fabs(out[i]);
       return true;
-    case M::Mul:
+    case N::Product:
       for (size_t i = 0; i < out.size(); ++i) {
         const double a = std::fabs(ops[0].values[i]), b = std::fabs(ops[1].values[i]);
         const double na = ops[0].noise[i], nb = ops[1].noise[i];
         n[i] = a * nb + b * na + na * nb + kEps * std::fabs(out[i]);
       }
       return true;
-    case M::Div:
+    case N::Quotient:
       for (size_t i = 0; i < out.size(); ++i) {
         const double d = std::fabs(ops[1].values[i]) - ops[1].noise[i];
         if (!(d > 0.25)) return false;
         n[i] = (ops[0].noise[i] + std::fabs(out[i]) * ops[1].noise[i]) / d + kEps * std::fabs(out[i]);
       }
       return true;
-    case M::Exp:
+    case N::Exponential:
       for (size_t i = 0; i < out.size(); ++i)
         n[i] = std::fabs(out[i]) * (std::expm1(static_cast<double>(ops[0].noise[i])) + kTranscendental);
       return true;
-    case M::Tanh:
+    case N::Slope1:
       for (size_t i = 0; i < out.size(); ++i) n[i] = ops[0].noise[i] + kTranscendental * std::fabs(out[i]);
       return true;
-    case M::Sigmoid:
+    case N::SlopeQuarter:
       for (size_t i = 0; i < out.size(); ++i) n[i] = 0.25 * ops[0].noise[i] + kTranscendental * std::fabs(out[i]);
       return true;
-    case M::Relu:
+    case N::ClampedAtZero:
       for (size_t i = 0; i < out.size(); ++i)
         n[i] = ops[0].values[i] < -ops[0].noise[i] ? 0.0 : ops[0].noise[i];  // robustly clamped to 0
       return true;
-    case M::Clamp: {
+    case N::Clamped: {
       const double lo = st.args[1].as_double(), hi = st.args[2].as_double();
       for (size_t i = 0; i < out.size(); ++i) {
         const double a = ops[0].values[i], na = ops[0].noise[i];
@@ -125,7 +126,7 @@ bool elementwise_noise(const ir::Stmt& st, const NoiseCapture& pre, const std::v
       }
       return true;
     }
-    case M::Addcmul: case M::Addcdiv: {
+    case N::Addc: {
       // x + (s * a) op b: the product/quotient's noise, two roundings in
       // it and one in the sum.
       const double sv = std::fabs(st.args[3].as_double());
@@ -133,7 +134,7 @@ bool elementwise_noise(const ir::Stmt& st, const NoiseCapture& pre, const std::v
         const double x = ops[0].noise[i], a = std::fabs(ops[1].values[i]), na = ops[1].noise[i];
         const double b = std::fabs(ops[2].values[i]), nb = ops[2].noise[i];
         double q, nq;
-        if (ir::math_of(st.op) == M::Addcmul) {
+        if (ir::math_of(st.op) == ir::Math::Addcmul) {
           q = sv * a * b;
           nq = sv * (a * nb + b * na + na * nb);
         } else {
@@ -146,7 +147,7 @@ bool elementwise_noise(const ir::Stmt& st, const NoiseCapture& pre, const std::v
       }
       return true;
     }
-    case M::Lerp:
+    case N::Lerp:
       // x + w (e - x) or e - (e - x)(1 - w): both forms bounded at once.
       for (size_t i = 0; i < out.size(); ++i) {
         const double x = std::fabs(ops[0].values[i]), e = std::fabs(ops[1].values[i]);
@@ -158,17 +159,17 @@ bool elementwise_noise(const ir::Stmt& st, const NoiseCapture& pre, const std::v
         n[i] = nx + ne + c * nd + d * nw + 2 * kEps * (c * d + x + e) + kEps * std::fabs(out[i]);
       }
       return true;
-    case M::ClampTensor:
+    case N::MaxOfOperands:
       // min(max(x, lo), hi) is 1-Lipschitz in each argument (max norm).
       for (size_t i = 0; i < out.size(); ++i)
         n[i] = std::max({ops[0].noise[i], ops[1].noise[i], ops[2].noise[i]});
       return true;
-    case M::Neg: case M::Abs: case M::Copy:  // exact: the noise carries over
+    case N::Exact:  // the noise carries over
       for (size_t i = 0; i < out.size(); ++i) n[i] = ops[0].noise[i];
       return true;
-    case M::Fill: case M::Zero:  // exact constants
+    case N::Constant:  // exact constants
       return true;
-    case M::None: break;
+    case N::NotElementwise: break;
   }
   ir::internal_error(std::string("noise model: not elementwise: ") + ir::op_name(st.op));
 }

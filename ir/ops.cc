@@ -52,12 +52,29 @@ constexpr bool functional_counterparts_agree() {
 static_assert(functional_counterparts_agree(), "abs_ -> abs: same Math, in place -> out of place; transpose_ -> transpose");
 
 constexpr MathArity kMathArity[] = {
-#define AF_MATH_ARITY(m, arity) MathArity::arity,
+#define AF_MATH_ARITY(m, arity, noise) MathArity::arity,
     AF_MATH(AF_MATH_ARITY)
 #undef AF_MATH_ARITY
 };
+constexpr Noise kMathNoise[] = {
+#define AF_MATH_NOISE(m, arity, noise) Noise::noise,
+    AF_MATH(AF_MATH_NOISE)
+#undef AF_MATH_NOISE
+};
+// Functionalization rewrites an in-place unary or binary op as its
+// out-of-place counterpart (schedulers/functionalize.cc): each has one.
+constexpr bool elementwise_writes_have_counterparts() {
+  for (const OpInfo& o : kOps) {
+    const MathArity a = kMathArity[static_cast<int>(o.math)];
+    if (o.cls == OpClass::InPlace && (a == MathArity::Unary || a == MathArity::Binary) && o.functional == o.kind)
+      return false;
+  }
+  return true;
+}
+static_assert(elementwise_writes_have_counterparts(), "an in-place unary or binary op needs its out-of-place op");
+
 constexpr const char* kMathNames[] = {
-#define AF_MATH_NAME(m, arity) #m,
+#define AF_MATH_NAME(m, arity, noise) #m,
     AF_MATH(AF_MATH_NAME)
 #undef AF_MATH_NAME
 };
@@ -733,6 +750,7 @@ std::optional<Error> check_index_values(OpKind op, const std::vector<CheckedArg>
 }
 
 MathArity math_arity(Math m) { return kMathArity[static_cast<int>(m)]; }
+Noise math_noise(Math m) { return kMathNoise[static_cast<int>(m)]; }
 const char* math_name(Math m) { return kMathNames[static_cast<int>(m)]; }
 
 const std::vector<OpKind>& all_ops() {

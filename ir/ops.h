@@ -30,8 +30,14 @@ namespace af::ir {
 //                them: slice, alias, setitem_, clone, sum/amax, full);
 //   recipe       how the generator draws its arguments (GenRecipe);
 //   weight       the generator's default relative weight (units of 1/10).
-// A new op needs a row here; -Werror=switch then names every switch over
-// Math, Family or GenRecipe that must learn it.
+//
+// A new unary op is its rows here (its op rows, and its Math's row with the
+// arity and noise class), the reference kernel (oracles/kernels.cc: unary)
+// and the Halide kernel (lowering/halide_backend.cc: unary); every other
+// layer reads the rows. -Werror=switch names each switch over Family or
+// GenRecipe that must learn a new value; the kernels are picked by arity,
+// and lowering:host_test EveryElementwiseOp runs every elementwise op of the
+// table through both.
 #define AF_OPS(X)                                                                                    \
   /* views and may-alias ops: geometry, or a plain copy */                                           \
   X(View, "view", View, "TL", Movement, None, View, ".view", Reshape, 11)                            \
@@ -143,7 +149,8 @@ constexpr int kOpCount = 0
 
 enum class OpClass { View, MayAlias, InPlace, OutOfPlace, Scatter, Meta };
 
-// What an op computes.
+// What an op computes; fusion (schedulers/fusion.cc) decides by family
+// which ops a region may hold.
 enum class Family {
   Movement,     // views and may-alias ops: geometry, or a copy of the values as they are
   Elementwise,  // one Math function per element
@@ -154,27 +161,53 @@ enum class Family {
   Meta,         // update_aliases: no values move
 };
 
-// The per-element function of an elementwise op, and its arity:
+// The per-element function of an elementwise op. Columns: the Math, its
+// arity (MathArity: which arguments it reads; every layer but the kernels
+// sorts Math by it) and its noise class (Noise).
 //   Unary    f(x) of the target (in place) or the argument;
 //   Binary   f(x, y), y the second argument (tensor broadcast, or number);
 //   Clamp    clamp(x, lo, hi) with two number bounds (NaN bound -> NaN);
-//   Fill     the number argument (fill_, full); Zero: 0 (zero_);
+//   Constant the number argument (Fill: fill_, full), or 0 (Zero: zero_);
 //   Copy     the source tensor, broadcast (copy_, setitem_, clone);
 //   Ternary  f(x, a, b, s) of the target and two operands (broadcast;
 //            lerp's weight may be a number) and, for addcmul/addcdiv, the
 //            number `value` s (oracles/kernels.h: ternary).
-#define AF_MATH(X)                                                                        \
-  X(None, NotElementwise) X(Add, Binary) X(Sub, Binary) X(Mul, Binary) X(Div, Binary)    \
-  X(Exp, Unary) X(Neg, Unary) X(Abs, Unary) X(Relu, Unary) X(Tanh, Unary)                \
-  X(Sigmoid, Unary) X(Clamp, Clamp) X(Fill, Constant) X(Zero, Constant) X(Copy, Copy)    \
-  X(Addcmul, Ternary) X(Addcdiv, Ternary) X(Lerp, Ternary) X(ClampTensor, Ternary)
+#define AF_MATH(X)                                                                             \
+  X(None, NotElementwise, NotElementwise)                                                     \
+  X(Add, Binary, Sum) X(Sub, Binary, Sum) X(Mul, Binary, Product) X(Div, Binary, Quotient)    \
+  X(Exp, Unary, Exponential) X(Neg, Unary, Exact) X(Abs, Unary, Exact)                        \
+  X(Relu, Unary, ClampedAtZero) X(Tanh, Unary, Slope1)                                        \
+  X(Sigmoid, Unary, SlopeQuarter) X(Clamp, Clamp, Clamped) X(Fill, Constant, Constant)        \
+  X(Zero, Constant, Constant) X(Copy, Copy, Exact)                                            \
+  X(Addcmul, Ternary, Addc) X(Addcdiv, Ternary, Addc) X(Lerp, Ternary, Lerp)                  \
+  X(ClampTensor, Ternary, MaxOfOperands)
 enum class Math {
-#define AF_MATH_ENUM(m, arity) m,
+#define AF_MATH_ENUM(m, arity, noise) m,
   AF_MATH(AF_MATH_ENUM)
 #undef AF_MATH_ENUM
 };
 enum class MathArity { NotElementwise, Unary, Binary, Clamp, Constant, Copy, Ternary };
+// How a Math moves rounding noise: the class of the generator's noise
+// rule (fuzz/noise_model.cc: one rule per class), so that a new Math with
+// the same kind of function takes an existing rule.
+enum class Noise {
+  NotElementwise,
+  Exact,          // the operand's noise as it is (neg, abs, copy)
+  Constant,       // none (fill, zero)
+  Sum,            // add, sub: the operands' noise and one rounding
+  Product,        // mul
+  Quotient,       // div: the divisor bounded away from 0
+  Exponential,    // exp: relative to the result
+  Slope1,         // |f'| <= 1 and a few ulp (tanh)
+  SlopeQuarter,   // |f'| <= 1/4 and a few ulp (sigmoid)
+  ClampedAtZero,  // relu: none where robustly below 0, else the operand's
+  Clamped,        // clamp: the same at two number bounds
+  Addc,           // addcmul, addcdiv
+  Lerp,
+  MaxOfOperands,  // clamp_tensor: 1-Lipschitz in each argument
+};
 MathArity math_arity(Math m);
+Noise math_noise(Math m);
 const char* math_name(Math m);
 
 // How the generator (fuzz/recipes.cc) draws an op's arguments; ops that

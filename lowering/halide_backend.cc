@@ -83,9 +83,7 @@ H::Expr unary(ir::Math f, H::Expr x) {
     case M::Relu: return H::select(isnan_(x) || x > 0.f, x, 0.f);
     case M::Tanh: return H::tanh(x);
     case M::Sigmoid: return H::cast<float>(H::Expr(1.0) / (H::Expr(1.0) + H::exp(-H::cast<double>(x))));
-    case M::None: case M::Add: case M::Sub: case M::Mul: case M::Div:
-    case M::Clamp: case M::Fill: case M::Zero: case M::Copy:
-    case M::Addcmul: case M::Addcdiv: case M::Lerp: case M::ClampTensor: break;
+    default: break;
   }
   ir::internal_error(std::string("halide unary: not a unary function: ") + ir::math_name(f));
 }
@@ -100,9 +98,7 @@ H::Expr ternary(ir::Math f, H::Expr x, H::Expr a, H::Expr b, H::Expr s) {
     case M::Lerp: return H::select(H::abs(b) < 0.5f, x + b * (a - x), a - (a - x) * (1.f - b));
     case M::ClampTensor:
       return H::select(isnan_(a) || isnan_(b), H::cast<float>(NAN), H::select(isnan_(x), x, H::min(H::max(x, a), b)));
-    case M::None: case M::Add: case M::Sub: case M::Mul: case M::Div: case M::Exp: case M::Neg:
-    case M::Abs: case M::Relu: case M::Tanh: case M::Sigmoid: case M::Clamp: case M::Fill:
-    case M::Zero: case M::Copy: break;
+    default: break;
   }
   ir::internal_error(std::string("halide ternary: not a ternary function: ") + ir::math_name(f));
 }

@@ -61,6 +61,27 @@ TEST(HostLowering, GeneratedProgramsAgreeWithOracle) {
               whole, static_cast<long long>(cache.hits()), static_cast<long long>(cache.misses()), cache.compile_ms());
 }
 
+// Every elementwise op of the table (ir/ops.h), weighted up: the kernels
+// of each Math, which the lowering and the oracle reach by its arity
+// (halide_backend.cc and oracles/kernels.cc: unary, binary, ternary),
+// agree op by op.
+TEST(HostLowering, EveryElementwiseOp) {
+  CompileCache cache;
+  for (ir::OpKind op : fuzz::generated_ops()) {
+    if (!ir::is_elementwise(op)) continue;
+    fuzz::GenOptions o = fuzz::halide_options();
+    o.op_weights[ir::op_name(op)] = 30;
+    int uses = 0;
+    for (uint64_t k = 0; k < 2; ++k) {
+      const ir::Program p = fuzz::generate(35, k, o);
+      for (const auto& st : p.stmts) uses += st.op == op;
+      const std::string name = std::string(ir::op_name(op)) + ", program " + std::to_string(k);
+      for (int per_region : {1, 0}) expect_agree(p, per_region, cache, name);
+    }
+    EXPECT_GT(uses, 0) << "no generated program uses " << ir::op_name(op);
+  }
+}
+
 // Regions differing only in sizes, strides, offsets and constants share a
 // compiled pipeline.
 TEST(HostLowering, CacheReusesPipelinesAcrossShapes) {

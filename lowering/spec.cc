@@ -289,20 +289,21 @@ class Builder {
       if (before_[x.storage] < 0) before_[x.storage] = wv;
       const int r = rank_of(g);
       int v = -1;
-      using M = ir::Math;
+      using MA = ir::MathArity;
       // The first operand: the target itself, or for out= the argument after it.
       auto first = [&] { return ir::is_out_variant(st.op) ? operand(A[1], g.sizes) : read(read_version(x.storage), x.g); };
       const size_t f = ir::first_operand(st.op);
-      switch (ir::math_of(st.op)) {
-        case M::Add: case M::Sub: case M::Mul: case M::Div: {
+      const ir::Math m = ir::math_of(st.op);
+      switch (ir::math_arity(m)) {
+        case MA::Binary: {
           const int a = first();
           v = math_node(NK::Binary, st, r, {a, operand(A[f + 1], g.sizes)});
           break;
         }
-        case M::Exp: case M::Neg: case M::Abs: case M::Relu: case M::Tanh: case M::Sigmoid:
+        case MA::Unary:
           v = math_node(NK::Unary, st, r, {first()});
           break;
-        case M::Addcmul: case M::Addcdiv: case M::Lerp: case M::ClampTensor: {
+        case MA::Ternary: {
           const int t = read(read_version(x.storage), x.g);
           const int a = operand(A[1], g.sizes);
           const int b = operand(A[2], g.sizes);
@@ -310,7 +311,7 @@ class Builder {
           spec_.nodes[v].fp = fparam(A.size() > 3 ? A[3].as_double() : 0.0);
           break;
         }
-        case M::Clamp: {
+        case MA::Clamp: {
           Node n{NK::Clamp};
           n.rank = r;
           n.in = {read(read_version(x.storage), x.g)};
@@ -319,10 +320,9 @@ class Builder {
           v = add(n);
           break;
         }
-        case M::Fill: v = constant(A[1].as_double(), r); break;
-        case M::Zero: v = constant(0.0, r); break;
-        case M::Copy: v = operand(A.back(), g.sizes); break;  // copy_'s source, setitem_'s value
-        case M::None: ir::internal_error(std::string("spec: in-place op without Math: ") + ir::op_name(st.op));
+        case MA::Constant: v = constant(m == ir::Math::Zero ? 0.0 : A[1].as_double(), r); break;  // zero_, fill_
+        case MA::Copy: v = operand(A.back(), g.sizes); break;  // copy_'s source, setitem_'s value
+        case MA::NotElementwise: ir::internal_error(std::string("spec: in-place op without Math: ") + ir::op_name(st.op));
       }
       const int nv = scatter(wv, v, g);
       cur_[x.storage] = nv;
@@ -523,20 +523,18 @@ class Builder {
 
   // The logical node of an out-of-place elementwise op's result.
   int elementwise_result(const ir::Stmt& st, int rank, const ir::Shape& sizes) {
-    using M = ir::Math;
+    using MA = ir::MathArity;
     const auto& A = st.args;
-    switch (ir::math_of(st.op)) {
-      case M::Add: case M::Sub: case M::Mul: case M::Div: {
+    switch (ir::math_arity(ir::math_of(st.op))) {
+      case MA::Binary: {
         const int a = operand(A[0], sizes);
         const int b = operand(A[1], sizes);
         return math_node(NK::Binary, st, rank, {a, b});
       }
-      case M::Exp: case M::Neg: case M::Abs: case M::Relu: case M::Tanh: case M::Sigmoid:
-        return math_node(NK::Unary, st, rank, {logical(static_cast<int>(A[0].i))});
-      case M::Copy: return logical(static_cast<int>(A[0].i));  // clone
-      case M::Fill: return constant(A[1].as_double(), rank);   // full
-      case M::Clamp: case M::Zero: case M::None:               // no out-of-place op computes these
-      case M::Addcmul: case M::Addcdiv: case M::Lerp: case M::ClampTensor: break;
+      case MA::Unary: return math_node(NK::Unary, st, rank, {logical(static_cast<int>(A[0].i))});
+      case MA::Copy: return logical(static_cast<int>(A[0].i));           // clone
+      case MA::Constant: return constant(A[1].as_double(), rank);        // full (zero_ is in place only)
+      case MA::Clamp: case MA::Ternary: case MA::NotElementwise: break;  // in place only
     }
     ir::internal_error(std::string("spec: no out-of-place lowering for ") + ir::op_name(st.op));
   }

@@ -63,19 +63,20 @@ void elementwise_values(const ir::Stmt& st, const ir::Analysis& an, const Memory
   const auto& A = st.args;
   const M m = ir::math_of(st.op);
   const size_t f = ir::first_operand(st.op);  // 1 for out= (argument 0 is only written)
-  switch (m) {
-    case M::Add: case M::Sub: case M::Mul: case M::Div: {
+  using MA = ir::MathArity;
+  switch (ir::math_arity(m)) {
+    case MA::Binary: {
       thread_local std::vector<float> b;  // the second operand's scratch
       operand(A[f], an, mem, shape, v);
       operand(A[f + 1], an, mem, shape, &b);
       for (size_t i = 0; i < v->size(); ++i) (*v)[i] = binary(m, (*v)[i], b[i]);
       return;
     }
-    case M::Exp: case M::Neg: case M::Abs: case M::Relu: case M::Tanh: case M::Sigmoid:
+    case MA::Unary:
       operand(A[f], an, mem, shape, v);
       for (auto& e : *v) e = unary(m, e);
       return;
-    case M::Addcmul: case M::Addcdiv: case M::Lerp: case M::ClampTensor: {
+    case MA::Ternary: {
       thread_local std::vector<float> a, b;
       operand(A[0], an, mem, shape, v);
       operand(A[1], an, mem, shape, &a);
@@ -84,16 +85,17 @@ void elementwise_values(const ir::Stmt& st, const ir::Analysis& an, const Memory
       for (size_t i = 0; i < v->size(); ++i) (*v)[i] = ternary(m, (*v)[i], a[i], b[i], s);
       return;
     }
-    case M::Clamp: {
+    case MA::Clamp: {
       operand(A[0], an, mem, shape, v);
       const float lo = static_cast<float>(A[1].as_double()), hi = static_cast<float>(A[2].as_double());
       for (auto& e : *v) e = clamp(e, lo, hi);
       return;
     }
-    case M::Fill: v->assign(ir::numel_of(shape), static_cast<float>(A[1].as_double())); return;
-    case M::Zero: v->assign(ir::numel_of(shape), 0.f); return;
-    case M::Copy: operand(A[A.size() - 1], an, mem, shape, v); return;  // copy_'s source, setitem_'s value, clone's argument
-    case M::None: break;
+    case MA::Constant:  // fill_ and full's number argument, zero_'s 0
+      v->assign(ir::numel_of(shape), m == M::Zero ? 0.f : static_cast<float>(A[1].as_double()));
+      return;
+    case MA::Copy: operand(A[A.size() - 1], an, mem, shape, v); return;  // copy_'s source, setitem_'s value, clone's argument
+    case MA::NotElementwise: break;
   }
   ir::internal_error(std::string("eager: not elementwise: ") + ir::op_name(st.op));
 }

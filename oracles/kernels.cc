@@ -35,9 +35,7 @@ float unary(ir::Math f, float x) {
     case M::Relu: return std::isnan(x) ? x : (x > 0.f ? x : 0.f);
     case M::Tanh: return std::tanh(x);
     case M::Sigmoid: return static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(x))));
-    case M::None: case M::Add: case M::Sub: case M::Mul: case M::Div:
-    case M::Clamp: case M::Fill: case M::Zero: case M::Copy:
-    case M::Addcmul: case M::Addcdiv: case M::Lerp: case M::ClampTensor: break;
+    default: break;
   }
   ir::internal_error(std::string("unary: not a unary function: ") + ir::math_name(f));
 }
@@ -50,9 +48,7 @@ float ternary(ir::Math f, float x, float a, float b, float s) {
     // ATen's lerp (Lerp.h): the formula anchored at the nearer end point.
     case M::Lerp: return std::fabs(b) < 0.5f ? x + b * (a - x) : a - (a - x) * (1.f - b);
     case M::ClampTensor: return clamp(x, a, b);
-    case M::None: case M::Add: case M::Sub: case M::Mul: case M::Div: case M::Exp: case M::Neg:
-    case M::Abs: case M::Relu: case M::Tanh: case M::Sigmoid: case M::Clamp: case M::Fill:
-    case M::Zero: case M::Copy: break;
+    default: break;
   }
   ir::internal_error(std::string("ternary: not a ternary function: ") + ir::math_name(f));
 }

@@ -26,7 +26,9 @@ Dense gather(ConstFloats storage, const Geometry& g);
 void gather_into(ConstFloats storage, const Geometry& g, std::vector<float>* out);
 void scatter(Floats storage, const Geometry& g, ConstFloats values);
 
-float unary(ir::Math f, float x);           // MathArity::Unary: exp, neg, abs, relu, tanh, sigmoid
+// The kernels of each arity (ir/ops.h: MathArity): callers pick one by the
+// Math's arity, so each switch names the Math of its own arity only.
+float unary(ir::Math f, float x);           // MathArity::Unary (exp, tanh, ...)
 // MathArity::Binary: add, sub, mul, div, for any value type with the four
 // operators: float here, Halide::Expr in lowering/halide_backend.cc, so the
 // reference kernels and Halide share one definition.
@@ -38,9 +40,7 @@ V binary(ir::Math f, V a, V b) {
     case M::Sub: return a - b;
     case M::Mul: return a * b;
     case M::Div: return a / b;
-    case M::None: case M::Exp: case M::Neg: case M::Abs: case M::Relu: case M::Tanh:
-    case M::Sigmoid: case M::Clamp: case M::Fill: case M::Zero: case M::Copy:
-    case M::Addcmul: case M::Addcdiv: case M::Lerp: case M::ClampTensor: break;
+    default: break;
   }
   ir::internal_error(std::string("binary: not a binary function: ") + ir::math_name(f));
 }

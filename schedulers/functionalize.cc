@@ -485,7 +485,6 @@ class Functionalize {
       if (b_.meta(s).g.sizes != sizes) s = b_.emit1(OpKind::Expand, nm, {Arg::tensor(s), Arg::ints(sizes)}, line, true);
       return s;
     };
-    using M = ir::Math;
     if (ir::added_in_v12(st.op)) {
       // Format v1.2's indexed writes (index_put_, index_add_, index_copy_,
       // scatter_, scatter_add_, masked_fill_): the op itself on a private
@@ -497,19 +496,20 @@ class Functionalize {
       for (size_t k = 1; k < st.args.size(); ++k) a.push_back(other(static_cast<int>(k)));
       b_.emit(st.op, {n}, std::move(a), line, false);
     }
-    switch (n >= 0 ? M::None : ir::math_of(st.op)) {
-      case M::Add: case M::Sub: case M::Mul: case M::Div:
-      case M::Exp: case M::Neg: case M::Abs: case M::Relu: case M::Tanh: case M::Sigmoid: {
-        // The functional counterpart (add_ -> add) on the current values;
-        // for out= ops on the operands alone (add_out(c, a, b) -> add(a, b),
-        // whose shape is c's: resizing is not in the format).
-        std::vector<Arg> a;
-        if (!ir::is_out_variant(st.op)) a.push_back(Arg::tensor(cv));
-        for (size_t k = 1; k < st.args.size(); ++k) a.push_back(other(static_cast<int>(k)));
-        n = b_.emit1(*ir::out_of_place(st.op), nm, std::move(a), line, false);
-        break;
-      }
-      case M::Clamp: case M::Addcmul: case M::Addcdiv: case M::Lerp: case M::ClampTensor: {
+    using MA = ir::MathArity;
+    const auto functional = ir::out_of_place(st.op);
+    if (n < 0 && functional) {
+      // The functional counterpart (add_ -> add) on the current values;
+      // for out= ops on the operands alone (add_out(c, a, b) -> add(a, b),
+      // whose shape is c's: resizing is not in the format). Every in-place
+      // unary and binary op has one (ir/ops.cc).
+      std::vector<Arg> a;
+      if (!ir::is_out_variant(st.op)) a.push_back(Arg::tensor(cv));
+      for (size_t k = 1; k < st.args.size(); ++k) a.push_back(other(static_cast<int>(k)));
+      n = b_.emit1(*functional, nm, std::move(a), line, false);
+    }
+    switch (n >= 0 ? MA::NotElementwise : ir::math_arity(ir::math_of(st.op))) {
+      case MA::Clamp: case MA::Ternary: {
         // No out-of-place form in the vocabulary: the op itself on a private clone.
         int c = b_.emit1(OpKind::Clone, nm, {Arg::tensor(cv)}, line, true);
         n = b_.value(nm, false);
@@ -518,17 +518,16 @@ class Functionalize {
         b_.emit(st.op, {n}, std::move(a), line, false);
         break;
       }
-      case M::Fill:
-        n = b_.emit1(OpKind::Full, nm, {Arg::ints(vm.g.sizes), st.args[1]}, line, false);
+      case MA::Constant: {  // fill_'s number, zero_'s 0
+        const Arg value = ir::math_of(st.op) == ir::Math::Zero ? Arg::number(0.0) : st.args[1];
+        n = b_.emit1(OpKind::Full, nm, {Arg::ints(vm.g.sizes), value}, line, false);
         break;
-      case M::Zero:
-        n = b_.emit1(OpKind::Full, nm, {Arg::ints(vm.g.sizes), Arg::number(0.0)}, line, false);
-        break;
-      case M::Copy:
+      }
+      case MA::Copy:
         if (st.op == OpKind::SetitemI) n = setitem_scatter(st, vm, cv, nm, expand_to);
         else n = expand_to(other(1).i, vm.g.sizes);  // copy_
         break;
-      case M::None: break;
+      case MA::Unary: case MA::Binary: case MA::NotElementwise: break;  // (the counterpart above)
     }
     if (n < 0) ir::internal_error(std::string("functionalize: no functional form of ") + ir::op_name(st.op));
     write(v, n, line);
