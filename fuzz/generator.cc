@@ -44,7 +44,10 @@ Gen::Gen(uint64_t seed, uint64_t index, const GenOptions& opt) : options(opt), r
     int w = base * 10;
     if (!options.op_weights.empty()) {  // (a name lookup per op and program otherwise)
       auto it = options.op_weights.find(ir::op_name(k));
-      if (it != options.op_weights.end()) w = static_cast<int>(std::lround(std::max(0.0, it->second) * base * 10));
+      // An op the table leaves out (weight 0) is drawn when named, at the
+      // given weight itself (the multiplier of a row weight of 1.0).
+      if (it != options.op_weights.end())
+        w = static_cast<int>(std::lround(std::max(0.0, it->second) * (base > 0 ? base : 10) * 10));
     }
     total_weight += w;
     if (ir::is_inplace(k)) inplace_weight += w;

@@ -27,7 +27,10 @@ struct GenOptions {
                             // fewer only when no candidate fits; at most 9000)
   int max_rank = 3;         // of every tensor (1..6)
   int64_t max_numel = 64;   // per storage (and per generated tensor); at most 65536
-  std::map<std::string, double> op_weights;  // op name -> weight multiplier (default 1; 0 disables)
+  // op name -> weight multiplier (default 1; 0 disables); an op of table
+  // weight 0 (ir/ops.h, off by default) named here is drawn at this weight
+  // (sin=1.1 gives sin tanh_'s default weight, 1.1).
+  std::map<std::string, double> op_weights;
   // Extensions (defaults keep programs small).
   int max_storages = 3;     // declared storages: 1..max_storages
   int max_inputs = 5;       // inputs over all storages

@@ -163,7 +163,11 @@ TEST(Generator, TenThousandProgramsValidFiniteAndCoverTheVocabulary) {
   std::printf("op histogram:\n");
   for (ir::OpKind op : generated_ops())
     std::printf("  %-12s %7ld\n", ir::op_name(op), hist[static_cast<int>(op)]);
-  for (ir::OpKind op : generated_ops()) EXPECT_GT(hist[static_cast<int>(op)], 0) << ir::op_name(op) << " never generated";
+  // An op of table weight 0 (ir/ops.h) is drawn only when asked for (DrawnWhenNamed).
+  for (ir::OpKind op : generated_ops()) {
+    if (ir::op_info(op).weight == 0) EXPECT_EQ(hist[static_cast<int>(op)], 0) << ir::op_name(op) << " is off by default";
+    else EXPECT_GT(hist[static_cast<int>(op)], 0) << ir::op_name(op) << " never generated";
+  }
   // Format v1.1's ops (out= variants, several operands): each in >= 1% of the programs.
   for (ir::OpKind op : generated_ops())
     if (ir::added_in_v11(op)) {
@@ -335,6 +339,25 @@ TEST(Generator, OptionsAreHonoured) {
     }
   }
   EXPECT_GT(chunks * 10, total);  // chunk weighted up: more than 10% of statements
+}
+
+// An op the table leaves out (weight 0: sin, sin_) is drawn when named, at
+// the weight given (aliasfuzz gen --weight sin=1.1), in valid programs.
+TEST(Generator, AnOpOffByDefaultIsDrawnWhenNamed) {
+  for (ir::OpKind op : generated_ops()) {
+    if (ir::op_info(op).weight != 0) continue;
+    GenOptions o;
+    o.op_weights[ir::op_name(op)] = 1.1;
+    long uses = 0, stmts = 0;
+    for (uint64_t k = 0; k < 300; ++k) {
+      const ir::Program p = generate(35, k, o);
+      ASSERT_TRUE(ir::analyze(p).ok()) << ir::op_name(op) << ", index " << k << "\n" << ir::print(p);
+      for (const auto& st : p.stmts) uses += st.op == op;
+      stmts += static_cast<long>(p.stmts.size());
+    }
+    // Weight 1.1 of a total of ~68: about 1.6% of the statements.
+    EXPECT_GT(uses * 200, stmts) << ir::op_name(op);
+  }
 }
 
 // Weight 0 is how a campaign keeps ops its compiler lacks out of programs:

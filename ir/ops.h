@@ -29,7 +29,11 @@ namespace af::ir {
 //                arguments (the bridge respells a few ops as users write
 //                them: slice, alias, setitem_, clone, sum/amax, full);
 //   recipe       how the generator draws its arguments (GenRecipe);
-//   weight       the generator's default relative weight (units of 1/10).
+//   weight       the generator's default relative weight (units of 1/10);
+//                0: drawn only when asked for (fuzz::GenOptions::op_weights),
+//                so that a new op leaves every seed's programs as they were.
+// New rows go last: OpKind numbers are in ir::structural_hash (the
+// generator's golden programs, corpus/regressions file names).
 //
 // A new unary op is its rows here (its op rows, and its Math's row with the
 // arity and noise class), the reference kernel (oracles/kernels.cc: unary)
@@ -134,7 +138,10 @@ namespace af::ir {
   X(AsStridedScatter, "as_strided_scatter", Scatter, "TTLLI", Scatter, None, AsStridedScatter,       \
     "torch.as_strided_scatter", NotGenerated, 0)                                                     \
   /* introduced by strategies: Thunder's alias threading (the bridge binds the inputs) */           \
-  X(UpdateAliases, "update_aliases", Meta, "S", Meta, None, UpdateAliases, "", NotGenerated, 0)
+  X(UpdateAliases, "update_aliases", Meta, "S", Meta, None, UpdateAliases, "", NotGenerated, 0)      \
+  /* added since format v1.3, off by default (docs/format.md) */                                    \
+  X(SinI, "sin_", InPlace, "T", Elementwise, Sin, Sin, ".sin_", InPlaceUnary, 0)                     \
+  X(Sin, "sin", OutOfPlace, "T", Elementwise, Sin, Sin, "torch.sin", Unary, 0)
 
 enum class OpKind {
 #define AF_ENUM(e, ...) e,
@@ -176,7 +183,7 @@ enum class Family {
   X(None, NotElementwise, NotElementwise)                                                     \
   X(Add, Binary, Sum) X(Sub, Binary, Sum) X(Mul, Binary, Product) X(Div, Binary, Quotient)    \
   X(Exp, Unary, Exponential) X(Neg, Unary, Exact) X(Abs, Unary, Exact)                        \
-  X(Relu, Unary, ClampedAtZero) X(Tanh, Unary, Slope1)                                        \
+  X(Relu, Unary, ClampedAtZero) X(Tanh, Unary, Slope1) X(Sin, Unary, Slope1)                  \
   X(Sigmoid, Unary, SlopeQuarter) X(Clamp, Clamp, Clamped) X(Fill, Constant, Constant)        \
   X(Zero, Constant, Constant) X(Copy, Copy, Exact)                                            \
   X(Addcmul, Ternary, Addc) X(Addcdiv, Ternary, Addc) X(Lerp, Ternary, Lerp)                  \
@@ -198,7 +205,7 @@ enum class Noise {
   Product,        // mul
   Quotient,       // div: the divisor bounded away from 0
   Exponential,    // exp: relative to the result
-  Slope1,         // |f'| <= 1 and a few ulp (tanh)
+  Slope1,         // |f'| <= 1 and a few ulp (tanh, sin)
   SlopeQuarter,   // |f'| <= 1/4 and a few ulp (sigmoid)
   ClampedAtZero,  // relu: none where robustly below 0, else the operand's
   Clamped,        // clamp: the same at two number bounds

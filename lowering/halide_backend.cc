@@ -82,6 +82,7 @@ H::Expr unary(ir::Math f, H::Expr x) {
     case M::Abs: return H::abs(x);
     case M::Relu: return H::select(isnan_(x) || x > 0.f, x, 0.f);
     case M::Tanh: return H::tanh(x);
+    case M::Sin: return H::sin(x);  // sinf on the CPU, as the oracle
     case M::Sigmoid: return H::cast<float>(H::Expr(1.0) / (H::Expr(1.0) + H::exp(-H::cast<double>(x))));
     default: break;
   }

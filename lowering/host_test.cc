@@ -61,7 +61,8 @@ TEST(HostLowering, GeneratedProgramsAgreeWithOracle) {
               whole, static_cast<long long>(cache.hits()), static_cast<long long>(cache.misses()), cache.compile_ms());
 }
 
-// Every elementwise op of the table (ir/ops.h), weighted up: the kernels
+// Every elementwise op of the table (ir/ops.h), weighted up, those the
+// generator leaves out by default (table weight 0) included: the kernels
 // of each Math, which the lowering and the oracle reach by its arity
 // (halide_backend.cc and oracles/kernels.cc: unary, binary, ternary),
 // agree op by op.

@@ -34,6 +34,7 @@ float unary(ir::Math f, float x) {
     case M::Abs: return std::fabs(x);
     case M::Relu: return std::isnan(x) ? x : (x > 0.f ? x : 0.f);
     case M::Tanh: return std::tanh(x);
+    case M::Sin: return std::sin(x);  // float sinf, as tanh is tanhf
     case M::Sigmoid: return static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(x))));
     default: break;
   }

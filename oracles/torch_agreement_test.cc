@@ -201,6 +201,16 @@ TEST(TorchAgreement, FormatV13Ops) {
   agree_over_added_ops("V13", ir::added_in_v13, 2, {"valid", "arg", "retired"}, /*reshapes_inputs=*/true);
 }
 
+// The unary ops (exp_ .. sin_, exp .. sin, the unary out= ops), sin and
+// sin_ among them though the generator leaves them out by default (table
+// weight 0), weighted up as a format version's ops are, with their
+// variants: a new unary op is covered by its row alone.
+TEST(TorchAgreement, UnaryOps) {
+  agree_over_added_ops(
+      "UNARY", [](ir::OpKind op) { return ir::math_arity(ir::math_of(op)) == ir::MathArity::Unary; }, 0,
+      {"valid", "overlap", "resize"});
+}
+
 // Every op of the table (ir/ops.h), one by one: programs whose generator
 // weights favour that op, through PyTorch. A new op is covered as soon as
 // it has a row and a generator recipe; an op without a recipe must be one
