@@ -5,6 +5,7 @@
 // bucket's first finding when the run ends.
 #include "ir/json_text.h"
 #include "fuzz/campaign.h"
+#include "fuzz/signature.h"
 
 #include <signal.h>
 #include <poll.h>
@@ -369,9 +370,7 @@ class Campaign {
     if (!bp) return false;
     auto an = ir::analyze(*bp);
     for (auto& w : program_features(*bp, an ? &*an : nullptr)) covered->insert(std::move(w));
-    const std::string key = mj.value("bug_key", std::string());
-    const size_t a = key.find('|'), z = a == std::string::npos ? a : key.find('|', a + 1);
-    if (z != std::string::npos) covered->insert("what:" + key.substr(a + 1, z - a - 1));
+    if (const auto bug = BugSignature::parse(mj.value("bug_key", std::string()))) covered->insert("what:" + bug->what);
     return true;
   }
 

@@ -83,7 +83,8 @@ std::optional<LedgerEntry> parse_ledger_entry(const std::string& name, const std
   r.accepted_invalid = accepted_invalid_kind(e.what);
   if (e.what == kInputMeta) r.mismatch = oracles::Mismatch{"inputs", 0, 0, 0, "an input's final geometry"};
   else if (r.accepted_invalid.empty() && e.what != "values") r.error = e.what;
-  e.key = bug_signature(r, canonical_names(e.program)).key;
+  e.bug = bug_signature(r, canonical_names(e.program));
+  e.bug.name.clear();
   return e;
 }
 
@@ -187,15 +188,14 @@ std::vector<std::string> label_strategies(const std::string& strategy) {
   return out;
 }
 
-const LedgerEntry* ledger_label(const std::vector<LedgerEntry>& entries, const std::string& key,
+const LedgerEntry* ledger_label(const std::vector<LedgerEntry>& entries, const BugSignature& bug,
                                 const std::string& strategy, std::string* refused) {
-  const size_t bar = key.find('|');
   for (const std::string& s : label_strategies(strategy)) {
-    // The key under a lower stage: its strategy in place of the bug's.
-    if (s != strategy && bar == std::string::npos) continue;
-    const std::string k = s == strategy ? key : compilers::strategy_base(s) + key.substr(bar);
+    // The signature under a lower stage: its strategy in place of the bug's.
+    BugSignature k = bug;
+    if (s != strategy) k.who = compilers::strategy_base(s);
     for (const auto& e : entries) {
-      if (e.key != k) continue;
+      if (e.bug != k) continue;
       const std::string why = ledger_label_refused(e, s);
       if (why.empty()) return &e;
       if (refused && refused->empty()) *refused = e.name + " (same cause; the ledger says " + why + ")";

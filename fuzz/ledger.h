@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "fuzz/check.h"
+#include "fuzz/signature.h"
 #include "ir/program.h"
 
 namespace af::fuzz {
@@ -35,7 +36,7 @@ struct LedgerEntry {
   std::string cause, system, what, status, reference;  // status: new, known, fixed
   run::RunSpec spec;           // strategy (the others default)
   ir::Program program;
-  std::string key;        // its bug signature key (fuzz/signature.h)
+  BugSignature bug;       // its bug signature (fuzz/signature.h; no name)
   std::map<std::string, std::string> on;  // `on` lines: system version ("torch 2.15.0") -> status
 };
 
@@ -63,13 +64,13 @@ std::string ledger_label_refused(const LedgerEntry& e, const std::string& strate
 // then its lower stage (inductor@V: aot-eager@V, AOTAutograd's bugs seen
 // through Inductor).
 std::vector<std::string> label_strategies(const std::string& strategy);
-// The entry that labels a bug with signature `key` found under `strategy`:
-// the entry of its key, else the entry of the same cause under the
+// The entry that labels `bug` found under `strategy`:
+// the entry of its signature, else the entry of the same cause under the
 // strategy's lower stage (inductor's front stages are aot-eager's:
 // AOTAutograd's bug seen through Inductor), where that entry reproduces on
 // the bug's torch. nullptr when none; then *refused (when not null) says why
 // an entry of the same cause does not label it.
-const LedgerEntry* ledger_label(const std::vector<LedgerEntry>& entries, const std::string& key,
+const LedgerEntry* ledger_label(const std::vector<LedgerEntry>& entries, const BugSignature& bug,
                                 const std::string& strategy, std::string* refused = nullptr);
 // "reproduces on 2.9.1, fixed in <= 2.15.0": the versions in order, a run of
 // one status named once.

@@ -130,20 +130,22 @@ TEST(Ledger, LabelsOnlyWhereItReproduces) {
   EXPECT_EQ(ledger_label_refused(e, "aot-eager@2.15.0"), "");  // an entry never checked labels as before
 }
 
+BugSignature sig(const std::string& key) { return *BugSignature::parse(key); }
+
 // Inductor runs AOTAutograd first: a bug of the same cause in an aot-eager
 // entry labels an inductor bug, under the same version rule.
 TEST(Ledger, ALowerStageEntryLabelsTheStrategyAboveIt) {
   LedgerEntry e;
   e.name = "aot-one";
-  e.key = "aot-eager|values|alias:input~shared";
+  e.bug = *BugSignature::parse("aot-eager|values|alias:input~shared");
   e.on = {{"torch 2.9.1", "reproduces"}, {"torch 2.15.0", "agrees"}};
   const std::vector<LedgerEntry> entries = {e};
   std::string refused;
-  EXPECT_EQ(ledger_label(entries, "inductor|values|alias:input~shared", "inductor@2.9.1", &refused), &entries[0]);
-  EXPECT_EQ(ledger_label(entries, "inductor|values|alias:input~shared", "inductor@2.15.0", &refused), nullptr);
+  EXPECT_EQ(ledger_label(entries, sig("inductor|values|alias:input~shared"), "inductor@2.9.1", &refused), &entries[0]);
+  EXPECT_EQ(ledger_label(entries, sig("inductor|values|alias:input~shared"), "inductor@2.15.0", &refused), nullptr);
   EXPECT_NE(refused.find("agrees on torch 2.15.0"), std::string::npos) << refused;
-  EXPECT_EQ(ledger_label(entries, "inductor|values|other", "inductor@2.9.1"), nullptr);
-  EXPECT_EQ(ledger_label(entries, "thunder|values|alias:input~shared", "thunder"), nullptr);  // no lower stage
+  EXPECT_EQ(ledger_label(entries, sig("inductor|values|other"), "inductor@2.9.1"), nullptr);
+  EXPECT_EQ(ledger_label(entries, sig("thunder|values|alias:input~shared"), "thunder"), nullptr);  // no lower stage
 }
 
 // A stub torch version where no second venv exists: .venvs/torch-9.0.0 is
@@ -217,7 +219,7 @@ TEST_F(StubTorch, VersionedStrategiesCarryTheirTorch) {
   EXPECT_EQ(bucket_of(*r).rfind("aot-eager@9.0.0__", 0), 0u) << bucket_of(*r);
   const BugSignature b = bug_signature(*r, *p);
   EXPECT_EQ(b.name.rfind("aot-eager@9.0.0__", 0), 0u) << b.name;
-  EXPECT_EQ(b.key.rfind("aot-eager|", 0), 0u) << b.key;  // one bug on every version
+  EXPECT_EQ(b.key().rfind("aot-eager|", 0), 0u) << b.key();  // one bug on every version
 
   // The ledger: an entry replays under every installed torch, and the
   // stub's replay is what its `on` line must say.

@@ -294,7 +294,7 @@ std::map<std::string, std::set<std::string>> bugs_by_mutant(const std::vector<Zo
     o.max_tests = 3000;
     const MinimizedFinding m = minimize_finding(parse_ok(f.text), spec, o);
     EXPECT_TRUE(m.ok) << m.error << "\n" << f.text;
-    bugs[f.inject].insert(finding_bug(m).key);
+    bugs[f.inject].insert(finding_bug(m).key());
   }
   return bugs;
 }

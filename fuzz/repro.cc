@@ -533,7 +533,7 @@ bool write_minimized(const std::string& dir, const MinimizedFinding& m, std::str
     // The bug this finding is (fuzz/signature.h): findings of one bug share it.
     const BugSignature bug = finding_bug(m);
     j["bug"] = bug.name;
-    j["bug_key"] = bug.key;
+    j["bug_key"] = bug.key();
     j["bug_program"] = ir::print(m.bug_program);
     if (!m.schedule_sensitivity.empty()) j["schedule_sensitivity"] = m.schedule_sensitivity;
     if (!m.keep.empty()) {

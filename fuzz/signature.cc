@@ -182,25 +182,63 @@ std::string bug_cause(const ir::Program& minimized, const std::string& schedule_
   return cause.empty() ? "no-ops" : cause;
 }
 
+std::string BugSignature::key() const { return who + "|" + what + "|" + cause; }
+
+std::optional<BugSignature> BugSignature::parse(const std::string& key) {
+  // From the right: neither the cause nor what holds a '|'.
+  const size_t c = key.rfind('|');
+  if (c == std::string::npos || c == 0) return std::nullopt;
+  const size_t w = key.rfind('|', c - 1);
+  if (w == std::string::npos) return std::nullopt;
+  BugSignature b;
+  b.who = key.substr(0, w);
+  b.what = key.substr(w + 1, c - w - 1);
+  b.cause = key.substr(c + 1);
+  return b;
+}
+
+std::vector<std::string> BugSignature::cause_words() const {
+  std::vector<std::string> out;
+  for (size_t i = 0; i <= cause.size();) {
+    const size_t j = std::min(cause.find(',', i), cause.size());
+    if (j > i) out.push_back(cause.substr(i, j - i));
+    i = j + 1;
+  }
+  return out;
+}
+
+bool BugSignature::resembles(const BugSignature& o) const {
+  if (who != o.who || what != o.what) return false;
+  auto roots = [](const BugSignature& b) {
+    std::set<std::string> r;
+    for (const std::string& w : b.cause_words())
+      if (w.rfind("alias:", 0) == 0 || w.rfind("meta:", 0) == 0) r.insert(w.substr(0, w.find('/')));
+    return r;
+  };
+  const auto mine = roots(*this), theirs = roots(o);
+  for (const auto& x : mine)
+    if (theirs.count(x)) return true;
+  return false;
+}
+
 BugSignature bug_signature(const RunRecord& rec, const ir::Program& minimized, const std::string& schedule_sensitivity) {
   const run::RunSpec& s = rec.spec;
   const std::string mutant = s.mutant == run::Mutant::None ? "" : "+" + s.mutant_name();
-  const std::string who = s.strategy_name() + mutant;
+  BugSignature b;
   // The key leaves the torch version out (one bug on 2.9.1 and 2.15.0 is
   // one bug, and the ledger's key); the name keeps it.
-  const std::string key_who = compilers::strategy_base(s.strategy_name()) + mutant;
-  const std::string what = bug_what(rec);
-  BugSignature b;
-  b.key = key_who + "|" + what + "|" + bug_cause(minimized, schedule_sensitivity);
+  b.who = compilers::strategy_base(s.strategy_name()) + mutant;
+  b.what = bug_what(rec);
+  b.cause = bug_cause(minimized, schedule_sensitivity);
   // The name says the cause: "write:input~shared/unfold:holes" reads as
   // input~shared-unfold-holes, "op:exp_,op:sum" as exp_-sum.
-  std::string cause = b.key.substr(b.key.find('|') + what.size() + 2);
+  std::string cause = b.cause;
   for (const char* word : {"alias:", "meta:", "op:", "agrees-under:"})
     for (size_t at; (at = cause.find(word)) != std::string::npos;) cause.erase(at, std::string(word).size());
   if (cause.size() > 60) cause.resize(60);
   char hash[20];
-  std::snprintf(hash, sizeof hash, "%08llx", static_cast<unsigned long long>(ir::fnv1a(b.key) & 0xffffffffULL));
-  b.name = who + "__" + what + "__" + cause + "__" + hash;
+  std::snprintf(hash, sizeof hash, "%08llx", static_cast<unsigned long long>(ir::fnv1a(b.key()) & 0xffffffffULL));
+  b.name = s.strategy_name() + mutant + "__" + b.what + "__" + cause + "__" + hash;
   for (char& c : b.name)
     if (!(ident_char(c) || c == '-' || c == '+' || c == '.' || c == '~' || c == '@')) c = '-';
   return b;

@@ -17,7 +17,9 @@
 // program the minimizer stopped at. Which observable diverged is not part
 // of it (a property of the bug), nor are sizes, constants or names.
 #pragma once
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "fuzz/bucket.h"
 #include "fuzz/check.h"
@@ -43,9 +45,25 @@ std::string bug_what(const RunRecord& rec);
 // The cause part of the key (see above).
 std::string bug_cause(const ir::Program& minimized, const std::string& schedule_sensitivity = "");
 
+// The bug a finding is. Its key, "who|what|cause", is what minimize.json
+// (bug_key) and the ledger hold; one parse reads it back, so no reader
+// splits it by hand.
 struct BugSignature {
-  std::string key;   // strategy[+mutant] | error type, accepts-invalid-KIND or "values" | cause
-  std::string name;  // readable and unique: update_aliases__IndexError__input~shared__3f2a91c4
+  std::string who;    // strategy[+mutant], without a torch version: one bug on 2.9.1 and 2.15.0 is one bug
+  std::string what;   // bug_what: "values", an error type or accepts-invalid-KIND
+  std::string cause;  // bug_cause: comma-separated words ("alias:input~shared,meta:input")
+  std::string name;   // readable and unique: update_aliases__IndexError__input~shared__3f2a91c4 ("" when parsed)
+
+  std::string key() const;
+  // nullopt unless `key` has three parts; the name stays empty.
+  static std::optional<BugSignature> parse(const std::string& key);
+  std::vector<std::string> cause_words() const;
+  // Same who and what, and the causes share an alias root ("alias:input~shared",
+  // "alias:input" of "alias:input/chunk", "meta:input"): a lead that this
+  // bug may be another face of one already known.
+  bool resembles(const BugSignature& other) const;
+  bool operator==(const BugSignature& o) const { return who == o.who && what == o.what && cause == o.cause; }
+  bool operator!=(const BugSignature& o) const { return !(*this == o); }
 };
 BugSignature bug_signature(const RunRecord& rec, const ir::Program& minimized, const std::string& schedule_sensitivity = "");
 // The bug of a minimized finding: its bug program, run and schedule sensitivity.

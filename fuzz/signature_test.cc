@@ -87,13 +87,31 @@ TEST(Signature, KeyHasStrategyWhatAndSkeletonNotTheObservable) {
   r.mismatch = oracles::Mismatch{"return 0", 0, 1.0f, 0.0f, ""};
   RunRecord s = r;
   s.mismatch = oracles::Mismatch{"s0", 1, 1.0f, 0.0f, ""};
-  EXPECT_EQ(bug_signature(r, a).key, bug_signature(s, a).key);
+  EXPECT_EQ(bug_signature(r, a).key(), bug_signature(s, a).key());
   EXPECT_EQ(bug_signature(r, a).name.rfind("update_aliases-ordered+ua-writes-only__values__add___", 0), 0u)
       << bug_signature(r, a).name;
   RunRecord e = r;
   e.mismatch.reset();
   e.error = "IndexError: x";
-  EXPECT_NE(bug_signature(e, a).key, bug_signature(r, a).key);
+  EXPECT_NE(bug_signature(e, a).key(), bug_signature(r, a).key());
+}
+
+// The key is read back by one parse (minimize.json, the ledger, reports):
+// from the right, so a who with a '|' (a py: spec's path) stays whole.
+TEST(Signature, KeyParsesBackAndResemblesByAliasRoot) {
+  const auto b = BugSignature::parse("aot-eager|values|alias:input~shared/unfold,op:exp_");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->who, "aot-eager");
+  EXPECT_EQ(b->what, "values");
+  EXPECT_EQ(b->cause_words(), (std::vector<std::string>{"alias:input~shared/unfold", "op:exp_"}));
+  EXPECT_EQ(b->key(), "aot-eager|values|alias:input~shared/unfold,op:exp_");
+  EXPECT_EQ(BugSignature::parse("py:a|b.mod:f|IndexError|meta:input")->who, "py:a|b.mod:f");
+  EXPECT_FALSE(BugSignature::parse("aot-eager__values__3f2a91c4"));  // a name, not a key
+  EXPECT_FALSE(BugSignature::parse("only|two"));
+  EXPECT_TRUE(b->resembles(*BugSignature::parse("aot-eager|values|alias:input~shared")));
+  EXPECT_FALSE(b->resembles(*BugSignature::parse("aot-eager|IndexError|alias:input~shared")));
+  EXPECT_FALSE(b->resembles(*BugSignature::parse("inductor|values|alias:input~shared")));
+  EXPECT_FALSE(b->resembles(*BugSignature::parse("aot-eager|values|op:exp_")));  // ops are no alias root
 }
 
 // Two findings of one bug, written with different ops, sizes and values,
@@ -111,7 +129,7 @@ TEST(Signature, TwoFindingsOfOneBugMinimizeToOneSignature) {
   const MinimizedFinding ma = minimize_finding(a, spec, o), mb = minimize_finding(b, spec, o);
   ASSERT_TRUE(ma.ok) << ma.error;
   ASSERT_TRUE(mb.ok) << mb.error;
-  EXPECT_EQ(finding_bug(ma).key, finding_bug(mb).key)
+  EXPECT_EQ(finding_bug(ma).key(), finding_bug(mb).key())
       << ir::print(ma.bug_program) << "\n" << ir::print(mb.bug_program);
 }
 

@@ -99,33 +99,6 @@ std::string strategy_label(const json& f) {
   return bucket ? bucket->who : b;
 }
 
-namespace {
-
-// Two bug keys (fuzz/signature.h: who|what|cause) of one strategy and kind
-// of divergence whose causes share an alias root ("alias:input~shared",
-// "alias:input" of "alias:input/chunk", "meta:input").
-bool resembles(const std::string& a, const std::string& b) {
-  const size_t a2 = a.find('|', a.find('|') + 1), b2 = b.find('|', b.find('|') + 1);
-  if (a2 == std::string::npos || b2 == std::string::npos || a.compare(0, a2, b, 0, b2) != 0) return false;
-  auto roots = [](const std::string& cause) {
-    std::set<std::string> r;
-    size_t i = 0;
-    while (i <= cause.size()) {
-      const size_t j = std::min(cause.find(',', i), cause.size());
-      const std::string w = cause.substr(i, j - i);
-      if (w.rfind("alias:", 0) == 0 || w.rfind("meta:", 0) == 0) r.insert(w.substr(0, w.find('/')));
-      i = j + 1;
-    }
-    return r;
-  };
-  const auto ra = roots(a.substr(a2 + 1)), rb = roots(b.substr(b2 + 1));
-  for (const auto& x : ra)
-    if (rb.count(x)) return true;
-  return false;
-}
-
-}  // namespace
-
 json summarize(const std::string& dir) {
   const json campaign = read_json(dir + "/campaign.json", false);
   const json state = read_json(dir + "/state.json", true);
@@ -229,7 +202,8 @@ json summarize(const std::string& dir) {
       const auto spec = mj.contains("spec") ? run::spec_from_json(mj["spec"]) : std::nullopt;
       const std::string strategy = spec ? spec->strategy.name() : "";
       std::string refused;
-      const fuzz::LedgerEntry* label = fuzz::ledger_label(entries, key, strategy, &refused);
+      const auto bug = fuzz::BugSignature::parse(key);  // none in folders older than bug_key
+      const fuzz::LedgerEntry* label = bug ? fuzz::ledger_label(entries, *bug, strategy, &refused) : nullptr;
       if (!label && !refused.empty()) g["resembles"].push_back(refused);
       if (label) {
         const fuzz::LedgerEntry& le = *label;
@@ -240,7 +214,7 @@ json summarize(const std::string& dir) {
         // alias roots (aliased inputs, a view of an input, ...): a lead for
         // the triager, never a label.
         for (const auto& le : entries)
-          if (le.key != key && resembles(key, le.key)) g["resembles"].push_back(le.name + (le.reference.empty() ? "" : " " + le.reference));
+          if (bug && le.bug != *bug && bug->resembles(le.bug)) g["resembles"].push_back(le.name + (le.reference.empty() ? "" : " " + le.reference));
       }
       bugs.push_back(g);
     }

@@ -258,12 +258,12 @@ TEST(Report, KnownBugsAreLabelledFromTheLedger) {
   ASSERT_TRUE(le) << err;
   const auto le2 = fuzz::parse_ledger_entry("known-two", aliased, &err);
   ASSERT_TRUE(le2) << err;
-  ASSERT_EQ(le2->key, "thunder|values|alias:input~shared");
+  ASSERT_EQ(le2->bug.key(), "thunder|values|alias:input~shared");
   const std::string d = fresh_dir("ledger-campaign");
   json buckets = json::object();
   std::string lines;
   for (const auto& [b, key] : std::vector<std::pair<std::string, std::string>>{
-           {"thunder__a", le->key}, {"thunder__b", "other"}, {"thunder__c", le2->key + ",alias:input~shared/chunk"}}) {
+           {"thunder__a", le->bug.key()}, {"thunder__b", "other"}, {"thunder__c", le2->bug.key() + ",alias:input~shared/chunk"}}) {
     fuzz::make_dirs(d + "/findings/" + b);
     fuzz::write_atomic(d + "/findings/" + b + "/minimize.json", json{{"bug", b + "-bug"}, {"bug_key", key}}.dump());
     buckets[b] = {{"count", b == "thunder__a" ? 5 : 1}, {"first_program", 1}, {"must_agree", false}};
