@@ -7,8 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "lowering/lowering.h"
+#include "lowering/lower_types.h"
 #include "lowering/spec.h"
+#include "schedulers/schedule.h"
 
 namespace af::lowering::detail {
 

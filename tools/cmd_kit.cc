@@ -18,6 +18,7 @@
 #include "fuzz/check.h"
 #include "fuzz/generator.h"
 #include "lowering/aot_build.h"
+#include "lowering/lowering.h"
 #include "lowering/kit.h"
 #include "lowering/kit_pack.h"
 #include "schedulers/schedulers.h"
