@@ -518,15 +518,7 @@ std::string failing_forms_summary(const Capabilities& c) {
 
 std::string capabilities_summary(const Capabilities& c) {
   if (!c.available || c.unsupported.empty()) return "";
-  std::string who = c.strategy;
-  if (is_thunder_strategy(c.strategy)) {
-    const size_t at = c.versions.find("thunder ");
-    who = (at == std::string::npos ? "thunder" : c.versions.substr(at)) +
-          (external_strategy(c.strategy)->compile == "thunder.jit(fn)" ? "" : " (" + c.strategy + ")");
-  } else if (!c.versions.empty()) {
-    who += " (" + c.versions + ")";
-  }
-  std::string s = "not supported by " + who + ": ";
+  std::string s = "not supported by " + system_label(c.strategy, c.versions) + ": ";
   bool first = true;
   for (const auto& [op, why] : c.unsupported) {
     s += (first ? "" : ", ") + op;

@@ -2,6 +2,7 @@
 // /usr/bin/python3 (Debian's torch 1.13), the Thunder ones with the
 // .venv-thunder Python named by AF_THUNDER_PYTHON (tools/run_tests.sh sets
 // it when the venv exists; otherwise those tests skip).
+#include "compilers/test_util.h"
 #include "compilers/capabilities.h"
 #include "compilers/runner.h"
 #include "compilers/table.h"
@@ -19,6 +20,7 @@
 #include "ir/analysis.h"
 #include "ir/text.h"
 #include "oracles/eager.h"
+#include "oracles/spelling_cases.h"
 #include "oracles/torch_bridge.h"
 #include "oracles/torch_function.h"
 
@@ -37,21 +39,6 @@ namespace {
 
 using S = ExternalResult::Status;
 
-bool have_thunder() {
-  const char* e = std::getenv("AF_THUNDER_PYTHON");
-  return e && *e && !find_thunder_python().empty();
-}
-#define REQUIRE_THUNDER()                                                           \
-  do {                                                                              \
-    if (!have_thunder()) {                                                          \
-      std::printf("skipped: thunder not installed (./aliasfuzz setup --thunder)\n"); \
-      GTEST_SKIP() << "skipped: thunder not installed (./aliasfuzz setup --thunder)"; \
-    }                                                                               \
-  } while (0)
-
-bool have_torch() { return std::system("/usr/bin/python3 -c 'import functorch' >/dev/null 2>&1") == 0; }
-#define REQUIRE_TORCH() \
-  if (!have_torch()) GTEST_SKIP() << "skipped: /usr/bin/python3 has no torch/functorch"
 
 std::string corpus_dir() {
   for (const char* var : {"TEST_SRCDIR"})
@@ -134,7 +121,7 @@ TEST(External, OneTableAndPySpecs) {
 const char* kWrongToy = "py:oracles.testdata.toy_compiler:drop_inplace_writes@/usr/bin/python3";
 
 TEST(PyStrategy, AWrongToyCompilerDiverges) {
-  REQUIRE_TORCH();
+  REQUIRE_DEBIAN_TORCH();
   const ir::Program p = load("examples/inplace_on_input.af");
   const ExternalResult r = run_external(p, kWrongToy);
   ASSERT_EQ(r.status, S::Ok) << r.error_type << ": " << r.message;
@@ -182,7 +169,7 @@ TEST(NewStrategies, ThunderfxReportsWhatItHandsBackToPyTorch) {
 }
 
 TEST(TorchFunctionalize, AgreesOnAnUnaliasedProgram) {
-  REQUIRE_TORCH();
+  REQUIRE_DEBIAN_TORCH();
   const ir::Program p = load("examples/inplace_on_input.af");
   const ExternalResult r = run_external(p, "torch-functionalize");
   ASSERT_EQ(r.status, S::Ok) << r.error_type << ": " << r.message;
@@ -191,7 +178,7 @@ TEST(TorchFunctionalize, AgreesOnAnUnaliasedProgram) {
 }
 
 TEST(TorchFunctionalize, DivergesOnOverlappingInputs) {
-  REQUIRE_TORCH();
+  REQUIRE_DEBIAN_TORCH();
   // functionalize assumes unaliased inputs: the write through b is not
   // seen by the read of a, which overlaps it. A finding under study.
   const ir::Program p = load("examples/overlapping_inputs.af");
@@ -209,7 +196,7 @@ TEST(TorchFunctionalize, DivergesOnOverlappingInputs) {
 // transposed x keeps strides [1, 2] where eager's has [2, 5] (the campaign
 // of seed 1801 found it; torch.func.functionalize in 2.9 does the same).
 TEST(TorchFunctionalize, LosesTheStridesOfAnInputsMetadataMutation) {
-  REQUIRE_TORCH();
+  REQUIRE_DEBIAN_TORCH();
   auto p = ir::parse_and_validate(
       "aliasfuzz 1\nstorage s0 f32[3] = full(0.0)\ninput x0 = as_strided(s0, [1, 2], [5, 2], 0)\n"
       "add_(x0, 0.0)\nt0 = transpose_(x0, 1, 0)\n");
@@ -337,6 +324,26 @@ TEST(Thunder, AnUnsupportedOpIsAnError) {
   EXPECT_FALSE(compare(*p, oracle(*p), r.eager));  // eager still ran
 }
 
+// The PyTorch script's user spellings (oracles/spelling_cases.h): eager
+// PyTorch 2.9 gives the oracle's values, and thunder.jit never says they
+// are unsupported (before: aten.slice, aten.alias, torch.as_strided and
+// clone(memory_format=...) all were).
+TEST(Thunder, AcceptsTheScriptsSpellings) {
+  REQUIRE_THUNDER();
+  namespace cases = oracles::spelling_cases;
+  for (const char* text : {cases::kSlices, cases::kAliases, cases::kClones, cases::kSetitems}) {
+    auto p = ir::parse_and_validate(text);
+    ASSERT_TRUE(static_cast<bool>(p)) << text;
+    for (const std::string s : {"thunder", "thunder-no-alias-updates"}) {
+      const ExternalResult r = run_external(*p, s);
+      ASSERT_TRUE(r.status == S::Ok || r.status == S::StrategyError) << s << ": " << r.error_type << ": " << r.message;
+      EXPECT_FALSE(compare(*p, oracle(*p), r.eager)) << s << "\n" << text;
+      if (r.status == S::StrategyError)
+        EXPECT_FALSE(is_unsupported_error(r.error_type, r.message)) << s << ": " << r.error_type << ": " << r.message;
+    }
+  }
+}
+
 // ---- unsupported or internal: the classification of compiler exceptions
 
 TEST(ExternalErrors, UnsupportedOrInternal) {
@@ -457,7 +464,7 @@ TEST(Capabilities, ProbeProgramsAreValidAndCoverTheVocabulary) {
 
 TEST(Capabilities, ProbeProgramsAgreeWithPyTorchEager) {
   // What the probe sends is valid PyTorch with the oracle's values.
-  REQUIRE_TORCH();
+  REQUIRE_DEBIAN_TORCH();
   TorchRunner torch;
   for (const ProbeProgram& pp : probe_programs()) {
     auto p = ir::parse_and_validate(pp.text);
@@ -469,7 +476,7 @@ TEST(Capabilities, ProbeProgramsAgreeWithPyTorchEager) {
 }
 
 TEST(Capabilities, ProbeListsWhatAFakeCompilerRefusesAndCachesIt) {
-  REQUIRE_TORCH();
+  REQUIRE_DEBIAN_TORCH();
   // torch-functionalize's Python runs a stand-in runner: `.exp_()` is
   // unsupported, `torch.tanh(` an internal error (not listed), and every
   // program with `x.add_(1.0)` (the after-inplace context) unsupported,
@@ -528,7 +535,7 @@ TEST(Capabilities, ProbeListsWhatAFakeCompilerRefusesAndCachesIt) {
 // different sizes (the fake, as thunder 0.2.6 does) has that form listed,
 // cached apart from the ops; one that does not has none.
 TEST(Capabilities, FormChecksFindAliasedInputsOfDifferentSizes) {
-  REQUIRE_TORCH();
+  REQUIRE_DEBIAN_TORCH();
   const std::string real = find_external_runner();
   ASSERT_FALSE(real.empty());
   const std::string dir = std::filesystem::path(real).parent_path().string();

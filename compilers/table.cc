@@ -222,6 +222,12 @@ bool is_thunder_strategy(const std::string& s) {
   return e && e->thunder;
 }
 
+std::string system_label(const std::string& strategy, const std::string& versions) {
+  if (!is_thunder_strategy(strategy)) return versions.empty() ? strategy : strategy + " (" + versions + ")";
+  const size_t at = versions.find("thunder ");
+  return (at == std::string::npos ? "thunder" : versions.substr(at)) + (strategy == "thunder" ? "" : " (" + strategy + ")");
+}
+
 std::string find_thunder_python() {
   if (auto e = env("AF_THUNDER_PYTHON"); !e.empty()) return access(e.c_str(), X_OK) == 0 ? e : "";
   for (const auto& d : root_candidates()) {

@@ -71,6 +71,12 @@ const std::vector<std::string>& external_strategies();
 std::optional<ExternalStrategy> external_strategy(const std::string& strategy);
 bool is_external_strategy(const std::string& strategy);
 bool is_thunder_strategy(const std::string& strategy);
+// The system a strategy runs, as a report names it, given the versions it
+// reported ("thunder 0.2.6 (torch 2.9.1)"): a Thunder strategy by Thunder's
+// version, and by its own name unless it is thunder.jit with its defaults
+// ("thunder 0.2.6", "thunder 0.2.6 (thunder-dataflow)"); any other as
+// "NAME (VERSIONS)".
+std::string system_label(const std::string& strategy, const std::string& versions);
 // The installed torch versions a versioned strategy can run under, oldest
 // first, with their Pythons: every .venvs/torch-VERSION (under $AF_TORCH_VENVS,
 // then the checkout, as find_thunder_python looks), and .venv-thunder's

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "compilers/test_util.h"
 #include "fuzz/campaign.h"
 #include "fuzz/files.h"
 #include "fuzz/generator.h"
@@ -37,7 +38,6 @@ namespace {
 
 using nlohmann::json;
 
-bool have_torch() { return std::system("/usr/bin/python3 -c 'import functorch' >/dev/null 2>&1") == 0; }
 
 std::string tmp(const std::string& name) {
   const char* t = std::getenv("TEST_TMPDIR");
@@ -53,7 +53,7 @@ json read_json(const std::string& path) {
 class ExternalCampaign : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!have_torch()) GTEST_SKIP() << "skipped: /usr/bin/python3 has no torch";
+    REQUIRE_DEBIAN_TORCH();
     const std::string real = compilers::find_external_runner();
     ASSERT_FALSE(real.empty());
     const std::string dir = std::filesystem::path(real).parent_path().string();
@@ -185,7 +185,7 @@ TEST_F(ExternalCampaign, ResumeKeepsTheWeightsAndMixedCampaignsDoNotProbe) {
 // in-place writes, in Debian's Python): its own tier, its versions in
 // campaign.json, and findings.
 TEST(PyCampaign, FindsAWrongToyCompiler) {
-  if (!have_torch()) GTEST_SKIP() << "skipped: /usr/bin/python3 has no torch";
+  REQUIRE_DEBIAN_TORCH();
   const std::string wrong = "py:oracles.testdata.toy_compiler:drop_inplace_writes@/usr/bin/python3";
   setenv("AF_CAPABILITY_CACHE", tmp("py-caps").c_str(), 1);
   compilers::forget_capabilities();
@@ -215,7 +215,7 @@ TEST(PyCampaign, FindsAWrongToyCompiler) {
 // right) is found in the input-meta bucket kind, its minimized program
 // still re-shapes an input, and its repro.py prints the geometry and exits 1.
 TEST(PyCampaign, FindsAnInputMetadataMutationNotReplayed) {
-  if (!have_torch()) GTEST_SKIP() << "skipped: /usr/bin/python3 has no torch";
+  REQUIRE_DEBIAN_TORCH();
   const std::string wrong = "py:oracles.testdata.toy_compiler:forget_input_metadata@/usr/bin/python3";
   setenv("AF_CAPABILITY_CACHE", tmp("py-caps-meta").c_str(), 1);
   compilers::forget_capabilities();
@@ -267,7 +267,7 @@ TEST(PyCampaign, FindsAnInputMetadataMutationNotReplayed) {
 // programs rejected with the same kind; one that refuses them (the program
 // as it is) gives no finding.
 TEST(PyCampaign, AcceptsInvalidIsAClassOfItsOwn) {
-  if (!have_torch()) GTEST_SKIP() << "skipped: /usr/bin/python3 has no torch";
+  REQUIRE_DEBIAN_TORCH();
   setenv("AF_CAPABILITY_CACHE", tmp("py-caps-invalid").c_str(), 1);
   compilers::forget_capabilities();
   auto campaign = [&](const std::string& function, double minimize_s) {

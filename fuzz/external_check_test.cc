@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 
+#include "compilers/test_util.h"
 #include "fuzz/bucket.h"
 #include "fuzz/campaign_specs.h"
 #include "fuzz/check.h"
@@ -25,19 +26,6 @@
 namespace af::fuzz {
 namespace {
 
-bool have_thunder() {
-  const char* e = std::getenv("AF_THUNDER_PYTHON");
-  return e && *e && !compilers::find_thunder_python().empty();
-}
-#define REQUIRE_THUNDER()                                                           \
-  do {                                                                              \
-    if (!have_thunder()) {                                                          \
-      std::printf("skipped: thunder not installed (./aliasfuzz setup --thunder)\n"); \
-      GTEST_SKIP() << "skipped: thunder not installed (./aliasfuzz setup --thunder)"; \
-    }                                                                               \
-  } while (0)
-
-bool have_torch() { return std::system("/usr/bin/python3 -c 'import functorch' >/dev/null 2>&1") == 0; }
 
 std::string tmpdir() {
   const char* t = std::getenv("TEST_TMPDIR");
@@ -97,7 +85,7 @@ TEST(ExternalCheck, CampaignSpecsUseProgramOrderAndNoFusion) {
 }
 
 TEST(ExternalCheck, TorchFunctionalizeFindingIsBucketed) {
-  if (!have_torch()) GTEST_SKIP() << "skipped: /usr/bin/python3 has no torch";
+  REQUIRE_DEBIAN_TORCH();
   const ir::Program p = program(kOverlapping);
   auto r = run(p, "torch-functionalize");
   ASSERT_TRUE(r.has_value());
@@ -161,7 +149,7 @@ return r
 class FakeCompiler : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!have_torch()) GTEST_SKIP() << "skipped: /usr/bin/python3 has no torch";
+    REQUIRE_DEBIAN_TORCH();
     const std::string real = compilers::find_external_runner();
     ASSERT_FALSE(real.empty());
     const std::string dir = std::filesystem::path(real).parent_path().string();
@@ -258,7 +246,7 @@ TEST(ExternalCheck, ThunderFindingMinimizesToARepro) {
 // working directory of tests) that loses in-place writes: found, bucketed
 // under its spec, minimized, and its repro.py re-runs it.
 TEST(ExternalCheck, PyStrategyFindingMinimizesToARepro) {
-  if (!have_torch()) GTEST_SKIP() << "skipped: /usr/bin/python3 has no torch";
+  REQUIRE_DEBIAN_TORCH();
   const std::string wrong = "py:oracles.testdata.toy_compiler:drop_inplace_writes@/usr/bin/python3";
   const ir::Program p = program(kOverlapping);
   run::RunSpec spec;
@@ -292,7 +280,7 @@ TEST(ExternalCheck, PyStrategyFindingMinimizesToARepro) {
 // own (with the signal and the process's last stderr lines), minimizes as
 // that kind, and its repro.py reports the crash (exit 1) instead of dying.
 TEST(ExternalCheck, RunnerCrashIsItsOwnKindAndItsReproSaysSo) {
-  if (!have_torch()) GTEST_SKIP() << "skipped: /usr/bin/python3 has no torch";
+  REQUIRE_DEBIAN_TORCH();
   const std::string crashing = "py:oracles.testdata.toy_compiler:segfault_on_exp_@/usr/bin/python3";
   const ir::Program p = program(kOverlapping);
   run::RunSpec spec;

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "compilers/test_util.h"
 #include "fuzz/bucket.h"
 #include "fuzz/files.h"
 #include "fuzz/repro.h"
@@ -18,9 +19,6 @@
 namespace af::fuzz {
 namespace {
 
-bool have_torch() {
-  return std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0;
-}
 
 std::string tmpdir() {
   const char* t = std::getenv("TEST_TMPDIR");
@@ -87,7 +85,7 @@ TEST(Repro, ScriptEmbedsTheFinding) {
 }
 
 TEST(Repro, WritesMinAfAndRunsUnderPython) {
-  if (!have_torch()) GTEST_SKIP() << "skipped: /usr/bin/python3 has no torch";
+  REQUIRE_DEBIAN_TORCH();
   MinimizedFinding m = fake_finding("update_aliases");
   const std::string dir = tmpdir() + "/repro_plain";
   std::string err;
@@ -111,7 +109,7 @@ TEST(Repro, WritesMinAfAndRunsUnderPython) {
 }
 
 TEST(Repro, TorchFunctionalizeRunsFunctorch) {
-  if (!have_torch()) GTEST_SKIP() << "skipped: /usr/bin/python3 has no torch";
+  REQUIRE_DEBIAN_TORCH();
   MinimizedFinding m = fake_finding("torch-functionalize");
   const std::string dir = tmpdir() + "/repro_functionalize";
   std::string err;

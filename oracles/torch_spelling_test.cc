@@ -3,9 +3,8 @@
 // like aten.slice), alias as x[...], as_strided as the Tensor method, clone
 // without a memory format (contiguous() of a non-contiguous tensor), and
 // setitem_ along a negative dim with the dim wrapped. Every case must give
-// the oracle's values under PyTorch 1.13 (/usr/bin/python3), and through
-// the .venv-thunder Python (torch 2.9) must reach Thunder without an
-// "unsupported" error. Statements from a program's first error on keep the
+// the oracle's values under PyTorch 1.13 (/usr/bin/python3) (and reach
+// Thunder without an "unsupported" error: compilers/external_test.cc). Statements from a program's first error on keep the
 // literal aten spellings, so that PyTorch raises its own error there.
 #include <gtest/gtest.h>
 
@@ -20,26 +19,15 @@
 #include "ir/analysis.h"
 #include "ir/text.h"
 #include "oracles/eager.h"
-#include "compilers/runner.h"
-#include "compilers/table.h"
 #include "oracles/torch_bridge.h"
+#include "oracles/spelling_cases.h"
 #include "oracles/torch_function.h"
 #include "oracles/torch_test_util.h"
 
 namespace af::oracles {
 namespace {
 
-bool have_thunder() {
-  const char* e = std::getenv("AF_THUNDER_PYTHON");
-  return e && *e && !compilers::find_thunder_python().empty();
-}
-#define REQUIRE_THUNDER()                               \
-  do {                                                  \
-    if (!have_thunder()) {                              \
-      std::printf("skipped: no Thunder venv\n");        \
-      GTEST_SKIP() << "skipped: no Thunder venv";       \
-    }                                                   \
-  } while (0)
+using namespace spelling_cases;
 
 ir::Program parse(const std::string& text) {
   auto p = ir::parse(text);
@@ -53,93 +41,6 @@ std::string body(const std::string& script) {
   const size_t e = script.find("\n    return [", b);
   return script.substr(b, e - b);
 }
-
-const char* kSlices = R"(aliasfuzz 1
-storage s0 f32[60] = iota(0, 1)
-input x = as_strided(s0, [3, 5], [5, 1], 0)
-input y = as_strided(s0, [2, 3, 5], [15, 1, 3], 15)
-a = slice(x, 1, 1, 4, 2)
-b = slice(x, -1, -3, 100, 1)
-c = slice(x, 0, -100, 2, 1)
-d = slice(x, 1, 4, 2, 1)
-e = slice(x, -2, 7, 9, 3)
-f = slice(x, 1, 0, 5, 7)
-g = slice(b, 0, 1, 3, 1)
-h = slice(y, -2, -1, 3, 2)
-i = slice(y, 2, 1, -1, 1)
-j = t(x)
-k = slice(j, 0, 3, 5, 1)
-l = slice(x, 0, 0, 3, 1)
-add_(g, 100.0)
-mul_(k, -1.0)
-add_(l, 0.5)
-return a, b, c, d, e, f, g, h, i, k, l
-)";
-
-const char* kAliases = R"(aliasfuzz 1
-storage s0 f32[12] = iota(1, 1)
-storage s1 f32[4] = [0.5, -1, 2, 3.25]
-input x = as_strided(s0, [3, 4], [1, 3], 0)
-input z = s1
-a = alias(x)
-mul_(a, 2.0)
-b = alias(a)
-t0 = add(b, x)
-u = select(z, 0, 1)
-v = alias(u)
-add_(v, 10.0)
-w = as_strided(x, [2, 2], [1, 4], 3)
-add_(w, 1.0)
-q = as_strided(z, [2], [2], 1)
-return a, b, t0, v, w, q, x
-)";
-
-const char* kClones = R"(aliasfuzz 1
-storage s0 f32[12] = iota(0, 0.5)
-storage s1 f32[4] = [0.5, -1, 2, 3.25]
-storage s2 f32[12] = iota(3, 1)
-input x = as_strided(s0, [3, 4], [1, 3], 0)
-input xc = as_strided(s2, [3, 4], [4, 1], 0)
-input z = s1
-c = clone(x)
-v = view(c, [12])
-w = as_strided(c, [2, 3], [1, 2], 1)
-r = reshape(c, [4, 3])
-add_(r, 1.0)
-f = flatten(c)
-mul_(f, 2.0)
-cc = clone(xc)
-vc = view(cc, [2, 6])
-e = expand(z, [3, 4])
-ce = clone(e)
-ve = view(ce, [12])
-ge = contiguous(ce)
-add_(ge, 0.25)
-s = select(z, 0, 2)
-cs = clone(s)
-add_(cs, 1.0)
-p = permute(xc, [1, 0])
-cp = clone(p)
-wp = as_strided(cp, [4], [3], 0)
-n = slice(xc, 1, 0, 4, 2)
-cn = clone(n)
-vn = view(cn, [6])
-return c, v, w, r, f, cc, vc, ce, ve, ge, cs, cp, wp, cn, vn, x
-)";
-
-const char* kSetitems = R"(aliasfuzz 1
-storage s0 f32[24] = iota(0, 1)
-storage s1 f32[2] = [7, 8]
-input x = as_strided(s0, [2, 3, 4], [12, 4, 1], 0)
-input v = s1
-setitem_(x, -1, 1, 3, 5.0)
-setitem_(x, -2, 0, 1, -2.5)
-u = unsqueeze(v, 0)
-setitem_(x, -3, 1, 2, 9.0)
-t0 = select(x, 0, 0)
-setitem_(t0, -1, 2, 4, u)
-return x, t0
-)";
 
 // The table's PyTorch spelling of every op (ir/ops.h, column `torch`) names
 // a callable of PyTorch 1.13: a Tensor method (".m") or a torch.* function.
@@ -262,26 +163,6 @@ TEST(TorchSpelling, GeneratedProgramsRichInTheRespeltOps) {
   }
   EXPECT_EQ(failures, 0) << failures << " of " << n << " disagree";
   for (const char* op : {"slice", "alias", "as_strided", "clone", "setitem_"}) EXPECT_GE(seen[op], 40) << op;
-}
-
-TEST(TorchSpelling, ThunderAcceptsTheSpellings) {
-  REQUIRE_THUNDER();
-  // Eager PyTorch 2.9 gives the oracle's values, and thunder.jit never
-  // says the spellings are unsupported (before: aten.slice, aten.alias,
-  // torch.as_strided and clone(memory_format=...) all were).
-  for (const char* text : {kSlices, kAliases, kClones, kSetitems}) {
-    const ir::Program p = parse(text);
-    const Observables expected = run_eager(p, *ir::analyze(p));
-    for (const std::string s : {"thunder", "thunder-no-alias-updates"}) {
-      const compilers::ExternalResult r = compilers::run_external(p, s);
-      ASSERT_TRUE(r.status == compilers::ExternalResult::Status::Ok || r.status == compilers::ExternalResult::Status::StrategyError)
-          << s << ": " << r.error_type << ": " << r.message;
-      EXPECT_FALSE(compare(p, expected, r.eager)) << s << "\n" << text;
-      if (r.status == compilers::ExternalResult::Status::StrategyError) {
-        EXPECT_FALSE(compilers::is_unsupported_error(r.error_type, r.message)) << s << ": " << r.error_type << ": " << r.message;
-      }
-    }
-  }
 }
 
 }  // namespace
