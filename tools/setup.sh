@@ -5,7 +5,7 @@ set -euo pipefail
 PACKAGES=(
   bazel-bootstrap g++ libhalide14-0-dev librapidcheck-dev libgtest-dev
   libbenchmark-dev libcli11-dev nlohmann-json3-dev libfmt-dev libmimalloc-dev
-  clang libclang-rt-14-dev python3-torch graphviz creduce
+  clang clang-format libclang-rt-14-dev python3-torch graphviz creduce
   slurm-wlm munge chromium
   pocl-opencl-icd ocl-icd-opencl-dev clinfo
 )
