@@ -71,13 +71,15 @@ int main(int argc, char** argv) {
   }
   std::printf("seed %llu, %d programs, %d random orders each (greedy fusion), interp\n",
               static_cast<unsigned long long>(seed), programs, orders);
-  std::printf("| mutant | diverging (program, mutant) pairs: unchecked / checked | mean distinct buckets over the orders | one bucket over all orders | ms per pair |\n");
+  std::printf(
+      "| mutant | diverging (program, mutant) pairs: unchecked / checked | mean distinct buckets over the orders | one "
+      "bucket over all orders | ms per pair |\n");
   std::printf("|---|---|---|---|---|\n");
   for (const auto& [name, t] : by_mutant) {
     auto f = [](const Tally& x, double v) { return x.groups ? v / x.groups : 0.0; };
-    std::printf("| %s | %d / %d | %.2f / %.2f | %.0f%% / %.0f%% | %.2f / %.2f |\n", name.c_str(), t[0].groups, t[1].groups,
-                f(t[0], t[0].buckets), f(t[1], t[1].buckets), 100 * f(t[0], t[0].stable), 100 * f(t[1], t[1].stable),
-                f(t[0], t[0].ms), f(t[1], t[1].ms));
+    std::printf("| %s | %d / %d | %.2f / %.2f | %.0f%% / %.0f%% | %.2f / %.2f |\n", name.c_str(), t[0].groups,
+                t[1].groups, f(t[0], t[0].buckets), f(t[1], t[1].buckets), 100 * f(t[0], t[0].stable),
+                100 * f(t[1], t[1].stable), f(t[0], t[0].ms), f(t[1], t[1].ms));
   }
   return 0;
 }

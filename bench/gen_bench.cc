@@ -46,20 +46,27 @@ int main(int argc, char** argv) {
   for (long k = 0; k < n; ++k) {
     af::ir::Program p = generate(seed, k, o);
     auto an = af::ir::analyze(p);
-    if (!an) { ++invalid; continue; }
+    if (!an) {
+      ++invalid;
+      continue;
+    }
     auto obs = af::oracles::run_eager(p, *an);
     sink += static_cast<long>(obs.returns.size());
   }
   const double oracle_s = (cpu_now() - t0);
 
-  std::printf("programs: %ld (size %d, seed %llu); rates per CPU second of one core\n", n, o.size, static_cast<unsigned long long>(seed));
+  std::printf("programs: %ld (size %d, seed %llu); rates per CPU second of one core\n", n, o.size,
+              static_cast<unsigned long long>(seed));
   std::printf("generate (verified, default):    %9.0f programs/s  %6.1f us/program\n", n / gen_s, 1e6 * gen_s / n);
-  std::printf("generate (verify=false):         %9.0f programs/s  %6.1f us/program\n", n / gen_nv_s, 1e6 * gen_nv_s / n);
-  std::printf("generate + analyze + oracle:     %9.0f programs/s  %6.1f us/program\n", n / oracle_s, 1e6 * oracle_s / n);
-  std::printf("per program: %.1f statements; rejected candidates: %.2f invalid, %.2f out of bounds, %.2f noisy; "
-              "regenerated programs: %lld\n",
-              double(st.statements) / n, double(st.rejected_invalid) / n, double(st.rejected_bound) / n,
-              double(st.rejected_noise) / n, static_cast<long long>(st.regenerated));
+  std::printf("generate (verify=false):         %9.0f programs/s  %6.1f us/program\n", n / gen_nv_s,
+              1e6 * gen_nv_s / n);
+  std::printf("generate + analyze + oracle:     %9.0f programs/s  %6.1f us/program\n", n / oracle_s,
+              1e6 * oracle_s / n);
+  std::printf(
+      "per program: %.1f statements; rejected candidates: %.2f invalid, %.2f out of bounds, %.2f noisy; "
+      "regenerated programs: %lld\n",
+      double(st.statements) / n, double(st.rejected_invalid) / n, double(st.rejected_bound) / n,
+      double(st.rejected_noise) / n, static_cast<long long>(st.regenerated));
   std::printf("invalid: %ld  (checksum %ld)\n", invalid, sink);
   return invalid == 0 ? 0 : 1;
 }

@@ -37,8 +37,8 @@ struct Case {
   const char* stmt;
 };
 const Case kCases[] = {
-    {"index_put_", "index_put_(x, i2, v, 1)"},   {"index_add_", "index_add_(x, 0, i3, src)"},
-    {"index_copy_", "index_copy_(x, 0, i3, src)"}, {"scatter_", "scatter_(x, 0, i23, v)"},
+    {"index_put_", "index_put_(x, i2, v, 1)"},      {"index_add_", "index_add_(x, 0, i3, src)"},
+    {"index_copy_", "index_copy_(x, 0, i3, src)"},  {"scatter_", "scatter_(x, 0, i23, v)"},
     {"scatter_add_", "scatter_add_(x, 0, i23, v)"}, {"masked_fill_", "masked_fill_(x, m, 2.5)"},
 };
 

@@ -41,11 +41,16 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : "";
-    if (a == "--programs") n = std::atoi(v), ++i;
-    else if (a == "--seed") seed = std::strtoull(v, nullptr, 10), ++i;
-    else if (a == "--dir") dir = v, ++i;
-    else if (a == "--label") label = v, ++i;
-    else if (a == "--jit") jit = true;
+    if (a == "--programs")
+      n = std::atoi(v), ++i;
+    else if (a == "--seed")
+      seed = std::strtoull(v, nullptr, 10), ++i;
+    else if (a == "--dir")
+      dir = v, ++i;
+    else if (a == "--label")
+      label = v, ++i;
+    else if (a == "--jit")
+      jit = true;
   }
   if (jit) lowering::kernel_cache_config().enabled = false;
   if (!dir.empty()) lowering::kernel_cache_config().dir = dir;
@@ -79,9 +84,8 @@ int main(int argc, char** argv) {
       "%lld  compiles %zu  hit rate (no compile) %.1f%% | compile ms p50 %.1f p95 %.1f | per compile: lower %.1f "
       "llvm %.1f ld %.1f ms | disagree %d errors %d\n",
       label.c_str(), programs, strategies.size(), secs, programs / std::max(secs, 1e-9),
-      static_cast<long long>(lookups), static_cast<long long>(cache.hits()),
-      static_cast<long long>(cache.disk_hits()), each.size(),
-      lookups ? 100.0 * (lookups - static_cast<int64_t>(each.size())) / lookups : 0, pct(each, 0.5),
+      static_cast<long long>(lookups), static_cast<long long>(cache.hits()), static_cast<long long>(cache.disk_hits()),
+      each.size(), lookups ? 100.0 * (lookups - static_cast<int64_t>(each.size())) / lookups : 0, pct(each, 0.5),
       pct(each, 0.95), t.compiles ? t.lower_ms / t.compiles : 0, t.compiles ? t.llvm_ms / t.compiles : 0,
       t.compiles ? t.link_ms / t.compiles : 0, disagree, errors);
   return 0;  // under-study strategies may disagree by design: the counts are the result

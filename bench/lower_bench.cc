@@ -114,10 +114,14 @@ int main(int argc, char** argv) {
   int n = 1000, whole = 100, strat = 250;
   uint64_t seed = 1;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--programs")) n = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--seed")) seed = std::strtoull(argv[i + 1], nullptr, 10);
-    else if (!std::strcmp(argv[i], "--whole")) whole = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--strategies")) strat = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--programs"))
+      n = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--seed"))
+      seed = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--whole"))
+      whole = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--strategies"))
+      strat = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--target")) {
       auto t = lowering::target_from_name(argv[i + 1]);
       if (!t) {
@@ -160,9 +164,9 @@ int main(int argc, char** argv) {
   std::printf(
       "checked-mode overhead: cached pipelines %+.1f%% wall (%+.1f%% realize time, %d vs %d pipelines); "
       "cold %+.1f%% wall (compile p50 %.1f -> %.1f ms per region)\n",
-      100.0 * (crerun.secs / std::max(rerun.secs, 1e-9) - 1), 100.0 * (crerun.run_ms / std::max(rerun.run_ms, 1e-9) - 1),
-      crerun.pipelines, rerun.pipelines, 100.0 * (ccold.secs / std::max(cold.secs, 1e-9) - 1),
-      pct(cold.compile_each, 0.5), pct(ccold.compile_each, 0.5));
+      100.0 * (crerun.secs / std::max(rerun.secs, 1e-9) - 1),
+      100.0 * (crerun.run_ms / std::max(rerun.run_ms, 1e-9) - 1), crerun.pipelines, rerun.pipelines,
+      100.0 * (ccold.secs / std::max(cold.secs, 1e-9) - 1), pct(cold.compile_each, 0.5), pct(ccold.compile_each, 0.5));
   if (strat > 0) {
     const size_t m = std::min<size_t>(strat, a.size());
     std::vector<ir::Program> s1(a.begin(), a.begin() + m), s2(b.begin(), b.begin() + m);

@@ -85,10 +85,11 @@ int main(int argc, char** argv) {
   const double torch_e2e_pps = n / e2e_s;
   std::printf("oracle (analyze + run_eager):       %10.0f programs/s  (%.2f us/program, %ld reps)\n", oracle_pps,
               1e6 * oracle_per_prog, reps);
-  std::printf("PyTorch %s eager, program only:   %10.0f programs/s  (%.1f us/program)\n", runner.torch_version().c_str(),
-              torch_exec_pps, 1e6 * exec_s / n);
-  std::printf("PyTorch eager, end to end:          %10.0f programs/s  (%.1f us/program; process start %.2f s, not counted)\n",
-              torch_e2e_pps, 1e6 * e2e_s / n, startup_s);
+  std::printf("PyTorch %s eager, program only:   %10.0f programs/s  (%.1f us/program)\n",
+              runner.torch_version().c_str(), torch_exec_pps, 1e6 * exec_s / n);
+  std::printf(
+      "PyTorch eager, end to end:          %10.0f programs/s  (%.1f us/program; process start %.2f s, not counted)\n",
+      torch_e2e_pps, 1e6 * e2e_s / n, startup_s);
   std::printf("ratio oracle / PyTorch: %.1fx (program only), %.1fx (end to end)\n", oracle_pps / torch_exec_pps,
               oracle_pps / torch_e2e_pps);
   std::printf("agreement: %ld of %ld programs agree, %ld failed in PyTorch\n", agree, n, failed);

@@ -60,10 +60,11 @@ int main(int argc, char** argv) {
   // 2. Strategy comparison.
   const long m = argc > 3 ? std::atol(argv[3]) : 1000;
   if (m <= 0) return disagreements == 0 ? 0 : 1;
-  std::vector<std::string> compared{"update_aliases", "update_aliases-ordered", "update_aliases-min", "functionalize",
-                                    "eager", "none"};
-  std::printf("\nstrategy comparison: %ld programs (seed %llu, size %d), reorder fusion, fusion greedy (means per program)\n",
-              m, static_cast<unsigned long long>(seed), go.size);
+  std::vector<std::string> compared{
+      "update_aliases", "update_aliases-ordered", "update_aliases-min", "functionalize", "eager", "none"};
+  std::printf(
+      "\nstrategy comparison: %ld programs (seed %llu, size %d), reorder fusion, fusion greedy (means per program)\n",
+      m, static_cast<unsigned long long>(seed), go.size);
   std::printf("  %-24s %8s %14s %12s %14s %12s\n", "strategy", "regions", "fusion_breaks", "nodes_added",
               "extra_storages", "bytes_moved");
   std::vector<ir::Program> ps;

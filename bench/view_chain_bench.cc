@@ -31,8 +31,8 @@ int main() {
         auto s = schedulers::make_schedule(*p, *an, o);
         if (s.ok()) schedulers::interpret(*s);
         const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        std::printf("%-24s %-12s %8d %10.1f %8s  %s\n", strategy.c_str(), write_every ? "every 50" : "at the end", n, ms,
-                    last > 0 ? std::to_string(ms / last).substr(0, 4).c_str() : "-",
+        std::printf("%-24s %-12s %8d %10.1f %8s  %s\n", strategy.c_str(), write_every ? "every 50" : "at the end", n,
+                    ms, last > 0 ? std::to_string(ms / last).substr(0, 4).c_str() : "-",
                     s.ok() ? std::to_string(s->program.stmts.size()).c_str() : s.error().message.substr(0, 60).c_str());
         last = s.ok() ? ms : 0;
       }

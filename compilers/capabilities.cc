@@ -146,7 +146,8 @@ const char* kStorages =
 const char* kOtherInputs = "input y = as_strided(s1, [3, 4], [4, 1], 0)\ninput w = as_strided(s2, [4, 2], [2, 1], 0)\n";
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
   return s;
 }
 
@@ -319,7 +320,8 @@ std::string forms_hash() {
 // The forms `strategy` fails on: the form's program ends in an exception or
 // a dead runner while its control runs (a value divergence is no failure:
 // the campaign compares those). Ran forms count in *probes.
-std::map<std::string, std::string> run_form_checks(const std::string& strategy, const std::string& python, int* probes) {
+std::map<std::string, std::string> run_form_checks(const std::string& strategy, const std::string& python,
+                                                   int* probes) {
   std::map<std::string, std::string> failing;
   ExternalOptions o;
   o.python = python;
@@ -363,10 +365,11 @@ std::map<std::string, std::string> failing_forms(const std::string& strategy, co
   }
   std::map<std::string, std::string> out = run_form_checks(strategy, python, probes);
   if (!path.empty())
-    write_atomic(path, ir::json_text(json{{"strategy", strategy}, {"versions", versions}, {"forms", forms_hash()},
-                                           {"failing_forms", out}},
-                                      2) +
-                           "\n");
+    write_atomic(
+        path,
+        ir::json_text(
+            json{{"strategy", strategy}, {"versions", versions}, {"forms", forms_hash()}, {"failing_forms", out}}, 2) +
+            "\n");
   return out;
 }
 
@@ -419,8 +422,8 @@ Capabilities run_probe(const std::string& strategy, const std::string& python) {
 }
 
 json to_json(const Capabilities& c, const json& versions) {
-  return {{"strategy", c.strategy}, {"versions", versions}, {"probe", probe_key(c.strategy)},
-          {"probe_format", kProbeFormat}, {"probes", c.probes}, {"unsupported", c.unsupported},
+  return {{"strategy", c.strategy},        {"versions", versions}, {"probe", probe_key(c.strategy)},
+          {"probe_format", kProbeFormat},  {"probes", c.probes},   {"unsupported", c.unsupported},
           {"inconclusive", c.inconclusive}};
 }
 
@@ -434,7 +437,8 @@ std::map<std::string, Capabilities>& memo() {
 
 std::vector<ProbeProgram> probe_programs() {
   std::vector<ProbeProgram> out;
-  for (const Variant& v : kVariants) out.push_back({std::string("control/") + v.name, "", v.name, program_text(v, nullptr)});
+  for (const Variant& v : kVariants)
+    out.push_back({std::string("control/") + v.name, "", v.name, program_text(v, nullptr)});
   for (ir::OpKind k : ir::all_ops()) {
     const ir::OpClass cls = ir::op_info(k).cls;
     if (cls == ir::OpClass::Scatter || cls == ir::OpClass::Meta) continue;
@@ -465,7 +469,8 @@ Capabilities probe_capabilities(const std::string& strategy, bool refresh) {
   const json versions = python_versions(py);
   c.versions = versions_text(versions, is_thunder_strategy(strategy));
   const std::string dir = cache_dir();
-  if (!dir.empty()) c.cache_path = dir + "/" + file_safe(strategy + "--" + c.versions + "--" + probe_key(strategy)) + ".json";
+  if (!dir.empty())
+    c.cache_path = dir + "/" + file_safe(strategy + "--" + c.versions + "--" + probe_key(strategy)) + ".json";
   if (!refresh && !c.cache_path.empty()) {
     std::ifstream f(c.cache_path, std::ios::binary);
     std::stringstream ss;
@@ -473,9 +478,11 @@ Capabilities probe_capabilities(const std::string& strategy, bool refresh) {
     json j = json::parse(ss.str(), nullptr, false);
     if (f && j.is_object() && j.value("strategy", "") == strategy && j.value("probe", "") == probe_key(strategy) &&
         j.value("versions", json()) == versions && j["unsupported"].is_object()) {
-      for (auto& [op, why] : j["unsupported"].items()) c.unsupported[op] = why.is_string() ? why.get<std::string>() : "";
+      for (auto& [op, why] : j["unsupported"].items())
+        c.unsupported[op] = why.is_string() ? why.get<std::string>() : "";
       if (j.contains("inconclusive") && j["inconclusive"].is_object())
-        for (auto& [v, why] : j["inconclusive"].items()) c.inconclusive[v] = why.is_string() ? why.get<std::string>() : "";
+        for (auto& [v, why] : j["inconclusive"].items())
+          c.inconclusive[v] = why.is_string() ? why.get<std::string>() : "";
       c.available = true;
       c.from_cache = true;
       c.failing_forms = failing_forms(strategy, py, versions, c.versions, false, &c.probes);
@@ -488,7 +495,8 @@ Capabilities probe_capabilities(const std::string& strategy, bool refresh) {
   probed.cache_path = c.cache_path;
   if (!probed.available) return probed;
   probed.failing_forms = failing_forms(strategy, py, versions, c.versions, refresh, &probed.probes);
-  if (!probed.cache_path.empty() && !write_atomic(probed.cache_path, ir::json_text(to_json(probed, versions), 2) + "\n"))
+  if (!probed.cache_path.empty() &&
+      !write_atomic(probed.cache_path, ir::json_text(to_json(probed, versions), 2) + "\n"))
     probed.cache_path.clear();  // not cached (unwritable): probed again next time
   memo()[strategy] = probed;
   return probed;

@@ -16,7 +16,7 @@ namespace af::compilers {
 // error (classify_external_error) while the program without it runs.
 struct Capabilities {
   std::string strategy;
-  std::string versions;                         // "torch 2.9.1, thunder 0.2.6"; "" when not probed
+  std::string versions;                            // "torch 2.9.1, thunder 0.2.6"; "" when not probed
   std::map<std::string, std::string> unsupported;  // op name -> "ErrorType: message [probe]" of one failing probe
   // Contexts whose program without any op already failed (so no op was
   // judged there): variant -> "ErrorType: message" (e.g. thunder-dataflow
@@ -28,10 +28,10 @@ struct Capabilities {
   // crash does not end most of its programs. Forms: see kFormChecks in
   // capabilities.cc ("aliased-inputs-of-different-sizes").
   std::map<std::string, std::string> failing_forms;
-  int probes = 0;                               // programs run (0 when read from the cache)
+  int probes = 0;  // programs run (0 when read from the cache)
   bool from_cache = false;
-  bool available = false;                       // the strategy's Python is installed and the probe ran
-  std::string error;                            // why not available
+  bool available = false;  // the strategy's Python is installed and the probe ran
+  std::string error;       // why not available
   std::string cache_path;
 };
 

@@ -26,19 +26,18 @@
 
 namespace af::compilers {
 using oracles::Observables;
-using oracles::TorchResult;
 using oracles::run_eager;
+using oracles::TorchResult;
 
-using oracles::TorchRunner;
 using oracles::compare;
 using oracles::functional_form;
 using oracles::geometry_text;
 using oracles::torch_function_module;
 using oracles::torch_script;
+using oracles::TorchRunner;
 namespace {
 
 using S = ExternalResult::Status;
-
 
 std::string corpus_dir() {
   for (const char* var : {"TEST_SRCDIR"})
@@ -137,8 +136,8 @@ TEST(NewStrategies, EachAgreesOnAnInplaceWriteAndReportsVersions) {
   REQUIRE_THUNDER();
   // One program each: torch.compile costs seconds per program.
   const ir::Program p = load("examples/inplace_on_input.af");
-  for (const char* s : {"aot-eager", "torch-func-functionalize", "thunderfx", "inductor",
-                        "py:oracles.testdata.toy_compiler:wrap"}) {
+  for (const char* s :
+       {"aot-eager", "torch-func-functionalize", "thunderfx", "inductor", "py:oracles.testdata.toy_compiler:wrap"}) {
     const ExternalResult r = run_external(p, s);
     ASSERT_EQ(r.status, S::Ok) << s << ": " << r.error_type << ": " << r.message;
     EXPECT_FALSE(compare(p, r.eager, r.actual)) << s;
@@ -156,7 +155,8 @@ TEST(NewStrategies, ThunderfxReportsWhatItHandsBackToPyTorch) {
   auto with = ir::parse_and_validate(
       "aliasfuzz 1\nstorage s0 f32[12] = iota(1, 1)\ninput x = s0\nr = as_strided(x, [2, 2], [4, 1], 1)\n"
       "t = mul(r, 2.0)\nreturn t\n");
-  auto without = ir::parse_and_validate("aliasfuzz 1\nstorage s0 f32[12] = iota(1, 1)\ninput x = s0\nt = mul(x, 2.0)\nreturn t\n");
+  auto without =
+      ir::parse_and_validate("aliasfuzz 1\nstorage s0 f32[12] = iota(1, 1)\ninput x = s0\nt = mul(x, 2.0)\nreturn t\n");
   ASSERT_TRUE(with && without);
   const ExternalResult a = run_external(*with, "thunderfx");
   ASSERT_EQ(a.status, S::Ok) << a.error_type << ": " << a.message;
@@ -244,8 +244,10 @@ TEST(Thunder, UnavailableWhenThePythonIsMissing) {
   const ExternalResult r = run_external(load("examples/inplace_on_input.af"), "thunder");
   EXPECT_EQ(r.status, S::Unavailable);
   EXPECT_NE(r.message.find("./aliasfuzz setup --thunder"), std::string::npos) << r.message;
-  if (old) setenv("AF_THUNDER_PYTHON", keep.c_str(), 1);
-  else unsetenv("AF_THUNDER_PYTHON");
+  if (old)
+    setenv("AF_THUNDER_PYTHON", keep.c_str(), 1);
+  else
+    unsetenv("AF_THUNDER_PYTHON");
 }
 
 TEST(Thunder, InplaceOnAnInputAgreesUnderEveryThunderStrategy) {
@@ -315,7 +317,8 @@ TEST(Thunder, OverlappingInputsDivergeUnlessAliasUpdatesAreSkipped) {
 
 TEST(Thunder, AnUnsupportedOpIsAnError) {
   REQUIRE_THUNDER();
-  auto p = ir::parse_and_validate("aliasfuzz 1\nstorage s0 f32[4] = iota(0, 1)\ninput x = s0\nfill_(x, 2.0)\nreturn x\n");
+  auto p =
+      ir::parse_and_validate("aliasfuzz 1\nstorage s0 f32[4] = iota(0, 1)\ninput x = s0\nfill_(x, 2.0)\nreturn x\n");
   ASSERT_TRUE(static_cast<bool>(p));
   const ExternalResult r = run_external(*p, "thunder");
   ASSERT_EQ(r.status, S::StrategyError) << "thunder 0.2.6 has no Tensor.fill_";
@@ -357,7 +360,8 @@ TEST(ExternalErrors, UnsupportedOrInternal) {
       {"AttributeError", "Unknown attribute fill_", true},
       {"AttributeError", "Unknown attribute sigmoid_", true},
       {"NotImplementedError",
-       "Trying to call function torch.as_strided, but it is not yet supported. Please file an issue requesting support.",
+       "Trying to call function torch.as_strided, but it is not yet supported. Please file an issue requesting "
+       "support.",
        true},
       {"NotImplementedError", "only preserve_format is currently supported", true},
       {"InterpreterError",
@@ -369,7 +373,8 @@ TEST(ExternalErrors, UnsupportedOrInternal) {
       {"AssertionError", "", false},
       {"IndexError", "list index out of range", false},
       {"RuntimeError",
-       "Attempting to reshape a.shape=(14,) to shape=(3, 1), but a.numel=14 is different from the number of elements in "
+       "Attempting to reshape a.shape=(14,) to shape=(3, 1), but a.numel=14 is different from the number of elements "
+       "in "
        "shape, 3",
        false},
       {"RuntimeError", "Shapes were expected to be the same, but got shapes (1,) and (3, 4)!", false},
@@ -395,8 +400,10 @@ TEST(ExternalErrors, UnsupportedOrInternal) {
        "call. as_strided() is non-compositional, and therefore is not possible to functionalize properly today,so "
        "this behavior is banned in compile.",
        true},
-      {"RuntimeError", "setStorage: sizes [], strides [], storage offset 1, and itemsize 4 requiring a storage size of 8 "
-                       "are out of bounds for storage of size 4", false},
+      {"RuntimeError",
+       "setStorage: sizes [], strides [], storage offset 1, and itemsize 4 requiring a storage size of 8 "
+       "are out of bounds for storage of size 4",
+       false},
   };
   for (const Case& c : cases) {
     const ErrorClass k = classify_external_error(c.type, c.message);
@@ -424,8 +431,10 @@ class ScopedEnv {
     setenv(name, value.c_str(), 1);
   }
   ~ScopedEnv() {
-    if (had_) setenv(name_, old_.c_str(), 1);
-    else unsetenv(name_);
+    if (had_)
+      setenv(name_, old_.c_str(), 1);
+    else
+      unsetenv(name_);
   }
 
  private:
@@ -448,8 +457,10 @@ TEST(Capabilities, ProbeProgramsAreValidAndCoverTheVocabulary) {
     ASSERT_FALSE(pp.text.empty()) << pp.name << ": an op without probe forms (compilers/capabilities.cc)";
     auto p = ir::parse_and_validate(pp.text);
     ASSERT_TRUE(static_cast<bool>(p)) << pp.name << ": " << p.error().to_string() << "\n" << pp.text;
-    if (pp.op.empty()) controls.insert(pp.variant);
-    else variants[pp.op].insert(pp.variant);
+    if (pp.op.empty())
+      controls.insert(pp.variant);
+    else
+      variants[pp.op].insert(pp.variant);
   }
   EXPECT_EQ(controls, (std::set<std::string>{"alone", "after-inplace", "on-view", "aliased-inputs"}));
   int ops = 0;
@@ -487,8 +498,8 @@ TEST(Capabilities, ProbeListsWhatAFakeCompilerRefusesAndCachesIt) {
   ASSERT_TRUE(std::filesystem::exists(fake)) << fake;
   const std::string cache = tmp_dir("caps-fake");
   std::filesystem::remove_all(cache);
-  ScopedEnv e1("AF_EXTERNAL_RUNNER", fake), e2("AF_REAL_RUNNER_DIR", std::filesystem::path(real).parent_path().string()),
-      e3("AF_CAPABILITY_CACHE", cache);
+  ScopedEnv e1("AF_EXTERNAL_RUNNER", fake),
+      e2("AF_REAL_RUNNER_DIR", std::filesystem::path(real).parent_path().string()), e3("AF_CAPABILITY_CACHE", cache);
   forget_capabilities();
   const Capabilities c = probe_capabilities("torch-functionalize");
   ASSERT_TRUE(c.available) << c.error;

@@ -31,9 +31,9 @@
 
 namespace af::compilers {
 
+using oracles::is_file;
 using oracles::LineProcess;
 using oracles::LineReply;
-using oracles::is_file;
 using oracles::observables_from_json;
 using oracles::torch_function_module;
 
@@ -71,7 +71,8 @@ bool ExternalRunner::start(std::string* error) {
   nlohmann::json hello;
   if (!start_runner(proc_, o_.python, o_.runner, po, o_.startup_s, "the external runner", &hello, error)) return false;
   torch_version_ = hello.contains("torch") && hello["torch"].is_string() ? hello["torch"].get<std::string>() : "";
-  thunder_version_ = hello.contains("thunder") && hello["thunder"].is_string() ? hello["thunder"].get<std::string>() : "";
+  thunder_version_ =
+      hello.contains("thunder") && hello["thunder"].is_string() ? hello["thunder"].get<std::string>() : "";
   return true;
 }
 
@@ -97,7 +98,7 @@ ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& stra
     r.message = "the program could not be split into _setup and _fn";
     return r;
   }
-  nlohmann::json req = {{"id", next_id_++}, {"strategy", strategy}, {"imports", entry->imports},
+  nlohmann::json req = {{"id", next_id_++},          {"strategy", strategy},          {"imports", entry->imports},
                         {"compile", entry->compile}, {"fallbacks", entry->fallbacks}, {"code", code}};
   if (invalid) req["invalid"] = true;
   LineReply reply = proc_.request(req, o_.timeout_s);
@@ -114,7 +115,8 @@ ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& stra
   try {
     r.exec_s = j.value("exec_s", 0.0);
     if (j.contains("fallbacks") && j["fallbacks"].is_array())
-      for (const auto& f : j["fallbacks"]) r.fallbacks.push_back(f.is_string() ? f.get<std::string>() : ir::json_text(f));
+      for (const auto& f : j["fallbacks"])
+        r.fallbacks.push_back(f.is_string() ? f.get<std::string>() : ir::json_text(f));
     if (j.contains("unavailable")) {
       r.status = S::Unavailable;
       r.message = "cannot import the compiler of " + strategy + ": " + j["unavailable"].get<std::string>();
@@ -238,7 +240,9 @@ const ErrorPattern kErrorPatterns[] = {
     {true, "RuntimeError", "mutation on a view chain of length [0-9]+, where view [0-9]+ was an as_strided\\(\\) call",
      "as_strided view-chain mutation banned"},
     // (not Python's "unsupported operand type(s)": an internal TypeError)
-    {true, "", "not (yet )?supported|currently supported|is unsupported|[Uu]nsupported (op|operator|operation|argument|dtype|memory format)\\b",
+    {true, "",
+     "not (yet )?supported|currently supported|is unsupported|[Uu]nsupported "
+     "(op|operator|operation|argument|dtype|memory format)\\b",
      "not supported"},
 };
 

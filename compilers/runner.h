@@ -38,10 +38,10 @@ struct ExternalResult {
 };
 
 struct ExternalOptions {
-  std::string python;       // required
-  std::string runner;       // default: find_external_runner()
-  double timeout_s = 120;   // per program
-  double startup_s = 180;   // importing torch (and thunder)
+  std::string python;      // required
+  std::string runner;      // default: find_external_runner()
+  double timeout_s = 120;  // per program
+  double startup_s = 180;  // importing torch (and thunder)
 };
 
 // One long-lived Python process running external_runner.py.

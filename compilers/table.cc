@@ -1,6 +1,5 @@
 #include "compilers/table.h"
 
-
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -33,7 +32,6 @@ namespace af::compilers {
 using oracles::find_source_file;
 using oracles::root_candidates;
 
-
 namespace {
 
 std::string env(const char* v) {
@@ -47,7 +45,8 @@ using Py = ExternalStrategy::Python;
 // in external_runner.py names them. `compile` is evaluated by the runner
 // (and by repro.py) with `fn` bound to the program's function.
 const ExternalStrategy kBuiltins[] = {
-    {"torch-functionalize", Py::System, "", "", "from functorch.experimental import functionalize", "functionalize(fn)", false},
+    {"torch-functionalize", Py::System, "", "", "from functorch.experimental import functionalize", "functionalize(fn)",
+     false},
     {"thunder", Py::Venv, "", "", "import thunder", "thunder.jit(fn)", true},
     {"thunder-dataflow", Py::Venv, "", "", "import thunder", "thunder.jit(fn, fusion_type=\"dataflow\")", true},
     {"thunder-no-alias-updates", Py::Venv, "", "", "import thunder", "thunder.jit(fn, skip_inplace_alias_updates=True)",
@@ -225,7 +224,8 @@ bool is_thunder_strategy(const std::string& s) {
 std::string system_label(const std::string& strategy, const std::string& versions) {
   if (!is_thunder_strategy(strategy)) return versions.empty() ? strategy : strategy + " (" + versions + ")";
   const size_t at = versions.find("thunder ");
-  return (at == std::string::npos ? "thunder" : versions.substr(at)) + (strategy == "thunder" ? "" : " (" + strategy + ")");
+  return (at == std::string::npos ? "thunder" : versions.substr(at)) +
+         (strategy == "thunder" ? "" : " (" + strategy + ")");
 }
 
 std::string find_thunder_python() {
@@ -241,9 +241,12 @@ std::string external_python(const std::string& strategy) {
   const auto e = external_strategy(strategy);
   if (!e) return "";
   switch (e->python) {
-    case Py::Venv: return find_thunder_python();
-    case Py::Given: return access(e->python_path.c_str(), X_OK) == 0 ? e->python_path : "";
-    case Py::Torch: return torch_python(e->torch_version.empty() ? newest_torch() : e->torch_version);
+    case Py::Venv:
+      return find_thunder_python();
+    case Py::Given:
+      return access(e->python_path.c_str(), X_OK) == 0 ? e->python_path : "";
+    case Py::Torch:
+      return torch_python(e->torch_version.empty() ? newest_torch() : e->torch_version);
     case Py::System: {
       std::string py = env("AF_TORCH_PYTHON");
       if (py.empty()) py = "/usr/bin/python3";
@@ -257,13 +260,17 @@ std::string external_unavailable(const std::string& strategy) {
   const auto e = external_strategy(strategy);
   if (!e) return "'" + strategy + "' is not an external strategy";
   switch (e->python) {
-    case Py::Venv: return "the .venv-thunder Python is not installed (./aliasfuzz setup --thunder)";
-    case Py::Given: return "no Python at '" + e->python_path + "'";
+    case Py::Venv:
+      return "the .venv-thunder Python is not installed (./aliasfuzz setup --thunder)";
+    case Py::Given:
+      return "no Python at '" + e->python_path + "'";
     case Py::Torch:
       return e->torch_version.empty()
                  ? "no torch is installed for " + strategy + " (./aliasfuzz setup --torch, or --thunder)"
-                 : "torch " + e->torch_version + " is not installed (./aliasfuzz setup --torch " + e->torch_version + ")";
-    case Py::System: return "no /usr/bin/python3 with PyTorch";
+                 : "torch " + e->torch_version + " is not installed (./aliasfuzz setup --torch " + e->torch_version +
+                       ")";
+    case Py::System:
+      return "no /usr/bin/python3 with PyTorch";
   }
   return "";
 }

@@ -35,7 +35,6 @@
 
 namespace af::compilers {
 
-
 // One external strategy: an entry of the built-in table or a parsed py: spec.
 struct ExternalStrategy {
   enum class Python { Venv, System, Given, Torch };
@@ -45,9 +44,9 @@ struct ExternalStrategy {
   // Python::Torch: the torch version after '@' (NAME@VERSION); "" when the
   // name has none, which means the newest installed (newest_torch()).
   std::string torch_version;
-  std::string imports;      // Python statements that make `compile` evaluable
-  std::string compile;      // a Python expression in `fn` giving the compiled callable
-  bool thunder = false;     // lightning-thunder's version belongs to its versions
+  std::string imports;   // Python statements that make `compile` evaluable
+  std::string compile;   // a Python expression in `fn` giving the compiled callable
+  bool thunder = false;  // lightning-thunder's version belongs to its versions
   // Attribution: `lower_stage` names the strategy that runs this one's
   // front stages alone (inductor: aot-eager, AOTAutograd without Inductor).
   // When both run, a divergence both show is `lower_label`'s, one only this

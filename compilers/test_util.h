@@ -25,18 +25,18 @@ inline bool have_debian_torch() {
 
 }  // namespace af::compilers
 
-#define REQUIRE_THUNDER()                                                            \
-  do {                                                                               \
-    if (!::af::compilers::have_thunder()) {                                          \
-      std::printf("skipped: thunder not installed (./aliasfuzz setup --thunder)\n"); \
+#define REQUIRE_THUNDER()                                                             \
+  do {                                                                                \
+    if (!::af::compilers::have_thunder()) {                                           \
+      std::printf("skipped: thunder not installed (./aliasfuzz setup --thunder)\n");  \
       GTEST_SKIP() << "skipped: thunder not installed (./aliasfuzz setup --thunder)"; \
-    }                                                                                \
+    }                                                                                 \
   } while (0)
 
-#define REQUIRE_DEBIAN_TORCH()                                           \
-  do {                                                                   \
-    if (!::af::compilers::have_debian_torch()) {                         \
-      std::printf("skipped: /usr/bin/python3 has no torch/functorch\n"); \
+#define REQUIRE_DEBIAN_TORCH()                                            \
+  do {                                                                    \
+    if (!::af::compilers::have_debian_torch()) {                          \
+      std::printf("skipped: /usr/bin/python3 has no torch/functorch\n");  \
       GTEST_SKIP() << "skipped: /usr/bin/python3 has no torch/functorch"; \
-    }                                                                    \
+    }                                                                     \
   } while (0)

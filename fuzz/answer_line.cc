@@ -8,9 +8,7 @@ namespace af::fuzz {
 
 namespace {
 
-bool writable(const std::string& name) {
-  return !name.empty() && name.find_first_of("\t=\n\r") == std::string::npos;
-}
+bool writable(const std::string& name) { return !name.empty() && name.find_first_of("\t=\n\r") == std::string::npos; }
 
 // The digits of a non-negative integer filling all of `s`.
 std::optional<uint64_t> whole_number(std::string_view s) {

@@ -45,10 +45,29 @@ TEST(AnswerLine, WhatCannotBeWrittenIsRefused) {
 }
 
 TEST(AnswerLine, MalformedLinesDoNotDecode) {
-  for (const char* bad : {"", "~", "~x", "~-1", "~1\t", "~1\tt:a", "~1\tt:=1", "~1\tt:a=", "~1\tt:a=1x", "~1\tt:a=nan",
-                          "~1\tt:a=inf", "~1\tt:a=1e999", "~1\tr:b=0", "~1\tr:b=-1", "~1\tr:b=1.5", "~1\tq:b=1",
-                          "~1\tr:b=99999999999999999999", "~123456789012345678901", "~18446744073709551616", "{\"k\": 1}", "~1\t\tt:a=1",
-                          "~1 t:a=1", "~1\tta=1"}) {
+  for (const char* bad : {"",
+                          "~",
+                          "~x",
+                          "~-1",
+                          "~1\t",
+                          "~1\tt:a",
+                          "~1\tt:=1",
+                          "~1\tt:a=",
+                          "~1\tt:a=1x",
+                          "~1\tt:a=nan",
+                          "~1\tt:a=inf",
+                          "~1\tt:a=1e999",
+                          "~1\tr:b=0",
+                          "~1\tr:b=-1",
+                          "~1\tr:b=1.5",
+                          "~1\tq:b=1",
+                          "~1\tr:b=99999999999999999999",
+                          "~123456789012345678901",
+                          "~18446744073709551616",
+                          "{\"k\": 1}",
+                          "~1\t\tt:a=1",
+                          "~1 t:a=1",
+                          "~1\tta=1"}) {
     EXPECT_FALSE(decode_routine(bad)) << "'" << bad << "'";
   }
 }

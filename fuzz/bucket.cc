@@ -22,12 +22,18 @@ std::string op_class(const std::string& op) {
   auto k = ir::op_from_name(op);
   if (!k) return op;
   switch (ir::op_info(*k).cls) {
-    case ir::OpClass::View: return "view";
-    case ir::OpClass::MayAlias: return "may-alias";
-    case ir::OpClass::InPlace: return "inplace";
-    case ir::OpClass::Scatter: return "scatter";
-    case ir::OpClass::Meta: return "meta";
-    default: return ir::is_reduction(*k) ? "reduction" : "compute";
+    case ir::OpClass::View:
+      return "view";
+    case ir::OpClass::MayAlias:
+      return "may-alias";
+    case ir::OpClass::InPlace:
+      return "inplace";
+    case ir::OpClass::Scatter:
+      return "scatter";
+    case ir::OpClass::Meta:
+      return "meta";
+    default:
+      return ir::is_reduction(*k) ? "reduction" : "compute";
   }
 }
 }  // namespace
@@ -58,7 +64,8 @@ namespace {
 // A bucket's name is a folder name: anything but [A-Za-z0-9_+.@-] becomes '_'.
 std::string folder_safe(std::string s) {
   for (char& c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '+' || c == '.' || c == '@')) c = '_';
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '+' || c == '.' || c == '@'))
+      c = '_';
   return s;
 }
 constexpr char kSep[] = "__";
@@ -75,12 +82,18 @@ Bucket Bucket::of(const RunRecord& r) {
     b.what = runner;
     return b;
   }
-  if (!r.accepted_invalid.empty()) b.what = accepts_invalid_what(r.accepted_invalid);
-  else if (r.first_failure) b.what = "stmt";
-  else if (!r.error.empty()) b.what = "error";
-  else if (r.mismatch && r.mismatch->observable.rfind("return", 0) == 0) b.what = "return";
-  else if (r.mismatch && oracles::is_input_geometry(r.mismatch->observable)) b.what = kInputMeta;
-  else b.what = "storage";
+  if (!r.accepted_invalid.empty())
+    b.what = accepts_invalid_what(r.accepted_invalid);
+  else if (r.first_failure)
+    b.what = "stmt";
+  else if (!r.error.empty())
+    b.what = "error";
+  else if (r.mismatch && r.mismatch->observable.rfind("return", 0) == 0)
+    b.what = "return";
+  else if (r.mismatch && oracles::is_input_geometry(r.mismatch->observable))
+    b.what = kInputMeta;
+  else
+    b.what = "storage";
   b.who = r.spec.strategy_name();
   if (r.spec.mutant != Mutant::None) b.who += "+" + r.spec.mutant_name();
   b.who = folder_safe(b.who);

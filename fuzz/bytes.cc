@@ -27,13 +27,10 @@ bool is_text_input(const uint8_t* data, size_t size) {
 }
 
 ir::Result<ir::Program> decode_input(const uint8_t* data, size_t size) {
-  if (is_text_input(data, size))
-    return ir::parse_and_validate(std::string(reinterpret_cast<const char*>(data), size));
+  if (is_text_input(data, size)) return ir::parse_and_validate(std::string(reinterpret_cast<const char*>(data), size));
   return generate_from_bytes(data, size);
 }
 
-uint64_t input_seed(const uint8_t* data, size_t size) {
-  return ir::fnv1a(data, size);
-}
+uint64_t input_seed(const uint8_t* data, size_t size) { return ir::fnv1a(data, size); }
 
 }  // namespace af::fuzz

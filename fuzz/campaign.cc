@@ -57,7 +57,8 @@ class Campaign {
     if (o_.shard_n < 1 || o_.shard_i < 0 || o_.shard_i >= o_.shard_n) throw std::runtime_error("bad --shard i/N");
     if (o_.jobs < 1) throw std::runtime_error("--jobs must be at least 1");
     make_dirs(o_.out + "/findings");
-    if (o_.resume) store_.load(tally_, queue_, &elapsed_before_);
+    if (o_.resume)
+      store_.load(tally_, queue_, &elapsed_before_);
     else if (std::FILE* f = std::fopen((o_.out + "/state.json").c_str(), "r")) {
       std::fclose(f);
       throw std::runtime_error(o_.out + " already holds a campaign: use --resume or another --out");
@@ -68,11 +69,12 @@ class Campaign {
     signal(SIGTERM, on_signal);
     signal(SIGPIPE, SIG_IGN);
     start_ = now_s() - elapsed_before_;
-    WorkerPool pool(o_, {[this] { return queue_.next(); }, [this](uint64_t k) { queue_.give_back(k); },
-                         [this](uint64_t k, const json& r) { record(k, r); },
-                         [this](uint64_t k, const RoutineAnswer& a) { record(k, a); },
-                         [this](uint64_t k, const std::string& kind, const std::string& detail) { died(k, kind, detail); },
-                         [] { return g_stop != 0; }});
+    WorkerPool pool(o_,
+                    {[this] { return queue_.next(); }, [this](uint64_t k) { queue_.give_back(k); },
+                     [this](uint64_t k, const json& r) { record(k, r); },
+                     [this](uint64_t k, const RoutineAnswer& a) { record(k, a); },
+                     [this](uint64_t k, const std::string& kind, const std::string& detail) { died(k, kind, detail); },
+                     [] { return g_stop != 0; }});
     pool.start(o_.jobs);
     double last_status = now_s(), last_save = now_s();
     while (!g_stop) {
@@ -200,7 +202,7 @@ class Campaign {
     int done = 0;
     struct Child {
       pid_t pid = -1;
-      int to = -1, from = -1;    // job numbers down, "done" lines up
+      int to = -1, from = -1;            // job numbers down, "done" lines up
       const MinimizeJob* job = nullptr;  // the one it runs, null when idle
       double deadline = 0;
     };
@@ -217,16 +219,26 @@ class Campaign {
     auto start = [&](Child& c) {
       int down[2], up[2];
       if (pipe(down) != 0) return false;
-      if (pipe(up) != 0) { ::close(down[0]); ::close(down[1]); return false; }
+      if (pipe(up) != 0) {
+        ::close(down[0]);
+        ::close(down[1]);
+        return false;
+      }
       std::fflush(nullptr);
       const pid_t pid = fork();
-      if (pid < 0) { for (int fd : {down[0], down[1], up[0], up[1]}) ::close(fd); return false; }
+      if (pid < 0) {
+        for (int fd : {down[0], down[1], up[0], up[1]}) ::close(fd);
+        return false;
+      }
       if (pid == 0) {
         signal(SIGINT, SIG_IGN);
         ::close(down[1]);
         ::close(up[0]);
         for (const Child& other : children)
-          if (other.pid > 0) { ::close(other.to); ::close(other.from); }
+          if (other.pid > 0) {
+            ::close(other.to);
+            ::close(other.from);
+          }
         FILE* in = fdopen(down[0], "r");
         size_t i = 0;
         double budget = 0;
@@ -282,17 +294,24 @@ class Campaign {
       const MinimizeJob& job = jobs[i];
       reap(children.size() - 1);
       const double budget_left = total - (now_s() - t0);
-      if (g_stop || budget_left < 0.5) { ++*left; continue; }
+      if (g_stop || budget_left < 0.5) {
+        ++*left;
+        continue;
+      }
       if (!job.settings.is_null()) {
         make_dirs(job.dir);
         write_atomic(job.dir + "/case.af", "# aliasfuzz campaign seed " + std::to_string(o_.seed) + ", program " +
-                                               std::to_string(job.k) + "\n" + ir::print(generate(o_.seed, job.k, o_.gen)));
+                                               std::to_string(job.k) + "\n" +
+                                               ir::print(generate(o_.seed, job.k, o_.gen)));
         write_atomic(job.dir + "/settings.json", ir::json_text(job.settings, 2) + "\n");
       }
       Child* c = nullptr;
       for (Child& x : children)
         if (!x.job && (!c || (c->pid <= 0 && x.pid > 0))) c = &x;  // an idle child, a started one first
-      if (c->pid <= 0 && !start(*c)) { ++*left; continue; }
+      if (c->pid <= 0 && !start(*c)) {
+        ++*left;
+        continue;
+      }
       const double budget = std::min(o_.minimize_s, budget_left);
       const std::string line = std::to_string(i) + " " + std::to_string(budget) + "\n";
       if (::write(c->to, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
@@ -316,7 +335,8 @@ class Campaign {
   void minimize_buckets() {
     if (o_.minimize_s <= 0) return;
     const double total = o_.minimize_total_s >= 0 ? o_.minimize_total_s
-                         : o_.programs >= 0 ? 30.0 : std::max(10.0, o_.time_s / 4);
+                         : o_.programs >= 0       ? 30.0
+                                                  : std::max(10.0, o_.time_s / 4);
     std::vector<std::pair<std::tuple<int, uint64_t, std::string>, std::string>> order;
     for (const auto& [name, b] : tally_.buckets) {
       if (name == "crash" || name == "timeout") continue;
@@ -377,7 +397,8 @@ class Campaign {
   void minimize_novel() {
     if (o_.minimize_s <= 0 || o_.novelty_total_s == 0) return;
     const double total = o_.novelty_total_s > 0 ? o_.novelty_total_s
-                         : o_.programs >= 0 ? 30.0 : std::max(10.0, o_.time_s / 4);
+                         : o_.programs >= 0     ? 30.0
+                                                : std::max(10.0, o_.time_s / 4);
     std::map<std::string, std::set<std::string>> covered;  // who -> features of its bug programs
     for (const auto& [name, b] : tally_.buckets)
       cover_bug_program(o_.out + "/findings/" + name, &covered[finding_who(b.finding)]);
@@ -392,9 +413,9 @@ class Campaign {
       // Its findings: those with the feature in the sample, scaled to every
       // program (at least those sent in full).
       const auto sampled = tally_.sample_findings.find(key);
-      const int64_t count = std::max(tally_.feature_count[key], sampled == tally_.sample_findings.end()
-                                                                    ? int64_t{0}
-                                                                    : sampled->second * feature_sample_stride(o_));
+      const int64_t count =
+          std::max(tally_.feature_count[key],
+                   sampled == tally_.sample_findings.end() ? int64_t{0} : sampled->second * feature_sample_stride(o_));
       leads.push_back({-std::round(tally_.lead_score(who, word) * 1e6) / 1e6, count, key});
     }
     std::sort(leads.begin(), leads.end());
@@ -408,9 +429,12 @@ class Campaign {
       for (char& c : slug)
         if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '+' || c == '.')) c = '-';
       const std::string dir = o_.out + "/novel/" + slug;
-      if (cover_bug_program(dir, &covered[who])) { ++already; continue; }  // a resumed campaign's
-      json settings = {{"seed", o_.seed}, {"program", k}, {"finding", f}, {"gen_size", o_.gen.size},
-                       {"keep", {word}}, {"feature_count", count}};
+      if (cover_bug_program(dir, &covered[who])) {
+        ++already;
+        continue;
+      }  // a resumed campaign's
+      json settings = {{"seed", o_.seed},         {"program", k},   {"finding", f},
+                       {"gen_size", o_.gen.size}, {"keep", {word}}, {"feature_count", count}};
       const auto spec = run::spec_from_json(f["spec"]);
       if (!spec) continue;
       jobs.push_back({dir, slug, *spec, k, {word}, settings});
@@ -421,20 +445,21 @@ class Campaign {
     std::vector<std::string> killed;
     const int done = run_minimizers(jobs, total, &skipped, &killed);
     if (!o_.quiet)
-      std::fprintf(stderr,
-                   "novelty: %zu leads (features no bug program had), minimized %d in %.1f s%s\n",
-                   leads.size(), done + already, now_s() - t0,
+      std::fprintf(stderr, "novelty: %zu leads (features no bug program had), minimized %d in %.1f s%s\n", leads.size(),
+                   done + already, now_s() - t0,
                    skipped ? (", " + std::to_string(skipped) + " left (budget: --minimize-novel)").c_str() : "");
   }
 
   void status_line(FILE* out) {
     const double el = now_s() - start_;
     std::string ext;
-    if (tally_.external_runs == 0 && tally_.unsupported > 0) ext = "  unsupported " + std::to_string(tally_.unsupported);
+    if (tally_.external_runs == 0 && tally_.unsupported > 0)
+      ext = "  unsupported " + std::to_string(tally_.unsupported);
     if (tally_.external_runs > 0)
-      ext = "  compared " + std::to_string(tally_.compared) + "/" + std::to_string(tally_.external_runs) + "  unsupported " +
-            std::to_string(tally_.unsupported);
-    std::string last = tally_.last_new < 0 ? "never" : std::to_string(static_cast<long long>(el - tally_.last_new)) + "s ago";
+      ext = "  compared " + std::to_string(tally_.compared) + "/" + std::to_string(tally_.external_runs) +
+            "  unsupported " + std::to_string(tally_.unsupported);
+    std::string last =
+        tally_.last_new < 0 ? "never" : std::to_string(static_cast<long long>(el - tally_.last_new)) + "s ago";
     long rss_pages = 0, pages = 0;
     if (FILE* sm = std::fopen("/proc/self/statm", "r")) {
       if (std::fscanf(sm, "%ld %ld", &pages, &rss_pages) != 2) rss_pages = 0;
@@ -452,9 +477,10 @@ class Campaign {
     std::fprintf(out,
                  "[%6.1fs] programs %lld  %.0f/s  invalid %lld  findings %lld  buckets %zu (aliasfuzz bugs %lld, "
                  "crashes %lld, hangs %lld)  last new bucket %s  rss %ld MB  per worker, programs/s in:%s%s\n",
-                 el, static_cast<long long>(tally_.programs), el > 0 ? tally_.programs / el : 0.0, static_cast<long long>(tally_.invalid),
-                 static_cast<long long>(tally_.findings), tally_.buckets.size(), static_cast<long long>(tally_.must_agree_buckets),
-                 static_cast<long long>(tally_.crashes), static_cast<long long>(tally_.timeouts), last.c_str(),
+                 el, static_cast<long long>(tally_.programs), el > 0 ? tally_.programs / el : 0.0,
+                 static_cast<long long>(tally_.invalid), static_cast<long long>(tally_.findings), tally_.buckets.size(),
+                 static_cast<long long>(tally_.must_agree_buckets), static_cast<long long>(tally_.crashes),
+                 static_cast<long long>(tally_.timeouts), last.c_str(),
                  rss_pages * (sysconf(_SC_PAGESIZE) / 1024) / 1024, tiers.c_str(), ext.c_str());
     std::fflush(out);
   }
@@ -504,7 +530,8 @@ void resolve_capabilities(CampaignOptions& o) {
                    c.from_cache ? ("capabilities from " + c.cache_path).c_str()
                                 : ("probed with " + std::to_string(c.probes) + " programs in " +
                                    std::to_string(static_cast<int>(now_s() - t0 + 0.5)) + " s" +
-                                   (c.cache_path.empty() ? "" : ", cached in " + c.cache_path)).c_str());
+                                   (c.cache_path.empty() ? "" : ", cached in " + c.cache_path))
+                                      .c_str());
   }
 }
 

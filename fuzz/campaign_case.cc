@@ -84,7 +84,8 @@ std::string known_bug_of(const RunRecord& rec, const std::vector<std::string>& w
 std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) {
   auto has = [k](const std::vector<uint64_t>& v) { return std::find(v.begin(), v.end(), k) != v.end(); };
   if (has(o.test_crash_on)) std::abort();
-  if (has(o.test_hang_on)) for (;;) pause();
+  if (has(o.test_hang_on))
+    for (;;) pause();
   json r = {{"k", k}};
   const double t0 = now_s();
   Generated g = generate_analyzed(o.seed, k, o.gen);
@@ -159,7 +160,8 @@ std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) 
       }
       if (fresh || k < it->second) it->second = k;
     }
-    json m = {{"spec", run::spec_json(rec.spec)}, {"bucket", std::move(bucket)}, {"op", rec.op}, {"regions", rec.regions}};
+    json m = {
+        {"spec", run::spec_json(rec.spec)}, {"bucket", std::move(bucket)}, {"op", rec.op}, {"regions", rec.regions}};
     if (!rec.accepted_invalid.empty()) m["accepted_invalid"] = rec.accepted_invalid;
     if (rec.mismatch) m.update(oracles::mismatch_json(*rec.mismatch));  // observable, index, expected, actual[, what]
     if (!rec.error.empty()) m["error"] = rec.error;

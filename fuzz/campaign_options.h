@@ -13,17 +13,17 @@
 namespace af::fuzz {
 
 struct CampaignOptions {
-  double time_s = 60;        // stop after this many seconds (when programs < 0)
-  int64_t programs = -1;     // global program indices [0, programs); -1: until time_s
+  double time_s = 60;     // stop after this many seconds (when programs < 0)
+  int64_t programs = -1;  // global program indices [0, programs); -1: until time_s
   uint64_t seed = 1;
   int jobs = 1;
-  std::vector<run::RunStrategy> strategies;     // empty: must-agree + under study
-  std::vector<run::Mutant> injects;  // mutants (each run with its strategy)
+  std::vector<run::RunStrategy> strategies;  // empty: must-agree + under study
+  std::vector<run::Mutant> injects;          // mutants (each run with its strategy)
   run::Target target = run::Target::Interp;
   // Checked mode for every run but the external strategies': a finding's
   // bucket comes from the first source statement the checks report.
   bool checked = false;
-  std::string out;           // output folder
+  std::string out;  // output folder
   bool resume = false;
   int shard_i = 0, shard_n = 1;
   double case_timeout_s = 20;
@@ -37,7 +37,7 @@ struct CampaignOptions {
   // program had, each minimized keeping it), within this total; each
   // has minimize_s. < 0: a quarter of time_s (30 s with --programs); 0: off.
   double novelty_total_s = -1;
-  bool quiet = false;        // no status lines
+  bool quiet = false;  // no status lines
   // findings.jsonl keeps one line per bucket (with its count); with
   // log_all, findings-all.jsonl also gets every divergence.
   bool log_all = false;

@@ -16,7 +16,7 @@ uint64_t hash_str(const std::string& s) { return ir::fnv1a(s); }
 }  // namespace
 
 std::vector<run::RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::vector<run::RunStrategy>& strategies,
-                                    const std::vector<Mutant>& mutants, run::Target target, bool checked) {
+                                         const std::vector<Mutant>& mutants, run::Target target, bool checked) {
   std::vector<run::RunStrategy> ss = strategies;
   if (ss.empty() && mutants.empty()) {  // with only mutants asked for, run only them
     for (const auto* names : {&run::must_agree_strategy_names(), &run::under_study_strategy_names()})
@@ -28,7 +28,8 @@ std::vector<run::RunSpec> campaign_specs(uint64_t seed, uint64_t index, const st
   static const Fusion kFusion[] = {Fusion::None, Fusion::Greedy, Fusion::Dataflow};
   std::vector<run::RunSpec> specs;
   for (run::RunSpec r : runs) {
-    const uint64_t h = ir::mix64(ir::mix64(seed ^ ir::mix64(index)) ^ hash_str(r.strategy.name() + "/" + r.mutant_name()));
+    const uint64_t h =
+        ir::mix64(ir::mix64(seed ^ ir::mix64(index)) ^ hash_str(r.strategy.name() + "/" + r.mutant_name()));
     r.target = target;
     if (r.is_external()) {  // no reorder or fusion policy of ours applies
       specs.push_back(r);
@@ -39,8 +40,10 @@ std::vector<run::RunSpec> campaign_specs(uint64_t seed, uint64_t index, const st
     // named policies now and then.
     const auto& named = run::seedless_reorders();
     const uint64_t pick = h % (6 + named.size());
-    if (pick < 6) r.reorder = {run::ReorderKind::Random, (h >> 8) % 1000000};
-    else r.reorder = named[pick - 6];
+    if (pick < 6)
+      r.reorder = {run::ReorderKind::Random, (h >> 8) % 1000000};
+    else
+      r.reorder = named[pick - 6];
     r.fusion = kFusion[(h >> 40) % 3];
     if (r.mutant != Mutant::None && run::mutant_info(r.mutant).needs_fused_regions && r.fusion == Fusion::None)
       r.fusion = Fusion::Greedy;

@@ -16,12 +16,10 @@ using nlohmann::json;
 namespace {
 
 json tiers_json(const CampaignTally& tally) {
-
   json t = json::object();
   for (const auto& [name, v] : tally.tiers) t[name] = {{"programs", v.programs}, {"seconds", v.seconds}};
   return t;
 }
-
 
 // The findings of a JSON-lines file that belong to programs done before
 // the last save (the others run again); a torn last line is dropped.
@@ -59,12 +57,15 @@ void write_bucket_folder(const CampaignOptions& o, const std::string& name, uint
   write_atomic(dir + "/settings.json", ir::json_text(settings, 2) + "\n");
   const bool must = finding_must_agree(f);
   std::string note = "# " + name + "\n\n";
-  note += must ? "**A bug in aliasfuzz itself**: a strategy that must agree with the oracle diverged (or a case crashed or hung).\n\n"
+  note += must ? "**A bug in aliasfuzz itself**: a strategy that must agree with the oracle diverged (or a case "
+                 "crashed or hung).\n\n"
                : "A finding against a strategy under study.\n\n";
   note += "First seen on program " + std::to_string(k) + " of seed " + std::to_string(o.seed) + ".\n\n";
   if (const auto spec = run::spec_from_json(f["spec"]); spec && spec->is_external()) {
-    note += "Reproduce: `repro.py` (written by the minimizer; its first line names the Python to run it with), or `./aliasfuzz minimize case.af --strategy " +
-            spec->strategy.name() + " --out DIR`.\n";
+    note +=
+        "Reproduce: `repro.py` (written by the minimizer; its first line names the Python to run it with), or "
+        "`./aliasfuzz minimize case.af --strategy " +
+        spec->strategy.name() + " --out DIR`.\n";
   } else if (spec) {
     note += "Reproduce: `./aliasfuzz run case.af " + run::spec_flags(*spec) + "`\n";
   }
@@ -72,7 +73,8 @@ void write_bucket_folder(const CampaignOptions& o, const std::string& name, uint
     note += "\nFirst mismatch: " + f.value("observable", "") + ": " + f.value("what", "") + "\n";
   else if (f.contains("observable"))
     note += "\nFirst mismatch: " + f.value("observable", "") + "[" + std::to_string(f.value("index", 0)) +
-            "] expected " + ir::json_text(f.value("expected", json())) + ", got " + ir::json_text(f.value("actual", json())) + "\n";
+            "] expected " + ir::json_text(f.value("expected", json())) + ", got " +
+            ir::json_text(f.value("actual", json())) + "\n";
   if (f.contains("error")) note += "\nError: " + f.value("error", "") + "\n";
   write_atomic(dir + "/note.md", note);
 }
@@ -89,11 +91,22 @@ void save_campaign_settings(const CampaignOptions& o) {
   }
   if (!o.command_line.empty()) commands.push_back(o.command_line);
   for (const auto& [tool, v] : o.versions) versions[tool] = v;
-  json s = {{"commands", commands}, {"versions", versions},{"seed", o.seed}, {"shard", std::to_string(o.shard_i) + "/" + std::to_string(o.shard_n)},
-            {"programs", o.programs}, {"time_s", o.time_s}, {"strategies", run::names_of(o.strategies)},
-            {"injects", run::names_of(o.injects)}, {"target", run::target_name(o.target)}, {"checked", o.checked}, {"gen_size", o.gen.size}, {"gen_invalid_rate", o.gen.invalid_rate},
-            {"gen_max_rank", o.gen.max_rank}, {"gen_max_numel", o.gen.max_numel},
-            {"gen_op_weights", o.gen.op_weights}, {"gen_aliased_inputs_same_sizes", o.gen.aliased_inputs_same_sizes},
+  json s = {{"commands", commands},
+            {"versions", versions},
+            {"seed", o.seed},
+            {"shard", std::to_string(o.shard_i) + "/" + std::to_string(o.shard_n)},
+            {"programs", o.programs},
+            {"time_s", o.time_s},
+            {"strategies", run::names_of(o.strategies)},
+            {"injects", run::names_of(o.injects)},
+            {"target", run::target_name(o.target)},
+            {"checked", o.checked},
+            {"gen_size", o.gen.size},
+            {"gen_invalid_rate", o.gen.invalid_rate},
+            {"gen_max_rank", o.gen.max_rank},
+            {"gen_max_numel", o.gen.max_numel},
+            {"gen_op_weights", o.gen.op_weights},
+            {"gen_aliased_inputs_same_sizes", o.gen.aliased_inputs_same_sizes},
             {"not_supported", o.not_supported},
             {"log_all", o.log_all}};
   write_atomic(o.out + "/campaign.json", ir::json_text(s, 2) + "\n");
@@ -104,23 +117,43 @@ void save_campaign_settings(const CampaignOptions& o) {
 void CampaignStore::save_state(const CampaignTally& tally, const CaseQueue& queue, double elapsed_s) {
   json buckets = json::object();
   for (const auto& [name, b] : tally.buckets)
-    buckets[name] = {{"count", b.count}, {"first_program", b.first_k}, {"must_agree", b.must_agree},
-                     {"first_t", b.first_t}, {"finding", b.finding}};
-  json s = {{"seed", o_.seed}, {"done_below", queue.done_below_j}, {"done_extra", queue.done}, {"programs", tally.programs},
-            {"invalid", tally.invalid}, {"findings", tally.findings}, {"crashes", tally.crashes}, {"timeouts", tally.timeouts},
-            {"elapsed_s", elapsed_s}, {"buckets", buckets}, {"timeline", tally.timeline}, {"tiers", tiers_json(tally)}};
+    buckets[name] = {{"count", b.count},
+                     {"first_program", b.first_k},
+                     {"must_agree", b.must_agree},
+                     {"first_t", b.first_t},
+                     {"finding", b.finding}};
+  json s = {{"seed", o_.seed},
+            {"done_below", queue.done_below_j},
+            {"done_extra", queue.done},
+            {"programs", tally.programs},
+            {"invalid", tally.invalid},
+            {"findings", tally.findings},
+            {"crashes", tally.crashes},
+            {"timeouts", tally.timeouts},
+            {"elapsed_s", elapsed_s},
+            {"buckets", buckets},
+            {"timeline", tally.timeline},
+            {"tiers", tiers_json(tally)}};
   // Novelty candidates (issue #34), only those still the first of a feature.
   json candidates = json::object();
   for (const auto& [key, k] : tally.feature_first) {
     const std::string id = std::to_string(k) + "|" + key.substr(0, key.find('|'));
     if (const auto it = tally.candidates.find(id); it != tally.candidates.end()) candidates[id] = it->second;
   }
-  s["features"] = {{"first", tally.feature_first}, {"count", tally.feature_count}, {"candidates", candidates},
-                   {"sample", {{"programs", tally.sample_programs}, {"features", tally.sample_features},
-                               {"findings", tally.sample_findings}, {"who", tally.sample_who}}}};
+  s["features"] = {{"first", tally.feature_first},
+                   {"count", tally.feature_count},
+                   {"candidates", candidates},
+                   {"sample",
+                    {{"programs", tally.sample_programs},
+                     {"features", tally.sample_features},
+                     {"findings", tally.sample_findings},
+                     {"who", tally.sample_who}}}};
   if (tally.external_runs > 0 || tally.unsupported > 0)
-    s["external"] = {{"runs", tally.external_runs}, {"compared", tally.compared}, {"unsupported", tally.unsupported},
-                     {"unsupported_reasons", tally.unsupported_reasons}, {"not_supported", o_.not_supported}};
+    s["external"] = {{"runs", tally.external_runs},
+                     {"compared", tally.compared},
+                     {"unsupported", tally.unsupported},
+                     {"unsupported_reasons", tally.unsupported_reasons},
+                     {"not_supported", o_.not_supported}};
   write_atomic(o_.out + "/state.json", ir::json_text(s) + "\n");
   if (findings_dirty) write_findings(tally);
 }

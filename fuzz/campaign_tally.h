@@ -17,8 +17,8 @@ struct BucketTally {  // a bucket's counts in a campaign
   int64_t count = 0;
   uint64_t first_k = 0;
   bool must_agree = false;
-  double first_t = 0;          // seconds into the campaign when it first appeared
-  nlohmann::json finding;      // its finding on program first_k (with "k" and "t")
+  double first_t = 0;      // seconds into the campaign when it first appeared
+  nlohmann::json finding;  // its finding on program first_k (with "k" and "t")
 };
 
 struct Tier {
@@ -53,7 +53,7 @@ struct CampaignTally {
   // counts the kinds), and how many diverged under each who.
   int64_t sample_programs = 0;
   std::map<std::string, int64_t> sample_features, sample_findings, sample_who;
-  double last_new = -1;            // seconds into the campaign when the last new bucket appeared
+  double last_new = -1;  // seconds into the campaign when the last new bucket appeared
   nlohmann::json timeline = nlohmann::json::array();
 
   // Counts one program's answer (its findings go to add_finding, its
@@ -64,8 +64,8 @@ struct CampaignTally {
   // campaign. A bucket's program is its smallest: workers finish out of
   // order, and the same seed must give the same bucket folders with any --jobs.
   struct Added {
-    bool fresh = false;   // a new bucket
-    bool first = false;   // k is now the bucket's first program (write its folder)
+    bool fresh = false;  // a new bucket
+    bool first = false;  // k is now the bucket's first program (write its folder)
   };
   Added add_finding(uint64_t k, const nlohmann::json& f, double t);
   // Adds n findings of a bucket its worker sent in full before, on a

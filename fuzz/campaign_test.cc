@@ -28,7 +28,8 @@ std::string fresh_dir(const std::string& name) {
 
 // (program, bucket) of every line of findings-all.jsonl (every divergence;
 // base() turns --log-all on), or of findings.jsonl (one line per bucket).
-std::multiset<std::pair<uint64_t, std::string>> findings(const std::string& dir, const char* file = "findings-all.jsonl") {
+std::multiset<std::pair<uint64_t, std::string>> findings(const std::string& dir,
+                                                         const char* file = "findings-all.jsonl") {
   std::string text;
   read_text(dir + "/" + file, &text);
   std::multiset<std::pair<uint64_t, std::string>> r;
@@ -297,7 +298,8 @@ std::map<std::string, std::string> novel_bugs(const std::string& dir) {
     std::string text;
     if (!read_text(e.path().string() + "/minimize.json", &text)) continue;
     const auto j = nlohmann::json::parse(text);
-    r[e.path().filename().string()] = j["bug_key"].get<std::string>() + (j.value("explained", false) ? " (explained)" : "");
+    r[e.path().filename().string()] =
+        j["bug_key"].get<std::string>() + (j.value("explained", false) ? " (explained)" : "");
   }
   return r;
 }

@@ -12,11 +12,11 @@ namespace af::fuzz {
 
 struct CaseQueue {
   int shard_i = 0, shard_n = 1;
-  int64_t programs = -1;      // global indices [0, programs); -1: no end
-  uint64_t next_j = 0;        // next local index to hand out
-  std::deque<uint64_t> retry; // global indices to hand out again
-  std::set<uint64_t> done;    // completed global indices at or above global(done_below_j)
-  uint64_t done_below_j = 0;  // every local index below this is done
+  int64_t programs = -1;       // global indices [0, programs); -1: no end
+  uint64_t next_j = 0;         // next local index to hand out
+  std::deque<uint64_t> retry;  // global indices to hand out again
+  std::set<uint64_t> done;     // completed global indices at or above global(done_below_j)
+  uint64_t done_below_j = 0;   // every local index below this is done
 
   uint64_t global(uint64_t j) const { return shard_i + j * shard_n; }
   uint64_t local(uint64_t k) const { return (k - shard_i) / shard_n; }

@@ -20,8 +20,8 @@ using run::Mutant;
 using run::RunConfig;
 
 nlohmann::json check_failure_json(const schedulers::CheckFailure& f) {
-  return {{"stmt", f.stmt},     {"source_stmt", f.source_stmt}, {"op", f.op},          {"line", f.line},
-          {"region", f.region}, {"count", f.count},             {"first_index", f.first_index}};
+  return {{"stmt", f.stmt},   {"source_stmt", f.source_stmt}, {"op", f.op}, {"line", f.line}, {"region", f.region},
+          {"count", f.count}, {"first_index", f.first_index}};
 }
 
 namespace {
@@ -93,8 +93,10 @@ std::string bisect_first_op(const ir::Program& p, const std::function<bool(size_
   if (hi == 0 || !prefix_diverges(hi)) return "";
   while (hi - lo > 1) {
     const size_t mid = (lo + hi) / 2;
-    if (prefix_diverges(mid)) hi = mid;
-    else lo = mid;
+    if (prefix_diverges(mid))
+      hi = mid;
+    else
+      lo = mid;
   }
   return ir::op_name(p.stmts[hi - 1].op);
 }
@@ -166,7 +168,8 @@ std::optional<RunRecord> check_external_result(const ir::Program& p, const ir::A
 
 std::optional<RunRecord> check_external(const ir::Program& p, const ir::Analysis& an, const run::RunSpec& s,
                                         const CheckOptions& options) {
-  return check_external_result(p, options.first_op ? &an : nullptr, s, compilers::run_external(p, s.strategy.name()), options);
+  return check_external_result(p, options.first_op ? &an : nullptr, s, compilers::run_external(p, s.strategy.name()),
+                               options);
 }
 
 // One run of an external strategy on a program the oracle rejects.
@@ -212,7 +215,8 @@ std::optional<std::string> predicted_refusal(const std::string& error) {
   const std::string rest = error.substr(at + head.size());
   const size_t colon = rest.find(": ");
   if (colon == std::string::npos) return std::nullopt;
-  if (!compilers::classify_external_error(rest.substr(0, colon), rest.substr(colon + 2)).unsupported) return std::nullopt;
+  if (!compilers::classify_external_error(rest.substr(0, colon), rest.substr(colon + 2)).unsupported)
+    return std::nullopt;
   return rest.substr(0, rest.rfind(" (line "));
 }
 
@@ -221,9 +225,8 @@ std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observ
   return check_program(p, ir::analyze(p).value(), expected, specs, options);
 }
 
-std::vector<RunRecord> check_program(const ir::Program& p, const ir::Analysis& an,
-                                     const oracles::Observables& expected, const std::vector<run::RunSpec>& specs,
-                                     const CheckOptions& options) {
+std::vector<RunRecord> check_program(const ir::Program& p, const ir::Analysis& an, const oracles::Observables& expected,
+                                     const std::vector<run::RunSpec>& specs, const CheckOptions& options) {
   std::vector<RunRecord> out;
   Prefixes prefixes(p, an);
   for (const run::RunSpec& s : specs) {

@@ -79,9 +79,8 @@ std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observ
                                      const std::vector<run::RunSpec>& specs, const CheckOptions& options = {});
 // The same with the program's analysis at hand (a campaign's worker has it
 // from the generator: fuzz::generate_analyzed).
-std::vector<RunRecord> check_program(const ir::Program& p, const ir::Analysis& an,
-                                     const oracles::Observables& expected, const std::vector<run::RunSpec>& specs,
-                                     const CheckOptions& options = {});
+std::vector<RunRecord> check_program(const ir::Program& p, const ir::Analysis& an, const oracles::Observables& expected,
+                                     const std::vector<run::RunSpec>& specs, const CheckOptions& options = {});
 
 // Runs the external specs (the others are skipped: a schedule of ours has
 // no meaning for a program eager refuses) on a program the oracle rejects

@@ -27,8 +27,7 @@ std::vector<CompareRow> compare_strategies(const CompareOptions& o) {
     const auto& fixes = run::ua_fix_names();
     for (size_t k = 0; k < fixes.size(); ++k) {
       const auto fix = static_cast<run::UaFix>(1u << k);  // names follow the enum's bits
-      if (fix != run::UaFix::Dedupe && fix != run::UaFix::Min)
-        strategies.push_back("update_aliases+" + fixes[k]);
+      if (fix != run::UaFix::Dedupe && fix != run::UaFix::Min) strategies.push_back("update_aliases+" + fixes[k]);
     }
   }
   std::vector<CompareRow> rows;

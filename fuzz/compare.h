@@ -23,7 +23,7 @@ struct CompareRow {
 struct CompareOptions {
   uint64_t seed = 1;
   int64_t programs = 200;
-  std::vector<std::string> strategies;  // default: every strategy
+  std::vector<std::string> strategies;                                               // default: every strategy
   std::vector<std::string> reorders{"program", "random", "fusion", "asap", "alap"};  // random: seeded per program
   std::vector<std::string> fusions{"none", "greedy", "dataflow"};
   GenOptions gen;

@@ -37,12 +37,11 @@ schedulers::ExecuteOutcome execute(const schedulers::Schedule& s, const RunConfi
   return g_executor(s, config, expected);
 }
 
-schedulers::RunOutcome run_on_target(const ir::Program& p, const ir::Analysis& an,
-                                       const oracles::Observables& expected, const RunConfig& config) {
-  return schedulers::run_and_compare(p, an, expected, config,
-                                     [&config](const schedulers::Schedule& s, const schedulers::ExpectedByStmt* e) {
-                                       return execute(s, config, e);
-                                     });
+schedulers::RunOutcome run_on_target(const ir::Program& p, const ir::Analysis& an, const oracles::Observables& expected,
+                                     const RunConfig& config) {
+  return schedulers::run_and_compare(
+      p, an, expected, config,
+      [&config](const schedulers::Schedule& s, const schedulers::ExpectedByStmt* e) { return execute(s, config, e); });
 }
 
 }  // namespace af::fuzz

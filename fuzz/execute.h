@@ -15,8 +15,7 @@ namespace af::fuzz {
 // interp). The binary that links the Halide lowering registers it
 // (tools/target_executor.cc), so that this checking core, the minimizer
 // and the libFuzzer target stay free of Halide.
-using TargetExecutor = schedulers::ExecuteOutcome (*)(const schedulers::Schedule& s,
-                                                      const run::RunConfig& config,
+using TargetExecutor = schedulers::ExecuteOutcome (*)(const schedulers::Schedule& s, const run::RunConfig& config,
                                                       const schedulers::ExpectedByStmt* expected);
 void register_target_executor(TargetExecutor executor);
 bool target_available(run::Target target);
@@ -33,7 +32,7 @@ const std::vector<std::string>& target_names();
 schedulers::ExecuteOutcome execute(const schedulers::Schedule& s, const run::RunConfig& config,
                                    const schedulers::ExpectedByStmt* expected = nullptr);
 // Schedule, execute and compare with the oracle's observables.
-schedulers::RunOutcome run_on_target(const ir::Program& p, const ir::Analysis& an,
-                                       const oracles::Observables& expected, const run::RunConfig& config);
+schedulers::RunOutcome run_on_target(const ir::Program& p, const ir::Analysis& an, const oracles::Observables& expected,
+                                     const run::RunConfig& config);
 
 }  // namespace af::fuzz

@@ -38,7 +38,6 @@ namespace {
 
 using nlohmann::json;
 
-
 std::string tmp(const std::string& name) {
   const char* t = std::getenv("TEST_TMPDIR");
   return std::string(t ? t : "/tmp") + "/" + name;
@@ -74,8 +73,10 @@ class ExternalCampaign : public ::testing::Test {
   }
   void TearDown() override {
     for (const auto& [k, v] : saved_)
-      if (v) setenv(k.c_str(), v->c_str(), 1);
-      else unsetenv(k.c_str());
+      if (v)
+        setenv(k.c_str(), v->c_str(), 1);
+      else
+        unsetenv(k.c_str());
     compilers::forget_capabilities();
   }
   void set(const std::string& k, const std::string& v) {
@@ -237,7 +238,8 @@ TEST(PyCampaign, FindsAnInputMetadataMutationNotReplayed) {
   int buckets = 0, minimized = 0;
   for (const auto& e : std::filesystem::directory_iterator(o.out + "/findings")) {
     const std::string bucket = e.path().filename().string();
-    EXPECT_NE(bucket.find("__input-meta__"), std::string::npos) << "values are right: only input-meta buckets\n" << bucket;
+    EXPECT_NE(bucket.find("__input-meta__"), std::string::npos) << "values are right: only input-meta buckets\n"
+                                                                << bucket;
     ++buckets;
     std::string text;
     if (!read_text((e.path() / "min.af").string(), &text)) continue;  // minimized only within the budget
@@ -250,7 +252,8 @@ TEST(PyCampaign, FindsAnInputMetadataMutationNotReplayed) {
     for (size_t k = 0; k < final.size(); ++k) reshaped |= final[k] != an->values[k].g;
     EXPECT_TRUE(reshaped) << "the minimized program still re-shapes an input\n" << text;
     const std::string out = tmp("repro-meta.txt");
-    const int rc = std::system(("/usr/bin/python3 " + (e.path() / "repro.py").string() + " > " + out + " 2>&1").c_str());
+    const int rc =
+        std::system(("/usr/bin/python3 " + (e.path() / "repro.py").string() + " > " + out + " 2>&1").c_str());
     std::string printed;
     read_text(out, &printed);
     EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 1) << printed;

@@ -26,7 +26,6 @@
 namespace af::fuzz {
 namespace {
 
-
 std::string tmpdir() {
   const char* t = std::getenv("TEST_TMPDIR");
   return t ? t : "/tmp";
@@ -72,8 +71,9 @@ std::optional<RunRecord> run(const ir::Program& p, const std::string& strategy) 
 
 TEST(ExternalCheck, CampaignSpecsUseProgramOrderAndNoFusion) {
   for (uint64_t i = 0; i < 20; ++i)
-    for (const run::RunSpec& s : campaign_specs(1, i, {run::strategy_of("thunder"), run::strategy_of("torch-functionalize"),
-                                                  run::strategy_of("none")}, {})) {
+    for (const run::RunSpec& s : campaign_specs(
+             1, i, {run::strategy_of("thunder"), run::strategy_of("torch-functionalize"), run::strategy_of("none")},
+             {})) {
       if (!s.is_external()) continue;
       EXPECT_EQ(s.reorder_name(), "program");
       EXPECT_EQ(s.fusion_name(), "none");
@@ -104,8 +104,10 @@ TEST(ExternalCheck, UnavailableThunderGivesNoRecord) {
   const std::string keep = old ? old : "";
   setenv("AF_THUNDER_PYTHON", "/nonexistent/python", 1);
   EXPECT_FALSE(run(program(kOverlapping), "thunder").has_value());
-  if (old) setenv("AF_THUNDER_PYTHON", keep.c_str(), 1);
-  else unsetenv("AF_THUNDER_PYTHON");
+  if (old)
+    setenv("AF_THUNDER_PYTHON", keep.c_str(), 1);
+  else
+    unsetenv("AF_THUNDER_PYTHON");
 }
 
 TEST(ExternalCheck, ThunderUnsupportedOpIsCountedNotAFinding) {
@@ -167,8 +169,10 @@ class FakeCompiler : public ::testing::Test {
   }
   void TearDown() override {
     for (const auto& [k, v] : saved_)
-      if (v) setenv(k.c_str(), v->c_str(), 1);
-      else unsetenv(k.c_str());
+      if (v)
+        setenv(k.c_str(), v->c_str(), 1);
+      else
+        unsetenv(k.c_str());
   }
   void set(const std::string& k, const std::string& v) {
     const char* old = std::getenv(k.c_str());
@@ -199,8 +203,10 @@ TEST_F(FakeCompiler, InternalErrorIsAFinding) {
   EXPECT_EQ(r->error, "AssertionError: ");
   EXPECT_EQ(bucket_of(*r), "torch-functionalize__program-order__unfused__error__AssertionError");
   // And a supported program reaches the value comparison (the stand-in is eager).
-  auto ok = run(program("aliasfuzz 1\nstorage s0 f32[4] = iota(0, 1)\ninput x = s0\nr = add(x, 1.0)\nmul_(x, 2.0)\nreturn r, x\n"),
-                "torch-functionalize");
+  auto ok = run(
+      program(
+          "aliasfuzz 1\nstorage s0 f32[4] = iota(0, 1)\ninput x = s0\nr = add(x, 1.0)\nmul_(x, 2.0)\nreturn r, x\n"),
+      "torch-functionalize");
   ASSERT_TRUE(ok.has_value());
   EXPECT_TRUE(ok->agree);
   EXPECT_TRUE(ok->error.empty() && ok->unsupported.empty());
@@ -295,7 +301,8 @@ TEST(ExternalCheck, RunnerCrashIsItsOwnKindAndItsReproSaysSo) {
   EXPECT_EQ(b.substr(b.rfind("__")), "__runner-crash-SIGSEGV") << b;
   EXPECT_NE(r->stderr_tail.find("toy compiler: exp_ is where I crash"), std::string::npos) << r->stderr_tail;
   // The next program gets a fresh process (no exp_: it runs and agrees).
-  auto ok = run_spec(program("aliasfuzz 1\nstorage s0 f32[2] = iota(1, 1)\ninput x = s0\nmul_(x, 2.0)\nreturn x\n"), spec);
+  auto ok =
+      run_spec(program("aliasfuzz 1\nstorage s0 f32[2] = iota(1, 1)\ninput x = s0\nmul_(x, 2.0)\nreturn x\n"), spec);
   ASSERT_TRUE(ok.has_value());
   EXPECT_TRUE(ok->agree) << ok->error;
   MinimizeOptions mo;
@@ -351,8 +358,12 @@ TEST(RealThunder, PredictedBugsReproduce) {
   std::string dir;
   for (const char* v : {"TEST_SRCDIR", "AF_ROOT"})
     if (const char* e = std::getenv(v)) {
-      const std::string d = std::string(e) + (std::string(v) == "TEST_SRCDIR" ? "/aliasfuzz" : "") + "/corpus/regressions";
-      if (fs::is_directory(d)) { dir = d; break; }
+      const std::string d =
+          std::string(e) + (std::string(v) == "TEST_SRCDIR" ? "/aliasfuzz" : "") + "/corpus/regressions";
+      if (fs::is_directory(d)) {
+        dir = d;
+        break;
+      }
     }
   ASSERT_FALSE(dir.empty());
   int cases = 0;

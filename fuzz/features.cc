@@ -36,7 +36,9 @@ std::vector<std::string> value_paths(const ir::Program& p, const ir::Analysis& a
   // root/a + b -> root/b: the view a write goes through last is what a
   // bug of aliasing is about; longer chains would make the words many
   // (thousands per campaign) and their novelty mostly noise.
-  auto append = [](const std::string& base, const std::string& op) { return base.substr(0, base.find('/')) + "/" + op; };
+  auto append = [](const std::string& base, const std::string& op) {
+    return base.substr(0, base.find('/')) + "/" + op;
+  };
   for (const auto& st : p.stmts) {
     const auto cls = ir::op_info(st.op).cls;
     if (st.args.empty() || st.args[0].kind != ir::Arg::Tensor) continue;
@@ -50,7 +52,8 @@ std::vector<std::string> value_paths(const ir::Program& p, const ir::Analysis& a
         // changed; on a view it is no more than the view the op mirrors
         // (t = narrow(x); as_strided_(t, ...) is as_strided(x, ...): t's
         // old geometry is gone), and the argument is that view from now on.
-        if (path[src].find('/') != std::string::npos) path[src] = append(path[src], ir::op_name(ir::geometry_op(st.op)));
+        if (path[src].find('/') != std::string::npos)
+          path[src] = append(path[src], ir::op_name(ir::geometry_op(st.op)));
         path[o] = path[src];
         continue;
       }

@@ -44,8 +44,9 @@ TEST(Features, WritesThroughResultsAndOverlap) {
       "t2 = transpose(t1, 0, 1)\nt3 = clone(t2)\nadd_(t3, 1.0)\nreturn t3\n");
   EXPECT_TRUE(has(f, "write:fresh")) << "a clone is a fresh storage";
   EXPECT_FALSE(has(f, "inputs:share"));
-  const auto g = features("aliasfuzz 1\nstorage s0 f32[3] = iota(0, 1)\ninput x0 = as_strided(s0, [2, 2], [1, 1], 0)\n"
-                          "t0 = exp(x0)\nreturn t0\n");
+  const auto g = features(
+      "aliasfuzz 1\nstorage s0 f32[3] = iota(0, 1)\ninput x0 = as_strided(s0, [2, 2], [1, 1], 0)\n"
+      "t0 = exp(x0)\nreturn t0\n");
   EXPECT_EQ(g, (std::vector<std::string>{"op:exp"})) << "no view op, no write";
 }
 
@@ -62,7 +63,8 @@ TEST(Features, NoAnalysisGivesOpsOnly) {
 
 TEST(Cause, AliasRelationNotTheWritingOp) {
   // One relation (a write through an input another input views), three ops: one cause.
-  const std::string head = "aliasfuzz 1\nstorage s0 f32[4] = iota(0, 1)\ninput x0 = s0\ninput x1 = as_strided(s0, [2], [1], 0)\n";
+  const std::string head =
+      "aliasfuzz 1\nstorage s0 f32[4] = iota(0, 1)\ninput x0 = s0\ninput x1 = as_strided(s0, [2], [1], 0)\n";
   const std::string add = bug_cause(parse(head + "add_(x0, 1.0)\nreturn x1\n"));
   EXPECT_EQ(add, "alias:input~shared");
   EXPECT_EQ(bug_cause(parse(head + "fill_(x0, 2.0)\nreturn x1\n")), add);
@@ -77,14 +79,16 @@ TEST(Cause, AliasRelationNotTheWritingOp) {
             bug_cause(parse("aliasfuzz 1\nstorage s0 f32[4] = iota(0, 1)\ninput x0 = s0\nt0 = reshape(x0, [2, 2])\n"
                             "mul_(t0, 2.0)\nreturn x0\n")));
   // A metadata op on an input, whatever other write the program kept.
-  EXPECT_EQ(bug_cause(parse("aliasfuzz 1\nstorage s0 f32[4] = iota(0, 1)\ninput x0 = as_strided(s0, [2, 2], [2, 1], 0)\n"
-                            "t0 = t_(x0)\nadd_(t0, 1.0)\n")),
-            "meta:input");
+  EXPECT_EQ(
+      bug_cause(parse("aliasfuzz 1\nstorage s0 f32[4] = iota(0, 1)\ninput x0 = as_strided(s0, [2, 2], [2, 1], 0)\n"
+                      "t0 = t_(x0)\nadd_(t0, 1.0)\n")),
+      "meta:input");
   // A metadata op on a view makes the view it mirrors: as_strided_ of a
   // narrow or of a select is an as_strided of the input (the view's old
   // geometry is gone), the cause of a write through it as of any.
-  const std::string as_strided = bug_cause(parse("aliasfuzz 1\nstorage s0 f32[2] = full(0.0)\ninput x0 = as_strided(s0, [], [], 0)\n"
-                                                 "t0 = as_strided(x0, [], [], 1)\nadd_(t0, 1.0)\n"));
+  const std::string as_strided =
+      bug_cause(parse("aliasfuzz 1\nstorage s0 f32[2] = full(0.0)\ninput x0 = as_strided(s0, [], [], 0)\n"
+                      "t0 = as_strided(x0, [], [], 1)\nadd_(t0, 1.0)\n"));
   EXPECT_EQ(as_strided, "alias:input/as_strided");
   EXPECT_EQ(bug_cause(parse("aliasfuzz 1\nstorage s0 f32[1] = full(0.0)\ninput x0 = s0\nt0 = narrow(x0, 0, 0, 0)\n"
                             "t1 = as_strided_(t0, [1, 1], [1, 1], 0)\nadd_(t1, 1.0)\n")),

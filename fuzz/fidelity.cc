@@ -67,10 +67,12 @@ void save_case(const FidelityOptions& o, const std::string& pair, const std::str
   std::filesystem::create_directories(dir);
   std::string text = ir::print(p);
   const size_t nl = text.find('\n');
-  const std::string header = "# aliasfuzz fidelity --seed " + std::to_string(o.seed) + " (program " + std::to_string(k) +
-                             "): " + kind + "\n# model: " + (model.what.empty() ? "agrees" : model.what) +
+  const std::string header = "# aliasfuzz fidelity --seed " + std::to_string(o.seed) + " (program " +
+                             std::to_string(k) + "): " + kind +
+                             "\n# model: " + (model.what.empty() ? "agrees" : model.what) +
                              "\n# real:  " + (real.what.empty() ? "agrees" : real.what) + "\n";
-  write_atomic(dir + "/" + kind + "-" + std::to_string(k) + ".af", text.substr(0, nl + 1) + header + text.substr(nl + 1));
+  write_atomic(dir + "/" + kind + "-" + std::to_string(k) + ".af",
+               text.substr(0, nl + 1) + header + text.substr(nl + 1));
 }
 
 }  // namespace
@@ -90,12 +92,16 @@ FidelityResult measure_fidelity(const FidelityOptions& o) {
   }
   // Pairs: the model under the policy matching each real mode, and under
   // any of K random reorders (an upper bound: every order the rule allows).
-  struct Model { std::string name; std::vector<run::RunSpec> specs; };
+  struct Model {
+    std::string name;
+    std::vector<run::RunSpec> specs;
+  };
   std::vector<Model> models{{"update_aliases reorder=program (Thunder's consecutive fusion)", {spec("update_aliases")}},
                             {"update_aliases reorder=thunder-dataflow", {spec("update_aliases", "thunder-dataflow")}}};
   Model any{"update_aliases, program + thunder-dataflow + " + std::to_string(o.random_reorders) + " random orders", {}};
   any.specs = {spec("update_aliases"), spec("update_aliases", "thunder-dataflow")};
-  for (int k = 0; k < o.random_reorders; ++k) any.specs.push_back(spec("update_aliases", "random:" + std::to_string(k)));
+  for (int k = 0; k < o.random_reorders; ++k)
+    any.specs.push_back(spec("update_aliases", "random:" + std::to_string(k)));
   models.push_back(any);
   // Which model is paired with which real strategy.
   const std::vector<std::pair<int, int>> pairing{{0, 0}, {1, 1}, {2, 0}, {2, 1}};
@@ -137,10 +143,16 @@ FidelityResult measure_fidelity(const FidelityOptions& o) {
         (re.unsupported ? fp.real_unsupported : fp.real_internal)++;
         continue;
       }
-      if (mo.diverged && re.diverged) fp.both++;
-      else if (re.diverged) { fp.real_only++; save_case(o, tag, "missed", k, p, mo, re); }
-      else if (mo.diverged) { fp.model_only++; save_case(o, tag, "extra", k, p, mo, re); }
-      else fp.neither++;
+      if (mo.diverged && re.diverged)
+        fp.both++;
+      else if (re.diverged) {
+        fp.real_only++;
+        save_case(o, tag, "missed", k, p, mo, re);
+      } else if (mo.diverged) {
+        fp.model_only++;
+        save_case(o, tag, "extra", k, p, mo, re);
+      } else
+        fp.neither++;
     }
     res.programs = k + 1;
     if ((k + 1) % 25 == 0 || k + 1 == o.programs) {
@@ -166,10 +178,17 @@ std::string fidelity_json(const FidelityResult& r) {
   j["excluded_ops"] = r.excluded;
   j["seconds"] = r.seconds;
   for (const auto& p : r.pairs)
-    j["pairs"].push_back({{"model", p.model}, {"real", p.real}, {"both", p.both}, {"real_only", p.real_only},
-                          {"model_only", p.model_only}, {"neither", p.neither}, {"recall", p.recall()},
-                          {"precision", p.precision()}, {"real_unsupported", p.real_unsupported},
-                          {"real_internal_error", p.real_internal}, {"model_predicts_raise", p.model_raises},
+    j["pairs"].push_back({{"model", p.model},
+                          {"real", p.real},
+                          {"both", p.both},
+                          {"real_only", p.real_only},
+                          {"model_only", p.model_only},
+                          {"neither", p.neither},
+                          {"recall", p.recall()},
+                          {"precision", p.precision()},
+                          {"real_unsupported", p.real_unsupported},
+                          {"real_internal_error", p.real_internal},
+                          {"model_predicts_raise", p.model_raises},
                           {"model_predicts_raise_real_raises", p.model_raises_real_too}});
   return ir::json_text(j, 2) + "\n";
 }
@@ -177,14 +196,17 @@ std::string fidelity_json(const FidelityResult& r) {
 std::string fidelity_markdown(const FidelityResult& r) {
   std::string s = "# update_aliases model vs the real Thunder\n\n";
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%llu programs, %.0f s; real systems: %s\n\n", static_cast<unsigned long long>(r.programs),
-                r.seconds, r.versions.empty() ? "not installed" : r.versions.c_str());
+  std::snprintf(buf, sizeof buf, "%llu programs, %.0f s; real systems: %s\n\n",
+                static_cast<unsigned long long>(r.programs), r.seconds,
+                r.versions.empty() ? "not installed" : r.versions.c_str());
   s += buf;
   if (!r.excluded.empty()) s += "Left out of generation: " + r.excluded + "\n\n";
-  s += "| model | real | both diverge | real only (missed) | model only (extra) | neither | recall | precision | real unsupported | real internal error | model predicts raise (real raises too) |\n";
+  s += "| model | real | both diverge | real only (missed) | model only (extra) | neither | recall | precision | real "
+       "unsupported | real internal error | model predicts raise (real raises too) |\n";
   s += "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   for (const auto& p : r.pairs) {
-    std::snprintf(buf, sizeof buf, "| %s | %s | %lld | %lld | %lld | %lld | %.3f | %.3f | %lld | %lld | %lld (%lld) |\n",
+    std::snprintf(buf, sizeof buf,
+                  "| %s | %s | %lld | %lld | %lld | %lld | %.3f | %.3f | %lld | %lld | %lld (%lld) |\n",
                   p.model.c_str(), p.real.c_str(), (long long)p.both, (long long)p.real_only, (long long)p.model_only,
                   (long long)p.neither, p.recall(), p.precision(), (long long)p.real_unsupported,
                   (long long)p.real_internal, (long long)p.model_raises, (long long)p.model_raises_real_too);

@@ -23,16 +23,16 @@ namespace af::fuzz {
 struct FidelityOptions {
   uint64_t seed = 1;
   uint64_t programs = 200;
-  int random_reorders = 4;   // K: extra model runs under random:S
-  std::string out;           // folder for fidelity.{json,md} and disagreements/ ("" = none)
+  int random_reorders = 4;  // K: extra model runs under random:S
+  std::string out;          // folder for fidelity.{json,md} and disagreements/ ("" = none)
   GenOptions gen;
 };
 
 struct FidelityPair {
-  std::string model;    // e.g. "update_aliases reorder=thunder-dataflow"
-  std::string real;     // "thunder" or "thunder-dataflow"
+  std::string model;  // e.g. "update_aliases reorder=thunder-dataflow"
+  std::string real;   // "thunder" or "thunder-dataflow"
   int64_t both = 0, real_only = 0, model_only = 0, neither = 0;
-  int64_t real_unsupported = 0, real_internal = 0;  // the real system raised (not in the table)
+  int64_t real_unsupported = 0, real_internal = 0;      // the real system raised (not in the table)
   int64_t model_raises = 0, model_raises_real_too = 0;  // the model predicts Thunder raises
   double recall() const { return both + real_only ? double(both) / double(both + real_only) : 1.0; }
   double precision() const { return both + model_only ? double(both) / double(both + model_only) : 1.0; }
@@ -41,8 +41,8 @@ struct FidelityPair {
 struct FidelityResult {
   std::vector<FidelityPair> pairs;
   uint64_t programs = 0;
-  std::string versions;   // of the real systems
-  std::string excluded;   // ops left out of generation, and why
+  std::string versions;  // of the real systems
+  std::string excluded;  // ops left out of generation, and why
   double seconds = 0;
 };
 

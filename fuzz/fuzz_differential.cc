@@ -70,8 +70,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (r.agree) continue;
     const bool must = r.spec.must_agree();
     if (must || config.abort_all) {
-      std::fprintf(stderr, "aliasfuzz: %s diverges (bucket %s)\n%s", must ? "a must-agree strategy" : "the strategy under study",
-                   af::fuzz::bucket_of(r).c_str(), af::ir::print(*p).c_str());
+      std::fprintf(stderr, "aliasfuzz: %s diverges (bucket %s)\n%s",
+                   must ? "a must-agree strategy" : "the strategy under study", af::fuzz::bucket_of(r).c_str(),
+                   af::ir::print(*p).c_str());
       std::abort();
     }
     if (++g_reported <= 20 || g_reported % 1000 == 0)

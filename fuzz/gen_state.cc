@@ -70,7 +70,8 @@ bool Gen::window(int64_t numel, Shape* sizes, Shape* strides, int64_t* offset) {
 
 bool Gen::writable(int v) const {
   const Geometry& g = geo(v);
-  return live(v) && g.numel() > 0 && ir::internal_overlap_status(g) != ir::Overlap::Yes && !ir::has_exact_internal_overlap(g);
+  return live(v) && g.numel() > 0 && ir::internal_overlap_status(g) != ir::Overlap::Yes &&
+         !ir::has_exact_internal_overlap(g);
 }
 
 int Gen::pick_any() {
@@ -260,7 +261,8 @@ int Gen::emit_statement(OpKind op, std::vector<Arg> args, bool bind_inplace) {
     memory.append(analysis.storage_numel[s]);
     noise.append(analysis.storage_numel[s]);
   }
-  const NoiseCapture pre = options.guard_noise ? capture_operands(st, analysis, memory, noise, fresh_storage) : NoiseCapture();
+  const NoiseCapture pre =
+      options.guard_noise ? capture_operands(st, analysis, memory, noise, fresh_storage) : NoiseCapture();
   oracles::execute(st, analysis, memory);
   bool ok = inplace ? bounded(memory[written]) : (fresh_storage < 0 || bounded(memory[fresh_storage]));
   if (!ok) ++bound_exceeded;

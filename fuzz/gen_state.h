@@ -69,7 +69,9 @@ class Rng {
   bool chance(int per_mille) { return below(1000) < per_mille; }
   // An element of a non-empty vector, SmallVec or array.
   template <class C>
-  const auto& pick(const C& v) { return v[below(static_cast<int64_t>(std::size(v)))]; }
+  const auto& pick(const C& v) {
+    return v[below(static_cast<int64_t>(std::size(v)))];
+  }
 
  private:
   static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
@@ -106,14 +108,14 @@ struct Gen {
   // the others): choose_op's draw by binary search.
   std::vector<int> cumulative, cumulative_inplace;
   std::vector<char> enabled_by_kind;  // by OpKind: weight > 0
-  std::vector<int> hot;         // recently created aliases / fresh copies: favourite write targets
+  std::vector<int> hot;               // recently created aliases / fresh copies: favourite write targets
   int last_written_storage = -1;
   int last_written_value = -1;
   int bound_exceeded = 0;
-  oracles::Memory noise;                // by storage: a bound on each element's rounding noise
+  oracles::Memory noise;  // by storage: a bound on each element's rounding noise
   int noise_rejected = 0;
   int invalid_rejected = 0;
-  int pending_target = -1;              // a value the next in-place op should write
+  int pending_target = -1;  // a value the next in-place op should write
   // The view partial_alias_of made for the statement being built: the
   // next emit() owns it and takes it back out if that statement is
   // rejected, so that no unused view is left for later writes to target.

@@ -57,9 +57,7 @@ Gen::Gen(uint64_t seed, uint64_t index, const GenOptions& opt) : options(opt), r
   }
 }
 
-bool Gen::enabled(OpKind k) const {
-  return enabled_by_kind[static_cast<size_t>(k)];
-}
+bool Gen::enabled(OpKind k) const { return enabled_by_kind[static_cast<size_t>(k)]; }
 
 // The op whose weight interval holds the draw x: the first i with
 // cumulative[i] > x (the ops of weight 0 have empty intervals).
@@ -107,8 +105,10 @@ void Gen::make_storages_and_inputs() {
   for (int s = 0; s < ns; ++s) {
     int count = 1;
     const int roll = static_cast<int>(rng.below(100));
-    if (roll < 40) count = 2;
-    else if (roll < 55) count = 3;
+    if (roll < 40)
+      count = 2;
+    else if (roll < 55)
+      count = 3;
     count = std::max(1, std::min(count, budget - (ns - s - 1)));
     budget -= count;
     const int64_t n = program.storages[s].numel;
@@ -213,7 +213,6 @@ void Gen::run() {
 
 using detail::Gen;
 
-
 // The ops the generator draws, in table order (ir/ops.h: a recipe other
 // than NotGenerated); their default weights come from the table too.
 const std::vector<ir::OpKind>& generated_ops() {
@@ -260,8 +259,7 @@ namespace {
 // this error, which no caller sees.
 ir::Result<ir::Analysis> not_analyzed() { return ir::Error{ir::ErrorKind::Syntax, 0, "not analyzed"}; }
 
-Generated generate_program(uint64_t seed, uint64_t index, const GenOptions& opts, GenStats* stats,
-                           bool want_analysis) {
+Generated generate_program(uint64_t seed, uint64_t index, const GenOptions& opts, GenStats* stats, bool want_analysis) {
   const GenOptions options = clamp_options(opts);
   // The sub-seed `attempt` only changes if verification ever fails, which
   // the incremental checks are meant to rule out.

@@ -23,18 +23,18 @@
 namespace af::fuzz {
 
 struct GenOptions {
-  int size = 12;            // statements (target: one more when matmul adds its transpose,
-                            // fewer only when no candidate fits; at most 9000)
-  int max_rank = 3;         // of every tensor (1..6)
-  int64_t max_numel = 64;   // per storage (and per generated tensor); at most 65536
+  int size = 12;           // statements (target: one more when matmul adds its transpose,
+                           // fewer only when no candidate fits; at most 9000)
+  int max_rank = 3;        // of every tensor (1..6)
+  int64_t max_numel = 64;  // per storage (and per generated tensor); at most 65536
   // op name -> weight multiplier (default 1; 0 disables); an op of table
   // weight 0 (ir/ops.h, off by default) named here is drawn at this weight
   // (sin=1.1 gives sin tanh_'s default weight, 1.1).
   std::map<std::string, double> op_weights;
   // Extensions (defaults keep programs small).
-  int max_storages = 3;     // declared storages: 1..max_storages
-  int max_inputs = 5;       // inputs over all storages
-  int max_returns = 4;      // returned tensors: 1..max_returns
+  int max_storages = 3;  // declared storages: 1..max_storages
+  int max_inputs = 5;    // inputs over all storages
+  int max_returns = 4;   // returned tensors: 1..max_returns
   // Every further input of a storage takes its first input's sizes and
   // strides (at an offset of its own): for a compiler that crashes on
   // aliased inputs of different sizes (its capability probe, oracles::

@@ -23,7 +23,6 @@ bool all_finite(const std::vector<float>& v) {
   return true;
 }
 
-
 // Scenario counters of one program (what the generator is supposed to mix).
 struct Scenarios {
   bool identical_inputs = false, overlapping_inputs = false, disjoint_inputs = false, mixed_rank_inputs = false;
@@ -38,9 +37,12 @@ Scenarios scenarios(const ir::Program& p, const ir::Analysis& an) {
       const auto& a = an.values[i];
       const auto& b = an.values[j];
       if (a.storage != b.storage) continue;
-      if (a.g == b.g) sc.identical_inputs = true;
-      else if (ir::shares_any_element(a.g, b.g)) sc.overlapping_inputs = true;
-      else sc.disjoint_inputs = true;
+      if (a.g == b.g)
+        sc.identical_inputs = true;
+      else if (ir::shares_any_element(a.g, b.g))
+        sc.overlapping_inputs = true;
+      else
+        sc.disjoint_inputs = true;
       if (a.g.rank() != b.g.rank()) sc.mixed_rank_inputs = true;
     }
   std::vector<bool> from_view(p.num_values(), false);
@@ -88,16 +90,22 @@ TEST(Generator, TenThousandProgramsValidFiniteAndCoverTheVocabulary) {
   const uint64_t seed = 20261129;
   const int n = 10000;
   std::vector<long> hist(ir::all_ops().size(), 0);
-  long stmts = 0, aliased_inputs = 0, mutated_pieces = 0, mayalias_mutated = 0, clone_mutated = 0,
-       input_copies = 0;
+  long stmts = 0, aliased_inputs = 0, mutated_pieces = 0, mayalias_mutated = 0, clone_mutated = 0, input_copies = 0;
   long sc_counts[10] = {0};
   // Format v1.1: programs using each op, and out= writes into a view of an
   // operand's storage other than the operand itself.
   std::vector<long> programs_with(ir::all_ops().size(), 0);
   long out_into_operand_storage = 0;
-  const char* sc_names[10] = {"identical inputs", "overlapping inputs", "disjoint inputs", "inputs of different ranks",
-                              "views of views", "writes through views", "sibling reads after writes",
-                              "writes after reads", "dead mutations", "setitem_"};
+  const char* sc_names[10] = {"identical inputs",
+                              "overlapping inputs",
+                              "disjoint inputs",
+                              "inputs of different ranks",
+                              "views of views",
+                              "writes through views",
+                              "sibling reads after writes",
+                              "writes after reads",
+                              "dead mutations",
+                              "setitem_"};
   for (int k = 0; k < n; ++k) {
     ir::Program p = generate(seed, k);
     auto an = ir::analyze(p);
@@ -108,9 +116,9 @@ TEST(Generator, TenThousandProgramsValidFiniteAndCoverTheVocabulary) {
     for (size_t i = 0; i < obs.storages.size(); ++i)
       ASSERT_TRUE(all_finite(obs.storages[i])) << "program " << k << " storage " << i << "\n" << ir::print(p);
     const Scenarios sc = scenarios(p, *an);
-    const bool flags[10] = {sc.identical_inputs, sc.overlapping_inputs, sc.disjoint_inputs, sc.mixed_rank_inputs,
-                            sc.view_of_view, sc.write_through_view, sc.sibling_read_after_write,
-                            sc.write_after_read, sc.dead_mutation, sc.setitem};
+    const bool flags[10] = {
+        sc.identical_inputs,   sc.overlapping_inputs,       sc.disjoint_inputs,  sc.mixed_rank_inputs, sc.view_of_view,
+        sc.write_through_view, sc.sibling_read_after_write, sc.write_after_read, sc.dead_mutation,     sc.setitem};
     for (int i = 0; i < 10; ++i) sc_counts[i] += flags[i];
     ASSERT_TRUE(p.has_return);
     ASSERT_FALSE(p.returns.empty());
@@ -118,7 +126,10 @@ TEST(Generator, TenThousandProgramsValidFiniteAndCoverTheVocabulary) {
     std::vector<int> per_storage(p.storages.size(), 0);
     for (const auto& in : p.inputs) ++per_storage[in.storage];
     for (int c : per_storage)
-      if (c > 1) { ++aliased_inputs; break; }
+      if (c > 1) {
+        ++aliased_inputs;
+        break;
+      }
     std::vector<int> origin(p.num_values(), -1);  // op that produced each value
     for (const auto& st : p.stmts)
       for (int v : st.outs) origin[v] = static_cast<int>(st.op);
@@ -155,18 +166,20 @@ TEST(Generator, TenThousandProgramsValidFiniteAndCoverTheVocabulary) {
     input_copies += inp;
   }
   std::printf("%d programs, %.1f statements each\n", n, static_cast<double>(stmts) / n);
-  std::printf("programs with: aliased inputs %ld, a mutated multi-output piece %ld, a mutated may-alias result %ld, "
-              "a mutated clone %ld, copy_ into an input %ld\n",
-              aliased_inputs, mutated_pieces, mayalias_mutated, clone_mutated, input_copies);
+  std::printf(
+      "programs with: aliased inputs %ld, a mutated multi-output piece %ld, a mutated may-alias result %ld, "
+      "a mutated clone %ld, copy_ into an input %ld\n",
+      aliased_inputs, mutated_pieces, mayalias_mutated, clone_mutated, input_copies);
   for (int i = 0; i < 10; ++i) std::printf("programs with %s: %ld\n", sc_names[i], sc_counts[i]);
   for (int i = 0; i < 10; ++i) EXPECT_GT(sc_counts[i], n / 100) << sc_names[i];
   std::printf("op histogram:\n");
-  for (ir::OpKind op : generated_ops())
-    std::printf("  %-12s %7ld\n", ir::op_name(op), hist[static_cast<int>(op)]);
+  for (ir::OpKind op : generated_ops()) std::printf("  %-12s %7ld\n", ir::op_name(op), hist[static_cast<int>(op)]);
   // An op of table weight 0 (ir/ops.h) is drawn only when asked for (DrawnWhenNamed).
   for (ir::OpKind op : generated_ops()) {
-    if (ir::op_info(op).weight == 0) EXPECT_EQ(hist[static_cast<int>(op)], 0) << ir::op_name(op) << " is off by default";
-    else EXPECT_GT(hist[static_cast<int>(op)], 0) << ir::op_name(op) << " never generated";
+    if (ir::op_info(op).weight == 0)
+      EXPECT_EQ(hist[static_cast<int>(op)], 0) << ir::op_name(op) << " is off by default";
+    else
+      EXPECT_GT(hist[static_cast<int>(op)], 0) << ir::op_name(op) << " never generated";
   }
   // Format v1.1's ops (out= variants, several operands): each in >= 1% of the programs.
   for (ir::OpKind op : generated_ops())
@@ -437,7 +450,7 @@ TEST(Generator, AliasedInputsSameSizesKeepsAliasingWithOneShape) {
         other_offset += an->values[i].g.offset != an->values[j].g.offset;
       }
   }
-  EXPECT_GT(aliased, 50);      // aliasing stays
+  EXPECT_GT(aliased, 50);       // aliasing stays
   EXPECT_GT(other_offset, 10);  // at other offsets too (Thunder 0.2.6 loses them)
   // Off (the default), sizes differ: the option is what makes them equal.
   int differ = 0;
@@ -485,8 +498,8 @@ TEST(Generator, PartialAliasOperandsForEveryMultiOperandOp) {
     }
   }
   std::string line;
-  for (const char* op : {"add_", "copy_", "setitem_", "addcmul_", "addcdiv_", "lerp_", "clamp_tensor_", "add_out", "neg_out",
-                         "index_put_", "index_add_", "index_copy_", "scatter_", "scatter_add_"}) {
+  for (const char* op : {"add_", "copy_", "setitem_", "addcmul_", "addcdiv_", "lerp_", "clamp_tensor_", "add_out",
+                         "neg_out", "index_put_", "index_add_", "index_copy_", "scatter_", "scatter_add_"}) {
     const auto& r = rate[op];
     line += std::string(" ") + op + " " + std::to_string(r.second) + "/" + std::to_string(r.first);
     EXPECT_GT(r.second, 0) << op << ": no operand on the target's storage with another layout";

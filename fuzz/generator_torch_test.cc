@@ -50,11 +50,12 @@ TEST(GeneratorTorch, PyTorchRunsGeneratedProgramsAndAgrees) {
       }
       if (!what.empty() && ++failures <= 5)
         ADD_FAILURE() << "size " << c.size << " rank " << c.rank << " numel " << c.numel << " program " << k << ": "
-                      << what << "\n" << ir::print(p);
+                      << what << "\n"
+                      << ir::print(p);
     }
   }
-  std::printf("%d generated programs run through PyTorch %s, %d disagree\n", compared,
-              runner.torch_version().c_str(), failures);
+  std::printf("%d generated programs run through PyTorch %s, %d disagree\n", compared, runner.torch_version().c_str(),
+              failures);
   EXPECT_EQ(failures, 0);
 }
 
@@ -75,9 +76,12 @@ TEST(GeneratorTorch, PyTorchRejectsInvalidProgramsAlike) {
     ++compared;
     const oracles::TorchResult t = runner.run(p);
     std::string what;
-    if (t.ok) what = "PyTorch ran it";
-    else if (t.kind != ir::kind_name(an.error().kind)) what = "PyTorch: " + t.kind + ": " + t.message;
-    else if (t.line != an.error().line) what = "PyTorch raised at line " + std::to_string(t.line);
+    if (t.ok)
+      what = "PyTorch ran it";
+    else if (t.kind != ir::kind_name(an.error().kind))
+      what = "PyTorch: " + t.kind + ": " + t.message;
+    else if (t.line != an.error().line)
+      what = "PyTorch raised at line " + std::to_string(t.line);
     if (!what.empty() && ++failures <= 5)
       ADD_FAILURE() << "program " << k << ": oracle " << an.error().to_string() << "; " << what << "\n" << ir::print(p);
   }

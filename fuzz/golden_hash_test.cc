@@ -106,7 +106,8 @@ TEST(GoldenHash, TwoThousandGeneratedPrograms) {
   // The verdicts cover both outcomes: the mutants diverge on some programs.
   EXPECT_GT(h.divergences, 100);
   EXPECT_LT(h.divergences, h.runs / 2);
-  if (std::getenv("AF_GOLDEN_PRINT")) std::printf("runs %lld divergences %lld\n", (long long)h.runs, (long long)h.divergences);
+  if (std::getenv("AF_GOLDEN_PRINT"))
+    std::printf("runs %lld divergences %lld\n", (long long)h.runs, (long long)h.divergences);
   expect_hash("programs", h.programs, 0x7bcc43c284b0a36dULL);
   expect_hash("oracle", h.oracle, 0xb8b793d5970f32dcULL);
   // Until the typed RunSpec (issue #35) this digest took a mutant run's

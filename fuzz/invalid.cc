@@ -55,7 +55,10 @@ Program cut_after(const Program& p, size_t si) {
     if (defined[static_cast<size_t>(r)]) rets.push_back(r);
   const ir::Stmt& last = q.stmts.back();
   std::vector<int> made = last.outs;
-  if (made.empty()) ir::for_each_tensor_arg(last, [&](int v) { if (made.empty()) made.push_back(v); });
+  if (made.empty())
+    ir::for_each_tensor_arg(last, [&](int v) {
+      if (made.empty()) made.push_back(v);
+    });
   for (int v : made)
     if (std::find(rets.begin(), rets.end(), v) == rets.end()) rets.push_back(v);
   q.returns = rets;

@@ -38,7 +38,8 @@ std::optional<LedgerEntry> parse_ledger_entry(const std::string& name, const std
       const std::string version = colon == std::string::npos ? "" : line.substr(5, colon - 5);
       const std::string status = colon == std::string::npos ? "" : line.substr(colon + 2);
       if (version.find(' ') == std::string::npos || version.back() == ' ' || status.empty()) {
-        *error = name + ": `" + line + "`: expected `# on SYSTEM VERSION: STATUS` (e.g. `# on torch 2.15.0: reproduces`)";
+        *error =
+            name + ": `" + line + "`: expected `# on SYSTEM VERSION: STATUS` (e.g. `# on torch 2.15.0: reproduces`)";
         return std::nullopt;
       }
       e.on[version] = status;
@@ -71,7 +72,8 @@ std::optional<LedgerEntry> parse_ledger_entry(const std::string& name, const std
   if (p) {
     auto an = ir::analyze(*p);
     if (!an && !(eager_raises(an.error().kind) && e.spec.is_external())) p = an.error();
-    if (an && !accepted_invalid_kind(e.what).empty()) p = ir::Error{ir::ErrorKind::Syntax, 0, "what: " + e.what + " needs a program eager rejects"};
+    if (an && !accepted_invalid_kind(e.what).empty())
+      p = ir::Error{ir::ErrorKind::Syntax, 0, "what: " + e.what + " needs a program eager rejects"};
   }
   if (!p) {
     *error = name + ":" + std::to_string(p.error().line) + ": " + p.error().message;
@@ -81,8 +83,10 @@ std::optional<LedgerEntry> parse_ledger_entry(const std::string& name, const std
   RunRecord r;
   r.spec = e.spec;
   r.accepted_invalid = accepted_invalid_kind(e.what);
-  if (e.what == kInputMeta) r.mismatch = oracles::Mismatch{"inputs", 0, 0, 0, "an input's final geometry"};
-  else if (r.accepted_invalid.empty() && e.what != "values") r.error = e.what;
+  if (e.what == kInputMeta)
+    r.mismatch = oracles::Mismatch{"inputs", 0, 0, 0, "an input's final geometry"};
+  else if (r.accepted_invalid.empty() && e.what != "values")
+    r.error = e.what;
   e.bug = bug_signature(r, canonical_names(e.program));
   e.bug.name.clear();
   return e;
@@ -95,8 +99,10 @@ std::vector<LedgerEntry> load_ledger(const std::string& dir, std::vector<std::st
     if (f.path().extension() != ".af") continue;
     std::string text, err;
     if (!read_text(f.path().string(), &text)) continue;
-    if (auto e = parse_ledger_entry(f.path().stem().string(), text, &err)) out.push_back(std::move(*e));
-    else if (errors) errors->push_back(err);
+    if (auto e = parse_ledger_entry(f.path().stem().string(), text, &err))
+      out.push_back(std::move(*e));
+    else if (errors)
+      errors->push_back(err);
   }
   std::sort(out.begin(), out.end(), [](const LedgerEntry& a, const LedgerEntry& b) { return a.name < b.name; });
   return out;
@@ -117,7 +123,8 @@ std::string ledger_version(const std::string& strategy) {
   // "torch 2.9.1+cu128, thunder 0.2.6" -> "thunder 0.2.6 (torch 2.9.1)": local build tags dropped.
   std::string v = compilers::external_versions(strategy);
   for (size_t plus; (plus = v.find('+')) != std::string::npos;) v.erase(plus, v.find_first_of(", ", plus) - plus);
-  if (const size_t comma = v.find(", "); comma != std::string::npos) v = v.substr(comma + 2) + " (" + v.substr(0, comma) + ")";
+  if (const size_t comma = v.find(", "); comma != std::string::npos)
+    v = v.substr(comma + 2) + " (" + v.substr(0, comma) + ")";
   return v;
 }
 
@@ -130,9 +137,12 @@ std::optional<LedgerReplay> replay_entry(const LedgerEntry& e, const std::string
   if (!r) return std::nullopt;
   LedgerReplay out{strategy, ledger_version(strategy), ""};
   if (out.version.empty()) return std::nullopt;
-  if (r->agree) out.status = "agrees";
-  else if (const std::string what = bug_what(*r); what == e.what) out.status = "reproduces";
-  else out.status = "differs: " + what;
+  if (r->agree)
+    out.status = "agrees";
+  else if (const std::string what = bug_what(*r); what == e.what)
+    out.status = "reproduces";
+  else
+    out.status = "differs: " + what;
   return out;
 }
 
@@ -210,10 +220,12 @@ std::string on_summary(const std::map<std::string, std::string>& on) {
     // A version that agrees after one that showed the bug fixed it; before
     // any, it merely agrees (a regression: "agrees on torch 2.9.1;
     // reproduces on torch 2.15.0").
-    const std::string word = st == "agrees" ? (last.empty() ? "agrees on " : "fixed in <= ")
-                             : st == "reproduces" ? "reproduces on " : st + " on ";
+    const std::string word = st == "agrees"       ? (last.empty() ? "agrees on " : "fixed in <= ")
+                             : st == "reproduces" ? "reproduces on "
+                                                  : st + " on ";
     if (st == last) {
-      if (st != "agrees" || out.rfind("agrees on ", 0) == 0) out += ", " + version_of(v);  // a fix is named by its first version
+      if (st != "agrees" || out.rfind("agrees on ", 0) == 0)
+        out += ", " + version_of(v);  // a fix is named by its first version
       continue;
     }
     out += (out.empty() ? "" : "; ") + word + v;

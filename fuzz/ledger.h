@@ -32,11 +32,11 @@
 namespace af::fuzz {
 
 struct LedgerEntry {
-  std::string name;       // file name without .af
+  std::string name;                                    // file name without .af
   std::string cause, system, what, status, reference;  // status: new, known, fixed
-  run::RunSpec spec;           // strategy (the others default)
+  run::RunSpec spec;                                   // strategy (the others default)
   ir::Program program;
-  BugSignature bug;       // its bug signature (fuzz/signature.h; no name)
+  BugSignature bug;                       // its bug signature (fuzz/signature.h; no name)
   std::map<std::string, std::string> on;  // `on` lines: system version ("torch 2.15.0") -> status
 };
 

@@ -100,8 +100,10 @@ TEST(Ledger, OnLinesAreReadWrittenAndSummarized) {
   auto e = parse_ledger_entry("x", text, &err);
   ASSERT_TRUE(e) << err;
   EXPECT_EQ(e->on, (std::map<std::string, std::string>{{"torch 2.9.1", "agrees"}}));
-  const std::map<std::string, std::string> on = {
-      {"torch 2.15.0", "agrees"}, {"torch 2.9.1", "reproduces"}, {"torch 2.10.0", "reproduces"}, {"torch 2.16.0", "agrees"}};
+  const std::map<std::string, std::string> on = {{"torch 2.15.0", "agrees"},
+                                                 {"torch 2.9.1", "reproduces"},
+                                                 {"torch 2.10.0", "reproduces"},
+                                                 {"torch 2.16.0", "agrees"}};
   const std::string written = with_on_lines(text, on);
   // Versions in numeric order right after `status`, the old line gone, the rest kept.
   EXPECT_NE(written.find("# status: new\n# on torch 2.9.1: reproduces\n# on torch 2.10.0: reproduces\n"
@@ -160,18 +162,17 @@ class StubTorch : public ::testing::Test {
     root_ = std::string(tmp ? tmp : "/tmp") + "/stub-torch";
     std::filesystem::create_directories(root_ + "/.venvs/torch-9.0.0/bin");
     std::filesystem::create_directories(root_ + "/stub");
-    std::ofstream(root_ + "/stub/sitecustomize.py")
-        << "import torch\n"
-           "def _compile(fn, backend=None, **kw):\n"
-           "    def run(*args):\n"
-           "        out = fn(*args)\n"
-           "        for a in args:\n"
-           "            if isinstance(a, torch.Tensor):\n"
-           "                a.add_(1)\n"
-           "                break\n"
-           "        return out\n"
-           "    return run\n"
-           "torch.compile = _compile\n";
+    std::ofstream(root_ + "/stub/sitecustomize.py") << "import torch\n"
+                                                       "def _compile(fn, backend=None, **kw):\n"
+                                                       "    def run(*args):\n"
+                                                       "        out = fn(*args)\n"
+                                                       "        for a in args:\n"
+                                                       "            if isinstance(a, torch.Tensor):\n"
+                                                       "                a.add_(1)\n"
+                                                       "                break\n"
+                                                       "        return out\n"
+                                                       "    return run\n"
+                                                       "torch.compile = _compile\n";
     const std::string py = root_ + "/.venvs/torch-9.0.0/bin/python";
     std::ofstream(py) << "#!/bin/sh\nPYTHONPATH=" << root_ << "/stub exec /usr/bin/python3 \"$@\"\n";
     std::filesystem::permissions(py, std::filesystem::perms::owner_all);
@@ -180,8 +181,10 @@ class StubTorch : public ::testing::Test {
   }
   // The other tests (in any order) see the real torches only.
   static void TearDownTestSuite() {
-    if (saved_.empty()) unsetenv("AF_TORCH_VENVS");
-    else setenv("AF_TORCH_VENVS", saved_.c_str(), 1);
+    if (saved_.empty())
+      unsetenv("AF_TORCH_VENVS");
+    else
+      setenv("AF_TORCH_VENVS", saved_.c_str(), 1);
   }
   static std::string root_, saved_;
 };
@@ -224,8 +227,11 @@ TEST_F(StubTorch, VersionedStrategiesCarryTheirTorch) {
   // The ledger: an entry replays under every installed torch, and the
   // stub's replay is what its `on` line must say.
   std::string err;
-  auto e = parse_ledger_entry("stub", "# aliasfuzz finding: c\n# system: s\n# strategy: aot-eager\n# what: values\n"
-                              "# status: new\n# on torch 9.0.0: agrees\n" + prog, &err);
+  auto e = parse_ledger_entry("stub",
+                              "# aliasfuzz finding: c\n# system: s\n# strategy: aot-eager\n# what: values\n"
+                              "# status: new\n# on torch 9.0.0: agrees\n" +
+                                  prog,
+                              &err);
   ASSERT_TRUE(e) << err;
   const auto strategies = ledger_strategies(*e);
   EXPECT_NE(std::find(strategies.begin(), strategies.end(), "aot-eager@9.0.0"), strategies.end());

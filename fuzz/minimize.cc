@@ -2,7 +2,6 @@
 // point over a search that keeps the smallest interesting program.
 #include "fuzz/minimize.h"
 
-
 #include "fuzz/minimize_passes.h"
 #include "ir/analysis.h"
 #include "ir/text.h"
@@ -81,8 +80,7 @@ Program run_passes(const Program& p, const Interesting& pred, const MinimizeOpti
     constants(search);
     inits(search);
     if (search.out_of_budget()) break;
-    if (st.accepted == before && !delete_pairs(search) && !delete_with_inits(search) &&
-        !simpler_ops_with_inits(search))
+    if (st.accepted == before && !delete_pairs(search) && !delete_with_inits(search) && !simpler_ops_with_inits(search))
       break;
   }
   if (o.rename && !search.out_of_budget()) {

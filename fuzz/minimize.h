@@ -64,12 +64,12 @@ struct MinimizeOptions {
 
 struct MinimizeStats {
   bool initially_interesting = false;
-  int64_t tests = 0;       // predicate calls (candidates evaluated)
-  int64_t invalid = 0;     // candidates rejected by the validity check (never shown to the predicate)
-  int64_t duplicates = 0;  // candidates already tried
-  int64_t accepted = 0;    // candidates kept
-  int rounds = 0;          // rounds of all passes
-  bool budget_hit = false; // stopped by time_s or max_tests before the fixed point
+  int64_t tests = 0;        // predicate calls (candidates evaluated)
+  int64_t invalid = 0;      // candidates rejected by the validity check (never shown to the predicate)
+  int64_t duplicates = 0;   // candidates already tried
+  int64_t accepted = 0;     // candidates kept
+  int rounds = 0;           // rounds of all passes
+  bool budget_hit = false;  // stopped by time_s or max_tests before the fixed point
   double elapsed_s = 0;
   int stmts_before = 0, stmts_after = 0;
   int64_t bytes_before = 0, bytes_after = 0;  // size of the printed program
@@ -96,12 +96,12 @@ Interesting same_bucket(const run::RunSpec& spec, const std::string& bucket);
 
 struct MinimizedFinding {
   bool ok = false;
-  std::string error;              // why not (invalid program, no divergence for this spec)
-  run::RunSpec original_spec;          // the spec of the finding
-  run::RunSpec spec;                   // the spec that reproduces the minimized program (the seed may differ)
-  std::string bucket;             // bucket_of the diverging run (kept)
+  std::string error;           // why not (invalid program, no divergence for this spec)
+  run::RunSpec original_spec;  // the spec of the finding
+  run::RunSpec spec;           // the spec that reproduces the minimized program (the seed may differ)
+  std::string bucket;          // bucket_of the diverging run (kept)
   ir::Program original, minimized;
-  RunRecord record;               // the diverging run of the minimized program
+  RunRecord record;  // the diverging run of the minimized program
   // min.af shrunk further while the spec still diverges the same way
   // (values, or the same error type) on any observable: the program the
   // finding's bug signature comes from (fuzz/signature.h), and its run.
@@ -129,7 +129,8 @@ struct MinimizedFinding {
 // With `keep` (features of the finding a campaign found novel), min.af is
 // instead the smallest program that diverges the same way (values, or the
 // same error type) in any bucket while holding one of those features.
-MinimizedFinding minimize_finding(const ir::Program& p, const run::RunSpec& spec, const MinimizeOptions& o = MinimizeOptions(),
+MinimizedFinding minimize_finding(const ir::Program& p, const run::RunSpec& spec,
+                                  const MinimizeOptions& o = MinimizeOptions(),
                                   const std::vector<std::string>& keep = {});
 
 }  // namespace af::fuzz

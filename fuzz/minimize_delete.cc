@@ -12,8 +12,10 @@ void delete_stmts(Search& search) {
     // From the end: later statements have fewer dependents.
     for (size_t end = cur.stmts.size(); end > 0 && !search.out_of_budget();) {
       const size_t begin = end >= chunk ? end - chunk : 0;
-      if (search.try_candidate(drop_stmts(cur, begin, end))) end = std::min(begin, cur.stmts.size());
-      else end = begin;
+      if (search.try_candidate(drop_stmts(cur, begin, end)))
+        end = std::min(begin, cur.stmts.size());
+      else
+        end = begin;
     }
     if (chunk <= 1 || search.out_of_budget()) break;
   }

@@ -118,10 +118,14 @@ int number_rank(double v) {
 
 int init_rank(const ir::StorageDecl& s) {
   switch (s.init) {
-    case InitKind::Full: return number_rank(s.a);
-    case InitKind::Iota: return s.a == 0 && s.b == 1 ? 5 : 6;
-    case InitKind::List: return 7;
-    case InitKind::Random: return 8;
+    case InitKind::Full:
+      return number_rank(s.a);
+    case InitKind::Iota:
+      return s.a == 0 && s.b == 1 ? 5 : 6;
+    case InitKind::List:
+      return 7;
+    case InitKind::Random:
+      return 8;
   }
   return 9;
 }
@@ -157,7 +161,6 @@ std::vector<ir::StorageDecl> simpler_inits(const ir::StorageDecl& from, int belo
   with(InitKind::Iota, 0, 1);
   return cands;
 }
-
 
 // Smaller versions of a size list (one entry at a time).
 std::vector<std::vector<int64_t>> smaller_sizes(const std::vector<int64_t>& v) {

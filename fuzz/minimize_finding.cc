@@ -182,19 +182,22 @@ MinimizedFinding minimize_finding(const Program& p, const run::RunSpec& spec, co
     return rq && !rq->agree && bug_what(*rq) == bug_what(first);
   };
   MinimizeStats s3;
-  m.bug_program = minimize(m.minimized, [&](const Program& q) {
-    if (same_bug(q, bug_spec)) return true;
-    for (const auto& [reorder, fusion] : bug_alternatives) {
-      run::RunSpec s = bug_spec;
-      s.reorder = reorder;
-      s.fusion = fusion;
-      if (!(s == bug_spec) && same_bug(q, s)) {
-        bug_spec = s;
-        return true;
-      }
-    }
-    return false;
-  }, o3, &s3);
+  m.bug_program = minimize(
+      m.minimized,
+      [&](const Program& q) {
+        if (same_bug(q, bug_spec)) return true;
+        for (const auto& [reorder, fusion] : bug_alternatives) {
+          run::RunSpec s = bug_spec;
+          s.reorder = reorder;
+          s.fusion = fusion;
+          if (!(s == bug_spec) && same_bug(q, s)) {
+            bug_spec = s;
+            return true;
+          }
+        }
+        return false;
+      },
+      o3, &s3);
   m.bug_cut = s3.budget_hit;
   auto r3 = run_spec(m.bug_program, bug_spec);
   m.bug_record = r3 && !r3->agree ? *r3 : m.record;

@@ -65,8 +65,10 @@ void hoist_views(Search& search) {
     }
     if (added == 0) continue;
     std::vector<bool> drop(c.stmts.size(), false);
-    if (bound_write) c.stmts[i].outs.clear();
-    else drop[i] = true;
+    if (bound_write)
+      c.stmts[i].outs.clear();
+    else
+      drop[i] = true;
     if (search.try_candidate(remove(c, drop, {}, {}, {}))) return;  // the analysis is cur's no more
   }
 }

@@ -49,22 +49,22 @@ bool delete_pairs(Search& search);       // two statements that only go together
 bool delete_with_inits(Search& search);  // a statement and a simpler initial value together
 void delete_decls(Search& search);       // returns, inputs, storages
 // minimize_inputs.cc
-void merge_inputs(Search& search);       // two inputs of one storage become one
-void hoist_views(Search& search);        // a view of a declared storage becomes inputs
-void fresh_to_inputs(Search& search);    // a full() becomes an input over its own storage
+void merge_inputs(Search& search);     // two inputs of one storage become one
+void hoist_views(Search& search);      // a view of a declared storage becomes inputs
+void fresh_to_inputs(Search& search);  // a full() becomes an input over its own storage
 // minimize_reads.cc
-void bypass(Search& search);             // later uses read a statement's argument
-void reads_to_returns(Search& search);   // what a statement read is returned instead
-void writes_to_reads(Search& search);    // add_(x, c) -> r = add(x, 1.0), returned
+void bypass(Search& search);            // later uses read a statement's argument
+void reads_to_returns(Search& search);  // what a statement read is returned instead
+void writes_to_reads(Search& search);   // add_(x, c) -> r = add(x, 1.0), returned
 // minimize_ops.cc
-void simpler_ops(Search& search);        // each op walks down its class's representatives
-void order_writes(Search& search);       // mul_ then add_ -> add_ then mul_
+void simpler_ops(Search& search);             // each op walks down its class's representatives
+void order_writes(Search& search);            // mul_ then add_ -> add_ then mul_
 bool simpler_ops_with_inits(Search& search);  // an op's simpler form with a simpler storage init (small programs)
 // minimize_order.cc
-void canonical_order(Search& search);    // same-size reorders toward the least skeleton
+void canonical_order(Search& search);  // same-size reorders toward the least skeleton
 // minimize_values.cc
-void shrink(Search& search);             // storage numel, input geometry, size lists, integers
-void constants(Search& search);          // floats toward 0, 1, 2, -1
-void inits(Search& search);              // storages' initial values toward full/iota
+void shrink(Search& search);     // storage numel, input geometry, size lists, integers
+void constants(Search& search);  // floats toward 0, 1, 2, -1
+void inits(Search& search);      // storages' initial values toward full/iota
 
 }  // namespace af::fuzz::minimizing

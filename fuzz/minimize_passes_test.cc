@@ -90,33 +90,32 @@ TEST(MinimizePasses, HoistViewsIntoInputs) {
   EXPECT_EQ(after(hoist_views,
                   "storage s0 f32[4] = iota(0, 1)\ninput x = s0\nv = slice(x, 0, 1, 3, 1)\nadd_(v, 1.0)\nreturn x\n",
                   storage0_is({0, 2, 3, 3})),
-            "storage s0 f32[4] = iota(0.0, 1.0)\ninput x = s0\ninput h = as_strided(s0, [2], [1], 1)\nadd_(h, 1.0)\nreturn x\n");
+            "storage s0 f32[4] = iota(0.0, 1.0)\ninput x = s0\ninput h = as_strided(s0, [2], [1], 1)\nadd_(h, "
+            "1.0)\nreturn x\n");
 }
 
 TEST(MinimizePasses, FreshTensorsBecomeInputs) {
-  EXPECT_EQ(after(fresh_to_inputs,
-                  "storage s0 f32[2] = iota(0, 1)\ninput x = s0\nf = full([2], 3.0)\nadd_(x, f)\nreturn x\n",
-                  storage0_is({3, 4})),
-            "storage s0 f32[2] = iota(0.0, 1.0)\nstorage f_ f32[2] = full(3.0)\ninput x = s0\ninput h = as_strided(f_, [2], [1], 0)\nadd_(x, h)\nreturn x\n");
+  EXPECT_EQ(
+      after(fresh_to_inputs, "storage s0 f32[2] = iota(0, 1)\ninput x = s0\nf = full([2], 3.0)\nadd_(x, f)\nreturn x\n",
+            storage0_is({3, 4})),
+      "storage s0 f32[2] = iota(0.0, 1.0)\nstorage f_ f32[2] = full(3.0)\ninput x = s0\ninput h = as_strided(f_, [2], "
+      "[1], 0)\nadd_(x, h)\nreturn x\n");
 }
 
 TEST(MinimizePasses, BypassReadsTheArgument) {
-  EXPECT_EQ(after(bypass,
-                  "storage s0 f32[2] = iota(0, 1)\ninput x = s0\na = alias(x)\nexp_(a)\nreturn a\n",
+  EXPECT_EQ(after(bypass, "storage s0 f32[2] = iota(0, 1)\ninput x = s0\na = alias(x)\nexp_(a)\nreturn a\n",
                   has(ir::OpKind::ExpI)),
             "storage s0 f32[2] = iota(0.0, 1.0)\ninput x = s0\nexp_(x)\nreturn x\n");
 }
 
 TEST(MinimizePasses, ReadsBecomeReturns) {
-  EXPECT_EQ(after(reads_to_returns,
-                  "storage s0 f32[2] = iota(0, 1)\ninput x = s0\nexp_(x)\nr = neg(x)\nreturn r\n",
+  EXPECT_EQ(after(reads_to_returns, "storage s0 f32[2] = iota(0, 1)\ninput x = s0\nexp_(x)\nr = neg(x)\nreturn r\n",
                   has(ir::OpKind::ExpI)),
             "storage s0 f32[2] = iota(0.0, 1.0)\ninput x = s0\nexp_(x)\nreturn x\n");
 }
 
 TEST(MinimizePasses, WritesBecomeReturnedReads) {
-  EXPECT_EQ(after(writes_to_reads,
-                  "storage s0 f32[2] = iota(0, 1)\ninput x = s0\nexp_(x)\nmul_(x, 3.0)\nreturn x\n",
+  EXPECT_EQ(after(writes_to_reads, "storage s0 f32[2] = iota(0, 1)\ninput x = s0\nexp_(x)\nmul_(x, 3.0)\nreturn x\n",
                   has(ir::OpKind::ExpI)),
             "storage s0 f32[2] = iota(0.0, 1.0)\ninput x = s0\nexp_(x)\nr = add(x, 1.0)\nreturn x, r\n");
 }
@@ -129,15 +128,13 @@ TEST(MinimizePasses, SimplerOpsWalkDownTheirClass) {
 }
 
 TEST(MinimizePasses, OrderWritesPutsAddBeforeMul) {
-  EXPECT_EQ(after(order_writes,
-                  "storage s0 f32[2] = iota(0, 1)\ninput x = s0\nmul_(x, 3.0)\nadd_(x, 5.0)\nreturn x\n",
+  EXPECT_EQ(after(order_writes, "storage s0 f32[2] = iota(0, 1)\ninput x = s0\nmul_(x, 3.0)\nadd_(x, 5.0)\nreturn x\n",
                   both(has(ir::OpKind::MulI), has(ir::OpKind::AddI))),
             "storage s0 f32[2] = iota(0.0, 1.0)\ninput x = s0\nadd_(x, 1.0)\nmul_(x, 2.0)\nreturn x\n");
 }
 
 TEST(MinimizePasses, CanonicalOrderTowardTheLeastSkeleton) {
-  EXPECT_EQ(after(canonical_order,
-                  "storage s0 f32[2] = iota(0, 1)\ninput x = s0\nr = neg(x)\nexp_(x)\nreturn r, x\n",
+  EXPECT_EQ(after(canonical_order, "storage s0 f32[2] = iota(0, 1)\ninput x = s0\nr = neg(x)\nexp_(x)\nreturn r, x\n",
                   has(ir::OpKind::ExpI)),
             "storage s0 f32[2] = iota(0.0, 1.0)\ninput x = s0\nexp_(x)\nr = neg(x)\nreturn r, x\n");
 }
@@ -145,10 +142,10 @@ TEST(MinimizePasses, CanonicalOrderTowardTheLeastSkeleton) {
 TEST(MinimizePasses, ShrinkSizesAndStorages) {
   // The input moves down to offset 0 and the storage shrinks to what it
   // needs; over all of it, contiguous, the input is the whole storage.
-  EXPECT_EQ(after(shrink,
-                  "storage s0 f32[12] = iota(0, 1)\ninput x = as_strided(s0, [2, 3], [3, 1], 2)\nexp_(x)\nreturn x\n",
-                  has(ir::OpKind::ExpI)),
-            "storage s0 f32[6] = iota(0.0, 1.0)\ninput x = s0\nexp_(x)\nreturn x\n");
+  EXPECT_EQ(
+      after(shrink, "storage s0 f32[12] = iota(0, 1)\ninput x = as_strided(s0, [2, 3], [3, 1], 2)\nexp_(x)\nreturn x\n",
+            has(ir::OpKind::ExpI)),
+      "storage s0 f32[6] = iota(0.0, 1.0)\ninput x = s0\nexp_(x)\nreturn x\n");
   // Two inputs move down together (to 1 and 0: how they overlap stays),
   // the storage shrinks to 2; this predicate then lets a move to 0 too.
   EXPECT_EQ(after(shrink,
@@ -160,14 +157,12 @@ TEST(MinimizePasses, ShrinkSizesAndStorages) {
 }
 
 TEST(MinimizePasses, ConstantsAndInitsTowardSimpleValues) {
-  EXPECT_EQ(after(constants,
-                  "storage s0 f32[2] = random(7)\ninput x = s0\nadd_(x, 0.375)\nreturn x\n",
+  EXPECT_EQ(after(constants, "storage s0 f32[2] = random(7)\ninput x = s0\nadd_(x, 0.375)\nreturn x\n",
                   has(ir::OpKind::AddI)),
             "storage s0 f32[2] = random(7)\ninput x = s0\nadd_(x, 0.0)\nreturn x\n");
-  EXPECT_EQ(after(inits,
-                  "storage s0 f32[2] = random(7)\ninput x = s0\nadd_(x, 0.375)\nreturn x\n",
-                  has(ir::OpKind::AddI)),
-            "storage s0 f32[2] = full(0.0)\ninput x = s0\nadd_(x, 0.375)\nreturn x\n");
+  EXPECT_EQ(
+      after(inits, "storage s0 f32[2] = random(7)\ninput x = s0\nadd_(x, 0.375)\nreturn x\n", has(ir::OpKind::AddI)),
+      "storage s0 f32[2] = full(0.0)\ninput x = s0\nadd_(x, 0.375)\nreturn x\n");
 }
 
 }  // namespace

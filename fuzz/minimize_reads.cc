@@ -51,7 +51,8 @@ void reads_to_returns(Search& search) {
     const Stmt st = cur.stmts[i];
     auto returning = [&](Program c, std::vector<int64_t> read) {
       for (int64_t v : read)
-        if (std::find(c.returns.begin(), c.returns.end(), v) == c.returns.end()) c.returns.push_back(static_cast<int>(v));
+        if (std::find(c.returns.begin(), c.returns.end(), v) == c.returns.end())
+          c.returns.push_back(static_cast<int>(v));
       c.has_return = !c.returns.empty();
       return c;
     };

@@ -84,7 +84,7 @@ std::optional<ir::Program> find_program(uint64_t seed, const Interesting& pred, 
 void check_minimizes(const ir::Program& p, const Interesting& pred) {
   Spy spy{pred};
   MinimizeOptions o;
-  o.time_s = 0;         // no wall-clock budget: deterministic
+  o.time_s = 0;  // no wall-clock budget: deterministic
   o.max_tests = 4000;
   MinimizeStats st;
   const ir::Program r = minimize(p, spy.fn(), o, &st);
@@ -224,7 +224,8 @@ return cc, dd
 TEST(Minimize, NotInterestingIsReturnedUnchanged) {
   const ir::Program p = generate(3, 3);
   MinimizeStats st;
-  ir::Program r = minimize(p, [](const ir::Program&) { return false; }, MinimizeOptions(), &st);
+  ir::Program r = minimize(
+      p, [](const ir::Program&) { return false; }, MinimizeOptions(), &st);
   EXPECT_EQ(r, p);
   EXPECT_FALSE(st.initially_interesting);
   EXPECT_EQ(st.tests, 1);
@@ -239,7 +240,8 @@ TEST(Minimize, TestBudgetIsRespected) {
   o.max_tests = 10;
   MinimizeStats st;
   const std::string text = ir::print(p);
-  ir::Program r = minimize(p, [&text](const ir::Program& q) { return ir::print(q) == text; }, o, &st);
+  ir::Program r = minimize(
+      p, [&text](const ir::Program& q) { return ir::print(q) == text; }, o, &st);
   EXPECT_TRUE(st.budget_hit);
   EXPECT_LE(st.tests, 11);
   EXPECT_TRUE(ir::analyze(r).ok());
@@ -479,7 +481,8 @@ TEST(MinimizeFinding, TwoGeneratedFindingsOfOneMutantReachOneProgram) {
       auto an = ir::analyze(p);
       if (!an) continue;
       const auto expected = oracles::run_eager(p, *an);
-      for (const RunRecord& r : check_program(p, *an, expected, campaign_specs(seed, k, {}, {*run::parse_mutant(inject)})))
+      for (const RunRecord& r :
+           check_program(p, *an, expected, campaign_specs(seed, k, {}, {*run::parse_mutant(inject)})))
         if (!r.agree && r.error.empty()) firsts.try_emplace(bucket_of(r), p, r.spec);
     }
     ASSERT_EQ(firsts.size(), 2u) << inject;

@@ -15,13 +15,14 @@ using ir::Shape;
 
 namespace {
 
-constexpr double kEps = 1.2e-7;              // float rounding
+constexpr double kEps = 1.2e-7;               // float rounding
 constexpr double kTranscendental = 4 * kEps;  // exp, tanh: a few ulp
 
-NoisyOperand broadcast_operand(const Arg& a, const Shape& shape, const ir::Analysis& an,
-                               const oracles::Memory& values, const oracles::Memory& noise) {
+NoisyOperand broadcast_operand(const Arg& a, const Shape& shape, const ir::Analysis& an, const oracles::Memory& values,
+                               const oracles::Memory& noise) {
   const int64_t n = ir::numel_of(shape);
-  if (a.kind != Arg::Tensor) return {std::vector<float>(n, static_cast<float>(a.as_double())), std::vector<float>(n, 0.f)};
+  if (a.kind != Arg::Tensor)
+    return {std::vector<float>(n, static_cast<float>(a.as_double())), std::vector<float>(n, 0.f)};
   const ir::TensorMeta& m = an.values[a.i];
   const Geometry g = m.g.sizes == shape ? m.g : ir::broadcast_to(m.g, shape);
   return {oracles::gather(values[m.storage], g).v, oracles::gather(noise[m.storage], g).v};
@@ -161,22 +162,22 @@ bool elementwise_noise(const ir::Stmt& st, const NoiseCapture& pre, const std::v
       return true;
     case N::MaxOfOperands:
       // min(max(x, lo), hi) is 1-Lipschitz in each argument (max norm).
-      for (size_t i = 0; i < out.size(); ++i)
-        n[i] = std::max({ops[0].noise[i], ops[1].noise[i], ops[2].noise[i]});
+      for (size_t i = 0; i < out.size(); ++i) n[i] = std::max({ops[0].noise[i], ops[1].noise[i], ops[2].noise[i]});
       return true;
     case N::Exact:  // the noise carries over
       for (size_t i = 0; i < out.size(); ++i) n[i] = ops[0].noise[i];
       return true;
     case N::Constant:  // exact constants
       return true;
-    case N::NotElementwise: break;
+    case N::NotElementwise:
+      break;
   }
   ir::internal_error(std::string("noise model: not elementwise: ") + ir::op_name(st.op));
 }
 
 // sum, amax, softmax along a dim; matmul.
-void reduction_noise(const ir::Stmt& st, const ir::Analysis& an, const NoiseCapture& pre,
-                     const std::vector<float>& out, std::vector<double>* noise) {
+void reduction_noise(const ir::Stmt& st, const ir::Analysis& an, const NoiseCapture& pre, const std::vector<float>& out,
+                     std::vector<double>* noise) {
   auto& n = *noise;
   const auto& A = st.args;
   if (st.op == OpKind::Matmul) {
@@ -210,8 +211,10 @@ void reduction_noise(const ir::Stmt& st, const ir::Analysis& an, const NoiseCapt
         sabs += std::fabs(a.values[j]);
         mx = std::max<double>(mx, a.noise[j]);
       }
-      if (st.op == OpKind::Sum) n[q * inner + i] = sn + kEps * static_cast<double>(len) * sabs;
-      else if (st.op == OpKind::Amax) n[q * inner + i] = mx;
+      if (st.op == OpKind::Sum)
+        n[q * inner + i] = sn + kEps * static_cast<double>(len) * sabs;
+      else if (st.op == OpKind::Amax)
+        n[q * inner + i] = mx;
       else  // softmax
         for (int64_t k = 0; k < len; ++k) {
           const int64_t j = (q * len + k) * inner + i;
@@ -247,16 +250,27 @@ NoiseCapture capture_operands(const ir::Stmt& st, const ir::Analysis& an, const 
           pre.operands = {broadcast(A[f]), broadcast(A[f + 1])};
           break;
         }
-        case ir::MathArity::Unary: pre.operands = {broadcast(A[ir::first_operand(st.op)])}; break;
-        case ir::MathArity::Clamp: pre.operands = {broadcast(A[0])}; break;
-        case ir::MathArity::Ternary: pre.operands = {broadcast(A[0]), broadcast(A[1]), broadcast(A[2])}; break;
+        case ir::MathArity::Unary:
+          pre.operands = {broadcast(A[ir::first_operand(st.op)])};
+          break;
+        case ir::MathArity::Clamp:
+          pre.operands = {broadcast(A[0])};
+          break;
+        case ir::MathArity::Ternary:
+          pre.operands = {broadcast(A[0]), broadcast(A[1]), broadcast(A[2])};
+          break;
         // copy_'s source, setitem_'s value, clone's argument
-        case ir::MathArity::Copy: pre.operands = {broadcast(A.back())}; break;
-        case ir::MathArity::Constant: break;  // fill_, zero_, full: exact
-        case ir::MathArity::NotElementwise: ir::internal_error("noise model: elementwise op without Math");
+        case ir::MathArity::Copy:
+          pre.operands = {broadcast(A.back())};
+          break;
+        case ir::MathArity::Constant:
+          break;  // fill_, zero_, full: exact
+        case ir::MathArity::NotElementwise:
+          ir::internal_error("noise model: elementwise op without Math");
       }
       break;
-    case ir::Family::Movement: case ir::Family::Reduction:  // every tensor argument, whole
+    case ir::Family::Movement:
+    case ir::Family::Reduction:  // every tensor argument, whole
       for (size_t k = 0; k < A.size(); ++k)
         if (info.sig[k] == 'T') pre.operands.push_back(whole_operand(A[k].i, an, values, noise));
       break;
@@ -278,14 +292,15 @@ NoiseCapture capture_operands(const ir::Stmt& st, const ir::Analysis& an, const 
       }
       break;
     }
-    case ir::Family::Scatter: case ir::Family::Meta:
+    case ir::Family::Scatter:
+    case ir::Family::Meta:
       ir::internal_error(std::string("noise model: the generator does not emit ") + info.name);
   }
   return pre;
 }
 
-bool written_noise(const ir::Stmt& st, const ir::Analysis& an, const oracles::Memory& values,
-                   const NoiseCapture& pre, std::vector<float>* out) {
+bool written_noise(const ir::Stmt& st, const ir::Analysis& an, const oracles::Memory& values, const NoiseCapture& pre,
+                   std::vector<float>* out) {
   const std::vector<float> o = oracles::gather(values[pre.storage], pre.written).v;
   std::vector<double> n(o.size(), 0.0);
   switch (ir::op_info(st.op).family) {
@@ -295,7 +310,9 @@ bool written_noise(const ir::Stmt& st, const ir::Analysis& an, const oracles::Me
     case ir::Family::Movement:  // a copy (reshape, flatten, contiguous): the noise carries over
       for (size_t i = 0; i < o.size(); ++i) n[i] = pre.operands[0].noise[i];
       break;
-    case ir::Family::Reduction: reduction_noise(st, an, pre, o, &n); break;
+    case ir::Family::Reduction:
+      reduction_noise(st, an, pre, o, &n);
+      break;
     case ir::Family::Concat: {
       std::vector<oracles::Dense> parts;
       for (size_t k = 0; k < pre.operands.size(); ++k)
@@ -305,8 +322,11 @@ bool written_noise(const ir::Stmt& st, const ir::Analysis& an, const oracles::Me
       for (size_t i = 0; i < o.size(); ++i) n[i] = c.v[i];
       break;
     }
-    case ir::Family::Indexed: indexed_noise(st, an, pre, &n); break;
-    case ir::Family::Scatter: case ir::Family::Meta:
+    case ir::Family::Indexed:
+      indexed_noise(st, an, pre, &n);
+      break;
+    case ir::Family::Scatter:
+    case ir::Family::Meta:
       ir::internal_error(std::string("noise model: the generator does not emit ") + ir::op_name(st.op));
   }
   out->resize(o.size());

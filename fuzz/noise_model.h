@@ -25,7 +25,7 @@ struct NoisyOperand {
 // Taken before a statement runs: where it writes values and the operands
 // its noise rule reads.
 struct NoiseCapture {
-  int storage = -1;    // where the statement writes values (-1: nowhere, a view)
+  int storage = -1;      // where the statement writes values (-1: nowhere, a view)
   ir::Geometry written;  // the written elements
   std::vector<NoisyOperand> operands;
 };
@@ -38,7 +38,7 @@ NoiseCapture capture_operands(const ir::Stmt& st, const ir::Analysis& an, const 
 // After the statement ran (values updated): the noise bound of every
 // written element in *out, or false when some element could drift past a
 // quarter of the comparison tolerance.
-bool written_noise(const ir::Stmt& st, const ir::Analysis& an, const oracles::Memory& values,
-                   const NoiseCapture& pre, std::vector<float>* out);
+bool written_noise(const ir::Stmt& st, const ir::Analysis& an, const oracles::Memory& values, const NoiseCapture& pre,
+                   std::vector<float>* out);
 
 }  // namespace af::fuzz

@@ -82,7 +82,7 @@ bool Gen::recipe_slice(OpKind op) {
   int64_t end = start + len;
   if (end == n && rng.chance(200)) end = n + rng.range(1, 3);  // clamped like Python
   int64_t s0 = start;
-  if (s0 > 0 && rng.chance(150)) s0 -= n;                      // negative start
+  if (s0 > 0 && rng.chance(150)) s0 -= n;  // negative start
   const int64_t step = rng.chance(250) ? rng.range(2, 3) : 1;
   return emit(op, {T(x), I(dim), I(s0), I(end), I(step)}) >= 0;
 }
@@ -128,8 +128,10 @@ bool Gen::recipe_expand(OpKind op) {
   if (g.rank() == 0 && maxr >= 2 && rng.chance(500)) s.push_back(rng.range(2, 3));
   for (int d = 0; d < g.rank(); ++d) {
     int64_t t = g.sizes[d];
-    if (t == 1 && rng.chance(700)) t = rng.range(2, 4);
-    else if (rng.chance(300)) t = -1;
+    if (t == 1 && rng.chance(700))
+      t = rng.range(2, 4);
+    else if (rng.chance(300))
+      t = -1;
     s.push_back(t);
   }
   return emit(op, {T(x), L(s)}) >= 0;
@@ -205,11 +207,16 @@ bool Gen::recipe_meta_in_place(OpKind op) {
   auto fits = [&](int v) {
     const int r = geo(v).rank();
     switch (view) {
-      case OpKind::Transpose: return r >= 2;
-      case OpKind::T: return r <= 2;
-      case OpKind::Squeeze: return r >= 1;
-      case OpKind::Unsqueeze: return r < maxr;
-      default: return geo(v).numel() > 0;  // as_strided
+      case OpKind::Transpose:
+        return r >= 2;
+      case OpKind::T:
+        return r <= 2;
+      case OpKind::Squeeze:
+        return r >= 1;
+      case OpKind::Unsqueeze:
+        return r < maxr;
+      default:
+        return geo(v).numel() > 0;  // as_strided
     }
   };
   // An input or a view of one most of the time: the caller's tensor changes.
@@ -423,7 +430,8 @@ bool Gen::recipe_matmul(OpKind op) {
   int a = pick_where([&](int v) { return geo(v).rank() == 2; });
   if (a < 0) return false;
   const int64_t k = geo(a).sizes[1];
-  int b = pick_where([&](int v) { return geo(v).rank() == 2 && geo(v).sizes[0] == k && geo(a).sizes[0] * geo(v).sizes[1] <= cap(); });
+  int b = pick_where(
+      [&](int v) { return geo(v).rank() == 2 && geo(v).sizes[0] == k && geo(a).sizes[0] * geo(v).sizes[1] <= cap(); });
   if (b < 0) {  // multiply by its own transpose
     if (!enabled(OpKind::T) || geo(a).sizes[0] * geo(a).sizes[0] > cap()) return false;
     const int nb = emit(OpKind::T, {T(a)});
@@ -466,42 +474,78 @@ bool Gen::try_op(OpKind op) {
   // in what the op itself does.
   using R = ir::GenRecipe;
   switch (ir::op_info(op).recipe) {
-    case R::Reshape: return recipe_reshape(op);
-    case R::Whole: return recipe_whole(op);
-    case R::T: return recipe_t(op);
-    case R::Transpose: return recipe_transpose(op);
-    case R::Permute: return recipe_permute(op);
-    case R::Slice: return recipe_slice(op);
-    case R::Unsqueeze: return recipe_unsqueeze(op);
-    case R::Squeeze: return recipe_squeeze(op);
-    case R::Expand: return recipe_expand(op);
-    case R::Diagonal: return recipe_diagonal(op);
-    case R::AsStrided: return recipe_as_strided(op);
-    case R::Split: return recipe_split(op);
-    case R::Unfold: return recipe_unfold(op);
-    case R::MetaInPlace: return recipe_meta_in_place(op);
-    case R::InPlaceBinary: return recipe_in_place_binary(op);
-    case R::InPlaceUnary: return recipe_in_place_unary(op);
-    case R::Clamp: return recipe_clamp(op);
-    case R::Fill: return recipe_fill(op);
-    case R::Copy: return recipe_copy(op);
-    case R::Setitem: return recipe_setitem(op);
-    case R::Addc: return recipe_addc(op);
-    case R::Lerp: return recipe_lerp(op);
-    case R::ClampTensor: return recipe_clamp_tensor(op);
-    case R::OutBinary: return recipe_out_binary(op);
-    case R::OutUnary: return recipe_out_unary(op);
-    case R::Binary: return recipe_binary(op);
-    case R::Unary: return recipe_unary(op);
-    case R::Reduce: return recipe_reduce(op);
-    case R::Matmul: return recipe_matmul(op);
-    case R::Cat: return recipe_cat(op);
-    case R::Full: return recipe_full(op);
-    case R::IndexPut: return recipe_index_put(op);
-    case R::IndexAlong: return recipe_index_along(op);
-    case R::ScatterAlong: return recipe_scatter_along(op);
-    case R::MaskedFill: return recipe_masked_fill(op);
-    case R::NotGenerated: return false;
+    case R::Reshape:
+      return recipe_reshape(op);
+    case R::Whole:
+      return recipe_whole(op);
+    case R::T:
+      return recipe_t(op);
+    case R::Transpose:
+      return recipe_transpose(op);
+    case R::Permute:
+      return recipe_permute(op);
+    case R::Slice:
+      return recipe_slice(op);
+    case R::Unsqueeze:
+      return recipe_unsqueeze(op);
+    case R::Squeeze:
+      return recipe_squeeze(op);
+    case R::Expand:
+      return recipe_expand(op);
+    case R::Diagonal:
+      return recipe_diagonal(op);
+    case R::AsStrided:
+      return recipe_as_strided(op);
+    case R::Split:
+      return recipe_split(op);
+    case R::Unfold:
+      return recipe_unfold(op);
+    case R::MetaInPlace:
+      return recipe_meta_in_place(op);
+    case R::InPlaceBinary:
+      return recipe_in_place_binary(op);
+    case R::InPlaceUnary:
+      return recipe_in_place_unary(op);
+    case R::Clamp:
+      return recipe_clamp(op);
+    case R::Fill:
+      return recipe_fill(op);
+    case R::Copy:
+      return recipe_copy(op);
+    case R::Setitem:
+      return recipe_setitem(op);
+    case R::Addc:
+      return recipe_addc(op);
+    case R::Lerp:
+      return recipe_lerp(op);
+    case R::ClampTensor:
+      return recipe_clamp_tensor(op);
+    case R::OutBinary:
+      return recipe_out_binary(op);
+    case R::OutUnary:
+      return recipe_out_unary(op);
+    case R::Binary:
+      return recipe_binary(op);
+    case R::Unary:
+      return recipe_unary(op);
+    case R::Reduce:
+      return recipe_reduce(op);
+    case R::Matmul:
+      return recipe_matmul(op);
+    case R::Cat:
+      return recipe_cat(op);
+    case R::Full:
+      return recipe_full(op);
+    case R::IndexPut:
+      return recipe_index_put(op);
+    case R::IndexAlong:
+      return recipe_index_along(op);
+    case R::ScatterAlong:
+      return recipe_scatter_along(op);
+    case R::MaskedFill:
+      return recipe_masked_fill(op);
+    case R::NotGenerated:
+      return false;
   }
   return false;
 }

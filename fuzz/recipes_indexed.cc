@@ -164,8 +164,7 @@ static std::vector<int64_t> draw_indices(Rng& rng, int64_t count, int64_t n, boo
   for (int64_t i = 0; i < n; ++i) pool[i] = i;
   for (int64_t i = n - 1; i > 0; --i) std::swap(pool[i], pool[rng.below(i + 1)]);
   std::vector<int64_t> r;
-  for (int64_t i = 0; i < count; ++i)
-    r.push_back(dups || i >= n ? pool[rng.below(std::min<int64_t>(n, 3))] : pool[i]);
+  for (int64_t i = 0; i < count; ++i) r.push_back(dups || i >= n ? pool[rng.below(std::min<int64_t>(n, 3))] : pool[i]);
   return r;
 }
 
@@ -183,8 +182,8 @@ bool Gen::recipe_index_put(OpKind op) {
   for (size_t d = 1; d < xs.size(); ++d) slot.push_back(xs[d]);
   // The values: exactly the indexing result's shape, or a tensor broadcasting to it.
   int v = rng.chance(300) ? pick_where([&](int c) {
-                              return broadcasts_to(geo(c).sizes, slot) && meta(c).storage != meta(x).storage && geo(c).numel() > 0;
-                            })
+    return broadcasts_to(geo(c).sizes, slot) && meta(c).storage != meta(x).storage && geo(c).numel() > 0;
+  })
                           : -1;
   if (v < 0) v = source_of(slot, x);
   if (v < 0) return false;

@@ -51,9 +51,16 @@ Replayed replay_all() {
       continue;
     }
     switch (replay(*c, &detail)) {
-      case Replay::Pass: ++r.pass; break;
-      case Replay::Skipped: r.skipped += "\n  " + f + ": " + detail; break;
-      case Replay::Fail: ADD_FAILURE() << f << ": " << detail; ++r.fail; break;
+      case Replay::Pass:
+        ++r.pass;
+        break;
+      case Replay::Skipped:
+        r.skipped += "\n  " + f + ": " + detail;
+        break;
+      case Replay::Fail:
+        ADD_FAILURE() << f << ": " << detail;
+        ++r.fail;
+        break;
     }
   }
   return r;

@@ -59,7 +59,8 @@ std::string py_observables(const ir::Program& p, const oracles::Observables& o) 
   for (size_t k = 0; k < o.inputs.size(); ++k) {
     const auto& g = o.inputs[k];
     s += std::string(k ? ", " : "") + "{\"sizes\": " + py_ints({g.sizes.begin(), g.sizes.end()}) +
-         ", \"strides\": " + py_ints({g.strides.begin(), g.strides.end()}) + ", \"offset\": " + std::to_string(g.offset) + "}";
+         ", \"strides\": " + py_ints({g.strides.begin(), g.strides.end()}) +
+         ", \"offset\": " + std::to_string(g.offset) + "}";
   }
   return s + "]}";
 }
@@ -406,10 +407,15 @@ static std::string repro_python(const run::RunSpec& spec) {
   if (!py.empty()) return py;
   using Py = compilers::ExternalStrategy::Python;
   switch (ext->python) {
-    case Py::Venv: return ".venv-thunder/bin/python";
-    case Py::Given: return ext->python_path;
-    case Py::Torch: return ".venvs/torch-" + (ext->torch_version.empty() ? std::string("VERSION") : ext->torch_version) + "/bin/python";
-    case Py::System: break;
+    case Py::Venv:
+      return ".venv-thunder/bin/python";
+    case Py::Given:
+      return ext->python_path;
+    case Py::Torch:
+      return ".venvs/torch-" + (ext->torch_version.empty() ? std::string("VERSION") : ext->torch_version) +
+             "/bin/python";
+    case Py::System:
+      break;
   }
   return "/usr/bin/python3";
 }
@@ -423,15 +429,17 @@ std::string repro_script(const ir::Program& p, const run::RunSpec& spec, const R
   // The header replaces the script's first comment lines.
   const auto& ext = spec.strategy.external();
   const std::string python = repro_python(spec);
-  std::string head = "#!" + python + "\n# aliasfuzz repro (written by `aliasfuzz minimize`). Run: " + python + " repro.py\n";
+  std::string head =
+      "#!" + python + "\n# aliasfuzz repro (written by `aliasfuzz minimize`). Run: " + python + " repro.py\n";
   if (ext)
-    head += "# (the divergence is " + ext->compile + " against eager PyTorch of the same Python" +
-            (ext->python == compilers::ExternalStrategy::Python::Venv
-                 ? ";\n#  .venv-thunder is made by `./aliasfuzz setup --thunder`: torch 2.9.1, lightning-thunder 0.2.6)\n"
-             : ext->python == compilers::ExternalStrategy::Python::Torch && !ext->torch_version.empty()
-                 ? ";\n#  torch " + ext->torch_version + ": `pip install torch==" + ext->torch_version +
-                       "`, or `./aliasfuzz setup --torch " + ext->torch_version + "`)\n"
-                 : ")\n");
+    head +=
+        "# (the divergence is " + ext->compile + " against eager PyTorch of the same Python" +
+        (ext->python == compilers::ExternalStrategy::Python::Venv
+             ? ";\n#  .venv-thunder is made by `./aliasfuzz setup --thunder`: torch 2.9.1, lightning-thunder 0.2.6)\n"
+         : ext->python == compilers::ExternalStrategy::Python::Torch && !ext->torch_version.empty()
+             ? ";\n#  torch " + ext->torch_version + ": `pip install torch==" + ext->torch_version +
+                   "`, or `./aliasfuzz setup --torch " + ext->torch_version + "`)\n"
+             : ")\n");
   head += "# bucket: " + bucket_of(rec) + "\n# spec: " + run::spec_flags(spec) + "\n";
   // A program the oracle rejects (--invalid-rate): eager PyTorch raises on
   // it, and the finding is what the compiler does with it (runs it: the
@@ -455,8 +463,10 @@ std::string repro_script(const ir::Program& p, const run::RunSpec& spec, const R
   // campaign saw.
   out += "torch.set_num_threads(1)  # as aliasfuzz's runner: some compiled kernels differ by thread count\n";
   const std::string fn = oracles::functional_form(p, oracles::torch_script(p));
-  if (!fn.empty()) out += "\n" + fn;
-  else out += "\n_setup = _fn = None  # (the program could not be split into setup and function)\n";
+  if (!fn.empty())
+    out += "\n" + fn;
+  else
+    out += "\n_setup = _fn = None  # (the program could not be split into setup and function)\n";
   out += "\n\n# ---- the finding, as aliasfuzz computed it\n";
   std::string mm_py = "None";
   if (rec.mismatch) {
@@ -471,33 +481,39 @@ std::string repro_script(const ir::Program& p, const run::RunSpec& spec, const R
          ",\n           \"flags\": " + py_str(run::spec_flags(spec)) + ", \"op\": " + py_str(rec.op) +
          ", \"error\": " + py_str(rec.error) + ",\n           \"mismatch\": " + mm_py +
          ",\n           \"eager_rejects\": " + py_str(eager_rejects) + "}\n";
-  out += "# The oracle's expected observables (PyTorch semantics, computed by aliasfuzz; None: the oracle\n"
-         "# rejects the program).\n";
+  out +=
+      "# The oracle's expected observables (PyTorch semantics, computed by aliasfuzz; None: the oracle\n"
+      "# rejects the program).\n";
   out += "# The declared inputs, by name (their final geometry is observed as \"input NAME\").\n";
   std::string names = "[";
   for (size_t k = 0; k < p.inputs.size(); ++k) names += (k ? ", " : "") + py_str(p.inputs[k].name);
   out += "INPUT_NAMES = " + names + "]\n";
   out += "EXPECTED = " + (eager_rejects.empty() ? py_observables(p, expected) : std::string("None")) + "\n";
-  out += "# The program, re-run by `aliasfuzz run` for aliasfuzz's own strategies (binary: $AF_BIN, this\n"
-         "# path, or `aliasfuzz` on PATH).\n";
+  out +=
+      "# The program, re-run by `aliasfuzz run` for aliasfuzz's own strategies (binary: $AF_BIN, this\n"
+      "# path, or `aliasfuzz` on PATH).\n";
   out += "AF_PROGRAM = " + py_str(ir::print(p)) + "\n";
   out += "AF_BIN = " + py_str(aliasfuzz_binary()) + "\n";
   out += "# What the diverging strategy produced (None: only FINDING's first mismatch is known).\n";
   out += "STRATEGY_OBSERVABLES = " + (actual ? py_observables(p, *actual) : std::string("None")) + "\n";
-  out += "# Also run functorch.experimental.functionalize on _fn and print where it differs from eager\n"
-         "# (for aliasfuzz's own strategies; set True to see it).\n";
+  out +=
+      "# Also run functorch.experimental.functionalize on _fn and print where it differs from eager\n"
+      "# (for aliasfuzz's own strategies; set True to see it).\n";
   out += "FUNCTIONALIZE = False\n";
-  out += "# The real compiler of an external strategy (aliasfuzz's table, compilers/table.cc): `imports`,\n"
-         "# then `compile` with fn = _fn gives the compiled function; compared with eager PyTorch of this Python.\n"
-         "# `module` is _setup and _fn as the campaign's runner compiled them (the same text as above).\n";
+  out +=
+      "# The real compiler of an external strategy (aliasfuzz's table, compilers/table.cc): `imports`,\n"
+      "# then `compile` with fn = _fn gives the compiled function; compared with eager PyTorch of this Python.\n"
+      "# `module` is _setup and _fn as the campaign's runner compiled them (the same text as above).\n";
   out += "COMPILER = " +
          (ext ? "{\"imports\": " + py_str(ext->imports) + ", \"compile\": " + py_str(ext->compile) +
                     ",\n            \"module\": " + py_str(oracles::torch_function_module(p)) + "}"
               : std::string("None")) +
          "\n";
-  out += "# The compiler's process died in the campaign (a crash, not a value or an exception): the\n"
-         "# script then runs itself again in a child process and reports how that child ends.\n";
-  out += std::string("CRASH = ") + (runner_failure_kind(rec.error).rfind("runner-crash", 0) == 0 ? "True" : "False") + "\n";
+  out +=
+      "# The compiler's process died in the campaign (a crash, not a value or an exception): the\n"
+      "# script then runs itself again in a child process and reports how that child ends.\n";
+  out += std::string("CRASH = ") + (runner_failure_kind(rec.error).rfind("runner-crash", 0) == 0 ? "True" : "False") +
+         "\n";
   out += kReproMain;
   return out;
 }
@@ -516,16 +532,23 @@ bool write_minimized(const std::string& dir, const MinimizedFinding& m, std::str
              " repro.py   (or: aliasfuzz run min.af " + run::spec_flags(m.spec) + ")\n";
     write_atomic(dir + "/min.af", head + ir::print(m.minimized));
     const auto actual = strategy_observables(m.minimized, m.record);
-    write_atomic(dir + "/repro.py", repro_script(m.minimized, m.spec, m.record, m.expected, actual ? &*actual : nullptr));
+    write_atomic(dir + "/repro.py",
+                 repro_script(m.minimized, m.spec, m.record, m.expected, actual ? &*actual : nullptr));
     const auto& s = m.stats;
-    nlohmann::json j = {
-        {"bucket", m.bucket},
-        {"spec", run::spec_json(m.spec)},
-        {"original_spec", run::spec_json(m.original_spec)},
-        {"stmts_before", s.stmts_before}, {"stmts_after", s.stmts_after}, {"bytes_before", s.bytes_before},
-        {"bytes_after", s.bytes_after}, {"tests", s.tests}, {"invalid_candidates", s.invalid},
-        {"duplicates", s.duplicates}, {"accepted", s.accepted}, {"rounds", s.rounds},
-        {"budget_hit", s.budget_hit}, {"elapsed_s", s.elapsed_s}};
+    nlohmann::json j = {{"bucket", m.bucket},
+                        {"spec", run::spec_json(m.spec)},
+                        {"original_spec", run::spec_json(m.original_spec)},
+                        {"stmts_before", s.stmts_before},
+                        {"stmts_after", s.stmts_after},
+                        {"bytes_before", s.bytes_before},
+                        {"bytes_after", s.bytes_after},
+                        {"tests", s.tests},
+                        {"invalid_candidates", s.invalid},
+                        {"duplicates", s.duplicates},
+                        {"accepted", s.accepted},
+                        {"rounds", s.rounds},
+                        {"budget_hit", s.budget_hit},
+                        {"elapsed_s", s.elapsed_s}};
     if (m.record.mismatch) j["first_mismatch"] = oracles::mismatch_json(*m.record.mismatch);
     if (!m.record.error.empty()) j["error"] = m.record.error;
     if (!m.record.accepted_invalid.empty()) j["accepted_invalid"] = m.record.accepted_invalid;
@@ -577,7 +600,8 @@ std::optional<RegressionCase> parse_regression(const std::string& text, std::str
       return true;
     };
     std::string v;
-    if (field("bucket", &v)) c.bucket = v;
+    if (field("bucket", &v))
+      c.bucket = v;
     else if (field("expect", &v)) {
       if (v != "agree" && v != "disagree") {
         *error = "bad '# expect:' (agree or disagree): " + v;

@@ -40,7 +40,6 @@ std::optional<oracles::Observables> strategy_observables(const ir::Program& p, c
 // commands run); "" when this process is another program (a test).
 std::string aliasfuzz_binary();
 
-
 // Writes DIR/min.af, DIR/repro.py and DIR/minimize.json (creating DIR).
 // False and *error when a file cannot be written or m is not ok.
 bool write_minimized(const std::string& dir, const MinimizedFinding& m, std::string* error);

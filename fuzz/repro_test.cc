@@ -19,7 +19,6 @@
 namespace af::fuzz {
 namespace {
 
-
 std::string tmpdir() {
   const char* t = std::getenv("TEST_TMPDIR");
   return t ? t : "/tmp";
@@ -97,7 +96,8 @@ TEST(Repro, WritesMinAfAndRunsUnderPython) {
   EXPECT_EQ(*back, m.minimized);
   int status = -1;
   const std::string out = run_python(dir + "/repro.py", &status);
-  EXPECT_EQ(status, 1) << out;  // a divergence (recorded: no aliasfuzz binary to re-run here; tools/fuzz_cli_test.sh re-runs)
+  EXPECT_EQ(status, 1)
+      << out;  // a divergence (recorded: no aliasfuzz binary to re-run here; tools/fuzz_cli_test.sh re-runs)
   EXPECT_NE(out.find("aliasfuzz not found"), std::string::npos) << out;
   EXPECT_NE(out.find("return 0   <-- DIVERGES"), std::string::npos) << out;
   EXPECT_NE(out.find("DIVERGENCE: return 0[2] expected"), std::string::npos) << out;

@@ -32,8 +32,9 @@ std::string abstract_line(const std::string& line) {
       const size_t close = line.find(']', i);
       out += "[#]";
       i = close == std::string::npos ? line.size() : close + 1;
-    } else if ((std::isdigit(static_cast<unsigned char>(c)) || ((c == '-' || c == '.') && i + 1 < line.size() &&
-                                                                 std::isdigit(static_cast<unsigned char>(line[i + 1])))) &&
+    } else if ((std::isdigit(static_cast<unsigned char>(c)) ||
+                ((c == '-' || c == '.') && i + 1 < line.size() &&
+                 std::isdigit(static_cast<unsigned char>(line[i + 1])))) &&
                (out.empty() || !ident_char(out.back()))) {
       // A number (with sign, fraction, exponent; also nan/inf spelled as words stay words).
       ++i;
@@ -71,7 +72,8 @@ ir::Program in_use_order(const ir::Program& p) {
     if (int s = p.inputs[v].storage; new_storage[s] < 0)
       new_storage[s] = static_cast<int>(storage_order.size()), storage_order.push_back(s);
   for (size_t s = 0; s < p.storages.size(); ++s)
-    if (new_storage[s] < 0) new_storage[s] = static_cast<int>(storage_order.size()), storage_order.push_back(static_cast<int>(s));
+    if (new_storage[s] < 0)
+      new_storage[s] = static_cast<int>(storage_order.size()), storage_order.push_back(static_cast<int>(s));
   ir::Program q = p;
   for (size_t s = 0; s < storage_order.size(); ++s) q.storages[s] = p.storages[storage_order[s]];
   for (int k = 0; k < n; ++k) {
@@ -107,8 +109,7 @@ ir::Program skeleton_names(const ir::Program& p) {
     };
     for (size_t j = i + 1; j < q.stmts.size(); ++j) ir::for_each_tensor_arg(q.stmts[j], use);
     for (int r : q.returns) use(r);
-    for (int o : outs)
-      q.value_names[o] = "m" + std::to_string(m) + "_" + (rank[o] < 0 ? "_" : std::to_string(rank[o]));
+    for (int o : outs) q.value_names[o] = "m" + std::to_string(m) + "_" + (rank[o] < 0 ? "_" : std::to_string(rank[o]));
     ++m;
   }
   return q;
@@ -131,8 +132,8 @@ std::string skeleton(const ir::Program& p) {
     if (line.rfind("input ", 0) == 0 && eq != std::string::npos && line.find('(', eq) == std::string::npos)
       line = line.substr(0, eq) + " = as_strided(" + line.substr(eq + 3) + ", [#], [#], #)";
     // "m0_1, m0__, m0_0 = chunk(...)" -> "m0_* = chunk(...)": not how many pieces.
-    if (eq != std::string::npos && line.size() > 1 && line[0] == 'm' && std::isdigit(static_cast<unsigned char>(line[1])) &&
-        line.find(',') < eq)
+    if (eq != std::string::npos && line.size() > 1 && line[0] == 'm' &&
+        std::isdigit(static_cast<unsigned char>(line[1])) && line.find(',') < eq)
       line = line.substr(0, line.find('_')) + "_*" + line.substr(eq);
     out += abstract_line(line) + "\n";
   }
@@ -221,7 +222,8 @@ bool BugSignature::resembles(const BugSignature& o) const {
   return false;
 }
 
-BugSignature bug_signature(const RunRecord& rec, const ir::Program& minimized, const std::string& schedule_sensitivity) {
+BugSignature bug_signature(const RunRecord& rec, const ir::Program& minimized,
+                           const std::string& schedule_sensitivity) {
   const run::RunSpec& s = rec.spec;
   const std::string mutant = s.mutant == run::Mutant::None ? "" : "+" + s.mutant_name();
   BugSignature b;

@@ -65,7 +65,8 @@ struct BugSignature {
   bool operator==(const BugSignature& o) const { return who == o.who && what == o.what && cause == o.cause; }
   bool operator!=(const BugSignature& o) const { return !(*this == o); }
 };
-BugSignature bug_signature(const RunRecord& rec, const ir::Program& minimized, const std::string& schedule_sensitivity = "");
+BugSignature bug_signature(const RunRecord& rec, const ir::Program& minimized,
+                           const std::string& schedule_sensitivity = "");
 // The bug of a minimized finding: its bug program, run and schedule sensitivity.
 BugSignature finding_bug(const MinimizedFinding& m);
 

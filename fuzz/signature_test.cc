@@ -22,8 +22,9 @@ TEST(Signature, SkeletonKeepsOpsAndAliasingAndDropsNumbers) {
       "aliasfuzz 1\nstorage s0 f32[10] = iota(0, 1)\ninput x0 = as_strided(s0, [5], [2], 0)\n"
       "input x1 = as_strided(s0, [2, 2], [1, 2], 1)\nadd_(x0, -3.0)\nt0 = mul(x1, 0.5)\nreturn x0, t0\n");
   EXPECT_EQ(skeleton(a), skeleton(b));
-  EXPECT_EQ(skeleton(a), "storage s0\ninput x0 = as_strided(s0, [#], [#], #)\ninput x1 = as_strided(s0, [#], [#], #)\n"
-                         "add_(x0, #)\nt0 = mul(x1, #)\n");
+  EXPECT_EQ(skeleton(a),
+            "storage s0\ninput x0 = as_strided(s0, [#], [#], #)\ninput x1 = as_strided(s0, [#], [#], #)\n"
+            "add_(x0, #)\nt0 = mul(x1, #)\n");
   // Another alias structure (x1 on its own storage) or another op: another skeleton.
   const ir::Program c = parse(
       "aliasfuzz 1\nstorage s0 f32[6] = random(3)\nstorage s1 f32[3] = random(4)\n"
@@ -45,9 +46,10 @@ TEST(Signature, InputsInOrderOfFirstUse) {
       "aliasfuzz 1\nstorage s0 f32[2] = full(0.0)\nstorage s1 f32[2] = full(0.0)\ninput x0 = s0\n"
       "input x1 = s0\ninput x2 = s1\nadd_(x0, 1.0)\nt0 = mul(x2, 2.0)\nreturn x1, t0\n");
   EXPECT_EQ(skeleton(a), skeleton(b));
-  EXPECT_EQ(skeleton(a), "storage s0\nstorage s1\ninput x0 = as_strided(s0, [#], [#], #)\n"
-                         "input x1 = as_strided(s1, [#], [#], #)\ninput x2 = as_strided(s0, [#], [#], #)\n"
-                         "add_(x0, #)\nt0 = mul(x1, #)\n");
+  EXPECT_EQ(skeleton(a),
+            "storage s0\nstorage s1\ninput x0 = as_strided(s0, [#], [#], #)\n"
+            "input x1 = as_strided(s1, [#], [#], #)\ninput x2 = as_strided(s0, [#], [#], #)\n"
+            "add_(x0, #)\nt0 = mul(x1, #)\n");
   // Written and read through one input is another structure than through two.
   const ir::Program c = parse(
       "aliasfuzz 1\nstorage s0 f32[2] = full(0.0)\nstorage s1 f32[2] = full(0.0)\ninput x0 = s0\n"
@@ -57,24 +59,30 @@ TEST(Signature, InputsInOrderOfFirstUse) {
 
 TEST(Signature, PiecesByUseNotByIndexOrCount) {
   // Writing piece 1 of 2 or piece 2 of 3, then reading the whole: one skeleton.
-  const ir::Program a = parse("aliasfuzz 1\nstorage s0 f32[4] = full(0.0)\ninput x0 = s0\n"
-                              "t0, t1 = chunk(x0, 2, 0)\nadd_(t1, 1.0)\nmul_(x0, 2.0)\n");
-  const ir::Program b = parse("aliasfuzz 1\nstorage s0 f32[3] = full(0.0)\ninput x0 = s0\n"
-                              "a, b, c = chunk(x0, 3, 0)\nadd_(c, 1.0)\nmul_(x0, 2.0)\n");
+  const ir::Program a = parse(
+      "aliasfuzz 1\nstorage s0 f32[4] = full(0.0)\ninput x0 = s0\n"
+      "t0, t1 = chunk(x0, 2, 0)\nadd_(t1, 1.0)\nmul_(x0, 2.0)\n");
+  const ir::Program b = parse(
+      "aliasfuzz 1\nstorage s0 f32[3] = full(0.0)\ninput x0 = s0\n"
+      "a, b, c = chunk(x0, 3, 0)\nadd_(c, 1.0)\nmul_(x0, 2.0)\n");
   EXPECT_EQ(skeleton(a), skeleton(b));
-  EXPECT_EQ(skeleton(a), "storage s0\ninput x0 = as_strided(s0, [#], [#], #)\nm0_* = chunk(x0, #, #)\n"
-                         "add_(m0_0, #)\nmul_(x0, #)\n");
+  EXPECT_EQ(skeleton(a),
+            "storage s0\ninput x0 = as_strided(s0, [#], [#], #)\nm0_* = chunk(x0, #, #)\n"
+            "add_(m0_0, #)\nmul_(x0, #)\n");
   // One piece twice is not two sibling pieces.
-  const ir::Program c = parse("aliasfuzz 1\nstorage s0 f32[4] = full(0.0)\ninput x0 = s0\n"
-                              "t0, t1 = chunk(x0, 2, 0)\nadd_(t1, 1.0)\nmul_(t1, 2.0)\n");
-  const ir::Program d = parse("aliasfuzz 1\nstorage s0 f32[4] = full(0.0)\ninput x0 = s0\n"
-                              "t0, t1 = chunk(x0, 2, 0)\nadd_(t1, 1.0)\nmul_(t0, 2.0)\n");
+  const ir::Program c = parse(
+      "aliasfuzz 1\nstorage s0 f32[4] = full(0.0)\ninput x0 = s0\n"
+      "t0, t1 = chunk(x0, 2, 0)\nadd_(t1, 1.0)\nmul_(t1, 2.0)\n");
+  const ir::Program d = parse(
+      "aliasfuzz 1\nstorage s0 f32[4] = full(0.0)\ninput x0 = s0\n"
+      "t0, t1 = chunk(x0, 2, 0)\nadd_(t1, 1.0)\nmul_(t0, 2.0)\n");
   EXPECT_NE(skeleton(c), skeleton(d));
 }
 
 TEST(Signature, ErrorTypes) {
   EXPECT_EQ(error_type("IndexError: list index out of range"), "IndexError");
-  EXPECT_EQ(error_type("strategy update_aliases produced an invalid program: Thunder raises: IndexError in x"), "IndexError");
+  EXPECT_EQ(error_type("strategy update_aliases produced an invalid program: Thunder raises: IndexError in x"),
+            "IndexError");
   EXPECT_EQ(error_type("thunder: RuntimeError: shape '[5]' is invalid"), "RuntimeError");
   EXPECT_EQ(error_type("limit: update_aliases nodes would define more than 1048576 values"), "limit");
   EXPECT_EQ(error_type("something else"), "error");
@@ -129,8 +137,8 @@ TEST(Signature, TwoFindingsOfOneBugMinimizeToOneSignature) {
   const MinimizedFinding ma = minimize_finding(a, spec, o), mb = minimize_finding(b, spec, o);
   ASSERT_TRUE(ma.ok) << ma.error;
   ASSERT_TRUE(mb.ok) << mb.error;
-  EXPECT_EQ(finding_bug(ma).key(), finding_bug(mb).key())
-      << ir::print(ma.bug_program) << "\n" << ir::print(mb.bug_program);
+  EXPECT_EQ(finding_bug(ma).key(), finding_bug(mb).key()) << ir::print(ma.bug_program) << "\n"
+                                                          << ir::print(mb.bug_program);
 }
 
 }  // namespace

@@ -196,8 +196,10 @@ void WorkerPool::drain_lines(Worker& w) {
     const double t = now_s();
     case_s_ = 0.95 * case_s_ + 0.05 * (t - w.last_progress);
     w.last_progress = t;
-    if (routine) cb_.routine(k, *routine);
-    else cb_.answer(k, r);
+    if (routine)
+      cb_.routine(k, *routine);
+    else
+      cb_.answer(k, r);
   }
   w.partial.erase(0, at);
 }

@@ -23,13 +23,13 @@ namespace af::fuzz {
 class WorkerPool {
  public:
   struct Callbacks {
-    std::function<std::optional<uint64_t>()> next_case;             // the next program to hand out, if any
-    std::function<void(uint64_t k)> give_back;                      // handed out, never answered: hand out again
+    std::function<std::optional<uint64_t>()> next_case;               // the next program to hand out, if any
+    std::function<void(uint64_t k)> give_back;                        // handed out, never answered: hand out again
     std::function<void(uint64_t k, const nlohmann::json& r)> answer;  // a worker's JSON line for program k
     std::function<void(uint64_t k, const RoutineAnswer& a)> routine;  // its routine line (fuzz/answer_line.h)
     // Program k crashed ("crash", detail with the signal) or hung ("timeout").
     std::function<void(uint64_t k, const std::string& kind, const std::string& detail)> died;
-    std::function<bool()> stopping;                                 // an interrupt: restart no worker
+    std::function<bool()> stopping;  // an interrupt: restart no worker
   };
 
   WorkerPool(const CampaignOptions& o, Callbacks cb) : o_(o), cb_(std::move(cb)) {}
@@ -51,7 +51,7 @@ class WorkerPool {
     int to = -1, from = -1;
     std::deque<uint64_t> queue;  // assigned, not yet answered (front = in progress)
     double last_progress = 0;
-    std::string partial;         // bytes of an unfinished line
+    std::string partial;  // bytes of an unfinished line
   };
   void spawn(Worker& w);
   void feed(Worker& w);
@@ -65,7 +65,7 @@ class WorkerPool {
   Callbacks cb_;
   std::vector<Worker> workers_;
   double interrupted_at_ = -1;  // when a stop first saw the interrupt
-  double case_s_ = 0.01;  // seconds per answered case (moving average): sizes the queues
+  double case_s_ = 0.01;        // seconds per answered case (moving average): sizes the queues
 };
 
 }  // namespace af::fuzz

@@ -23,10 +23,19 @@ void checked_args_into(const Stmt& st, const std::vector<TensorMeta>& values, st
     c.f = 0;
     c.list.clear();
     switch (a.kind) {
-      case Arg::Tensor: c.t = &values[a.i]; break;
-      case Arg::Int: c.i = a.i; c.f = static_cast<double>(a.i); break;
-      case Arg::Float: c.f = a.f; break;
-      case Arg::IntList: c.list.assign(a.list.begin(), a.list.end()); break;
+      case Arg::Tensor:
+        c.t = &values[a.i];
+        break;
+      case Arg::Int:
+        c.i = a.i;
+        c.f = static_cast<double>(a.i);
+        break;
+      case Arg::Float:
+        c.f = a.f;
+        break;
+      case Arg::IntList:
+        c.list.assign(a.list.begin(), a.list.end());
+        break;
       case Arg::TensorList:
         for (auto v : a.list) c.ts.push_back(&values[v]);
         break;
@@ -38,7 +47,8 @@ namespace {
 
 std::optional<Error> check_limits(const Geometry& g, const Limits& l, int line) {
   if (g.rank() > l.max_rank)
-    return Error{ErrorKind::Limit, line, "rank " + std::to_string(g.rank()) + " exceeds the limit of " + std::to_string(l.max_rank)};
+    return Error{ErrorKind::Limit, line,
+                 "rank " + std::to_string(g.rank()) + " exceeds the limit of " + std::to_string(l.max_rank)};
   int64_t n = 1;
   for (int64_t s : g.sizes) {
     if (s > l.max_numel || (s > 0 && n > l.max_numel / s))
@@ -52,16 +62,19 @@ std::optional<Error> check_limits(const Geometry& g, const Limits& l, int line) 
 // rule runs so that an enormous request is a limit error, not an overflow.
 std::optional<Error> check_int_list(const int64_t* list, size_t n, const Limits& l, int line) {
   if (static_cast<int>(n) > l.max_rank)
-    return Error{ErrorKind::Limit, line, "a list of " + std::to_string(n) + " sizes exceeds the rank limit of " + std::to_string(l.max_rank)};
+    return Error{ErrorKind::Limit, line,
+                 "a list of " + std::to_string(n) + " sizes exceeds the rank limit of " + std::to_string(l.max_rank)};
   for (const int64_t* x = list; x != list + n; ++x)
     if (*x > l.max_numel || *x < -l.max_numel)
-      return Error{ErrorKind::Limit, line, "size or stride " + std::to_string(*x) + " exceeds the limit of " + std::to_string(l.max_numel)};
+      return Error{ErrorKind::Limit, line,
+                   "size or stride " + std::to_string(*x) + " exceeds the limit of " + std::to_string(l.max_numel)};
   return std::nullopt;
 }
 
 std::optional<Error> check_int(int64_t i, const Limits& l, int line) {
   if (i > l.max_numel || i < -l.max_numel)
-    return Error{ErrorKind::Limit, line, "integer argument " + std::to_string(i) + " exceeds the limit of " + std::to_string(l.max_numel)};
+    return Error{ErrorKind::Limit, line,
+                 "integer argument " + std::to_string(i) + " exceeds the limit of " + std::to_string(l.max_numel)};
   return std::nullopt;
 }
 
@@ -90,10 +103,11 @@ std::optional<Error> check_dtypes(const Program& p, const Stmt& st, DtypeOf dtyp
     for (const int64_t* it = vs; it != vs + n; ++it) {
       const int64_t v = *it;
       if (dtype(v) != want)
-        return Error{ErrorKind::Dtype, st.line, std::string(op_name(st.op)) + ": argument " + std::to_string(k + 1) + " ('" +
-                                                    p.value_names[v] + "') is a " + dtype_name(dtype(v)) + " tensor where a " +
-                                                    dtype_name(want) + " tensor is expected" +
-                                                    (want == Dtype::F32 ? ": i64 and bool tensors are only index and mask operands" : "")};
+        return Error{ErrorKind::Dtype, st.line,
+                     std::string(op_name(st.op)) + ": argument " + std::to_string(k + 1) + " ('" + p.value_names[v] +
+                         "') is a " + dtype_name(dtype(v)) + " tensor where a " + dtype_name(want) +
+                         " tensor is expected" +
+                         (want == Dtype::F32 ? ": i64 and bool tensors are only index and mask operands" : "")};
     }
   }
   return std::nullopt;
@@ -142,7 +156,8 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
     total_numel += s.numel;
   }
   if (total_numel > limits.max_total_numel)
-    return Error{ErrorKind::Limit, 0, "storages of more than " + std::to_string(limits.max_total_numel) + " elements in all"};
+    return Error{ErrorKind::Limit, 0,
+                 "storages of more than " + std::to_string(limits.max_total_numel) + " elements in all"};
   an.num_declared = static_cast<int>(p.storages.size());
   int next_impl = 0;
   std::vector<CheckedArg> checked;  // reused by every input and statement
@@ -180,14 +195,18 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
   bool any_retired = false;  // (most programs have no metadata op: no per-argument check then)
   auto retired_use = [&](int v, int line) -> std::optional<Error> {
     if (!retired[v]) return std::nullopt;
-    return Error{ErrorKind::Retired, line, "'" + p.value_names[v] + "' names a tensor whose sizes and strides an in-place metadata op changed: "
-                                           "the format retires it (use that op's result)"};
+    return Error{ErrorKind::Retired, line,
+                 "'" + p.value_names[v] +
+                     "' names a tensor whose sizes and strides an in-place metadata op changed: "
+                     "the format retires it (use that op's result)"};
   };
   for (size_t si = 0; si < p.stmts.size(); ++si) {
     const Stmt& st = p.stmts[si];
     if (any_retired) {
       std::optional<Error> stale;
-      for_each_tensor_arg(st, [&](int v) { if (!stale) stale = retired_use(v, st.line); });
+      for_each_tensor_arg(st, [&](int v) {
+        if (!stale) stale = retired_use(v, st.line);
+      });
       if (stale) return *stale;
     }
     if (auto e = check_list_limits(st, limits)) return *e;
@@ -196,14 +215,18 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
     if (!all_f32 || std::strpbrk(op_info(st.op).sig, "JM"))
       if (auto e = check_dtypes(p, st, dtype)) return *e;
     if (st.op == OpKind::SetitemI && squeezed_to_0d(p, an.values, si, static_cast<int>(st.args[0].i)))
-      return Error{ErrorKind::Version, st.line, "setitem_ on a tensor squeeze_ made 0-d: PyTorch 1.13 slices it as the 1-d tensor it was, 2.x raises"};
+      return Error{
+          ErrorKind::Version, st.line,
+          "setitem_ on a tensor squeeze_ made 0-d: PyTorch 1.13 slices it as the 1-d tensor it was, 2.x raises"};
     checked_args_into(st, an.values, &checked);
     std::optional<Error> ie = infer_into(st.op, checked, &outs);
     // Format v1's rule for a 0-d setitem_ (`x[0:0] = v` writes the whole
     // tensor) is PyTorch 1.13's; torch 2.x raises "slice() cannot be applied
     // to a 0-dim tensor" for every 0-d setitem_, so the program is `version`.
     if (!ie && st.op == OpKind::SetitemI && checked[0].t->g.rank() == 0)
-      return Error{ErrorKind::Version, st.line, "setitem_ on a 0-d tensor: PyTorch 1.13 writes the whole tensor, 2.x raises (slice() of a 0-dim tensor)"};
+      return Error{
+          ErrorKind::Version, st.line,
+          "setitem_ on a 0-d tensor: PyTorch 1.13 writes the whole tensor, 2.x raises (slice() of a 0-dim tensor)"};
     if (!ie && added_in_v12(st.op)) ie = check_index_values(st.op, checked, index_elements(p, st, an));
     const bool inplace = is_inplace(st.op);
     if (ie) {
@@ -211,22 +234,25 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
       // names then fails when the result is unpacked.
       const size_t want = st.op == OpKind::SetitemI ? 0 : 1;
       if ((ie->kind == ErrorKind::Undefined || ie->kind == ErrorKind::Resize) && inplace && st.outs.size() > want)
-        return Error{ErrorKind::Name, st.line, std::string(op_name(st.op)) + " produces " + std::to_string(want) +
-                                                   " result" + (want == 1 ? "" : "s") + ", " + std::to_string(st.outs.size()) + " names given"};
+        return Error{ErrorKind::Name, st.line,
+                     std::string(op_name(st.op)) + " produces " + std::to_string(want) + " result" +
+                         (want == 1 ? "" : "s") + ", " + std::to_string(st.outs.size()) + " names given"};
       return Error{ie->kind, st.line, ie->message};
     }
     work += statement_work(st.op, checked, outs);
     if (work > limits.max_work)
-      return Error{ErrorKind::Limit, st.line, "the program's work passes the limit of " + std::to_string(limits.max_work) +
-                                                  " element operations here (estimated before it runs: docs/format.md, Limits)"};
+      return Error{ErrorKind::Limit, st.line,
+                   "the program's work passes the limit of " + std::to_string(limits.max_work) +
+                       " element operations here (estimated before it runs: docs/format.md, Limits)"};
     const size_t want = inplace ? (st.op == OpKind::SetitemI ? 0 : 1) : outs.size();
     // A view binds all its results; so does a metadata op (format v1.3), whose
     // result is x's only live name after it (PyTorch would also run it unbound).
     const bool count_ok = inplace ? st.outs.size() <= want : st.outs.size() == want;
     if (!count_ok)
-      return Error{ErrorKind::Name, st.line, std::string(op_name(st.op)) + " produces " + std::to_string(want) +
-                                                 " result" + (want == 1 ? "" : "s") + ", " + std::to_string(st.outs.size()) + " name" +
-                                                 (st.outs.size() == 1 ? "" : "s") + " given"};
+      return Error{ErrorKind::Name, st.line,
+                   std::string(op_name(st.op)) + " produces " + std::to_string(want) + " result" +
+                       (want == 1 ? "" : "s") + ", " + std::to_string(st.outs.size()) + " name" +
+                       (st.outs.size() == 1 ? "" : "s") + " given"};
     for (size_t k = 0; k < st.outs.size(); ++k) {
       OutMeta& o = outs[k];
       if (auto e = check_limits(o.g, limits, st.line)) return *e;
@@ -239,14 +265,14 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
         an.storage_numel.push_back(m.storage_numel);
         total_numel += m.storage_numel;
         if (total_numel > limits.max_total_numel)
-          return Error{ErrorKind::Limit, st.line, "storages of more than " + std::to_string(limits.max_total_numel) +
-                                                      " elements in all (declared and made by ops)"};
+          return Error{ErrorKind::Limit, st.line,
+                       "storages of more than " + std::to_string(limits.max_total_numel) +
+                           " elements in all (declared and made by ops)"};
         an.fresh_storage[si] = m.storage;
         m.impl = next_impl++;
       } else {
-        const TensorMeta& src = st.op == OpKind::UpdateAliases
-                                    ? an.values[st.args[0].list[o.source_arg]]
-                                    : an.values[st.args[o.source_arg].i];
+        const TensorMeta& src = st.op == OpKind::UpdateAliases ? an.values[st.args[0].list[o.source_arg]]
+                                                               : an.values[st.args[o.source_arg].i];
         m.storage = src.storage;
         m.storage_numel = src.storage_numel;
         m.impl = returns_self(st.op, m.g, src.g) ? src.impl : next_impl++;
@@ -264,12 +290,14 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
     work += std::max<int64_t>(1, an.values[v].g.numel());  // each return is read out once
   }
   if (work > limits.max_work)
-    return Error{ErrorKind::Limit, p.return_line, "the program's work passes the limit of " + std::to_string(limits.max_work) +
-                                                      " element operations with its returns (docs/format.md, Limits)"};
+    return Error{ErrorKind::Limit, p.return_line,
+                 "the program's work passes the limit of " + std::to_string(limits.max_work) +
+                     " element operations with its returns (docs/format.md, Limits)"};
   for (int v : p.returns)
     if (dtype(v) != Dtype::F32)
-      return Error{ErrorKind::Dtype, p.return_line, "'" + p.value_names[v] + "' is a " + dtype_name(dtype(v)) +
-                                                        " tensor: i64 and bool tensors are index and mask operands, never returned"};
+      return Error{ErrorKind::Dtype, p.return_line,
+                   "'" + p.value_names[v] + "' is a " + dtype_name(dtype(v)) +
+                       " tensor: i64 and bool tensors are index and mask operands, never returned"};
   return an;
 }
 
@@ -306,7 +334,8 @@ Geometry written_geometry(const Stmt& st, const Analysis& an) {
 
 bool returns_self(OpKind op, const Geometry& out, const Geometry& src) {
   return is_inplace(op) || is_metadata_inplace(op) ||
-         ((op == OpKind::Contiguous || op == OpKind::Flatten) && out == src && (op == OpKind::Contiguous || src.rank() == 1));
+         ((op == OpKind::Contiguous || op == OpKind::Flatten) && out == src &&
+          (op == OpKind::Contiguous || src.rank() == 1));
 }
 
 bool squeezed_to_0d(const Program& p, const std::vector<TensorMeta>& values, size_t upto, int v) {

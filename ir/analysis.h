@@ -11,8 +11,8 @@
 namespace af::ir {
 
 struct Analysis {
-  std::vector<TensorMeta> values;       // by value id
-  std::vector<int64_t> storage_numel;   // declared storages first, then fresh ones
+  std::vector<TensorMeta> values;      // by value id
+  std::vector<int64_t> storage_numel;  // declared storages first, then fresh ones
   int num_declared = 0;
   // For each statement, the storage id its fresh result lives in, or -1.
   std::vector<int> fresh_storage;

@@ -7,8 +7,8 @@
 namespace af::ir {
 
 namespace {
-constexpr const char* kNames[] = {"syntax", "name",    "arg",       "shape", "view",
-                                  "overlap", "undefined", "limit", "resize", "dtype", "version", "retired"};
+constexpr const char* kNames[] = {"syntax",    "name",  "arg",    "shape", "view",    "overlap",
+                                  "undefined", "limit", "resize", "dtype", "version", "retired"};
 }
 
 const char* kind_name(ErrorKind k) { return kNames[static_cast<int>(k)]; }

@@ -79,12 +79,10 @@ Overlap internal_overlap_status(const Geometry& g) {
 
 MemOverlap overlap_status(const Geometry& a, const Geometry& b) {
   if (a.numel() == 0 || b.numel() == 0) return MemOverlap::No;
-  if (!is_non_overlapping_and_dense(a) || !is_non_overlapping_and_dense(b))
-    return MemOverlap::TooHard;
+  if (!is_non_overlapping_and_dense(a) || !is_non_overlapping_and_dense(b)) return MemOverlap::TooHard;
   const int64_t a_begin = a.offset, a_end = a.offset + a.numel();
   const int64_t b_begin = b.offset, b_end = b.offset + b.numel();
-  if (a_begin == b_begin && a_end == b_end)
-    return a.strides == b.strides ? MemOverlap::Full : MemOverlap::Partial;
+  if (a_begin == b_begin && a_end == b_end) return a.strides == b.strides ? MemOverlap::Full : MemOverlap::Partial;
   if (a_begin < b_end && b_begin < a_end) return MemOverlap::Partial;
   return MemOverlap::No;
 }
@@ -107,7 +105,10 @@ bool has_exact_internal_overlap(const Geometry& g) {
   int64_t extent = 0;
   bool proven = true;
   for (int d : dims) {
-    if (g.strides[d] <= extent) { proven = false; break; }
+    if (g.strides[d] <= extent) {
+      proven = false;
+      break;
+    }
     extent += (g.sizes[d] - 1) * g.strides[d];
   }
   if (proven) return false;
@@ -126,7 +127,10 @@ bool shares_any_element(const Geometry& a, const Geometry& b) {
   size_t i = 0, j = 0;
   while (i < va.size() && j < vb.size()) {
     if (va[i] == vb[j]) return true;
-    if (va[i] < vb[j]) ++i; else ++j;
+    if (va[i] < vb[j])
+      ++i;
+    else
+      ++j;
   }
   return false;
 }
@@ -194,8 +198,7 @@ Geometry broadcast_to(const Geometry& g0, const Shape& to) {
   }
   Geometry r{to, Shape(to.size(), 0), g.offset};
   const size_t lead = to.size() - g.sizes.size();
-  for (size_t i = 0; i < g.sizes.size(); ++i)
-    r.strides[lead + i] = (g.sizes[i] == to[lead + i]) ? g.strides[i] : 0;
+  for (size_t i = 0; i < g.sizes.size(); ++i) r.strides[lead + i] = (g.sizes[i] == to[lead + i]) ? g.strides[i] : 0;
   return r;
 }
 
@@ -212,8 +215,11 @@ SmallVec<int, 6> dims_fastest_first(int nd, ShouldSwap should_swap) {
     int d1 = i;
     for (int d0 = i - 1; d0 >= 0; --d0) {
       const int c = should_swap(perm[d0], perm[d1]);
-      if (c > 0) { std::swap(perm[d0], perm[d1]); d1 = d0; }
-      else if (c < 0) break;
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0)
+        break;
     }
   }
   return perm;
@@ -244,8 +250,7 @@ Shape elementwise_output_strides(const Shape& shape, const Geometries& ops) {
   for (const auto& g : ops) {
     Shape s(nd, 0);
     const int lead = nd - g.rank();
-    for (int i = 0; i < g.rank(); ++i)
-      s[lead + i] = (g.sizes[i] == 1 && shape[lead + i] != 1) ? 0 : g.strides[i];
+    for (int i = 0; i < g.rank(); ++i) s[lead + i] = (g.sizes[i] == 1 && shape[lead + i] != 1) ? 0 : g.strides[i];
     st.push_back(std::move(s));
   }
   // reorder_dimensions

@@ -19,9 +19,7 @@ struct Geometry {
 
   int rank() const { return static_cast<int>(sizes.size()); }
   int64_t numel() const;
-  bool operator==(const Geometry& o) const {
-    return sizes == o.sizes && strides == o.strides && offset == o.offset;
-  }
+  bool operator==(const Geometry& o) const { return sizes == o.sizes && strides == o.strides && offset == o.offset; }
   bool operator!=(const Geometry& o) const { return !(*this == o); }
 };
 
@@ -70,7 +68,10 @@ void for_each_offset(const Geometry& g, F&& f) {
   const int r = g.rank();
   const int64_t n = g.numel();
   if (n == 0) return;
-  if (r == 0) { f(g.offset); return; }
+  if (r == 0) {
+    f(g.offset);
+    return;
+  }
   Shape idx(r, 0);  // inline: no allocation per traversal
   int64_t off = g.offset;
   const int64_t last = g.sizes[r - 1], last_stride = g.strides[r - 1];

@@ -58,15 +58,18 @@ std::vector<IndexedAccess> accesses_with(OpKind op, const std::vector<CheckedArg
       }
       return r;
     }
-    case OpKind::IndexAddI: case OpKind::IndexCopyI: {
+    case OpKind::IndexAddI:
+    case OpKind::IndexCopyI: {
       // x.select(d, index[i]) takes source.select(d, i).
       const Geometry xg = at_least_1d(x), sg = at_least_1d(a[3].t->g);
       const int d = static_cast<int>(*wrap_dim(a[1].i, x.rank()));
       for (size_t i = 0; i < index.size(); ++i)
-        add_slice(&r, without_dim(xg, d, index[i]), without_dim(sg, d, static_cast<int64_t>(i)), static_cast<int64_t>(i));
+        add_slice(&r, without_dim(xg, d, index[i]), without_dim(sg, d, static_cast<int64_t>(i)),
+                  static_cast<int64_t>(i));
       return r;
     }
-    case OpKind::ScatterI: case OpKind::ScatterAddI: {
+    case OpKind::ScatterI:
+    case OpKind::ScatterAddI: {
       // Position p of the index: x at p with coordinate d replaced by
       // index[p] takes src at p.
       const Geometry xg = at_least_1d(x), ig = at_least_1d(a[2].t->g), sg = at_least_1d(a[3].t->g);
@@ -85,7 +88,8 @@ std::vector<IndexedAccess> accesses_with(OpKind op, const std::vector<CheckedArg
 
 }  // namespace
 
-std::vector<IndexedAccess> indexed_accesses(OpKind op, const std::vector<CheckedArg>& a, const std::vector<int64_t>& index) {
+std::vector<IndexedAccess> indexed_accesses(OpKind op, const std::vector<CheckedArg>& a,
+                                            const std::vector<int64_t>& index) {
   const Geometry& x = a[0].t->g;
   std::vector<IndexedAccess> r = accesses_with(op, a, index, x);
   const std::vector<IndexedAccess> logical = accesses_with(op, a, index, contiguous_geometry(x.sizes));
@@ -93,7 +97,8 @@ std::vector<IndexedAccess> indexed_accesses(OpKind op, const std::vector<Checked
   return r;
 }
 
-std::optional<Error> indexed_order_dependence(OpKind op, const std::vector<CheckedArg>& a, const std::vector<int64_t>& index) {
+std::optional<Error> indexed_order_dependence(OpKind op, const std::vector<CheckedArg>& a,
+                                              const std::vector<int64_t>& index) {
   const std::vector<IndexedAccess> acc = indexed_accesses(op, a, index);
   if (acc.size() < 2) return std::nullopt;
   const std::string nm = op_name(op);
@@ -101,7 +106,8 @@ std::optional<Error> indexed_order_dependence(OpKind op, const std::vector<Check
   // entry, or one position, after the other): duplicate indices are
   // defined. Two elements of x at one address are not: the oracle and
   // PyTorch's vectorized slice adds (index_add_) keep one of the sums.
-  const bool accumulates = op == OpKind::IndexAddI || op == OpKind::ScatterAddI || (op == OpKind::IndexPutI && a[3].i == 1);
+  const bool accumulates =
+      op == OpKind::IndexAddI || op == OpKind::ScatterAddI || (op == OpKind::IndexPutI && a[3].i == 1);
   // A copy (the ops that do not accumulate) of an element onto itself
   // changes nothing; two copies of one source element write one value.
   auto no_op = [&](size_t p) { return !accumulates && acc[p].read == acc[p].write; };
@@ -116,10 +122,12 @@ std::optional<Error> indexed_order_dependence(OpKind op, const std::vector<Check
     if (accumulates && acc[p].element == acc[q].element) continue;
     if (!accumulates && acc[p].read >= 0 && acc[p].read == acc[q].read) continue;
     if (acc[p].element == acc[q].element)
-      return err(ErrorKind::Undefined, nm + " writes one element twice (indices " + std::to_string(entry_value(p)) + " and " +
-                                           std::to_string(entry_value(q)) + "): PyTorch leaves which write wins unspecified");
-    return err(ErrorKind::Undefined, nm + " through a view whose elements overlap: two positions write one element (storage offset " +
-                                         std::to_string(written[k].first) + "), which lands last depends on the kernel's order");
+      return err(ErrorKind::Undefined, nm + " writes one element twice (indices " + std::to_string(entry_value(p)) +
+                                           " and " + std::to_string(entry_value(q)) +
+                                           "): PyTorch leaves which write wins unspecified");
+    return err(ErrorKind::Undefined,
+               nm + " through a view whose elements overlap: two positions write one element (storage offset " +
+                   std::to_string(written[k].first) + "), which lands last depends on the kernel's order");
   }
   // The source (index_put_'s value, the others' src) on another storage
   // reads nothing x writes.
@@ -129,8 +137,9 @@ std::optional<Error> indexed_order_dependence(OpKind op, const std::vector<Check
     auto it = std::lower_bound(written.begin(), written.end(), std::make_pair(acc[p].read, size_t{0}));
     for (; it != written.end() && it->first == acc[p].read; ++it)
       if (it->second != p && !no_op(it->second))
-        return err(ErrorKind::Undefined, nm + " reads a source element (storage offset " + std::to_string(acc[p].read) +
-                                             ") that another position writes: the result depends on the kernel's order");
+        return err(ErrorKind::Undefined,
+                   nm + " reads a source element (storage offset " + std::to_string(acc[p].read) +
+                       ") that another position writes: the result depends on the kernel's order");
   }
   return std::nullopt;
 }

@@ -15,8 +15,14 @@ namespace af::ir {
 std::pair<int64_t, int64_t> slice_bounds(int64_t n, int64_t start, int64_t end) {
   if (start < 0) start += n;
   if (end < 0) end += n;
-  if (start < 0) start = 0; else if (start >= n) start = n;
-  if (end < start) end = start; else if (end >= n) end = n;
+  if (start < 0)
+    start = 0;
+  else if (start >= n)
+    start = n;
+  if (end < start)
+    end = start;
+  else if (end >= n)
+    end = n;
   return {start, end};
 }
 
@@ -49,7 +55,8 @@ constexpr bool functional_counterparts_agree() {
   }
   return true;
 }
-static_assert(functional_counterparts_agree(), "abs_ -> abs: same Math, in place -> out of place; transpose_ -> transpose");
+static_assert(functional_counterparts_agree(),
+              "abs_ -> abs: same Math, in place -> out of place; transpose_ -> transpose");
 
 constexpr MathArity kMathArity[] = {
 #define AF_MATH_ARITY(m, arity, noise) MathArity::arity,
@@ -101,9 +108,8 @@ std::optional<Error> check_f32(const CheckedArg& a) {
 
 Error dim_error(int64_t dim, int64_t rank) {
   const int64_t r = rank == 0 ? 1 : rank;
-  return err(ErrorKind::Arg, "Dimension out of range (expected to be in range of [" +
-                                 std::to_string(-r) + ", " + std::to_string(r - 1) +
-                                 "], but got " + std::to_string(dim) + ")");
+  return err(ErrorKind::Arg, "Dimension out of range (expected to be in range of [" + std::to_string(-r) + ", " +
+                                 std::to_string(r - 1) + "], but got " + std::to_string(dim) + ")");
 }
 
 // The shape rules append their results to a caller-owned OutMetas and
@@ -139,8 +145,8 @@ Result<Shape> infer_size(const Shape& shape, int64_t numel) {
   }
   if (infer >= 0) {
     if (prod == 0)
-      return err(ErrorKind::Shape, "cannot reshape tensor of " + std::to_string(numel) +
-                                       " elements into shape " + fmt_shape(shape) +
+      return err(ErrorKind::Shape, "cannot reshape tensor of " + std::to_string(numel) + " elements into shape " +
+                                       fmt_shape(shape) +
                                        " because the unspecified dimension size -1 can be any value");
     if (numel % prod == 0) {
       r[infer] = numel / prod;
@@ -149,12 +155,11 @@ Result<Shape> infer_size(const Shape& shape, int64_t numel) {
   } else if (prod == numel) {
     return r;
   }
-  return err(ErrorKind::Shape, "shape '" + fmt_shape(shape) + "' is invalid for input of size " +
-                                   std::to_string(numel));
+  return err(ErrorKind::Shape,
+             "shape '" + fmt_shape(shape) + "' is invalid for input of size " + std::to_string(numel));
 }
 
-Result<Geometry> slice_geometry(const Geometry& g, int64_t dim, int64_t start, int64_t end,
-                                int64_t step) {
+Result<Geometry> slice_geometry(const Geometry& g, int64_t dim, int64_t start, int64_t end, int64_t step) {
   if (g.rank() == 0) return err(ErrorKind::Arg, "slice() cannot be applied to a 0-dim tensor.");
   auto d = wrap_dim(dim, g.rank());
   if (!d) return dim_error(dim, g.rank());
@@ -174,14 +179,12 @@ Result<Geometry> narrow_geometry(const Geometry& g, int64_t dim, int64_t start, 
   if (length < 0) return err(ErrorKind::Arg, "narrow(): length must be non-negative.");
   const int64_t n = g.sizes[*d];
   if (start < -n || start > n)
-    return err(ErrorKind::Arg, "start out of range (expected to be in range of [" +
-                                   std::to_string(-n) + ", " + std::to_string(n) +
-                                   "], but got " + std::to_string(start) + ")");
+    return err(ErrorKind::Arg, "start out of range (expected to be in range of [" + std::to_string(-n) + ", " +
+                                   std::to_string(n) + "], but got " + std::to_string(start) + ")");
   if (start < 0) start += n;
   if (start > n - length)
-    return err(ErrorKind::Arg, "start (" + std::to_string(start) + ") + length (" +
-                                   std::to_string(length) + ") exceeds dimension size (" +
-                                   std::to_string(n) + ").");
+    return err(ErrorKind::Arg, "start (" + std::to_string(start) + ") + length (" + std::to_string(length) +
+                                   ") exceeds dimension size (" + std::to_string(n) + ").");
   return slice_geometry(g, *d, start, start + length, 1);
 }
 
@@ -191,9 +194,8 @@ Result<Geometry> select_geometry(const Geometry& g, int64_t dim, int64_t index) 
   if (!d) return dim_error(dim, g.rank());
   const int64_t n = g.sizes[*d];
   if (index < -n || index >= n)
-    return err(ErrorKind::Arg, "select(): index " + std::to_string(index) +
-                                   " out of range for tensor of size " + fmt_shape(g.sizes) +
-                                   " at dimension " + std::to_string(*d));
+    return err(ErrorKind::Arg, "select(): index " + std::to_string(index) + " out of range for tensor of size " +
+                                   fmt_shape(g.sizes) + " at dimension " + std::to_string(*d));
   if (index < 0) index += n;
   Geometry r = g;
   r.offset += index * g.strides[*d];
@@ -208,15 +210,19 @@ Result<Geometry> diagonal_geometry(const Geometry& g, int64_t offset, int64_t di
   auto d2 = wrap_dim(dim2, g.rank());
   if (!d2) return dim_error(dim2, g.rank());
   if (g.rank() == 0 || *d1 == *d2)
-    return err(ErrorKind::Arg, "diagonal dimensions cannot be identical " + std::to_string(dim1) +
-                                   ", " + std::to_string(dim2));
+    return err(ErrorKind::Arg,
+               "diagonal dimensions cannot be identical " + std::to_string(dim1) + ", " + std::to_string(dim2));
   int64_t n;
-  if (offset >= 0) n = std::max<int64_t>(std::min(g.sizes[*d1], g.sizes[*d2] - offset), 0);
-  else n = std::max<int64_t>(std::min(g.sizes[*d1] + offset, g.sizes[*d2]), 0);
+  if (offset >= 0)
+    n = std::max<int64_t>(std::min(g.sizes[*d1], g.sizes[*d2] - offset), 0);
+  else
+    n = std::max<int64_t>(std::min(g.sizes[*d1] + offset, g.sizes[*d2]), 0);
   Geometry r = g;
   if (n > 0) {
-    if (offset >= 0) r.offset += offset * g.strides[*d2];
-    else r.offset -= offset * g.strides[*d1];
+    if (offset >= 0)
+      r.offset += offset * g.strides[*d2];
+    else
+      r.offset -= offset * g.strides[*d1];
   }
   const int64_t hi = std::max(*d1, *d2), lo = std::min(*d1, *d2);
   for (int64_t d : {hi, lo}) {
@@ -228,31 +234,30 @@ Result<Geometry> diagonal_geometry(const Geometry& g, int64_t offset, int64_t di
   return r;
 }
 
-Result<Geometry> as_strided_geometry(const TensorMeta& t, const Shape& sizes, const Shape& strides,
-                                     int64_t offset) {
-  if (sizes.size() != strides.size())
-    return err(ErrorKind::Arg, "mismatch in length of strides and shape");
+Result<Geometry> as_strided_geometry(const TensorMeta& t, const Shape& sizes, const Shape& strides, int64_t offset) {
+  if (sizes.size() != strides.size()) return err(ErrorKind::Arg, "mismatch in length of strides and shape");
   for (int64_t s : sizes)
     if (s < 0) return err(ErrorKind::Arg, "Trying to create tensor with negative dimension " + std::to_string(s));
   for (int64_t s : strides)
-    if (s < 0) return err(ErrorKind::Arg, "as_strided: Negative strides are not supported at the moment, got strides: " + fmt_shape(strides));
+    if (s < 0)
+      return err(ErrorKind::Arg,
+                 "as_strided: Negative strides are not supported at the moment, got strides: " + fmt_shape(strides));
   if (offset < 0) return err(ErrorKind::View, "Tensor: invalid storage offset " + std::to_string(offset));
   Geometry r{sizes, strides, offset};
   const int64_t need = required_storage(r);
   if (need > t.storage_numel)
     return err(ErrorKind::View, "setStorage: sizes " + fmt_shape(sizes) + ", strides " + fmt_shape(strides) +
                                     ", storage offset " + std::to_string(offset) +
-                                    " are out of bounds for storage of size " +
-                                    std::to_string(t.storage_numel));
+                                    " are out of bounds for storage of size " + std::to_string(t.storage_numel));
   return r;
 }
 
 Result<Geometry> expand_geometry(const Geometry& g, const Shape& sizes) {
   const int nd = static_cast<int>(sizes.size());
   if (nd < g.rank())
- return err(ErrorKind::Shape, "expand: the number of sizes provided (" + std::to_string(nd) +
-                                   ") must be greater or equal to the number of dimensions in the tensor (" +
-                                   std::to_string(g.rank()) + ")");
+    return err(ErrorKind::Shape, "expand: the number of sizes provided (" + std::to_string(nd) +
+                                     ") must be greater or equal to the number of dimensions in the tensor (" +
+                                     std::to_string(g.rank()) + ")");
   if (g.rank() == 0) {
     // inferExpandGeometry: a 0-d tensor takes the sizes as given, all strides 0.
     for (int64_t s : sizes)
@@ -267,18 +272,20 @@ Result<Geometry> expand_geometry(const Geometry& g, const Shape& sizes) {
     int64_t stride = dim >= 0 ? g.strides[dim] : (i == nd - 1 ? 1 : r.sizes[i + 1] * r.strides[i + 1]);
     int64_t target = sizes[i];
     if (target == -1) {
-      if (dim < 0) return err(ErrorKind::Arg, "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension " + std::to_string(i));
+      if (dim < 0)
+        return err(ErrorKind::Arg,
+                   "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension " +
+                       std::to_string(i));
       target = size;
     } else if (target < 0) {
       return err(ErrorKind::Arg, "The expanded size of the tensor (" + std::to_string(target) + ") isn't allowed");
     }
     if (size != target) {
       if (size != 1)
-        return err(ErrorKind::Shape, "The expanded size of the tensor (" + std::to_string(target) +
-                                         ") must match the existing size (" + std::to_string(size) +
-                                         ") at non-singleton dimension " + std::to_string(i) +
-                                         ".  Target sizes: " + fmt_shape(sizes) +
-                                         ".  Tensor sizes: " + fmt_shape(g.sizes));
+        return err(ErrorKind::Shape,
+                   "The expanded size of the tensor (" + std::to_string(target) + ") must match the existing size (" +
+                       std::to_string(size) + ") at non-singleton dimension " + std::to_string(i) +
+                       ".  Target sizes: " + fmt_shape(sizes) + ".  Tensor sizes: " + fmt_shape(g.sizes));
       size = target;
       stride = 0;
     }
@@ -294,7 +301,9 @@ Status reshape_like(const Geometry& g, const Shape& req, bool must_view, Outs* r
   auto st = view_strides(g, *shape);
   if (st) return view_of(res, Geometry{*shape, *st, g.offset});
   if (must_view)
-    return err(ErrorKind::View, "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
+    return err(ErrorKind::View,
+               "view size is not compatible with input tensor's size and stride (at least one dimension spans across "
+               "two contiguous subspaces). Use .reshape(...) instead.");
   return fresh_contiguous(res, *shape);
 }
 
@@ -307,11 +316,15 @@ using Reads = SmallVec<const TensorMeta*, 4>;
 // tensor itself). They run before the shape checks.
 std::optional<Error> torch_overlap(const TensorMeta& out, const Reads& reads) {
   if (internal_overlap_status(out.g) == Overlap::Yes)
-    return err(ErrorKind::Overlap, "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.");
+    return err(ErrorKind::Overlap,
+               "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+               "location. Please clone() the tensor before performing the operation.");
   for (const TensorMeta* r : reads)
     if (r->storage == out.storage && !(r->impl >= 0 && r->impl == out.impl) &&
         overlap_status(out.g, r->g) == MemOverlap::Partial)
-      return err(ErrorKind::Overlap, "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.");
+      return err(ErrorKind::Overlap,
+                 "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
+                 "memory location. Please clone() the tensor before performing the operation.");
   return std::nullopt;
 }
 
@@ -319,16 +332,22 @@ std::optional<Error> torch_overlap(const TensorMeta& out, const Reads& reads) {
 // depends on the kernel's iteration order. `reads` are broadcast to `out`.
 // `copies`: the write copies its one read (copy_, setitem_).
 std::optional<Error> undefined_write(const TensorMeta& out, const Reads& reads, bool copies = false) {
-  auto broadcast = [&](const TensorMeta* r) { return r->g.sizes == out.g.sizes ? r->g : broadcast_to(r->g, out.g.sizes); };
+  auto broadcast = [&](const TensorMeta* r) {
+    return r->g.sizes == out.g.sizes ? r->g : broadcast_to(r->g, out.g.sizes);
+  };
   // Two positions writing one element: only copies of one element agree.
-  if (has_exact_internal_overlap(out.g) && !(copies && reads.size() == 1 && !copies_collide(out.g, broadcast(reads[0]))))
-    return err(ErrorKind::Undefined, "in-place write through a view whose elements overlap: the result depends on iteration order");
+  if (has_exact_internal_overlap(out.g) &&
+      !(copies && reads.size() == 1 && !copies_collide(out.g, broadcast(reads[0]))))
+    return err(ErrorKind::Undefined,
+               "in-place write through a view whose elements overlap: the result depends on iteration order");
   for (const TensorMeta* r : reads) {
     if (r->storage != out.storage) continue;
     // Per element (docs/format.md "Order dependence"): only a read of an
     // element another position writes depends on the order.
     if (reads_across_positions(out.g, broadcast(r), copies))
-      return err(ErrorKind::Undefined, "in-place write reads memory it also writes at other positions: the result depends on iteration order");
+      return err(
+          ErrorKind::Undefined,
+          "in-place write reads memory it also writes at other positions: the result depends on iteration order");
   }
   return std::nullopt;
 }
@@ -344,8 +363,8 @@ Status check_broadcast_into(const TensorMeta& out, const TensorMeta& src) {
   if (!broadcast_shapes(out.g.sizes, src.g.sizes, &b) || b != out.g.sizes) {
     if (!broadcast_shapes(out.g.sizes, src.g.sizes, &b))
       return err(ErrorKind::Shape, "The size of tensor a must match the size of tensor b at non-singleton dimension");
-    return err(ErrorKind::Shape, "output with shape " + fmt_shape(out.g.sizes) +
-                                     " doesn't match the broadcast shape " + fmt_shape(b));
+    return err(ErrorKind::Shape,
+               "output with shape " + fmt_shape(out.g.sizes) + " doesn't match the broadcast shape " + fmt_shape(b));
   }
   return std::nullopt;
 }
@@ -384,8 +403,8 @@ Status multi_operand(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
       return err(ErrorKind::Resize, std::string(op_name(op)) + ": the out tensor has shape " + fmt_shape(x.g.sizes) +
                                         " but the result has shape " + fmt_shape(shape) +
                                         ": PyTorch resizes out; format v1.1 does not model out= resizing");
-    return err(ErrorKind::Shape, "output with shape " + fmt_shape(x.g.sizes) + " doesn't match the broadcast shape " +
-                                     fmt_shape(shape));
+    return err(ErrorKind::Shape,
+               "output with shape " + fmt_shape(x.g.sizes) + " doesn't match the broadcast shape " + fmt_shape(shape));
   }
   for (size_t k = 1; k < a.size(); ++k)
     if (!a[k].is_tensor() && !out)
@@ -410,7 +429,9 @@ Status indexed(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
     if (src.storage != x.storage) return std::nullopt;
     const MemOverlap m = (src.impl >= 0 && src.impl == x.impl) ? MemOverlap::Full : overlap_status(g, src.g);
     if (m == MemOverlap::Full || m == MemOverlap::Partial)
-      return err(ErrorKind::Overlap, "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.");
+      return err(ErrorKind::Overlap,
+                 "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
+                 "memory location. Please clone() the tensor before performing the operation.");
     return std::nullopt;
   };
   // What that check cannot see (layouts too hard for it) is decided per
@@ -418,7 +439,9 @@ Status indexed(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
   // (check_index_values, ir/index_order.h).
   auto internal = [&]() -> std::optional<Error> {
     if (internal_overlap_status(g) == Overlap::Yes)
-      return err(ErrorKind::Overlap, "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.");
+      return err(ErrorKind::Overlap,
+                 "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+                 "location. Please clone() the tensor before performing the operation.");
     return std::nullopt;
   };
   switch (op) {
@@ -436,7 +459,8 @@ Status indexed(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
                                          " cannot be broadcast to indexing result of shape " + fmt_shape(slot));
       return view_of(res, g);
     }
-    case OpKind::IndexAddI: case OpKind::IndexCopyI: {
+    case OpKind::IndexAddI:
+    case OpKind::IndexCopyI: {
       // Both versions: the dim, the index's rank, the source's rank, the
       // number of indices; index_copy_ checks overlap first, index_add_
       // after the shapes.
@@ -447,22 +471,27 @@ Status indexed(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
       auto d = wrap_dim(a[1].i, g.rank());
       if (!d) return dim_error(a[1].i, g.rank());
       if (idx.g.rank() > 1)
-        return err(ErrorKind::Arg, nm + "(): Index is supposed to be a vector, but got dim: " + std::to_string(idx.g.rank()));
+        return err(ErrorKind::Arg,
+                   nm + "(): Index is supposed to be a vector, but got dim: " + std::to_string(idx.g.rank()));
       if (copy) {
         if (auto e = internal()) return *e;
         if (auto e = source_overlap(src)) return *e;
       }
       const int64_t n = idx.g.numel();
       if (copy && sg.rank() > 0 && g.rank() > 0 && sg.rank() != g.rank())
-        return err(ErrorKind::Shape, "index_copy_(): When source and destination are not scalars, their dimensionality must match.");
+        return err(ErrorKind::Shape,
+                   "index_copy_(): When source and destination are not scalars, their dimensionality must match.");
       if (!copy && *d >= std::max(sg.rank(), 1))
-        return err(ErrorKind::Arg, "index_add_(): Indexing dim " + std::to_string(*d) + " is out of bounds of the source tensor with dim " + std::to_string(sg.rank()));
+        return err(ErrorKind::Arg, "index_add_(): Indexing dim " + std::to_string(*d) +
+                                       " is out of bounds of the source tensor with dim " + std::to_string(sg.rank()));
       // A 0-d source takes one index (PyTorch's IndexError otherwise).
       if (sg.rank() == 0 && n != 1)
-        return err(ErrorKind::Arg, copy ? "index_copy_(): When source is scalar, index should have one element (got " + std::to_string(n) + ")"
+        return err(ErrorKind::Arg, copy ? "index_copy_(): When source is scalar, index should have one element (got " +
+                                              std::to_string(n) + ")"
                                         : std::string("Dimension specified as 0 but tensor has no dimensions"));
       if (n != (sg.rank() > 0 ? sg.sizes[*d] : 1))
-        return err(ErrorKind::Shape, nm + "(): Number of indices (" + std::to_string(n) + ") should be equal to source.size(dim)");
+        return err(ErrorKind::Shape,
+                   nm + "(): Number of indices (" + std::to_string(n) + ") should be equal to source.size(dim)");
       Shape want = g.sizes;
       if (g.rank() > 0) want[*d] = n;
       // index_copy_, both versions: a 0-d source for one index into a
@@ -480,7 +509,8 @@ Status indexed(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
           // compares the shapes.
           if (g.rank() > 1 && sg.rank() == 0)
             return err(ErrorKind::Version, "index_add_(): a 0-d source for a target of shape " + fmt_shape(g.sizes) +
-                                               ": PyTorch 1.13 raises IndexError (select() cannot be applied to a 0-dim tensor), 2.x a shape error");
+                                               ": PyTorch 1.13 raises IndexError (select() cannot be applied to a "
+                                               "0-dim tensor), 2.x a shape error");
           if (g.rank() > 1) {
             Shape xs = g.sizes, ss = sg.sizes, b;
             xs.erase(xs.begin() + *d);
@@ -488,14 +518,19 @@ Status indexed(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
             v113 = broadcast_shapes(xs, ss, &b) && b == xs;
           }
           if (v113)
-            return err(ErrorKind::Version, "index_add_(): source of shape " + fmt_shape(sg.sizes) + " for a target of shape " +
-                                               fmt_shape(g.sizes) + ": PyTorch 1.13 broadcasts it, 2.x refuses it");
+            return err(ErrorKind::Version, "index_add_(): source of shape " + fmt_shape(sg.sizes) +
+                                               " for a target of shape " + fmt_shape(g.sizes) +
+                                               ": PyTorch 1.13 broadcasts it, 2.x refuses it");
           // 1.13 checks memory overlap before this shape rule, 2.x after.
           if (internal() || source_overlap(src))
-            return err(ErrorKind::Version, "index_add_(): source of shape " + fmt_shape(sg.sizes) + " for a target of shape " +
-                                               fmt_shape(g.sizes) + " overlapping it: PyTorch 1.13 raises an overlap error, 2.x a shape error");
+            return err(ErrorKind::Version,
+                       "index_add_(): source of shape " + fmt_shape(sg.sizes) + " for a target of shape " +
+                           fmt_shape(g.sizes) +
+                           " overlapping it: PyTorch 1.13 raises an overlap error, 2.x a shape error");
         }
-        return err(ErrorKind::Shape, nm + "(): source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = " +
+        return err(ErrorKind::Shape, nm +
+                                         "(): source tensor shape must match self tensor shape, excluding the "
+                                         "specified dimension. Got self.shape = " +
                                          fmt_shape(g.sizes) + " source.shape = " + fmt_shape(sg.sizes));
       }
       if (!copy) {
@@ -508,10 +543,13 @@ Status indexed(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
       // builds no such iterator.
       if (!copy && g.rank() > 1 && n > 0 && g.sizes[*d] > 0 && src.storage == x.storage &&
           overlap_status(*select_geometry(g, *d, 0), *select_geometry(sg, *d, 0)) == MemOverlap::Partial)
-        return err(ErrorKind::Version, "index_add_(): the target's and the source's first slices overlap partially: PyTorch 1.13 raises an overlap error, 2.x runs it");
+        return err(ErrorKind::Version,
+                   "index_add_(): the target's and the source's first slices overlap partially: PyTorch 1.13 raises an "
+                   "overlap error, 2.x runs it");
       return view_of(res, g);
     }
-    case OpKind::ScatterI: case OpKind::ScatterAddI: {
+    case OpKind::ScatterI:
+    case OpKind::ScatterAddI: {
       // Shapes (a 0-d tensor counts as rank 1 of size 1), then overlap.
       const TensorMeta& idx = *a[2].t;
       const TensorMeta& src = *a[3].t;
@@ -535,9 +573,9 @@ Status indexed(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
         if (std::max(src.g.rank(), 1) != rank)
           return err(ErrorKind::Shape, "Index tensor must have the same number of dimensions as src tensor");
         if (wrong)
-          return err(ErrorKind::Shape, "Expected index " + fmt_shape(idx.g.sizes) + " to be smaller than self " + fmt_shape(g.sizes) +
-                                           " apart from dimension " + std::to_string(*d) + " and to be smaller size than src " +
-                                           fmt_shape(src.g.sizes));
+          return err(ErrorKind::Shape, "Expected index " + fmt_shape(idx.g.sizes) + " to be smaller than self " +
+                                           fmt_shape(g.sizes) + " apart from dimension " + std::to_string(*d) +
+                                           " and to be smaller size than src " + fmt_shape(src.g.sizes));
       }
       if (auto e = internal()) return *e;
       if (auto e = source_overlap(src)) return *e;
@@ -549,14 +587,17 @@ Status indexed(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
       const TensorMeta& mask = *a[1].t;
       Shape b;
       if (!broadcast_shapes(g.sizes, mask.g.sizes, &b))
-        return err(ErrorKind::Shape, "The size of tensor a " + fmt_shape(g.sizes) + " must match the size of tensor b " +
-                                         fmt_shape(mask.g.sizes) + " at non-singleton dimension");
+        return err(ErrorKind::Shape, "The size of tensor a " + fmt_shape(g.sizes) +
+                                         " must match the size of tensor b " + fmt_shape(mask.g.sizes) +
+                                         " at non-singleton dimension");
       if (b != g.sizes)
-        return err(ErrorKind::Shape, "output with shape " + fmt_shape(g.sizes) + " doesn't match the broadcast shape " + fmt_shape(b));
+        return err(ErrorKind::Shape,
+                   "output with shape " + fmt_shape(g.sizes) + " doesn't match the broadcast shape " + fmt_shape(b));
       if (auto e = check_f32(a[2])) return *e;
       return view_of(res, g);
     }
-    default: internal_error("indexed: not an indexed op: " + nm);
+    default:
+      internal_error("indexed: not an indexed op: " + nm);
   }
 }
 
@@ -586,10 +627,15 @@ Status inplace(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
     case OpKind::CopyI:
       if (a[1].t->impl == a[0].t->impl) return view_of(res, x.g);  // is_same: no-op
       [[fallthrough]];
-    case OpKind::AddI: case OpKind::SubI: case OpKind::MulI: case OpKind::DivI:
+    case OpKind::AddI:
+    case OpKind::SubI:
+    case OpKind::MulI:
+    case OpKind::DivI:
       if (a[1].is_tensor()) {
-        if (op == OpKind::CopyI) reads = {a[1].t};
-        else reads.push_back(a[1].t);
+        if (op == OpKind::CopyI)
+          reads = {a[1].t};
+        else
+          reads.push_back(a[1].t);
         // TensorIterator checks memory overlap before shapes.
         if (auto e = torch_overlap(x, reads)) return *e;
         if (auto e = check_broadcast_into(x, *a[1].t)) return *e;
@@ -620,7 +666,10 @@ Status inplace(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
           s.strides.erase(s.strides.begin());
         }
         auto e = expand_geometry(s, dst.g.sizes);
-        if (!e) return err(ErrorKind::Shape, "shape mismatch: value tensor of shape " + fmt_shape(v.g.sizes) + " cannot be broadcast to indexing result of shape " + fmt_shape(dst.g.sizes));
+        if (!e)
+          return err(ErrorKind::Shape, "shape mismatch: value tensor of shape " + fmt_shape(v.g.sizes) +
+                                           " cannot be broadcast to indexing result of shape " +
+                                           fmt_shape(dst.g.sizes));
         src.g = *e;
         src.impl = -2;  // a new (expanded) tensor object
       }
@@ -662,8 +711,10 @@ Status reduction(OpKind op, const Geometry& g, int64_t dim, int64_t keepdim, Out
     return err(ErrorKind::Arg, "amax(): Expected reduction dim " + std::to_string(*d) + " to have non-zero size.");
   Shape s = g.sizes;
   if (g.rank() > 0) {
-    if (keepdim) s[*d] = 1;
-    else s.erase(s.begin() + *d);
+    if (keepdim)
+      s[*d] = 1;
+    else
+      s.erase(s.begin() + *d);
   }
   return fresh_contiguous(res, s);
 }
@@ -672,11 +723,15 @@ Status cat(const std::vector<const TensorMeta*>& ts, int64_t dim, Outs* res) {
   if (ts.empty()) return err(ErrorKind::Arg, "torch.cat(): expected a non-empty list of Tensors");
   for (size_t i = 0; i < ts.size(); ++i)
     if (ts[i]->g.rank() == 0)
-      return err(ErrorKind::Arg, "zero-dimensional tensor (at position " + std::to_string(i) + ") cannot be concatenated");
+      return err(ErrorKind::Arg,
+                 "zero-dimensional tensor (at position " + std::to_string(i) + ") cannot be concatenated");
   auto skip = [](const TensorMeta* t) { return t->g.rank() == 1 && t->g.sizes[0] == 0; };
   const TensorMeta* ref = nullptr;
   for (auto* t : ts)
-    if (!skip(t)) { ref = t; break; }
+    if (!skip(t)) {
+      ref = t;
+      break;
+    }
   if (!ref) return fresh_contiguous(res, Shape{0});
   auto d = wrap_dim(dim, ref->g.rank());
   if (!d) return dim_error(dim, ref->g.rank());
@@ -686,12 +741,14 @@ Status cat(const std::vector<const TensorMeta*>& ts, int64_t dim, Outs* res) {
     const TensorMeta* t = ts[i];
     if (skip(t)) continue;
     if (t->g.rank() != ref->g.rank())
-      return err(ErrorKind::Shape, "Tensors must have same number of dimensions: got " + std::to_string(ref->g.rank()) + " and " + std::to_string(t->g.rank()));
+      return err(ErrorKind::Shape, "Tensors must have same number of dimensions: got " + std::to_string(ref->g.rank()) +
+                                       " and " + std::to_string(t->g.rank()));
     for (int k = 0; k < t->g.rank(); ++k)
       if (k != *d && t->g.sizes[k] != ref->g.sizes[k])
         return err(ErrorKind::Shape, "Sizes of tensors must match except in dimension " + std::to_string(*d) +
                                          ". Expected size " + std::to_string(ref->g.sizes[k]) + " but got size " +
-                                         std::to_string(t->g.sizes[k]) + " for tensor number " + std::to_string(i) + " in the list.");
+                                         std::to_string(t->g.sizes[k]) + " for tensor number " + std::to_string(i) +
+                                         " in the list.");
     out[*d] += t->g.sizes[*d];
   }
   // cat_compute_output_memory_format: the inputs' common suggested format.
@@ -711,7 +768,8 @@ Status scatter(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
   Result<Geometry> slot = scatter_slot(op, outg, a);
   if (!slot) return slot.error();
   if (slot->sizes != src.g.sizes)
-    return err(ErrorKind::Shape, std::string(op_name(op)) + ": expected src to have a size equal to the slice of self. src size = " +
+    return err(ErrorKind::Shape, std::string(op_name(op)) +
+                                     ": expected src to have a size equal to the slice of self. src size = " +
                                      fmt_shape(src.g.sizes) + ", slice size = " + fmt_shape(slot->sizes));
   TensorMeta dst{*slot, -1, out.storage_numel, -1};
   if (auto e = check_write(dst, {&src}, false)) return *e;
@@ -724,14 +782,18 @@ const OpInfo& op_info(OpKind k) { return kOps[static_cast<int>(k)]; }
 
 const char* dtype_name(Dtype d) {
   switch (d) {
-    case Dtype::F32: return "f32";
-    case Dtype::I64: return "i64";
-    case Dtype::Bool: return "bool";
+    case Dtype::F32:
+      return "f32";
+    case Dtype::I64:
+      return "i64";
+    case Dtype::Bool:
+      return "bool";
   }
   return "?";
 }
 
-std::optional<Error> check_index_values(OpKind op, const std::vector<CheckedArg>& a, const std::vector<int64_t>& index) {
+std::optional<Error> check_index_values(OpKind op, const std::vector<CheckedArg>& a,
+                                        const std::vector<int64_t>& index) {
   if (op == OpKind::MaskedFillI) return std::nullopt;  // any mask is valid
   const Geometry& g = a[0].t->g;
   const std::string nm = op_name(op);
@@ -744,8 +806,8 @@ std::optional<Error> check_index_values(OpKind op, const std::vector<CheckedArg>
   // index_copy_ and scatter_ take none.
   for (int64_t v : index)
     if (v >= n || v < (put ? -n : 0))
-      return err(ErrorKind::Arg, nm + ": index " + std::to_string(v) + " is out of bounds for dimension " + std::to_string(d) +
-                                     " with size " + std::to_string(n));
+      return err(ErrorKind::Arg, nm + ": index " + std::to_string(v) + " is out of bounds for dimension " +
+                                     std::to_string(d) + " with size " + std::to_string(n));
   return indexed_order_dependence(op, a, index);
 }
 
@@ -800,8 +862,7 @@ std::optional<Shape> view_strides(const Geometry& g, const Shape& newshape) {
   const int64_t nd = static_cast<int64_t>(newshape.size());
   Shape ns(nd);
   if (numel == 0) {
-    for (int64_t d = nd - 1; d >= 0; --d)
-      ns[d] = d == nd - 1 ? 1 : std::max<int64_t>(newshape[d + 1], 1) * ns[d + 1];
+    for (int64_t d = nd - 1; d >= 0; --d) ns[d] = d == nd - 1 ? 1 : std::max<int64_t>(newshape[d + 1], 1) * ns[d + 1];
     return ns;
   }
   int64_t view_d = nd - 1;
@@ -844,12 +905,16 @@ Result<SetitemTarget> setitem_target(const Geometry& g, int64_t dim, int64_t sta
 
 Result<Geometry> scatter_slot(OpKind op, const Geometry& out, const std::vector<CheckedArg>& a) {
   switch (op) {
-    case OpKind::SliceScatter: return slice_geometry(out, a[2].i, a[3].i, a[4].i, a[5].i);
-    case OpKind::SelectScatter: return select_geometry(out, a[2].i, a[3].i);
-    case OpKind::DiagonalScatter: return diagonal_geometry(out, a[2].i, a[3].i, a[4].i);
+    case OpKind::SliceScatter:
+      return slice_geometry(out, a[2].i, a[3].i, a[4].i, a[5].i);
+    case OpKind::SelectScatter:
+      return select_geometry(out, a[2].i, a[3].i);
+    case OpKind::DiagonalScatter:
+      return diagonal_geometry(out, a[2].i, a[3].i, a[4].i);
     case OpKind::AsStridedScatter:
       return as_strided_geometry(TensorMeta{out, -1, out.numel()}, a[2].list, a[3].list, a[4].i);
-    default: internal_error(std::string("scatter_slot: not a scatter: ") + op_name(op));
+    default:
+      internal_error(std::string("scatter_slot: not a scatter: ") + op_name(op));
   }
 }
 
@@ -897,8 +962,10 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
   const MathArity arity = math_arity(info.math);
   if (arity == MathArity::Unary || arity == MathArity::Binary) return elementwise(a, res);
   switch (op) {
-    case OpKind::View: return reshape_like(*g, a[1].list, true, res);
-    case OpKind::Reshape: return reshape_like(*g, a[1].list, false, res);
+    case OpKind::View:
+      return reshape_like(*g, a[1].list, true, res);
+    case OpKind::Reshape:
+      return reshape_like(*g, a[1].list, false, res);
     case OpKind::Flatten:
       if (g->rank() == 1) return view_of(res, *g);
       return reshape_like(*g, Shape{-1}, false, res);
@@ -907,7 +974,8 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
       return fresh_contiguous(res, g->sizes);
     case OpKind::T:
       if (g->rank() > 2)
-        return err(ErrorKind::Arg, "t() expects a tensor with <= 2 dimensions, but self is " + std::to_string(g->rank()) + "D");
+        return err(ErrorKind::Arg,
+                   "t() expects a tensor with <= 2 dimensions, but self is " + std::to_string(g->rank()) + "D");
       if (g->rank() < 2) return view_of(res, *g);
       [[fallthrough]];
     case OpKind::Transpose: {
@@ -926,8 +994,10 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
     case OpKind::Permute: {
       const Shape& dims = a[1].list;
       if (static_cast<int>(dims.size()) != g->rank())
-        return err(ErrorKind::Arg, "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = " +
-                                       std::to_string(g->rank()) + " is not equal to len(dims) = " + std::to_string(dims.size()));
+        return err(ErrorKind::Arg,
+                   "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the "
+                   "desired ordering of dimensions i.e. input.dim() = " +
+                       std::to_string(g->rank()) + " is not equal to len(dims) = " + std::to_string(dims.size()));
       Geometry r = *g;
       SmallVec<bool, 6> seen(g->rank(), false);
       for (size_t i = 0; i < dims.size(); ++i) {
@@ -940,9 +1010,12 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
       }
       return view_of(res, std::move(r));
     }
-    case OpKind::Slice: return wrap(slice_geometry(*g, a[1].i, a[2].i, a[3].i, a[4].i));
-    case OpKind::Narrow: return wrap(narrow_geometry(*g, a[1].i, a[2].i, a[3].i));
-    case OpKind::Select: return wrap(select_geometry(*g, a[1].i, a[2].i));
+    case OpKind::Slice:
+      return wrap(slice_geometry(*g, a[1].i, a[2].i, a[3].i, a[4].i));
+    case OpKind::Narrow:
+      return wrap(narrow_geometry(*g, a[1].i, a[2].i, a[3].i));
+    case OpKind::Select:
+      return wrap(select_geometry(*g, a[1].i, a[2].i));
     case OpKind::Unsqueeze: {
       auto w = wrap_dim(a[1].i, g->rank() + 1);
       if (!w) return dim_error(a[1].i, g->rank() + 1);
@@ -962,12 +1035,18 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
       }
       return view_of(res, std::move(r));
     }
-    case OpKind::Expand: return wrap(expand_geometry(*g, a[1].list));
-    case OpKind::Diagonal: return wrap(diagonal_geometry(*g, a[1].i, a[2].i, a[3].i));
-    case OpKind::AsStrided: return wrap(as_strided_geometry(*a[0].t, a[1].list, a[2].list, a[3].i));
-    case OpKind::Alias: return view_of(res, *g);
-    case OpKind::Unfold: return wrap(unfold_geometry(*g, a[1].i, a[2].i, a[3].i));
-    case OpKind::Chunk: case OpKind::Split: {
+    case OpKind::Expand:
+      return wrap(expand_geometry(*g, a[1].list));
+    case OpKind::Diagonal:
+      return wrap(diagonal_geometry(*g, a[1].i, a[2].i, a[3].i));
+    case OpKind::AsStrided:
+      return wrap(as_strided_geometry(*a[0].t, a[1].list, a[2].list, a[3].i));
+    case OpKind::Alias:
+      return view_of(res, *g);
+    case OpKind::Unfold:
+      return wrap(unfold_geometry(*g, a[1].i, a[2].i, a[3].i));
+    case OpKind::Chunk:
+    case OpKind::Split: {
       const bool chunk = op == OpKind::Chunk;
       if (g->rank() == 0)
         return err(ErrorKind::Arg, std::string(chunk ? "chunk" : "split") + " expects at least a 1-dimensional tensor");
@@ -977,14 +1056,21 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
       int64_t split = a[1].i;
       std::vector<std::pair<int64_t, int64_t>> pieces;
       if (chunk) {
-        if (split <= 0) return err(ErrorKind::Arg, "chunk expects `chunks` to be greater than 0, got: " + std::to_string(split));
+        if (split <= 0)
+          return err(ErrorKind::Arg, "chunk expects `chunks` to be greater than 0, got: " + std::to_string(split));
         const int64_t chunks = split;
         split = (n + chunks - 1) / chunks;
-        if (split == 0 && n == 0) pieces.assign(chunks, {0, 0});
-        else pieces = split_pieces(n, split);
+        if (split == 0 && n == 0)
+          pieces.assign(chunks, {0, 0});
+        else
+          pieces = split_pieces(n, split);
       } else {
-        if (split < 0) return err(ErrorKind::Arg, "split expects split_size be non-negative, but got split_size=" + std::to_string(split));
-        if (split == 0 && n != 0) return err(ErrorKind::Arg, "split_size can only be 0 if dimension size is 0, but got dimension size of " + std::to_string(n));
+        if (split < 0)
+          return err(ErrorKind::Arg,
+                     "split expects split_size be non-negative, but got split_size=" + std::to_string(split));
+        if (split == 0 && n != 0)
+          return err(ErrorKind::Arg,
+                     "split_size can only be 0 if dimension size is 0, but got dimension size of " + std::to_string(n));
         pieces = split_pieces(n, split);
       }
       for (auto [s, l] : pieces) res->push_back(OutMeta{*slice_geometry(*g, *w, s, s + l, 1), false, 0});
@@ -997,8 +1083,11 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
       for (int64_t i = 0; i < g->sizes[*w]; ++i) res->push_back(OutMeta{*select_geometry(*g, *w, i), false, 0});
       return std::nullopt;
     }
-    case OpKind::Clone: return fresh_contiguous(res, g->sizes);
-    case OpKind::Sum: case OpKind::Amax: return reduction(op, *g, a[1].i, a[2].i, res);
+    case OpKind::Clone:
+      return fresh_contiguous(res, g->sizes);
+    case OpKind::Sum:
+    case OpKind::Amax:
+      return reduction(op, *g, a[1].i, a[2].i, res);
     case OpKind::Softmax: {
       auto w = wrap_dim(a[1].i, g->rank());
       if (!w) return dim_error(a[1].i, g->rank());
@@ -1014,14 +1103,17 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
                                          std::to_string(b.sizes[1]) + ")");
       return fresh_contiguous(res, Shape{g->sizes[0], b.sizes[1]});
     }
-    case OpKind::Cat: return cat(a[0].ts, a[1].i, res);
+    case OpKind::Cat:
+      return cat(a[0].ts, a[1].i, res);
     case OpKind::Full:
       for (int64_t s : a[0].list)
         if (s < 0) return err(ErrorKind::Arg, "Trying to create tensor with negative dimension " + std::to_string(s));
       if (auto e = check_f32(a[1])) return *e;
       return fresh_contiguous(res, a[0].list);
-    case OpKind::SliceScatter: case OpKind::SelectScatter:
-    case OpKind::DiagonalScatter: case OpKind::AsStridedScatter:
+    case OpKind::SliceScatter:
+    case OpKind::SelectScatter:
+    case OpKind::DiagonalScatter:
+    case OpKind::AsStridedScatter:
       return scatter(op, a, res);
     case OpKind::UpdateAliases: {
       for (size_t i = 0; i < a[0].ts.size(); ++i) res->push_back(OutMeta{a[0].ts[i]->g, false, static_cast<int>(i)});

@@ -9,13 +9,12 @@
 namespace af::ir {
 
 namespace {
-bool same_float(double a, double b) {
-  return (std::isnan(a) && std::isnan(b)) || a == b;
-}
+bool same_float(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
 }  // namespace
 
 bool StorageDecl::operator==(const StorageDecl& o) const {
-  if (name != o.name || dtype != o.dtype || numel != o.numel || init != o.init || values.size() != o.values.size()) return false;
+  if (name != o.name || dtype != o.dtype || numel != o.numel || init != o.init || values.size() != o.values.size())
+    return false;
   for (size_t i = 0; i < values.size(); ++i)
     if (!same_float(values[i], o.values[i])) return false;
   return same_float(init_a(), o.init_a()) && same_float(init_b(), o.init_b()) && init_seed() == o.init_seed();
@@ -29,15 +28,19 @@ bool InputDecl::operator==(const InputDecl& o) const {
 bool Arg::operator==(const Arg& o) const {
   if (kind != o.kind) return false;
   switch (kind) {
-    case Tensor: case Int: return i == o.i;
-    case Float: return same_float(f, o.f);
-    default: return list == o.list;
+    case Tensor:
+    case Int:
+      return i == o.i;
+    case Float:
+      return same_float(f, o.f);
+    default:
+      return list == o.list;
   }
 }
 
 bool Program::operator==(const Program& o) const {
-  return storages == o.storages && inputs == o.inputs && value_names == o.value_names &&
-         stmts == o.stmts && returns == o.returns && has_return == o.has_return;
+  return storages == o.storages && inputs == o.inputs && value_names == o.value_names && stmts == o.stmts &&
+         returns == o.returns && has_return == o.has_return;
 }
 
 std::vector<float> initial_values(const StorageDecl& s) {

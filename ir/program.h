@@ -16,7 +16,7 @@ enum class InitKind { Iota, Full, List, Random };
 
 struct StorageDecl {
   std::string name;
-  Dtype dtype = Dtype::F32;   // format v1.2: i64 and bool storages hold indices and masks
+  Dtype dtype = Dtype::F32;  // format v1.2: i64 and bool storages hold indices and masks
   int64_t numel = 0;
   InitKind init = InitKind::Full;
   double a = 0, b = 0;        // iota(start, step) / full(v)
@@ -52,15 +52,40 @@ struct InputDecl {
 // One argument of a statement.
 struct Arg {
   enum Kind { Tensor, Int, Float, IntList, TensorList } kind = Int;
-  int64_t i = 0;  // Int; the value id for Tensor
-  double f = 0;   // Float
+  int64_t i = 0;              // Int; the value id for Tensor
+  double f = 0;               // Float
   std::vector<int64_t> list;  // IntList; value ids for TensorList
 
-  static Arg tensor(int v) { Arg a; a.kind = Tensor; a.i = v; return a; }
-  static Arg integer(int64_t v) { Arg a; a.kind = Int; a.i = v; return a; }
-  static Arg number(double v) { Arg a; a.kind = Float; a.f = v; return a; }
-  static Arg ints(std::vector<int64_t> v) { Arg a; a.kind = IntList; a.list = std::move(v); return a; }
-  static Arg tensors(std::vector<int64_t> v) { Arg a; a.kind = TensorList; a.list = std::move(v); return a; }
+  static Arg tensor(int v) {
+    Arg a;
+    a.kind = Tensor;
+    a.i = v;
+    return a;
+  }
+  static Arg integer(int64_t v) {
+    Arg a;
+    a.kind = Int;
+    a.i = v;
+    return a;
+  }
+  static Arg number(double v) {
+    Arg a;
+    a.kind = Float;
+    a.f = v;
+    return a;
+  }
+  static Arg ints(std::vector<int64_t> v) {
+    Arg a;
+    a.kind = IntList;
+    a.list = std::move(v);
+    return a;
+  }
+  static Arg tensors(std::vector<int64_t> v) {
+    Arg a;
+    a.kind = TensorList;
+    a.list = std::move(v);
+    return a;
+  }
   bool is_number() const { return kind == Int || kind == Float; }
   double as_double() const { return kind == Int ? static_cast<double>(i) : f; }
   bool operator==(const Arg& o) const;
@@ -85,7 +110,8 @@ struct Stmt {
 template <class F>
 void for_each_tensor_arg(const Stmt& st, F&& f) {
   for (const auto& a : st.args) {
-    if (a.kind == Arg::Tensor) f(static_cast<int>(a.i));
+    if (a.kind == Arg::Tensor)
+      f(static_cast<int>(a.i));
     else if (a.kind == Arg::TensorList)
       for (auto v : a.list) f(static_cast<int>(v));
   }
@@ -94,7 +120,8 @@ void for_each_tensor_arg(const Stmt& st, F&& f) {
 template <class F>
 void for_each_tensor_arg(std::vector<Arg>& args, F&& f) {
   for (auto& a : args) {
-    if (a.kind == Arg::Tensor) f(a.i);
+    if (a.kind == Arg::Tensor)
+      f(a.i);
     else if (a.kind == Arg::TensorList)
       for (auto& v : a.list) f(v);
   }
@@ -102,10 +129,10 @@ void for_each_tensor_arg(std::vector<Arg>& args, F&& f) {
 
 struct Program {
   std::vector<StorageDecl> storages;
-  std::vector<InputDecl> inputs;        // input k defines value id k
-  std::vector<std::string> value_names; // by value id
+  std::vector<InputDecl> inputs;         // input k defines value id k
+  std::vector<std::string> value_names;  // by value id
   std::vector<Stmt> stmts;
-  std::vector<int> returns;             // value ids
+  std::vector<int> returns;  // value ids
   bool has_return = false;
   int return_line = 0;
 

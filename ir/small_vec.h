@@ -32,7 +32,9 @@ class SmallVec {
   explicit SmallVec(size_t n, T v = T()) { assign(n, v); }
   SmallVec(std::initializer_list<T> l) { assign(l.begin(), l.end()); }
   template <class It, class = decltype(*std::declval<It>())>
-  SmallVec(It first, It last) { assign(first, last); }
+  SmallVec(It first, It last) {
+    assign(first, last);
+  }
   // Interchangeable with std::vector at API boundaries (argument lists,
   // JSON, Halide) so that only the hot containers change type.
   SmallVec(const std::vector<T>& v) { assign(v.begin(), v.end()); }

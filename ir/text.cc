@@ -16,11 +16,29 @@ namespace {
 class Lexer {
  public:
   Lexer(const std::string& s, int line) : s_(s), line_(line) {}
-  void skip() { while (p_ < s_.size() && (s_[p_] == ' ' || s_[p_] == '\t' || s_[p_] == '\r')) ++p_; }
-  bool at_end() { skip(); return p_ >= s_.size(); }
-  bool accept(char c) { skip(); if (p_ < s_.size() && s_[p_] == c) { ++p_; return true; } return false; }
-  bool peek(char c) { skip(); return p_ < s_.size() && s_[p_] == c; }
-  bool peek_name() { skip(); return p_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[p_])) || s_[p_] == '_'); }
+  void skip() {
+    while (p_ < s_.size() && (s_[p_] == ' ' || s_[p_] == '\t' || s_[p_] == '\r')) ++p_;
+  }
+  bool at_end() {
+    skip();
+    return p_ >= s_.size();
+  }
+  bool accept(char c) {
+    skip();
+    if (p_ < s_.size() && s_[p_] == c) {
+      ++p_;
+      return true;
+    }
+    return false;
+  }
+  bool peek(char c) {
+    skip();
+    return p_ < s_.size() && s_[p_] == c;
+  }
+  bool peek_name() {
+    skip();
+    return p_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[p_])) || s_[p_] == '_');
+  }
   std::string name() {
     skip();
     size_t b = p_;
@@ -34,7 +52,10 @@ class Lexer {
     if (p_ < s_.size() && (s_[p_] == '-' || s_[p_] == '+')) ++p_;
     if (s_.compare(p_, 3, "inf") == 0 || s_.compare(p_, 3, "nan") == 0) {
       p_ += 3;
-      if (p_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[p_])) || s_[p_] == '_')) { p_ = b; return false; }
+      if (p_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[p_])) || s_[p_] == '_')) {
+        p_ = b;
+        return false;
+      }
       *is_int = false;
       const bool neg = s_[b] == '-';
       *v = s_[p_ - 3] == 'i' ? (neg ? -INFINITY : INFINITY) : NAN;
@@ -48,23 +69,40 @@ class Lexer {
       ++p_;
       while (p_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[p_]))) ++p_;
     }
-    if (p_ == digits || (frac && p_ == digits + 1 && (digits == 0 || !std::isdigit(static_cast<unsigned char>(s_[digits - 1]))) && false)) { p_ = b; return false; }
-    if (p_ - digits == 1 && frac) { p_ = b; return false; }  // a lone "."
+    if (p_ == digits || (frac && p_ == digits + 1 &&
+                         (digits == 0 || !std::isdigit(static_cast<unsigned char>(s_[digits - 1]))) && false)) {
+      p_ = b;
+      return false;
+    }
+    if (p_ - digits == 1 && frac) {
+      p_ = b;
+      return false;
+    }  // a lone "."
     if (p_ < s_.size() && (s_[p_] == 'e' || s_[p_] == 'E')) {
       size_t e = p_++;
       if (p_ < s_.size() && (s_[p_] == '-' || s_[p_] == '+')) ++p_;
       size_t ed = p_;
       while (p_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[p_]))) ++p_;
-      if (p_ == ed) { p_ = e; } else { frac = true; }
+      if (p_ == ed) {
+        p_ = e;
+      } else {
+        frac = true;
+      }
     }
-    if (p_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[p_])) || s_[p_] == '_')) { p_ = b; return false; }
+    if (p_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[p_])) || s_[p_] == '_')) {
+      p_ = b;
+      return false;
+    }
     std::string tok = s_.substr(b, p_ - b);
     *is_int = !frac;
     if (*is_int) {
       errno = 0;
       char* end = nullptr;
       long long x = std::strtoll(tok.c_str(), &end, 10);
-      if (errno == ERANGE) { p_ = b; return false; }
+      if (errno == ERANGE) {
+        p_ = b;
+        return false;
+      }
       *iv = x;
       *v = static_cast<double>(x);
     } else {
@@ -73,7 +111,10 @@ class Lexer {
     return true;
   }
   size_t pos() const { return p_; }
-  std::string rest() { skip(); return s_.substr(p_); }
+  std::string rest() {
+    skip();
+    return s_.substr(p_);
+  }
 
  private:
   const std::string& s_;
@@ -108,7 +149,9 @@ class Parser {
       if (lx.at_end()) continue;
       if (!header) {
         std::string w = lx.name();
-        double v; int64_t iv; bool is_int;
+        double v;
+        int64_t iv;
+        bool is_int;
         if (w != "aliasfuzz" || !lx.number(&v, &iv, &is_int) || !is_int || !lx.at_end())
           return Error{ErrorKind::Syntax, line, "expected the header 'aliasfuzz 1'"};
         if (iv != 1) return Error{ErrorKind::Syntax, line, "unsupported format version " + std::to_string(iv)};
@@ -118,7 +161,8 @@ class Parser {
       if (p_.has_return) return Error{ErrorKind::Syntax, line, "'return' must be the last statement"};
       if (auto e = statement(lx, line)) return *e;
     }
-    if (!header) return Error{ErrorKind::Syntax, line == 0 ? 1 : line, "empty program: expected the header 'aliasfuzz 1'"};
+    if (!header)
+      return Error{ErrorKind::Syntax, line == 0 ? 1 : line, "empty program: expected the header 'aliasfuzz 1'"};
     return std::move(p_);
   }
 
@@ -141,12 +185,14 @@ class Parser {
     }
     if (!is_int) return syntax(line, "an i64 storage's values are integers");
     if (std::fabs(v) > static_cast<double>(kMaxIndexValue))
-      return Error{ErrorKind::Limit, line, "i64 value " + format_number(v) + " exceeds the limit of " + std::to_string(kMaxIndexValue)};
+      return Error{ErrorKind::Limit, line,
+                   "i64 value " + format_number(v) + " exceeds the limit of " + std::to_string(kMaxIndexValue)};
     return std::nullopt;
   }
 
   std::optional<Error> define(const std::string& n, int line) {
-    if (values_.count(n) || storages_.count(n)) return Error{ErrorKind::Name, line, "name '" + n + "' is already defined"};
+    if (values_.count(n) || storages_.count(n))
+      return Error{ErrorKind::Name, line, "name '" + n + "' is already defined"};
     return std::nullopt;
   }
 
@@ -185,7 +231,8 @@ class Parser {
     if (!lx.at_end()) return syntax(line, "unexpected text after the statement: '" + lx.rest() + "'");
     auto op = op_from_name(opname);
     if (!op) return Error{ErrorKind::Name, line, "unknown op '" + opname + "'"};
-    if (++ops_ > limits_.max_ops) return Error{ErrorKind::Limit, line, "more than " + std::to_string(limits_.max_ops) + " ops"};
+    if (++ops_ > limits_.max_ops)
+      return Error{ErrorKind::Limit, line, "more than " + std::to_string(limits_.max_ops) + " ops"};
     Stmt st;
     st.op = *op;
     st.line = line;
@@ -216,17 +263,30 @@ class Parser {
     }
     if (lx.peek_name()) {
       size_t before = lx.pos();
-      double v; int64_t iv; bool is_int;
-      if (lx.number(&v, &iv, &is_int)) { a->kind = RawArg::Float; a->f = v; return std::nullopt; }
+      double v;
+      int64_t iv;
+      bool is_int;
+      if (lx.number(&v, &iv, &is_int)) {
+        a->kind = RawArg::Float;
+        a->f = v;
+        return std::nullopt;
+      }
       (void)before;
       a->kind = RawArg::Name;
       a->name = lx.name();
       return std::nullopt;
     }
-    double v; int64_t iv; bool is_int;
+    double v;
+    int64_t iv;
+    bool is_int;
     if (!lx.number(&v, &iv, &is_int)) return syntax(line, "expected an argument, got '" + lx.rest() + "'");
-    if (is_int) { a->kind = RawArg::Int; a->i = iv; }
-    else { a->kind = RawArg::Float; a->f = v; }
+    if (is_int) {
+      a->kind = RawArg::Int;
+      a->i = iv;
+    } else {
+      a->kind = RawArg::Float;
+      a->f = v;
+    }
     return std::nullopt;
   }
 
@@ -254,12 +314,17 @@ class Parser {
           if (auto e = tensor_ref(it, line, &id)) return e;
     }
     if (raw.size() != sig.size())
-      return Error{ErrorKind::Arg, line, nm + " takes " + std::to_string(sig.size()) + " arguments, got " + std::to_string(raw.size())};
+      return Error{ErrorKind::Arg, line,
+                   nm + " takes " + std::to_string(sig.size()) + " arguments, got " + std::to_string(raw.size())};
     for (size_t k = 0; k < sig.size(); ++k) {
       const RawArg& r = raw[k];
       const std::string where = nm + ": argument " + std::to_string(k + 1);
       switch (sig[k]) {
-        case 'T': case 'X': case 'O': case 'J': case 'M': {
+        case 'T':
+        case 'X':
+        case 'O':
+        case 'J':
+        case 'M': {
           if (r.kind == RawArg::Name) {
             int id;
             tensor_ref(r, line, &id);
@@ -274,9 +339,12 @@ class Parser {
           break;
         }
         case 'N':
-          if (r.kind == RawArg::Int) out->push_back(Arg::integer(r.i));
-          else if (r.kind == RawArg::Float) out->push_back(Arg::number(r.f));
-          else return Error{ErrorKind::Arg, line, where + " must be a number"};
+          if (r.kind == RawArg::Int)
+            out->push_back(Arg::integer(r.i));
+          else if (r.kind == RawArg::Float)
+            out->push_back(Arg::number(r.f));
+          else
+            return Error{ErrorKind::Arg, line, where + " must be a number"};
           break;
         case 'I':
           if (r.kind != RawArg::Int) return Error{ErrorKind::Arg, line, where + " must be an integer"};
@@ -314,18 +382,28 @@ class Parser {
     s.line = line;
     s.name = lx.name();
     const std::string dt = lx.name();
-    if (dt == "i64") s.dtype = Dtype::I64;
-    else if (dt == "bool") s.dtype = Dtype::Bool;
-    else if (dt != "f32") return syntax(line, "expected 'f32[N]', 'i64[N]' or 'bool[N]' after the storage name");
+    if (dt == "i64")
+      s.dtype = Dtype::I64;
+    else if (dt == "bool")
+      s.dtype = Dtype::Bool;
+    else if (dt != "f32")
+      return syntax(line, "expected 'f32[N]', 'i64[N]' or 'bool[N]' after the storage name");
     if (!lx.accept('[')) return syntax(line, "expected '[' after the storage's dtype");
-    double v; int64_t n; bool is_int;
-    if (!lx.number(&v, &n, &is_int) || !is_int || n < 0) return syntax(line, "expected a non-negative element count in " + dt + "[N]");
+    double v;
+    int64_t n;
+    bool is_int;
+    if (!lx.number(&v, &n, &is_int) || !is_int || n < 0)
+      return syntax(line, "expected a non-negative element count in " + dt + "[N]");
     if (!lx.accept(']') || !lx.accept('=')) return syntax(line, "expected '] = INIT' in the storage declaration");
-    if (n > limits_.max_numel) return Error{ErrorKind::Limit, line, "storage of " + std::to_string(n) + " elements exceeds the limit of " + std::to_string(limits_.max_numel)};
+    if (n > limits_.max_numel)
+      return Error{
+          ErrorKind::Limit, line,
+          "storage of " + std::to_string(n) + " elements exceeds the limit of " + std::to_string(limits_.max_numel)};
     s.numel = n;
     total_numel_ += n;
     if (total_numel_ > limits_.max_total_numel)
-      return Error{ErrorKind::Limit, line, "storages of more than " + std::to_string(limits_.max_total_numel) + " elements in all"};
+      return Error{ErrorKind::Limit, line,
+                   "storages of more than " + std::to_string(limits_.max_total_numel) + " elements in all"};
     if (lx.accept('[')) {
       s.init = InitKind::List;
       if (!lx.accept(']')) {
@@ -338,20 +416,27 @@ class Parser {
         }
       }
       if (static_cast<int64_t>(s.values.size()) != s.numel)
-        return Error{ErrorKind::Arg, line, "storage '" + s.name + "' declares " + std::to_string(s.numel) + " elements but lists " + std::to_string(s.values.size())};
+        return Error{ErrorKind::Arg, line,
+                     "storage '" + s.name + "' declares " + std::to_string(s.numel) + " elements but lists " +
+                         std::to_string(s.values.size())};
     } else {
       std::string f = lx.name();
       if (!lx.accept('(')) return syntax(line, "expected iota(...), full(...), random(...) or [...]");
       if (f == "iota") {
-        bool i1, i2; int64_t x;
-        if (!lx.number(&s.a, &x, &i1) || !lx.accept(',') || !lx.number(&s.b, &x, &i2)) return syntax(line, "expected iota(START, STEP)");
+        bool i1, i2;
+        int64_t x;
+        if (!lx.number(&s.a, &x, &i1) || !lx.accept(',') || !lx.number(&s.b, &x, &i2))
+          return syntax(line, "expected iota(START, STEP)");
         if (s.dtype == Dtype::Bool) return syntax(line, "iota(...) is not an initializer of bool storages");
         if (auto e = index_value(s.dtype, s.a, i1, line)) return e;
         if (auto e = index_value(s.dtype, s.b, i2, line)) return e;
-        if (auto e = index_value(s.dtype, s.a + s.b * static_cast<double>(std::max<int64_t>(s.numel - 1, 0)), true, line)) return e;
+        if (auto e =
+                index_value(s.dtype, s.a + s.b * static_cast<double>(std::max<int64_t>(s.numel - 1, 0)), true, line))
+          return e;
         s.init = InitKind::Iota;
       } else if (f == "full") {
-        bool i1; int64_t x;
+        bool i1;
+        int64_t x;
         if (!lx.number(&s.a, &x, &i1)) return syntax(line, "expected full(V)");
         if (auto e = index_value(s.dtype, s.a, i1, line)) return e;
         s.init = InitKind::Full;
@@ -384,7 +469,8 @@ class Parser {
     InputDecl in;
     in.line = line;
     in.name = lx.name();
-    if (!lx.accept('=') || !lx.peek_name()) return syntax(line, "expected 'input NAME = STORAGE' or '= as_strided(STORAGE, ...)'");
+    if (!lx.accept('=') || !lx.peek_name())
+      return syntax(line, "expected 'input NAME = STORAGE' or '= as_strided(STORAGE, ...)'");
     std::string w = lx.name();
     std::string sname = w;
     if (w == "as_strided" && lx.accept('(')) {
@@ -392,7 +478,8 @@ class Parser {
       if (!lx.peek_name()) return syntax(line, "expected a storage name in as_strided(...)");
       sname = lx.name();
       RawArg sz, st;
-      double v; bool is_int;
+      double v;
+      bool is_int;
       if (!lx.accept(',') || arg(lx, line, &sz) || !lx.accept(',') || arg(lx, line, &st) || !lx.accept(',') ||
           !lx.number(&v, &in.offset, &is_int) || !is_int || !lx.accept(')'))
         return syntax(line, "expected as_strided(STORAGE, [sizes], [strides], offset)");
@@ -464,9 +551,12 @@ size_t utf8_length(const std::string& s, size_t i) {
   if (c < 0x80) return 1;
   unsigned char lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
   size_t n = 0;
-  if (c >= 0xC2 && c <= 0xDF) n = 2;
-  else if (c >= 0xE0 && c <= 0xEF) n = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
-  else if (c >= 0xF0 && c <= 0xF4) n = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+  if (c >= 0xC2 && c <= 0xDF)
+    n = 2;
+  else if (c >= 0xE0 && c <= 0xEF)
+    n = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+  else if (c >= 0xF0 && c <= 0xF4)
+    n = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
   if (n == 0 || i + n > s.size() || b(1) < lo || b(1) > hi) return 0;
   for (size_t k = 2; k < n; ++k)
     if ((b(k) >> 6) != 2) return 0;
@@ -507,13 +597,20 @@ std::string print(const Program& p) {
     const bool ints = s.dtype != Dtype::F32;
     auto num = [&](double v) { return ints ? std::to_string(static_cast<int64_t>(v)) : format_number(v); };
     switch (s.init) {
-      case InitKind::Iota: o += "iota(" + num(s.a) + ", " + num(s.b) + ")"; break;
-      case InitKind::Full: o += "full(" + num(s.a) + ")"; break;
-      case InitKind::Random: o += "random(" + std::to_string(s.seed) + ")"; break;
+      case InitKind::Iota:
+        o += "iota(" + num(s.a) + ", " + num(s.b) + ")";
+        break;
+      case InitKind::Full:
+        o += "full(" + num(s.a) + ")";
+        break;
+      case InitKind::Random:
+        o += "random(" + std::to_string(s.seed) + ")";
+        break;
       case InitKind::List: {
         o += "[";
         for (size_t i = 0; i < s.values.size(); ++i)
-          o += (i ? ", " : "") + (ints ? std::to_string(static_cast<int64_t>(s.values[i])) : format_float32(s.values[i]));
+          o += (i ? ", " : "") +
+               (ints ? std::to_string(static_cast<int64_t>(s.values[i])) : format_float32(s.values[i]));
         o += "]";
         break;
       }
@@ -523,8 +620,11 @@ std::string print(const Program& p) {
   for (const auto& in : p.inputs) {
     o += "input " + in.name + " = ";
     const std::string& sn = p.storages[in.storage].name;
-    if (in.whole) o += sn;
-    else o += "as_strided(" + sn + ", " + join_ints(in.sizes) + ", " + join_ints(in.strides) + ", " + std::to_string(in.offset) + ")";
+    if (in.whole)
+      o += sn;
+    else
+      o += "as_strided(" + sn + ", " + join_ints(in.sizes) + ", " + join_ints(in.strides) + ", " +
+           std::to_string(in.offset) + ")";
     o += "\n";
   }
   for (const auto& st : p.stmts) {
@@ -535,10 +635,18 @@ std::string print(const Program& p) {
       const Arg& a = st.args[k];
       if (k) o += ", ";
       switch (a.kind) {
-        case Arg::Tensor: o += p.value_names[a.i]; break;
-        case Arg::Int: o += std::to_string(a.i); break;
-        case Arg::Float: o += format_number(a.f); break;
-        case Arg::IntList: o += join_ints(a.list); break;
+        case Arg::Tensor:
+          o += p.value_names[a.i];
+          break;
+        case Arg::Int:
+          o += std::to_string(a.i);
+          break;
+        case Arg::Float:
+          o += format_number(a.f);
+          break;
+        case Arg::IntList:
+          o += join_ints(a.list);
+          break;
         case Arg::TensorList: {
           o += "[";
           for (size_t i = 0; i < a.list.size(); ++i) o += (i ? ", " : "") + p.value_names[a.list[i]];

@@ -109,26 +109,28 @@ TEST(Text, FormatV13RoundTrip) {
 TEST(Text, FormatV13ErrorKinds) {
   const std::string h = "aliasfuzz 1\nstorage s0 f32[12] = iota(0, 1)\ninput x = as_strided(s0, [3, 4], [4, 1], 0)\n";
   const Bad cases[] = {
-      {"y = transpose_(x, 0, 1)\nz = neg(x)\n", ErrorKind::Retired, 5},           // x's object was re-shaped
-      {"r = relu_(x)\ny = t_(x)\nz = neg(r)\n", ErrorKind::Retired, 6},             // r is x too
+      {"y = transpose_(x, 0, 1)\nz = neg(x)\n", ErrorKind::Retired, 5},  // x's object was re-shaped
+      {"r = relu_(x)\ny = t_(x)\nz = neg(r)\n", ErrorKind::Retired, 6},  // r is x too
       {"y = t_(x)\nreturn x\n", ErrorKind::Retired, 5},
       {"y = t_(x)\nz = t_(x)\n", ErrorKind::Retired, 5},
-      {"transpose_(x, 0, 1)\n", ErrorKind::Name, 4},                                // the result must be bound
+      {"transpose_(x, 0, 1)\n", ErrorKind::Name, 4},  // the result must be bound
       {"y = transpose_(x, 0, 2)\n", ErrorKind::Arg, 4},
       {"y = squeeze_(x, 2)\n", ErrorKind::Arg, 4},
       {"y = unsqueeze_(x, 3)\n", ErrorKind::Arg, 4},
       {"y = swapdims_(x, -3, 0)\n", ErrorKind::Arg, 4},
-      {"u = unsqueeze(x, 0)\ny = t_(u)\n", ErrorKind::Arg, 5},                       // t_ of a 3-d tensor
-      {"y = as_strided_(x, [4, 4], [4, 1], 0)\n", ErrorKind::View, 4},              // out of the storage
+      {"u = unsqueeze(x, 0)\ny = t_(u)\n", ErrorKind::Arg, 5},          // t_ of a 3-d tensor
+      {"y = as_strided_(x, [4, 4], [4, 1], 0)\n", ErrorKind::View, 4},  // out of the storage
       {"y = as_strided_(x, [2], [1], -1)\n", ErrorKind::View, 4},
-      {"u = unfold(x, 1, 5, 1)\n", ErrorKind::Arg, 4},                              // window larger than the dim
+      {"u = unfold(x, 1, 5, 1)\n", ErrorKind::Arg, 4},  // window larger than the dim
       {"u = unfold(x, 1, 2, 0)\n", ErrorKind::Arg, 4},
       {"u = unfold(x, 1, -1, 1)\n", ErrorKind::Arg, 4},
       {"u = unfold(x, 2, 1, 1)\n", ErrorKind::Arg, 4},
-      {"u = unfold(x, 1, 2, 1)\nadd_(u, 1.0)\n", ErrorKind::Undefined, 5},         // overlapping windows: PyTorch does not check
+      {"u = unfold(x, 1, 2, 1)\nadd_(u, 1.0)\n", ErrorKind::Undefined,
+       5},  // overlapping windows: PyTorch does not check
       {"u = unfold(x, 1, 2, 1)\nc = clone(u)\ncopy_(u, c)\n", ErrorKind::Undefined, 6},
       // 1.13 slices a tensor squeeze_ made 0-d as the 1-d tensor it was, 2.x raises
-      {"r = select(x, 0, 0)\nn = narrow(r, 0, 1, 1)\nz = squeeze_(n, 0)\nsetitem_(z, 0, 0, 1, 2.0)\n", ErrorKind::Version, 7},
+      {"r = select(x, 0, 0)\nn = narrow(r, 0, 1, 1)\nz = squeeze_(n, 0)\nsetitem_(z, 0, 0, 1, 2.0)\n",
+       ErrorKind::Version, 7},
   };
   for (const auto& c : cases) {
     const std::string text = h + c.text;
@@ -184,9 +186,10 @@ TEST(Text, FormatV12RoundTrip) {
 }
 
 TEST(Text, FormatV12ValidPrograms) {
-  const std::string h = "aliasfuzz 1\nstorage s0 f32[12] = iota(0, 1)\nstorage ix i64[4] = [2, 0, -1, 1]\n"
-                        "storage m bool[4] = [1, 0, 0, 1]\ninput x = as_strided(s0, [3, 4], [4, 1], 0)\n"
-                        "input i = ix\ninput mk = m\n";
+  const std::string h =
+      "aliasfuzz 1\nstorage s0 f32[12] = iota(0, 1)\nstorage ix i64[4] = [2, 0, -1, 1]\n"
+      "storage m bool[4] = [1, 0, 0, 1]\ninput x = as_strided(s0, [3, 4], [4, 1], 0)\n"
+      "input i = ix\ninput mk = m\n";
   const char* ok[] = {
       "y = full([4, 4], 1.0)\nv = full([4], 2.0)\nindex_put_(y, i, v, 1)\nreturn y\n",  // -1 wraps to 3: unique
       "y = full([4, 4], 1.0)\nv = full([4, 1], 2.0)\nindex_put_(y, i, v, 0)\nreturn y\n",
@@ -201,27 +204,28 @@ TEST(Text, FormatV12ValidPrograms) {
 // Format v1.2's rules with their kinds and lines (docs/format.md; each
 // checked against PyTorch by tools/probe_format_v12.py).
 TEST(Text, FormatV12ErrorKinds) {
-  const std::string h = "aliasfuzz 1\nstorage s0 f32[12] = iota(0, 1)\nstorage ix i64[4] = [2, 0, 3, 1]\n"
-                        "storage dup i64[2] = [1, 1]\nstorage neg i64[2] = [0, -1]\nstorage m bool[4] = [1, 0, 0, 1]\n"
-                        "input x = as_strided(s0, [3, 4], [4, 1], 0)\ninput i = ix\ninput d = dup\ninput n = neg\n"
-                        "input mk = m\n";  // statements from line 12
+  const std::string h =
+      "aliasfuzz 1\nstorage s0 f32[12] = iota(0, 1)\nstorage ix i64[4] = [2, 0, 3, 1]\n"
+      "storage dup i64[2] = [1, 1]\nstorage neg i64[2] = [0, -1]\nstorage m bool[4] = [1, 0, 0, 1]\n"
+      "input x = as_strided(s0, [3, 4], [4, 1], 0)\ninput i = ix\ninput d = dup\ninput n = neg\n"
+      "input mk = m\n";  // statements from line 12
   const Bad cases[] = {
-      {"y = clone(x)\nindex_put_(y, i, y, 0)\n", ErrorKind::Overlap, 13},             // values alias the target
+      {"y = clone(x)\nindex_put_(y, i, y, 0)\n", ErrorKind::Overlap, 13},  // values alias the target
       {"y = full([3], 1.0)\nindex_put_(y, i, y, 0)\n", ErrorKind::Overlap, 13},
       {"y = full([2, 4], 1.0)\nindex_put_(x, i, y, 0)\n", ErrorKind::Shape, 13},      // 4 indices, 2 rows
       {"y = full([4, 4], 1.0)\nindex_put_(x, i, y, 0)\n", ErrorKind::Arg, 13},        // index 3 of 3 rows
       {"y = full([2, 4], 1.0)\nindex_put_(x, d, y, 0)\n", ErrorKind::Undefined, 13},  // duplicates, no accumulate
       {"y = full([2, 4], 1.0)\nindex_put_(x, d, y, 2)\n", ErrorKind::Arg, 13},
       {"y = full([3, 2], 1.0)\nindex_add_(x, 1, d, y)\ny2 = full([3, 2], 1.0)\nindex_copy_(x, 1, d, y2)\n",
-       ErrorKind::Undefined, 15},                                                      // index_add_ accumulates
-      {"y = full([3, 2], 1.0)\nindex_add_(x, 1, n, y)\n", ErrorKind::Arg, 13},        // no negative index
+       ErrorKind::Undefined, 15},                                               // index_add_ accumulates
+      {"y = full([3, 2], 1.0)\nindex_add_(x, 1, n, y)\n", ErrorKind::Arg, 13},  // no negative index
       {"y = full([3, 3], 1.0)\nindex_add_(x, 1, d, y)\n", ErrorKind::Shape, 13},
       {"y = full([3, 2], 1.0)\nindex_add_(x, 2, d, y)\n", ErrorKind::Arg, 13},
       {"r = select(x, 0, 0)\ne = expand(r, [3, 4])\ny = full([3, 2], 1.0)\nindex_add_(e, 1, d, y)\n",
        ErrorKind::Overlap, 15},
       {"a = slice(x, 0, 0, 2, 1)\nb = slice(x, 0, 1, 3, 1)\nindex_copy_(a, 1, i, b)\n", ErrorKind::Overlap, 14},
       {"j = view(i, [2, 2])\n", ErrorKind::Dtype, 12},
-      {"y = full([1, 4], 1.0)\nscatter_(x, 0, i, y)\n", ErrorKind::Shape, 13},         // index rank 1, target 2
+      {"y = full([1, 4], 1.0)\nscatter_(x, 0, i, y)\n", ErrorKind::Shape, 13},  // index rank 1, target 2
       {"y = full([3, 4], 1.0)\nscatter_(x, 0, i, y)\n", ErrorKind::Shape, 13},
       {"masked_fill_(x, mk, 1e39)\n", ErrorKind::Arg, 12},
       {"r = select(x, 1, 0)\nmasked_fill_(r, mk, 1.0)\n", ErrorKind::Shape, 13},
@@ -252,7 +256,6 @@ TEST(Text, HashIgnoresNamesButNotStructure) {
   EXPECT_EQ(structural_hash(*a), structural_hash(*b));
   EXPECT_NE(structural_hash(*a), structural_hash(*c));
 }
-
 
 TEST(Text, EveryErrorKindWithItsLine) {
   const std::string h = "aliasfuzz 1\nstorage s0 f32[12] = iota(0, 1)\ninput x = as_strided(s0, [3, 4], [4, 1], 0)\n";
@@ -292,14 +295,15 @@ TEST(Text, EveryErrorKindWithItsLine) {
       {"f = full([2, 2, 2, 2, 2, 2, 2], 1.0)\n", ErrorKind::Limit, 4},
       {"f = full([4096, 4096], 1.0)\n", ErrorKind::Limit, 4},
       // format v1.1
-      {"add_out(1.0, x, x)\n", ErrorKind::Arg, 4},                   // the out tensor is a tensor
+      {"add_out(1.0, x, x)\n", ErrorKind::Arg, 4},  // the out tensor is a tensor
       {"add_out(x, x)\n", ErrorKind::Arg, 4},
-      {"addcmul_(x, x, x)\n", ErrorKind::Arg, 4},                    // value is not optional
+      {"addcmul_(x, x, x)\n", ErrorKind::Arg, 4},  // value is not optional
       {"addcmul_(x, x, 1.0, 1.0)\n", ErrorKind::Arg, 4},
       {"y = clone(x)\nr = select(y, 0, 0)\nexp_out(r, x)\n", ErrorKind::Resize, 6},  // PyTorch would resize r
       {"y = clone(x)\nr = select(y, 0, 0)\nc = slice(x, 1, 0, 1, 1)\nadd_out(r, r, c)\n", ErrorKind::Shape, 7},
       {"f = flatten(x)\na = slice(f, 0, 0, 3, 1)\nb = slice(f, 0, 1, 4, 1)\nneg_out(b, a)\n", ErrorKind::Overlap, 7},
-      {"a = slice(x, 1, 0, 2, 1)\nb = slice(x, 1, 1, 3, 1)\nneg_out(b, a)\n", ErrorKind::Undefined, 6},  // too hard for PyTorch
+      {"a = slice(x, 1, 0, 2, 1)\nb = slice(x, 1, 1, 3, 1)\nneg_out(b, a)\n", ErrorKind::Undefined,
+       6},  // too hard for PyTorch
       {"y = t(x)\nexp_out(x, y)\n", ErrorKind::Overlap, 5},
       {"r = select(x, 0, 0)\nlerp_(r, x, 0.5)\n", ErrorKind::Overlap, 5},  // overlap before shape
       {"y = clone(x)\nr = select(y, 0, 0)\nlerp_(r, x, 0.5)\n", ErrorKind::Shape, 6},
@@ -308,8 +312,8 @@ TEST(Text, EveryErrorKindWithItsLine) {
       {"f = flatten(x)\na = slice(f, 0, 0, 3, 1)\nb = slice(f, 0, 1, 4, 1)\nc = clone(a)\naddcdiv_(a, c, b, 1.0)\n",
        ErrorKind::Overlap, 8},
       // format v1.2
-      {"aliasfuzz 1\nstorage i i64[2] = [0, 1.5]\n", ErrorKind::Syntax, 2},       // bad literal: not an integer
-      {"aliasfuzz 1\nstorage m bool[2] = [0, 2]\n", ErrorKind::Syntax, 2},        // bad literal: not 0 or 1
+      {"aliasfuzz 1\nstorage i i64[2] = [0, 1.5]\n", ErrorKind::Syntax, 2},  // bad literal: not an integer
+      {"aliasfuzz 1\nstorage m bool[2] = [0, 2]\n", ErrorKind::Syntax, 2},   // bad literal: not 0 or 1
       {"aliasfuzz 1\nstorage i i64[2] = random(3)\n", ErrorKind::Syntax, 2},
       {"aliasfuzz 1\nstorage m bool[2] = iota(0, 1)\n", ErrorKind::Syntax, 2},
       {"aliasfuzz 1\nstorage i i64[1] = [16777217]\n", ErrorKind::Limit, 2},
@@ -320,7 +324,7 @@ TEST(Text, EveryErrorKindWithItsLine) {
       {"aliasfuzz 1\nstorage i i64[2] = [0, 1]\ninput j = i\nreturn j\n", ErrorKind::Dtype, 4},  // returned
       {"aliasfuzz 1\nstorage m bool[2] = [0, 1]\ninput j = m\ny = cat([j, j], 0)\n", ErrorKind::Dtype, 4},
       {"y = clone(x)\nindex_put_(x, y, x, 0)\n", ErrorKind::Dtype, 5},  // an f32 index
-      {"y = clone(x)\nindex_put_(x, 0, y, 0)\n", ErrorKind::Arg, 5},  // an integer is not an index tensor
+      {"y = clone(x)\nindex_put_(x, 0, y, 0)\n", ErrorKind::Arg, 5},    // an integer is not an index tensor
       {"y = clone(x)\nindex_put_(x, y, y)\n", ErrorKind::Arg, 5},
   };
   for (const auto& c : cases) {
@@ -374,9 +378,15 @@ TEST(Text, TruncatedAndCorruptedNeverCrash) {
       for (int e = 0; e < edits; ++e) {
         const size_t pos = next() % t.size();
         switch (next() % 3) {
-          case 0: t[pos] = static_cast<char>(next() % 256); break;
-          case 1: t.erase(pos, 1 + next() % 5); break;
-          default: t.insert(pos, 1, "[](),=-.0123456789abcxyz_#\n"[next() % 27]); break;
+          case 0:
+            t[pos] = static_cast<char>(next() % 256);
+            break;
+          case 1:
+            t.erase(pos, 1 + next() % 5);
+            break;
+          default:
+            t.insert(pos, 1, "[](),=-.0123456789abcxyz_#\n"[next() % 27]);
+            break;
         }
         if (t.empty()) t = "x";
       }
@@ -396,8 +406,8 @@ TEST(Text, TruncatedAndCorruptedNeverCrash) {
 // Hostile input: 200,000 nested '[' is a syntax error with its line, not a
 // stack overflow.
 TEST(Text, DeepNestingIsASyntaxError) {
-  const std::string text = "aliasfuzz 1\nstorage s0 f32[4] = full(1)\ninput x = s0\ny = view(x, " +
-                           std::string(200000, '[') + ")\n";
+  const std::string text =
+      "aliasfuzz 1\nstorage s0 f32[4] = full(1)\ninput x = s0\ny = view(x, " + std::string(200000, '[') + ")\n";
   auto p = parse_and_validate(text);
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.error().kind, ErrorKind::Syntax);
@@ -442,7 +452,8 @@ TEST(Text, TotalStorageIsCapped) {
 // execution; a view costs 1, so long view chains stay valid.
 TEST(Analysis, WorkIsCapped) {
   const std::string big = "aliasfuzz 1\nstorage s0 f32[4194304] = full(1)\n";
-  auto mm = parse_and_validate(big + "input x = as_strided(s0, [2048, 2048], [2048, 1], 0)\ny = matmul(x, x)\nreturn y\n");
+  auto mm =
+      parse_and_validate(big + "input x = as_strided(s0, [2048, 2048], [2048, 1], 0)\ny = matmul(x, x)\nreturn y\n");
   ASSERT_FALSE(mm.ok());
   EXPECT_EQ(mm.error().kind, ErrorKind::Limit);
   EXPECT_EQ(mm.error().line, 4);
@@ -463,8 +474,9 @@ TEST(Analysis, WorkIsCapped) {
   for (int k = 0; k < 9000; ++k) views += "v" + std::to_string(k) + " = view(x, [2048, 2048])\n";
   EXPECT_TRUE(parse_and_validate(views + "return x\n").ok());
   // matmul counts m*k*n: [256, 256] x [256, 256] is 2^24, twice is 2^25 plus the return.
-  auto two = parse_and_validate("aliasfuzz 1\nstorage s0 f32[65536] = full(1)\ninput x = as_strided(s0, [256, 256], [256, 1], 0)\n"
-                                "y = matmul(x, x)\nz = matmul(y, x)\nreturn z\n");
+  auto two = parse_and_validate(
+      "aliasfuzz 1\nstorage s0 f32[65536] = full(1)\ninput x = as_strided(s0, [256, 256], [256, 1], 0)\n"
+      "y = matmul(x, x)\nz = matmul(y, x)\nreturn z\n");
   ASSERT_FALSE(two.ok());
   EXPECT_EQ(two.error().line, 6);
 }
@@ -472,7 +484,9 @@ TEST(Analysis, WorkIsCapped) {
 // Equal programs hash the same: a field the storage's init does not use
 // (an iota start left under a `list` init) is not part of the program.
 TEST(StructuralHash, IgnoresFieldsTheInitDoesNotUse) {
-  auto p = parse("aliasfuzz 1\nstorage s f32[2] = [1.0, 2.0]\nstorage r f32[3] = random(7)\ninput x = s\ninput y = r\nreturn x, y\n");
+  auto p = parse(
+      "aliasfuzz 1\nstorage s f32[2] = [1.0, 2.0]\nstorage r f32[3] = random(7)\ninput x = s\ninput y = r\nreturn x, "
+      "y\n");
   ASSERT_TRUE(p) << p.error().to_string();
   Program q = *p;
   q.storages[0].a = 1.5;  // list: a, b and seed unused

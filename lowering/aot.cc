@@ -83,8 +83,11 @@ namespace {
 class AotExecutor : public Executor {
  public:
   AotExecutor(const AotRuntime& rt, KernelProvider provider, bool alias_mutant, int64_t max_numel, LowerStats& stats)
-      : dev_(rt.device()), provider_(std::move(provider)), alias_mutant_(alias_mutant),
-        fold_(grid_fold(max_numel)), stats_(stats) {}
+      : dev_(rt.device()),
+        provider_(std::move(provider)),
+        alias_mutant_(alias_mutant),
+        fold_(grid_fold(max_numel)),
+        stats_(stats) {}
   ~AotExecutor() override {
     for (auto& b : store_) release(b);
     release(expected_);

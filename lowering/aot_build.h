@@ -17,7 +17,7 @@ std::string runtime_entry(KernelStore& store, const std::string& target_string, 
 // linked and stored (*compiled, *compile_ms: Halide CPU ms + link wall ms).
 // When a corrupt entry was replaced, *why says what was wrong with it.
 // "" and *why on failure.
-std::string kernel_entry(KernelStore& store, const detail::RegionSpec& spec, Target t,
-                         const std::string& target_string, bool* compiled, double* compile_ms, std::string* why);
+std::string kernel_entry(KernelStore& store, const detail::RegionSpec& spec, Target t, const std::string& target_string,
+                         bool* compiled, double* compile_ms, std::string* why);
 
 }  // namespace af::lowering

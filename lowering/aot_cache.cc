@@ -32,8 +32,7 @@ std::string scratch(const KernelStore& store, const std::string& ext) {
 }
 
 // Objects to a shared object whose bytes go into the store under full_key.
-std::string link_and_store(KernelStore& store, const std::string& full_key, const std::string& obj,
-                           std::string* why) {
+std::string link_and_store(KernelStore& store, const std::string& full_key, const std::string& obj, std::string* why) {
   const std::string so = scratch(store, "so");
   std::string err = link_shared({obj}, so);
   std::string bytes;
@@ -64,8 +63,8 @@ std::string runtime_entry(KernelStore& store, const std::string& target_string, 
   return link_and_store(store, key, obj, why);
 }
 
-std::string kernel_entry(KernelStore& store, const detail::RegionSpec& spec, Target t,
-                         const std::string& target_string, bool* compiled, double* compile_ms, std::string* why) {
+std::string kernel_entry(KernelStore& store, const detail::RegionSpec& spec, Target t, const std::string& target_string,
+                         bool* compiled, double* compile_ms, std::string* why) {
   const std::string key = KernelStore::full_key(detail::halide_version(), target_string, spec.key);
   *compiled = false;
   std::string found_why;
@@ -106,7 +105,7 @@ detail::ExecutorFactory persistent_cache_factory(CompileCache& cache, Target exe
     if (rt.empty() || !(ak.runtime = AotRuntime::load(rt, exec, why))) return nullptr;
   }
   auto provider = [&cache, &ak, exec, target_string](const detail::RegionSpec& spec, std::string* err,
-                                                              LowerStats& stats) -> const AotKernel* {
+                                                     LowerStats& stats) -> const AotKernel* {
     if (auto it = ak.loaded.find(spec.key); it != ak.loaded.end()) {
       detail::note_lookup(cache, stats, true, false, 0);
       it->second.last_use = ++ak.clock;

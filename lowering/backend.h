@@ -55,8 +55,8 @@ class Executor {
   // after the last region). "" or an error message.
   virtual std::string finish(oracles::Memory& mem, const std::vector<bool>& observed, Status* status) = 0;
 };
-using ExecutorFactory = std::function<std::unique_ptr<Executor>(Target exec, bool alias_mutant, int64_t max_numel,
-                                                                LowerStats& stats)>;
+using ExecutorFactory =
+    std::function<std::unique_ptr<Executor>(Target exec, bool alias_mutant, int64_t max_numel, LowerStats& stats)>;
 // run_schedule with the executor `make` builds (no target availability check).
 LowerResult run_with(const schedulers::Schedule& schedule, const LowerOptions& options, const Expected* expected,
                      const ExecutorFactory& make);

@@ -100,8 +100,8 @@ TEST(CheckedMode, CorruptedExpectedNamesTheOp) {
 TEST(CheckedMode, NonFiniteValueIsAViolation) {
   // exp_(y) overflows to inf; the oracle agrees (inf), so a finite expected
   // value there must be reported as a violation.
-  ir::Program p = parse(
-      "aliasfuzz 1\nstorage s0 f32[4] = [1, 2, 3, 4]\ninput x = s0\ny = mul(x, 100.0)\nexp_(y)\nreturn y\n");
+  ir::Program p =
+      parse("aliasfuzz 1\nstorage s0 f32[4] = [1, 2, 3, 4]\ninput x = s0\ny = mul(x, 100.0)\nexp_(y)\nreturn y\n");
   auto an = ir::analyze(p);
   ASSERT_TRUE(an.ok());
   Expected e = expected_values(p, *an);
@@ -133,8 +133,9 @@ TEST(CheckedMode, NoAlarmOnGeneratedPrograms) {
       o.checked = true;
       LowerResult r = run_schedule(program_order_schedule(p, k), o, nullptr, cache);
       ASSERT_TRUE(r.ok) << r.error << "\n" << ir::print(p);
-      EXPECT_FALSE(r.first_failure) << "program " << i << " per_region=" << k << ": stmt "
-                                    << r.first_failure->stmt << "\n" << ir::print(p);
+      EXPECT_FALSE(r.first_failure) << "program " << i << " per_region=" << k << ": stmt " << r.first_failure->stmt
+                                    << "\n"
+                                    << ir::print(p);
       EXPECT_FALSE(oracles::compare(p, *expected, r.obs));
     }
   }

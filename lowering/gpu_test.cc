@@ -11,13 +11,13 @@
 namespace af::lowering {
 namespace {
 
-#define SKIP_WITHOUT_GPU()                                  \
-  do {                                                      \
-    std::string why;                                        \
-    if (!cuda_available(&why)) {                            \
-      std::printf("skipped: no GPU (%s)\n", why.c_str());   \
-      GTEST_SKIP() << "skipped: no GPU (" << why << ")";    \
-    }                                                       \
+#define SKIP_WITHOUT_GPU()                                \
+  do {                                                    \
+    std::string why;                                      \
+    if (!cuda_available(&why)) {                          \
+      std::printf("skipped: no GPU (%s)\n", why.c_str()); \
+      GTEST_SKIP() << "skipped: no GPU (" << why << ")";  \
+    }                                                     \
   } while (0)
 
 TEST(CudaTarget, ClearErrorWithoutGpu) {
@@ -43,7 +43,8 @@ void run_cuda(const ir::Program& p, int per_region, bool checked, CompileCache& 
   ASSERT_TRUE(r.ok) << name << ": " << r.error << "\n" << ir::print(p);
   auto mm = oracles::compare(p, *expected, r.obs);
   EXPECT_FALSE(mm) << name << " per_region=" << per_region << ": "
-                   << (mm ? mm->observable + "[" + std::to_string(mm->index) + "]" : "") << "\n" << ir::print(p);
+                   << (mm ? mm->observable + "[" + std::to_string(mm->index) + "]" : "") << "\n"
+                   << ir::print(p);
   if (checked) EXPECT_FALSE(r.first_failure) << name << ": stmt " << r.first_failure->stmt;
 }
 
@@ -55,14 +56,16 @@ TEST(CudaTarget, CorpusAndGeneratedAgreeWithOracle) {
   for (const auto& p : testing::edge_cases()) run_cuda(p, 0, true, cache, "edge case");
   for (int i = 0; i < 100; ++i) {
     run_cuda(fuzz::generate(20261129, i, fuzz::halide_options()), 1, false, cache, "generated " + std::to_string(i));
-    if (i % 4 == 0) run_cuda(fuzz::generate(20261129, i, fuzz::halide_options()), 0, false, cache, "generated " + std::to_string(i));
+    if (i % 4 == 0)
+      run_cuda(fuzz::generate(20261129, i, fuzz::halide_options()), 0, false, cache, "generated " + std::to_string(i));
   }
 }
 
 TEST(CudaTarget, CheckedModeOnDevice) {
   SKIP_WITHOUT_GPU();
   CompileCache cache;
-  for (int i = 0; i < 30; ++i) run_cuda(fuzz::generate(777, i, fuzz::halide_options()), 0, true, cache, "generated " + std::to_string(i));
+  for (int i = 0; i < 30; ++i)
+    run_cuda(fuzz::generate(777, i, fuzz::halide_options()), 0, true, cache, "generated " + std::to_string(i));
   // A corrupted expected value is reported through the device status buffer.
   ir::Program p = fuzz::generate(99, 3, fuzz::halide_options());
   auto an = ir::analyze(p);

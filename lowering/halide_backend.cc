@@ -56,9 +56,7 @@ std::vector<H::Expr> args_of(int rank) {
   for (int i = 0; i < rank; ++i) a.push_back(vars()[i]);
   return a;
 }
-std::vector<H::Var> pure_vars(int rank) {
-  return std::vector<H::Var>(vars().begin(), vars().begin() + rank);
-}
+std::vector<H::Var> pure_vars(int rank) { return std::vector<H::Var>(vars().begin(), vars().begin() + rank); }
 
 // Float classification by bits, immune to fast-math assumptions.
 H::Expr u32(uint32_t v) { return H::cast<uint32_t>(H::Expr(static_cast<int>(v))); }
@@ -77,14 +75,22 @@ H::Expr unary(ir::Math f, H::Expr x) {
     // int32 exponent) gives 0 for NaN and for x >= ~2^31 (+inf included),
     // where expf gives NaN and inf; expf is inf for every x > 88.73.
     // corpus/examples/exp_of_nonfinite.af
-    case M::Exp: return H::select(isnan_(x), x, x > 89.f, H::cast<float>(INFINITY), H::exp(x));
-    case M::Neg: return -x;
-    case M::Abs: return H::abs(x);
-    case M::Relu: return H::select(isnan_(x) || x > 0.f, x, 0.f);
-    case M::Tanh: return H::tanh(x);
-    case M::Sin: return H::sin(x);  // sinf on the CPU, as the oracle
-    case M::Sigmoid: return H::cast<float>(H::Expr(1.0) / (H::Expr(1.0) + H::exp(-H::cast<double>(x))));
-    default: break;
+    case M::Exp:
+      return H::select(isnan_(x), x, x > 89.f, H::cast<float>(INFINITY), H::exp(x));
+    case M::Neg:
+      return -x;
+    case M::Abs:
+      return H::abs(x);
+    case M::Relu:
+      return H::select(isnan_(x) || x > 0.f, x, 0.f);
+    case M::Tanh:
+      return H::tanh(x);
+    case M::Sin:
+      return H::sin(x);  // sinf on the CPU, as the oracle
+    case M::Sigmoid:
+      return H::cast<float>(H::Expr(1.0) / (H::Expr(1.0) + H::exp(-H::cast<double>(x))));
+    default:
+      break;
   }
   ir::internal_error(std::string("halide unary: not a unary function: ") + ir::math_name(f));
 }
@@ -94,12 +100,16 @@ H::Expr unary(ir::Math f, H::Expr x) {
 H::Expr ternary(ir::Math f, H::Expr x, H::Expr a, H::Expr b, H::Expr s) {
   using M = ir::Math;
   switch (f) {
-    case M::Addcmul: return x + s * a * b;
-    case M::Addcdiv: return x + s * a / b;
-    case M::Lerp: return H::select(H::abs(b) < 0.5f, x + b * (a - x), a - (a - x) * (1.f - b));
+    case M::Addcmul:
+      return x + s * a * b;
+    case M::Addcdiv:
+      return x + s * a / b;
+    case M::Lerp:
+      return H::select(H::abs(b) < 0.5f, x + b * (a - x), a - (a - x) * (1.f - b));
     case M::ClampTensor:
       return H::select(isnan_(a) || isnan_(b), H::cast<float>(NAN), H::select(isnan_(x), x, H::min(H::max(x, a), b)));
-    default: break;
+    default:
+      break;
   }
   ir::internal_error(std::string("halide ternary: not a ternary function: ") + ir::math_name(f));
 }
@@ -172,16 +182,23 @@ void index_scatter(H::Func& f, const detail::Node& n, int index_rank, const std:
   const H::Expr ist = I(n.ip + 1 + 2 * r), bound = I(n.ip + 2 + 2 * r);
   std::vector<H::Expr> ic;  // where the index (or mask) is read
   switch (op) {
-    case OpKind::IndexPutI: ic.assign(c.begin(), c.begin() + index_rank); break;
-    case OpKind::IndexAddI: case OpKind::IndexCopyI: ic = {c[n.dim]}; break;
-    default: ic = c; break;  // scatter_, scatter_add_, masked_fill_
+    case OpKind::IndexPutI:
+      ic.assign(c.begin(), c.begin() + index_rank);
+      break;
+    case OpKind::IndexAddI:
+    case OpKind::IndexCopyI:
+      ic = {c[n.dim]};
+      break;
+    default:
+      ic = c;
+      break;  // scatter_, scatter_add_, masked_fill_
   }
   const H::Expr iv = F[n.in[1]](ic);
   const H::Expr val = F[n.in[2]](c);
   if (op == OpKind::MaskedFillI) {
     rd.where(iv != 0.f);
   } else {
-    H::Expr i = H::cast<int>(iv);  // exact: validated indices are small integers
+    H::Expr i = H::cast<int>(iv);                                     // exact: validated indices are small integers
     if (op == OpKind::IndexPutI) i = H::select(i < 0, i + bound, i);  // Python indexing
     // As the oracle: an index out of range writes nothing (validation
     // rejects it; a strategy's or mutant's rewrite could make one). The
@@ -223,8 +240,7 @@ struct Built {
 
 Built build(const RegionSpec& s, bool gpu) {
   Built b;
-  for (size_t i = 0; i < s.input_storages.size(); ++i)
-    b.inputs.emplace_back(H::Float(32), 1, "in" + std::to_string(i));
+  for (size_t i = 0; i < s.input_storages.size(); ++i) b.inputs.emplace_back(H::Float(32), 1, "in" + std::to_string(i));
   for (size_t i = 0; i < s.iparams.size(); ++i) b.ip.emplace_back("i" + std::to_string(i));
   for (size_t i = 0; i < s.fparams.size(); ++i) b.fp.emplace_back("f" + std::to_string(i));
   auto I = [&](int k) -> H::Expr { return b.ip[k]; };
@@ -237,8 +253,12 @@ Built build(const RegionSpec& s, bool gpu) {
     const auto pv = pure_vars(n.rank);
     auto in = [&](int k) -> H::Func& { return F[n.in[k]]; };
     switch (n.k) {
-      case NK::Input: f(v[0]) = b.inputs[n.slot](v[0]); break;
-      case NK::Zeros: f(v[0]) = 0.f; break;
+      case NK::Input:
+        f(v[0]) = b.inputs[n.slot](v[0]);
+        break;
+      case NK::Zeros:
+        f(v[0]) = 0.f;
+        break;
       case NK::Scatter: {
         f(v[0]) = in(0)(v[0]);
         H::Region dom;
@@ -260,7 +280,9 @@ Built build(const RegionSpec& s, bool gpu) {
         }
         break;
       }
-      case NK::IndexScatter: index_scatter(f, n, s.nodes[n.in[1]].rank, F, I, gpu, b.fold); break;
+      case NK::IndexScatter:
+        index_scatter(f, n, s.nodes[n.in[1]].rank, F, I, gpu, b.fold);
+        break;
       case NK::Dense: {
         // Coordinate k of element i is (i / stride k) mod size k for a
         // dense layout; clamped so that bounds inference sees in[0]'s extent.
@@ -278,15 +300,21 @@ Built build(const RegionSpec& s, bool gpu) {
         f(pv) = in(0)(idx);
         break;
       }
-      case NK::Const: f(pv) = H::Expr(b.fp[n.fp]); break;
+      case NK::Const:
+        f(pv) = H::Expr(b.fp[n.fp]);
+        break;
       case NK::Bcast: {
         std::vector<H::Expr> idx;
         for (int k = 0; k < n.dim; ++k) idx.push_back(v[k + n.rank - n.dim] * I(n.ip + k));
         f(pv) = in(0)(idx);
         break;
       }
-      case NK::Unary: f(pv) = unary(ir::math_of(static_cast<OpKind>(n.op)), in(0)(a)); break;
-      case NK::Binary: f(pv) = oracles::binary<H::Expr>(ir::math_of(static_cast<OpKind>(n.op)), in(0)(a), in(1)(a)); break;
+      case NK::Unary:
+        f(pv) = unary(ir::math_of(static_cast<OpKind>(n.op)), in(0)(a));
+        break;
+      case NK::Binary:
+        f(pv) = oracles::binary<H::Expr>(ir::math_of(static_cast<OpKind>(n.op)), in(0)(a), in(1)(a));
+        break;
       case NK::Ternary:
         f(pv) = ternary(ir::math_of(static_cast<OpKind>(n.op)), in(0)(a), in(1)(a), in(2)(a), b.fp[n.fp]);
         break;
@@ -392,8 +420,8 @@ Built build(const RegionSpec& s, bool gpu) {
       H::Expr anan = isnan_(act), enan = isnan_(exp);
       H::Expr close = H::abs(H::cast<double>(act) - H::cast<double>(exp)) <=
                       H::Expr(1e-5) + H::Expr(1e-5) * H::abs(H::cast<double>(exp));
-      H::Expr ok = H::select(anan || enan, anan && enan,
-                             nonfinite(act) || nonfinite(exp), bits(act) == bits(exp), close);
+      H::Expr ok =
+          H::select(anan || enan, anan && enan, nonfinite(act) || nonfinite(exp), bits(act) == bits(exp), close);
       H::Func badf("bad" + std::to_string(c));
       badf(pure_vars(ck.rank)) = H::select(ok, 0, 1);
       badf.compute_root();
@@ -441,8 +469,8 @@ Built build(const RegionSpec& s, bool gpu) {
     const H::Expr first_fail = b.status_in(1) == 0 && cnt > 0;
     H::Func nst("nst"), status("status");
     nst(v[0]) = H::select(v[0] == 0, H::select(first_fail, minop, b.status_in(0)),  //
-                          v[0] == 1, b.status_in(1) + cnt,                            //
-                          v[0] == 2, H::select(first_fail, first, b.status_in(2)),   //
+                          v[0] == 1, b.status_in(1) + cnt,                          //
+                          v[0] == 2, H::select(first_fail, first, b.status_in(2)),  //
                           H::select(first_fail, b.region, b.status_in(3)));
     nst.compute_root();
     status(v[0]) = nst(v[0]);
@@ -586,9 +614,20 @@ struct Session::Impl {
 };
 
 Session::Session(CompileCache& cache, Target target, bool alias_mutant, int64_t max_numel, LowerStats& stats)
-    : impl_(new Impl{*cache.impl(), target, target == Target::Cuda || target == Target::OpenCL, alias_mutant,
-                     H::get_jit_target_from_environment(), H::DeviceAPI::Host, grid_fold(max_numel), stats, {},
-                     {}, {}, {}, {}, {}}) {
+    : impl_(new Impl{*cache.impl(),
+                     target,
+                     target == Target::Cuda || target == Target::OpenCL,
+                     alias_mutant,
+                     H::get_jit_target_from_environment(),
+                     H::DeviceAPI::Host,
+                     grid_fold(max_numel),
+                     stats,
+                     {},
+                     {},
+                     {},
+                     {},
+                     {},
+                     {}}) {
   auto& m = *impl_;
   if (target == Target::Cuda) {
     m.jit_target = m.jit_target.with_feature(H::Target::CUDA).with_feature(H::Target::CUDACapability86);

@@ -57,8 +57,8 @@ TEST(HostLowering, GeneratedProgramsAgreeWithOracle) {
     }
     if (::testing::Test::HasFailure()) break;
   }
-  std::printf("generated: %d programs (%d also whole-program), cache hits %lld misses %lld compile %.0f ms\n", n,
-              whole, static_cast<long long>(cache.hits()), static_cast<long long>(cache.misses()), cache.compile_ms());
+  std::printf("generated: %d programs (%d also whole-program), cache hits %lld misses %lld compile %.0f ms\n", n, whole,
+              static_cast<long long>(cache.hits()), static_cast<long long>(cache.misses()), cache.compile_ms());
 }
 
 // Every elementwise op of the table (ir/ops.h), weighted up, those the
@@ -104,7 +104,8 @@ TEST(HostLowering, CacheReusesPipelinesAcrossShapes) {
 
 TEST(HostLowering, CacheEvictsLeastRecentlyUsed) {
   CompileCache cache(2);
-  for (int i = 0; i < 6; ++i) expect_agree(fuzz::generate(11, i, fuzz::halide_options()), 0, cache, "generated " + std::to_string(i));
+  for (int i = 0; i < 6; ++i)
+    expect_agree(fuzz::generate(11, i, fuzz::halide_options()), 0, cache, "generated " + std::to_string(i));
   EXPECT_LE(cache.size(), 2u);
   EXPECT_EQ(cache.evictions(), cache.misses() - static_cast<int64_t>(cache.size()));
 }

@@ -78,8 +78,8 @@ void count_index_scatters(const schedulers::Schedule& s, std::map<std::string, i
 }
 
 // One schedule on one target (checked or not) against the oracle.
-void expect_agree(const schedulers::Schedule& s, const ir::Program& p, const oracles::Observables& expected,
-                  Target t, bool checked, CompileCache& cache, const std::string& name) {
+void expect_agree(const schedulers::Schedule& s, const ir::Program& p, const oracles::Observables& expected, Target t,
+                  bool checked, CompileCache& cache, const std::string& name) {
   LowerOptions o;
   o.target = t;
   o.checked = checked;
@@ -94,7 +94,8 @@ void expect_agree(const schedulers::Schedule& s, const ir::Program& p, const ora
                    << (mm ? mm->observable + "[" + std::to_string(mm->index) + "] expected " +
                                 std::to_string(mm->expected) + " got " + std::to_string(mm->actual)
                           : "")
-                   << "\n" << schedulers::schedule_text(s);
+                   << "\n"
+                   << schedulers::schedule_text(s);
   if (checked) {
     EXPECT_FALSE(r.first_failure) << name << ": stmt " << r.first_failure->stmt;
   }
@@ -229,7 +230,8 @@ TEST(IndexedWritesOnHost, HalideTierEqualsInterpreterTierUnderMutants) {
     }
     if (::testing::Test::HasFailure()) break;
   }
-  for (const auto& [mutant, n] : diverging) std::printf("mutant %s: leaves the oracle on %d of 12\n", mutant.c_str(), n);
+  for (const auto& [mutant, n] : diverging)
+    std::printf("mutant %s: leaves the oracle on %d of 12\n", mutant.c_str(), n);
   EXPECT_GT(runs, 0);
 }
 

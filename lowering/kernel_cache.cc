@@ -61,7 +61,6 @@ std::string kernel_entry_bytes(const std::string& full_key, const std::string& s
   return out;
 }
 
-
 KernelStore::KernelStore(std::string dir, int64_t max_bytes) : dir_(std::move(dir)), max_bytes_(max_bytes) {
   std::error_code ec;
   fs::create_directories(dir_, ec);
@@ -69,7 +68,8 @@ KernelStore::KernelStore(std::string dir, int64_t max_bytes) : dir_(std::move(di
 
 std::string KernelStore::full_key(const std::string& halide_version, const std::string& target,
                                   const std::string& key) {
-  return "halide " + halide_version + "\ncodegen " + std::to_string(kCodegenVersion) + "\ntarget " + target + "\n" + key;
+  return "halide " + halide_version + "\ncodegen " + std::to_string(kCodegenVersion) + "\ntarget " + target + "\n" +
+         key;
 }
 
 std::string KernelStore::file_name(const std::string& full_key) {
@@ -199,11 +199,16 @@ int64_t parse_size(const std::string& s) {
       !(unit.size() == 3 && unit.substr(1) == "iB"))
     return -1;
   switch (u) {
-    case 'K': return v << 10;
-    case 'M': return v << 20;
-    case 'G': return v << 30;
-    case 'T': return v << 40;
-    default: return -1;
+    case 'K':
+      return v << 10;
+    case 'M':
+      return v << 20;
+    case 'G':
+      return v << 30;
+    case 'T':
+      return v << 40;
+    default:
+      return -1;
   }
 }
 
@@ -212,8 +217,8 @@ std::string link_shared(const std::vector<std::string>& objects, const std::stri
   // Small files matter (a kit of 500 programs holds thousands): one code
   // segment, no RELRO page, no static symbol table (region_argv stays in
   // the dynamic one): 6 KB instead of 10 KB for a small kernel.
-  std::vector<std::string> args = {"ld", "-shared", "-z", "noseparate-code", "-z", "norelro", "-s",
-                                   "--hash-style=gnu", "-o", out};
+  std::vector<std::string> args = {"ld", "-shared", "-z", "noseparate-code", "-z", "norelro", "-s", "--hash-style=gnu",
+                                   "-o", out};
   args.insert(args.end(), objects.begin(), objects.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());

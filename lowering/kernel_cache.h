@@ -78,7 +78,7 @@ std::string kernel_entry_bytes(const std::string& full_key, const std::string& s
 // ~/.cache/aliasfuzz/kernels, with one sub-folder per lowering target.
 // "off" (flag or variable) disables the persistent cache (JIT as before).
 struct KernelCacheConfig {
-  std::string dir;                // "" = the default above
+  std::string dir;  // "" = the default above
   int64_t max_bytes = int64_t{2} << 30;
   bool enabled = true;
 };
@@ -91,6 +91,5 @@ int64_t parse_size(const std::string& s);
 // Links object files into a shared object with the system linker (ld);
 // "" or the linker's complaint.
 std::string link_shared(const std::vector<std::string>& objects, const std::string& out);
-
 
 }  // namespace af::lowering

@@ -54,10 +54,17 @@ oracles::Observables kit_expected(const KitCase& c, const std::vector<float>& fl
 std::string write_kit(const std::string& dir, const Kit& kit, const std::vector<float>& floats) {
   json cases = json::array();
   for (const auto& c : kit.cases)
-    cases.push_back({{"program", c.program}, {"strategy", c.strategy}, {"fusion", c.fusion},
-                     {"mutant", c.mutant}, {"must_agree", c.must_agree}, {"original", c.original},
-                     {"scheduled", c.scheduled}, {"regions", c.regions}, {"origin", c.origin},
-                     {"expected_offset", c.expected_offset}, {"return_shapes", c.return_shapes},
+    cases.push_back({{"program", c.program},
+                     {"strategy", c.strategy},
+                     {"fusion", c.fusion},
+                     {"mutant", c.mutant},
+                     {"must_agree", c.must_agree},
+                     {"original", c.original},
+                     {"scheduled", c.scheduled},
+                     {"regions", c.regions},
+                     {"origin", c.origin},
+                     {"expected_offset", c.expected_offset},
+                     {"return_shapes", c.return_shapes},
                      {"storage_sizes", c.storage_sizes}});
   const json j = {{"format", 2},
                   {"target", kit.target},
@@ -99,7 +106,8 @@ std::string read_kit(const std::string& dir, Kit* kit, std::vector<float>* float
   if (std::string e = read_maybe_xz(dir, "expected.bin", &bytes); !e.empty()) return e;
   try {
     const json j = json::parse(text);
-    if (j.at("format") != 2) return "kit.json: format " + ir::json_text(j.at("format")) + ", this runner reads format 2";
+    if (j.at("format") != 2)
+      return "kit.json: format " + ir::json_text(j.at("format")) + ", this runner reads format 2";
     kit->target = j.at("target");
     kit->target_string = j.at("target_string");
     kit->halide_version = j.at("halide_version");

@@ -30,13 +30,13 @@ namespace af::lowering {
 struct KitCase {
   int program = 0;  // index in the kit's generated programs
   std::string strategy, fusion;
-  std::string mutant;                // "" or the injected mutant (its cases should be detected)
-  bool must_agree = true;            // a must-agree strategy without a mutant (others may disagree by design)
-  std::string original;              // the generated program (text)
-  std::string scheduled;             // schedule.program (text)
+  std::string mutant;      // "" or the injected mutant (its cases should be detected)
+  bool must_agree = true;  // a must-agree strategy without a mutant (others may disagree by design)
+  std::string original;    // the generated program (text)
+  std::string scheduled;   // schedule.program (text)
   std::vector<std::vector<int>> regions;
-  std::vector<int> origin;           // Schedule::origin: by scheduled statement, its source statement or -1
-  int64_t expected_offset = 0;       // floats into expected.bin
+  std::vector<int> origin;      // Schedule::origin: by scheduled statement, its source statement or -1
+  int64_t expected_offset = 0;  // floats into expected.bin
   std::vector<std::vector<int64_t>> return_shapes;
   std::vector<int64_t> storage_sizes;
 };

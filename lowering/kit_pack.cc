@@ -53,8 +53,8 @@ lzma_ret pump(lzma_stream& z, const std::string& in, lzma_action action, std::st
 bool xz_compress(const std::string& in, std::string* out, std::string* why) {
   lzma_stream z = LZMA_STREAM_INIT;
   out->clear();
-  bool ok = lzma_easy_encoder(&z, 6, LZMA_CHECK_CRC64) == LZMA_OK &&
-            pump(z, in, LZMA_RUN, *out) == LZMA_OK && pump(z, "", LZMA_FINISH, *out) == LZMA_STREAM_END;
+  bool ok = lzma_easy_encoder(&z, 6, LZMA_CHECK_CRC64) == LZMA_OK && pump(z, in, LZMA_RUN, *out) == LZMA_OK &&
+            pump(z, "", LZMA_FINISH, *out) == LZMA_STREAM_END;
   lzma_end(&z);
   if (!ok) *why = "xz encoder failed";
   return ok;

@@ -108,11 +108,16 @@ std::string cl_source(int a, int t, int b) {
          "__kernel void _at_least_one_kernel(int x) { }\n"
          "#define __address_space__n3__17 __global\n"
          "__kernel void _kernel_n3__17_s0_v0(\n __address_space__n3__17 float *restrict _n3__17,\n"
-         " const int _t" + T + ",\n const int _t" + std::to_string(t + 1) + ")\n{\n"
-         " int _" + A + " = _t" + T + " + -31;\n int _" + std::to_string(a + 1) + " = _" + A + " * _t" +
-         std::to_string(t + 1) + ";\n _n3__17[_" + std::to_string(a + 1) + "] = float_from_bits(0 /* 0 */);\n}\n"
-         "__kernel void _kernel_n4__2_s0_v0(const int _t" + std::to_string(t + 9) + ")\n{\n int _" + B +
-         " = _t" + std::to_string(t + 9) + " + 1;\n int _" + std::to_string(b + 3) + " = _" + B + " - 1;\n}\n";
+         " const int _t" +
+         T + ",\n const int _t" + std::to_string(t + 1) +
+         ")\n{\n"
+         " int _" +
+         A + " = _t" + T + " + -31;\n int _" + std::to_string(a + 1) + " = _" + A + " * _t" + std::to_string(t + 1) +
+         ";\n _n3__17[_" + std::to_string(a + 1) +
+         "] = float_from_bits(0 /* 0 */);\n}\n"
+         "__kernel void _kernel_n4__2_s0_v0(const int _t" +
+         std::to_string(t + 9) + ")\n{\n int _" + B + " = _t" + std::to_string(t + 9) + " + 1;\n int _" +
+         std::to_string(b + 3) + " = _" + B + " - 1;\n}\n";
 }
 
 std::string canonical(std::string s) {
@@ -131,8 +136,8 @@ TEST(KernelSource, CountersAreRenumberedPerKernel) {
   EXPECT_EQ(cz.substr(0, cz.find_last_not_of(' ') + 1), cx.substr(0, cx.find_last_not_of(' ') + 1));
   EXPECT_NE(cx.find(" int _0 = _t0 + -31;\n int _1 = _0 * _t1;\n _n3__17[_1] ="), std::string::npos) << cx;
   // The second kernel starts again from 0; kernel and buffer names stay.
-  EXPECT_NE(cx.find("_kernel_n4__2_s0_v0(const int _t0)\n{\n int _0 = _t0 + 1;\n int _1 = _0 - 1;"),
-            std::string::npos) << cx;
+  EXPECT_NE(cx.find("_kernel_n4__2_s0_v0(const int _t0)\n{\n int _0 = _t0 + 1;\n int _1 = _0 - 1;"), std::string::npos)
+      << cx;
   EXPECT_NE(cx.find("__kernel void _kernel_n3__17_s0_v0("), std::string::npos);
   EXPECT_EQ(cx.back(), ' ') << "the saved length is trailing spaces";
   EXPECT_EQ(cx.substr(cx.find_last_not_of(' ') - 1, 2), "}\n");
@@ -147,8 +152,9 @@ TEST(KernelSource, UnsafeOrLongerTextIsLeftAlone) {
   EXPECT_EQ(outside, before);
   // Early in a process the counters are small: renumbering could lengthen it.
   // (_100 -> _0 saves 2; _1.._9 keep their names; _0 -> _10 costs 5.)
-  std::string small = "__kernel void k() { int _100=0; int _1=0; int _2=0; int _3=0; int _4=0; int _5=0;"
-                      " int _6=0; int _7=0; int _8=0; int _9=0; int _0=_0+_0+_0+_0; }";
+  std::string small =
+      "__kernel void k() { int _100=0; int _1=0; int _2=0; int _3=0; int _4=0; int _5=0;"
+      " int _6=0; int _7=0; int _8=0; int _9=0; int _0=_0+_0+_0+_0; }";
   const std::string small_before = small;
   EXPECT_FALSE(canonicalize_opencl_source(small.data(), small.size()));
   EXPECT_EQ(small, small_before);

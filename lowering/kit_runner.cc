@@ -107,8 +107,9 @@ int main(int argc, char** argv) {
   const auto t_unpack = std::chrono::steady_clock::now();
   const int64_t unpacked = unpack_kernels(dir + "/kernels.pack", kernels.path, &why);
   const double unpack_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_unpack).count();
-  if (!why.empty()) std::fprintf(stderr, "kit_runner: %s/kernels.pack: %s (%lld entries read)\n", dir.c_str(),
-                                 why.c_str(), static_cast<long long>(unpacked));
+  if (!why.empty())
+    std::fprintf(stderr, "kit_runner: %s/kernels.pack: %s (%lld entries read)\n", dir.c_str(), why.c_str(),
+                 static_cast<long long>(unpacked));
   KernelStore store(kernels.path);
   const std::string rt_path = store.find(KernelStore::full_key(kit.halide_version, kit.target_string, "runtime"), &why);
   AotRuntime* rt = target && !rt_path.empty() ? AotRuntime::load(rt_path, *target, &why) : nullptr;

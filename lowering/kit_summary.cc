@@ -7,16 +7,17 @@
 namespace af::lowering {
 
 void KitSummary::add(const KitRun& r) {
-  nlohmann::json row = {{"program", r.c.program}, {"strategy", r.c.strategy}, {"fusion", r.c.fusion},
-                        {"mutant", r.c.mutant},   {"must_agree", r.c.must_agree}, {"checked", r.checked},
-                        {"status", r.status},     {"ms", r.ms}, {"run_ms", r.run_ms},
-                        {"warm_run_ms", r.warm_run_ms},
-                        {"regions", r.regions},   {"pipelines", r.pipelines}};
+  nlohmann::json row = {{"program", r.c.program},       {"strategy", r.c.strategy},
+                        {"fusion", r.c.fusion},         {"mutant", r.c.mutant},
+                        {"must_agree", r.c.must_agree}, {"checked", r.checked},
+                        {"status", r.status},           {"ms", r.ms},
+                        {"run_ms", r.run_ms},           {"warm_run_ms", r.warm_run_ms},
+                        {"regions", r.regions},         {"pipelines", r.pipelines}};
   if (!r.detail.empty()) row[r.status == "disagree" ? "mismatch" : "error"] = r.detail;
   if (r.failure)
-    row["first_failure"] = {{"stmt", r.failure->stmt},         {"op", r.failure->op},
-                            {"source_stmt", r.failure->source_stmt}, {"source", r.source_text},
-                            {"region", r.failure->region},     {"count", r.failure->count}};
+    row["first_failure"] = {
+        {"stmt", r.failure->stmt}, {"op", r.failure->op},         {"source_stmt", r.failure->source_stmt},
+        {"source", r.source_text}, {"region", r.failure->region}, {"count", r.failure->count}};
   ++counts_[r.status];
   if (!r.checked) ++cases_;
   total_ms_ += r.ms;
@@ -78,7 +79,8 @@ std::vector<std::string> KitSummary::lines() const {
       if (!d.first.contains("first_failure")) continue;
       const auto& f = d.first["first_failure"];
       if (f["source_stmt"].get<int>() >= 0)
-        each += fmt::format(" first at source stmt {} `{}`", f["source_stmt"].get<int>(), f["source"].get<std::string>());
+        each +=
+            fmt::format(" first at source stmt {} `{}`", f["source_stmt"].get<int>(), f["source"].get<std::string>());
       else  // a statement the strategy inserted (a scatter, a copy): named in the schedule's program
         each += fmt::format(" first at inserted stmt {} ({})", f["stmt"].get<int>(), f["op"].get<std::string>());
     }
@@ -106,12 +108,16 @@ nlohmann::json KitSummary::json(int64_t kernels_unpacked, double unpack_s) const
   nlohmann::json strategies, mutants, programs = nlohmann::json::array();
   for (const auto& [name, ar] : by_strategy_) strategies[name] = {{"agree", ar.first}, {"runs", ar.second}};
   for (const auto& [name, d] : mutants_)
-    mutants[name] = {{"cases", d.cases}, {"detected_unchecked", d.unchecked}, {"detected_checked", d.checked},
-                     {"first", d.first}};
+    mutants[name] = {
+        {"cases", d.cases}, {"detected_unchecked", d.unchecked}, {"detected_checked", d.checked}, {"first", d.first}};
   const double launch = launch_ms();
   for (const auto& [p, t] : programs_)
-    programs.push_back({{"program", p}, {"run_ms", t.run_ms}, {"regions", t.regions}, {"pipelines", t.pipelines},
-                        {"vs_pipelines_x_launch", t.pipelines > 0 && launch > 0 ? t.run_ms / (t.pipelines * launch) : 0}});
+    programs.push_back(
+        {{"program", p},
+         {"run_ms", t.run_ms},
+         {"regions", t.regions},
+         {"pipelines", t.pipelines},
+         {"vs_pipelines_x_launch", t.pipelines > 0 && launch > 0 ? t.run_ms / (t.pipelines * launch) : 0}});
   return {{"target", target_},
           {"summary", lines()},
           {"counts", counts_},

@@ -26,10 +26,10 @@ namespace af::lowering {
 struct KitRun {
   const KitCase& c;
   bool checked = false;
-  std::string status;  // agree, disagree, check-failed, missing-kernel, error
-  std::string detail;  // the mismatch or the error
+  std::string status;         // agree, disagree, check-failed, missing-kernel, error
+  std::string detail;         // the mismatch or the error
   double ms = 0, run_ms = 0;  // the whole run; its pipelines (the first use of each kernel included)
-  double warm_run_ms = -1;     // unchecked: the pipelines of a second run (-1 none)
+  double warm_run_ms = -1;    // unchecked: the pipelines of a second run (-1 none)
   int regions = 0, pipelines = 0;
   std::optional<CheckFailure> failure;  // checked mode
   std::string source_text;              // the source statement failure->source_stmt names

@@ -57,14 +57,14 @@ struct PtxFinding {
 };
 
 struct LowerStats {
-  int regions = 0;            // regions of the schedule
-  int pipelines_run = 0;      // regions that ran a pipeline (regions of only views run nothing)
+  int regions = 0;        // regions of the schedule
+  int pipelines_run = 0;  // regions that ran a pipeline (regions of only views run nothing)
   int cache_hits = 0, cache_misses = 0;
-  double compile_ms = 0;      // JIT compile time spent in this run (CPU ms of the compiling thread)
-  double run_ms = 0;          // realize time
-  int ptx_compiled = 0;       // regions compiled to PTX (ptx target; one per distinct structure)
+  double compile_ms = 0;  // JIT compile time spent in this run (CPU ms of the compiling thread)
+  double run_ms = 0;      // realize time
+  int ptx_compiled = 0;   // regions compiled to PTX (ptx target; one per distinct structure)
   int ptx_rejected = 0;
-  double ptx_ms = 0;          // Halide CUDA codegen + ptxas
+  double ptx_ms = 0;  // Halide CUDA codegen + ptxas
   int64_t ptx_bytes = 0;
   // Host<->device copies made by this run (cuda, opencl; 0 on host): each
   // storage a region reads is uploaded once, the expected values and the
@@ -80,8 +80,8 @@ struct LowerStats {
 };
 
 struct LowerResult {
-  bool ok = false;                    // ran to the end (observables valid)
-  std::string error;                  // why not (invalid program, Halide error, no GPU...)
+  bool ok = false;    // ran to the end (observables valid)
+  std::string error;  // why not (invalid program, Halide error, no GPU...)
   oracles::Observables obs;
   std::optional<CheckFailure> first_failure;  // checked mode only
   std::vector<PtxFinding> ptx_findings;       // ptx target only
@@ -107,7 +107,7 @@ class CompileCache {
 
   int64_t hits() const;
   int64_t misses() const;
-  double compile_ms() const;                    // total JIT compile time (CPU ms)
+  double compile_ms() const;                           // total JIT compile time (CPU ms)
   const std::vector<double>& compile_ms_each() const;  // one entry per compile
   size_t size() const;
   int64_t evictions() const;

@@ -25,7 +25,9 @@ const std::vector<std::string>& target_names() {
   return names;
 }
 
-Expected expected_values(const ir::Program& p, const ir::Analysis& an) { return Expected{oracles::produced_values(p, an)}; }
+Expected expected_values(const ir::Program& p, const ir::Analysis& an) {
+  return Expected{oracles::produced_values(p, an)};
+}
 
 schedulers::Schedule program_order_schedule(const ir::Program& p, int per_region) {
   schedulers::Schedule s;

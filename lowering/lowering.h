@@ -80,9 +80,8 @@ Expected expected_values(const ir::Program& p, const ir::Analysis& an);
 
 // Runs the schedule region by region. `expected` is used in checked mode
 // (computed here from schedule.program when null).
-LowerResult run_schedule(const schedulers::Schedule& schedule, const LowerOptions& options,
-                         const Expected* expected, CompileCache& cache);
-
+LowerResult run_schedule(const schedulers::Schedule& schedule, const LowerOptions& options, const Expected* expected,
+                         CompileCache& cache);
 
 // True when a CUDA device is usable (libcuda loads and reports a device).
 bool cuda_available(std::string* why = nullptr);

@@ -34,8 +34,8 @@ ReadFn g_read = nullptr;
 MapFn g_map = nullptr;
 LaunchFn g_launch = nullptr;
 
-ClInt counted_write(void* q, void* m, ClUint blocking, size_t off, size_t n, const void* p, ClUint ne,
-                    const void* wl, void* ev) {
+ClInt counted_write(void* q, void* m, ClUint blocking, size_t off, size_t n, const void* p, ClUint ne, const void* wl,
+                    void* ev) {
   ++g_writes;
   return g_write(q, m, blocking, off, n, p, ne, wl, ev);
 }
@@ -46,8 +46,8 @@ ClInt counted_read(void* q, void* m, ClUint blocking, size_t off, size_t n, void
 }
 // A mapping makes device memory visible to the host: a read as far as
 // residency is concerned.
-void* counted_map(void* q, void* m, ClUint blocking, uint64_t flags, size_t off, size_t n, ClUint ne,
-                  const void* wl, void* ev, ClInt* err) {
+void* counted_map(void* q, void* m, ClUint blocking, uint64_t flags, size_t off, size_t n, ClUint ne, const void* wl,
+                  void* ev, ClInt* err) {
   ++g_reads;
   return g_map(q, m, blocking, flags, off, n, ne, wl, ev, err);
 }
@@ -104,8 +104,9 @@ bool opencl_load(std::string* why) {
     if (dlsym(RTLD_DEFAULT, "mi_malloc") != nullptr) {
       const std::string shim = oracles::find_source_file("lowering/libpocl_mimalloc.so", "AF_POCL_MIMALLOC");
       if (shim.empty()) {
-        error = "this binary allocates with mimalloc, and pocl must then be loaded through lowering/libpocl_mimalloc.so, "
-                "which is not next to it (bazel build //lowering:libpocl_mimalloc.so, or set AF_POCL_MIMALLOC)";
+        error =
+            "this binary allocates with mimalloc, and pocl must then be loaded through lowering/libpocl_mimalloc.so, "
+            "which is not next to it (bazel build //lowering:libpocl_mimalloc.so, or set AF_POCL_MIMALLOC)";
         return;
       }
       if (!dlopen(shim.c_str(), RTLD_NOW | RTLD_DEEPBIND | RTLD_GLOBAL)) {

@@ -32,7 +32,8 @@ LowerResult run_cl(const schedulers::Schedule& s, bool checked, CompileCache& ca
   o.checked = checked;
   o.ptx_check = have_ptxas();
   LowerResult r = run_schedule(s, o, e, cache);
-  for (const auto& f : r.ptx_findings) ADD_FAILURE() << "region " << f.region << ": " << f.message << "\n" << schedulers::schedule_text(s);
+  for (const auto& f : r.ptx_findings)
+    ADD_FAILURE() << "region " << f.region << ": " << f.message << "\n" << schedulers::schedule_text(s);
   g_ptx_regions += r.stats.ptx_compiled;
   g_ptx_ms += r.stats.ptx_ms;
   return r;
@@ -65,7 +66,8 @@ TEST(OpenClTarget, CorpusAndEdgeCasesAgreeWithOracle) {
   }
   int e = 0;
   for (const auto& p : testing::edge_cases())
-    expect_agree(program_order_schedule(p, 0), p, *oracles::run_eager(p), true, cache, "edge case " + std::to_string(e++));
+    expect_agree(program_order_schedule(p, 0), p, *oracles::run_eager(p), true, cache,
+                 "edge case " + std::to_string(e++));
   std::printf("opencl corpus: %zu programs, cache hits %lld misses %lld\n", cases.size(),
               static_cast<long long>(cache.hits()), static_cast<long long>(cache.misses()));
 }

@@ -46,7 +46,9 @@ TEST(PtxTarget, CorpusAndGeneratedRegionsAssemble) {
   // programs, whole-program regions (checked, with atomics) for 20.
   for (int i = 0; i < 40; ++i) {
     run_ptx(fuzz::generate(4242, i, fuzz::halide_options()), 1, false, cache, "generated " + std::to_string(i), &total);
-    if (i < 20) run_ptx(fuzz::generate(4242, i, fuzz::halide_options()), 0, true, cache, "generated " + std::to_string(i), &total);
+    if (i < 20)
+      run_ptx(fuzz::generate(4242, i, fuzz::halide_options()), 0, true, cache, "generated " + std::to_string(i),
+              &total);
     if (::testing::Test::HasFailure()) break;
   }
   std::printf("ptx: %d distinct regions compiled and assembled, %.0f ms, %lld bytes of PTX\n", total.ptx_compiled,

@@ -15,10 +15,13 @@ bool target_available(Target t, std::string* why) {
     case Target::Interp:
       if (why) *why = "interp is the reference interpreter, not a Halide target";
       return false;
-    case Target::Cuda: return cuda_available(why);
-    case Target::OpenCL: return opencl_available(why);
+    case Target::Cuda:
+      return cuda_available(why);
+    case Target::OpenCL:
+      return opencl_available(why);
     case Target::Host:
-    case Target::Ptx: return true;
+    case Target::Ptx:
+      return true;
   }
   return false;
 }
@@ -32,7 +35,8 @@ LowerResult run_schedule(const schedulers::Schedule& schedule, const LowerOption
   }
   if (options.target == Target::Host) {
     std::string why;
-    if (auto aot = persistent_cache_factory(cache, Target::Host, &why)) return detail::run_with(schedule, options, expected, aot);
+    if (auto aot = persistent_cache_factory(cache, Target::Host, &why))
+      return detail::run_with(schedule, options, expected, aot);
   }
   return detail::run_with(schedule, options, expected,
                           [&cache](Target exec, bool alias_mutant, int64_t max_numel, LowerStats& stats) {

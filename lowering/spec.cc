@@ -28,8 +28,14 @@ Geometry padded(const Geometry& g) {
 class Builder {
  public:
   Builder(const ir::Program& p, const ir::Analysis& an, const std::vector<bool>& needed, bool checked, bool stale)
-      : p_(p), an_(an), needed_(needed), checked_(checked), stale_(stale), cur_(an.storage_numel.size(), -1),
-        before_(an.storage_numel.size(), -1), fresh_(an.storage_numel.size()) {}
+      : p_(p),
+        an_(an),
+        needed_(needed),
+        checked_(checked),
+        stale_(stale),
+        cur_(an.storage_numel.size(), -1),
+        before_(an.storage_numel.size(), -1),
+        fresh_(an.storage_numel.size()) {}
 
   RegionSpec build(const std::vector<int>& region) {
     stale_ = stale_ && region.size() > 1;
@@ -59,8 +65,10 @@ class Builder {
         for (int j : spec_.nodes[i].in) ++uses[j];
     for (size_t i = 0; i < spec_.nodes.size(); ++i) {
       auto& n = spec_.nodes[i];
-      if (n.k == NK::Scatter || n.k == NK::IndexScatter || n.k == NK::Reduce || n.k == NK::Softmax || n.k == NK::Matmul) n.root = true;
-      else if (!is_flat(n.k) && n.k != NK::Const && n.k != NK::Read && uses[i] > 1) n.root = true;
+      if (n.k == NK::Scatter || n.k == NK::IndexScatter || n.k == NK::Reduce || n.k == NK::Softmax || n.k == NK::Matmul)
+        n.root = true;
+      else if (!is_flat(n.k) && n.k != NK::Const && n.k != NK::Read && uses[i] > 1)
+        n.root = true;
     }
     compact(live);
     // Canonical key.
@@ -84,17 +92,30 @@ class Builder {
   // Int and float parameter counts of a node (fixed by its structure).
   static std::pair<int, int> param_counts(const Node& n) {
     switch (n.k) {
-      case NK::Scatter: return {1 + 2 * n.rank, 0};
-      case NK::IndexScatter: return {3 + 2 * n.rank, 0};
-      case NK::Read: return {1 + n.rank, 0};
-      case NK::Const: return {0, 1};
-      case NK::Bcast: return {n.dim, 0};
-      case NK::Clamp: return {0, 2};
-      case NK::Ternary: return {0, 1};
-      case NK::Reduce: case NK::Softmax: case NK::Matmul: return {1, 0};
-      case NK::Cat: return {2 * static_cast<int>(n.in.size()), 0};
-      case NK::Dense: return {2 * n.dim, 0};
-      default: return {0, 0};
+      case NK::Scatter:
+        return {1 + 2 * n.rank, 0};
+      case NK::IndexScatter:
+        return {3 + 2 * n.rank, 0};
+      case NK::Read:
+        return {1 + n.rank, 0};
+      case NK::Const:
+        return {0, 1};
+      case NK::Bcast:
+        return {n.dim, 0};
+      case NK::Clamp:
+        return {0, 2};
+      case NK::Ternary:
+        return {0, 1};
+      case NK::Reduce:
+      case NK::Softmax:
+      case NK::Matmul:
+        return {1, 0};
+      case NK::Cat:
+        return {2 * static_cast<int>(n.in.size()), 0};
+      case NK::Dense:
+        return {2 * n.dim, 0};
+      default:
+        return {0, 0};
     }
   }
 
@@ -291,7 +312,9 @@ class Builder {
       int v = -1;
       using MA = ir::MathArity;
       // The first operand: the target itself, or for out= the argument after it.
-      auto first = [&] { return ir::is_out_variant(st.op) ? operand(A[1], g.sizes) : read(read_version(x.storage), x.g); };
+      auto first = [&] {
+        return ir::is_out_variant(st.op) ? operand(A[1], g.sizes) : read(read_version(x.storage), x.g);
+      };
       const size_t f = ir::first_operand(st.op);
       const ir::Math m = ir::math_of(st.op);
       switch (ir::math_arity(m)) {
@@ -320,9 +343,14 @@ class Builder {
           v = add(n);
           break;
         }
-        case MA::Constant: v = constant(m == ir::Math::Zero ? 0.0 : A[1].as_double(), r); break;  // zero_, fill_
-        case MA::Copy: v = operand(A.back(), g.sizes); break;  // copy_'s source, setitem_'s value
-        case MA::NotElementwise: ir::internal_error(std::string("spec: in-place op without Math: ") + ir::op_name(st.op));
+        case MA::Constant:
+          v = constant(m == ir::Math::Zero ? 0.0 : A[1].as_double(), r);
+          break;  // zero_, fill_
+        case MA::Copy:
+          v = operand(A.back(), g.sizes);
+          break;  // copy_'s source, setitem_'s value
+        case MA::NotElementwise:
+          ir::internal_error(std::string("spec: in-place op without Math: ") + ir::op_name(st.op));
       }
       const int nv = scatter(wv, v, g);
       cur_[x.storage] = nv;
@@ -341,16 +369,18 @@ class Builder {
       case OpKind::Contiguous:
         v = logical(static_cast<int>(A[0].i));
         break;
-      case OpKind::Reshape: case OpKind::Flatten: {
+      case OpKind::Reshape:
+      case OpKind::Flatten: {
         // Copy in row-major order: through a contiguous temporary.
         const auto& a = an_.values[A[0].i];
-        const int t = scatter(add(Node{NK::Zeros}), logical(static_cast<int>(A[0].i)),
-                              ir::contiguous_geometry(a.g.sizes));
+        const int t =
+            scatter(add(Node{NK::Zeros}), logical(static_cast<int>(A[0].i)), ir::contiguous_geometry(a.g.sizes));
         v = read(t, ir::contiguous_geometry(out.g.sizes));
         if (out.g == ir::contiguous_geometry(out.g.sizes)) built = t;  // a reshape's copy is row-major
         break;
       }
-      case OpKind::Sum: case OpKind::Amax: {
+      case OpKind::Sum:
+      case OpKind::Amax: {
         const auto& a = an_.values[A[0].i];
         const int64_t d = *ir::wrap_dim(A[1].i, a.g.rank());
         Node n{NK::Reduce};
@@ -388,7 +418,10 @@ class Builder {
         int64_t rank = 0;
         for (auto pv : A[0].list) {
           const auto& g = an_.values[pv].g;
-          if (!(g.rank() == 1 && g.sizes[0] == 0)) { rank = g.rank(); break; }
+          if (!(g.rank() == 1 && g.sizes[0] == 0)) {
+            rank = g.rank();
+            break;
+          }
         }
         const int64_t d = *ir::wrap_dim(A[1].i, rank);
         Node n{NK::Cat};
@@ -409,7 +442,9 @@ class Builder {
         v = add(n);
         break;
       }
-      case OpKind::SliceScatter: case OpKind::SelectScatter: case OpKind::DiagonalScatter:
+      case OpKind::SliceScatter:
+      case OpKind::SelectScatter:
+      case OpKind::DiagonalScatter:
       case OpKind::AsStridedScatter: {
         // As the oracle: a clone of the base in the result's own layout
         // (PyTorch's preserved strides), then src written into the slot,
@@ -444,8 +479,8 @@ class Builder {
     const Geometry g = padded(x.g);
     const int xr = g.rank();
     if (x.g.numel() == 0) return;
-    ir::Shape dom;                        // domain sizes
-    std::vector<int64_t> st_(xr, 0);      // domain strides (filled below)
+    ir::Shape dom;                    // domain sizes
+    std::vector<int64_t> st_(xr, 0);  // domain strides (filled below)
     int64_t ist = 0, bound = 0;
     int dim = 0, index = -1, values = -1;
     auto val = [&](int v) { return static_cast<int>(v); };
@@ -465,7 +500,10 @@ class Builder {
         values = operand(A[2], dom);
         break;
       }
-      case OpKind::IndexAddI: case OpKind::IndexCopyI: case OpKind::ScatterI: case OpKind::ScatterAddI: {
+      case OpKind::IndexAddI:
+      case OpKind::IndexCopyI:
+      case OpKind::ScatterI:
+      case OpKind::ScatterAddI: {
         const bool along = st.op == OpKind::IndexAddI || st.op == OpKind::IndexCopyI;
         dim = static_cast<int>(*ir::wrap_dim(A[1].i, x.g.rank()));
         // The domain: index_add_/index_copy_ the source's shape, scatter_
@@ -487,9 +525,11 @@ class Builder {
         index = operand(A[1], x.g.sizes);
         values = constant(A[2].as_double(), xr);
         break;
-      default: ir::internal_error(std::string("spec: not an indexed op: ") + ir::op_name(st.op));
+      default:
+        ir::internal_error(std::string("spec: not an indexed op: ") + ir::op_name(st.op));
     }
-    if (dom.size() != st_.size()) ir::internal_error(std::string("spec: domain and target ranks differ for ") + ir::op_name(st.op));
+    if (dom.size() != st_.size())
+      ir::internal_error(std::string("spec: domain and target ranks differ for ") + ir::op_name(st.op));
     int wv = flat(x.storage);
     if (before_[x.storage] < 0) before_[x.storage] = wv;
     // Under the fusion-stale-copy mutant a later write in the region lands on
@@ -531,10 +571,16 @@ class Builder {
         const int b = operand(A[1], sizes);
         return math_node(NK::Binary, st, rank, {a, b});
       }
-      case MA::Unary: return math_node(NK::Unary, st, rank, {logical(static_cast<int>(A[0].i))});
-      case MA::Copy: return logical(static_cast<int>(A[0].i));           // clone
-      case MA::Constant: return constant(A[1].as_double(), rank);        // full (zero_ is in place only)
-      case MA::Clamp: case MA::Ternary: case MA::NotElementwise: break;  // in place only
+      case MA::Unary:
+        return math_node(NK::Unary, st, rank, {logical(static_cast<int>(A[0].i))});
+      case MA::Copy:
+        return logical(static_cast<int>(A[0].i));  // clone
+      case MA::Constant:
+        return constant(A[1].as_double(), rank);  // full (zero_ is in place only)
+      case MA::Clamp:
+      case MA::Ternary:
+      case MA::NotElementwise:
+        break;  // in place only
     }
     ir::internal_error(std::string("spec: no out-of-place lowering for ") + ir::op_name(st.op));
   }

@@ -55,8 +55,8 @@ bool is_flat(NK k);
 
 struct Node {
   NK k;
-  int op = 0;       // ir::OpKind for Unary/Binary/Ternary/Reduce
-  int rank = 1;     // logical rank (padded, >= 1); flat nodes: 1
+  int op = 0;    // ir::OpKind for Unary/Binary/Ternary/Reduce
+  int rank = 1;  // logical rank (padded, >= 1); flat nodes: 1
   std::vector<int> in;
   int dim = 0, keep = 0, slot = 0;
   int ip = -1, fp = -1;  // first int / float parameter slot
@@ -66,18 +66,18 @@ struct Node {
 struct Check {
   int node = -1;  // logical node holding the value
   int rank = 1;
-  int ip = -1;    // sizes[rank], expected base, stmt index
+  int ip = -1;  // sizes[rank], expected base, stmt index
   int stmt = -1;
 };
 
 struct RegionSpec {
   std::vector<Node> nodes;
-  std::vector<int> input_storages;  // slot -> storage id
-  std::vector<int> output_nodes;    // flat nodes realized as outputs
-  std::vector<int> output_storages; // storage id of each output
+  std::vector<int> input_storages;   // slot -> storage id
+  std::vector<int> output_nodes;     // flat nodes realized as outputs
+  std::vector<int> output_storages;  // storage id of each output
   std::vector<int64_t> output_numel;
   std::vector<Check> checks;
-  std::vector<int> check_stmts;     // statement index of each check (same order)
+  std::vector<int> check_stmts;  // statement index of each check (same order)
   std::vector<int> iparams;
   std::vector<float> fparams;
   std::string key;

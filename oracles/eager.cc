@@ -38,8 +38,10 @@ void operand(const Arg& a, const ir::Analysis& an, const Memory& mem, const ir::
     return;
   }
   const auto& m = an.values[a.i];
-  if (m.g.sizes == shape) gather_into(mem[m.storage], m.g, out);  // (a ?: would copy m.g)
-  else gather_into(mem[m.storage], ir::broadcast_to(m.g, shape), out);
+  if (m.g.sizes == shape)
+    gather_into(mem[m.storage], m.g, out);  // (a ?: would copy m.g)
+  else
+    gather_into(mem[m.storage], ir::broadcast_to(m.g, shape), out);
 }
 
 // A fresh result's storage: zeroed first (nothing an earlier use of the
@@ -94,8 +96,11 @@ void elementwise_values(const ir::Stmt& st, const ir::Analysis& an, const Memory
     case MA::Constant:  // fill_ and full's number argument, zero_'s 0
       v->assign(ir::numel_of(shape), m == M::Zero ? 0.f : static_cast<float>(A[1].as_double()));
       return;
-    case MA::Copy: operand(A[A.size() - 1], an, mem, shape, v); return;  // copy_'s source, setitem_'s value, clone's argument
-    case MA::NotElementwise: break;
+    case MA::Copy:
+      operand(A[A.size() - 1], an, mem, shape, v);
+      return;  // copy_'s source, setitem_'s value, clone's argument
+    case MA::NotElementwise:
+      break;
   }
   ir::internal_error(std::string("eager: not elementwise: ") + ir::op_name(st.op));
 }
@@ -112,7 +117,8 @@ void reduction(const ir::Stmt& st, const ir::Analysis& an, const Memory& mem, De
   const auto& A = st.args;
   thread_local Dense a, b;
   switch (st.op) {
-    case OpKind::Sum: case OpKind::Amax:
+    case OpKind::Sum:
+    case OpKind::Amax:
       read_into(an, mem, A[0].i, &a);
       return reduce(st.op, a, wrapped(A[1].i, a.sizes.size()), A[2].i != 0, r);
     case OpKind::Softmax:
@@ -122,7 +128,8 @@ void reduction(const ir::Stmt& st, const ir::Analysis& an, const Memory& mem, De
       read_into(an, mem, A[0].i, &a);
       read_into(an, mem, A[1].i, &b);
       return matmul(a, b, r);
-    default: ir::internal_error(std::string("eager: not a reduction: ") + ir::op_name(st.op));
+    default:
+      ir::internal_error(std::string("eager: not a reduction: ") + ir::op_name(st.op));
   }
 }
 
@@ -133,7 +140,10 @@ void concat(const ir::Stmt& st, const ir::Analysis& an, const Memory& mem, Dense
   for (size_t k = 0; k < list.size(); ++k) read_into(an, mem, static_cast<int>(list[k]), &parts[k]);
   int64_t rank = 0;
   for (const auto& p : parts)
-    if (!(p.sizes.size() == 1 && p.sizes[0] == 0)) { rank = p.sizes.size(); break; }
+    if (!(p.sizes.size() == 1 && p.sizes[0] == 0)) {
+      rank = p.sizes.size();
+      break;
+    }
   cat(parts, rank ? wrapped(st.args[1].i, rank) : 0, r);
 }
 
@@ -219,8 +229,12 @@ void execute(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
       write_fresh(st, an, mem, v);
       return;
     }
-    case ir::Family::Reduction: reduction(st, an, mem, &r); break;
-    case ir::Family::Concat: concat(st, an, mem, &r); break;
+    case ir::Family::Reduction:
+      reduction(st, an, mem, &r);
+      break;
+    case ir::Family::Concat:
+      concat(st, an, mem, &r);
+      break;
     case ir::Family::Scatter: {  // a clone of the base (preserved strides) with src written into the slot
       thread_local std::vector<float> v;
       thread_local std::vector<ir::CheckedArg> checked;
@@ -234,7 +248,9 @@ void execute(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
       scatter(mem[out.storage], slot, v);
       return;
     }
-    case ir::Family::Movement: case ir::Family::Meta: case ir::Family::Indexed:
+    case ir::Family::Movement:
+    case ir::Family::Meta:
+    case ir::Family::Indexed:
       ir::internal_error(std::string("eager: movement or indexed op past the checks above: ") + info.name);
   }
   write_fresh(st, an, mem, r.v);

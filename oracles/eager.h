@@ -66,7 +66,7 @@ struct Mismatch {
   std::string observable;  // "return 0", a storage name, or "input x" (its final geometry)
   int64_t index = 0;       // flat logical index
   float expected = 0, actual = 0;
-  std::string what;        // shape or count mismatch, when not a value
+  std::string what;  // shape or count mismatch, when not a value
 };
 // Storages and returns first, then the inputs' geometry: sizes and offset
 // exactly, strides except of dims of size <= 1 (PyTorch's contiguity rules

@@ -40,8 +40,10 @@ nlohmann::json observables_json(const ir::Program& p, const Observables& o) {
 }
 
 nlohmann::json mismatch_json(const Mismatch& m) {
-  nlohmann::json j = {{"observable", m.observable}, {"index", m.index},
-                      {"expected", float_json(m.expected)}, {"actual", float_json(m.actual)}};
+  nlohmann::json j = {{"observable", m.observable},
+                      {"index", m.index},
+                      {"expected", float_json(m.expected)},
+                      {"actual", float_json(m.actual)}};
   if (!m.what.empty()) j["what"] = m.what;
   return j;
 }

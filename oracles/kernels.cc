@@ -29,14 +29,22 @@ void scatter(Floats storage, const Geometry& g, ConstFloats values) {
 float unary(ir::Math f, float x) {
   using M = ir::Math;
   switch (f) {
-    case M::Exp: return std::exp(x);
-    case M::Neg: return -x;
-    case M::Abs: return std::fabs(x);
-    case M::Relu: return std::isnan(x) ? x : (x > 0.f ? x : 0.f);
-    case M::Tanh: return std::tanh(x);
-    case M::Sin: return std::sin(x);  // float sinf, as tanh is tanhf
-    case M::Sigmoid: return static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(x))));
-    default: break;
+    case M::Exp:
+      return std::exp(x);
+    case M::Neg:
+      return -x;
+    case M::Abs:
+      return std::fabs(x);
+    case M::Relu:
+      return std::isnan(x) ? x : (x > 0.f ? x : 0.f);
+    case M::Tanh:
+      return std::tanh(x);
+    case M::Sin:
+      return std::sin(x);  // float sinf, as tanh is tanhf
+    case M::Sigmoid:
+      return static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(x))));
+    default:
+      break;
   }
   ir::internal_error(std::string("unary: not a unary function: ") + ir::math_name(f));
 }
@@ -44,12 +52,17 @@ float unary(ir::Math f, float x) {
 float ternary(ir::Math f, float x, float a, float b, float s) {
   using M = ir::Math;
   switch (f) {
-    case M::Addcmul: return x + s * a * b;
-    case M::Addcdiv: return x + s * a / b;
+    case M::Addcmul:
+      return x + s * a * b;
+    case M::Addcdiv:
+      return x + s * a / b;
     // ATen's lerp (Lerp.h): the formula anchored at the nearer end point.
-    case M::Lerp: return std::fabs(b) < 0.5f ? x + b * (a - x) : a - (a - x) * (1.f - b);
-    case M::ClampTensor: return clamp(x, a, b);
-    default: break;
+    case M::Lerp:
+      return std::fabs(b) < 0.5f ? x + b * (a - x) : a - (a - x) * (1.f - b);
+    case M::ClampTensor:
+      return clamp(x, a, b);
+    default:
+      break;
   }
   ir::internal_error(std::string("ternary: not a ternary function: ") + ir::math_name(f));
 }
@@ -94,7 +107,8 @@ void indexed_write(ir::OpKind op, int64_t dim, const Dense& index, const Dense& 
       }
       return;
     }
-    case OpKind::IndexAddI: case OpKind::IndexCopyI: {  // x.select(dim, idx[k]) (+)= src.select(dim, k)
+    case OpKind::IndexAddI:
+    case OpKind::IndexCopyI: {  // x.select(dim, idx[k]) (+)= src.select(dim, k)
       int64_t outer, n, inner;
       around(x->sizes, dim, &outer, &n, &inner);
       const int64_t len = static_cast<int64_t>(index.v.size());
@@ -106,7 +120,8 @@ void indexed_write(ir::OpKind op, int64_t dim, const Dense& index, const Dense& 
                   op == OpKind::IndexAddI);
       return;
     }
-    case OpKind::ScatterI: case OpKind::ScatterAddI: {
+    case OpKind::ScatterI:
+    case OpKind::ScatterAddI: {
       // For each position p of the index (its own shape): the element of x
       // at p with coordinate dim replaced by index[p] (+)= src at p.
       // A 0-d target, index or source counts as rank 1 of size 1 (PyTorch's ensure_nonempty).
@@ -136,7 +151,8 @@ void indexed_write(ir::OpKind op, int64_t dim, const Dense& index, const Dense& 
       for (size_t i = 0; i < x->v.size(); ++i)
         if (index.v[i] != 0) put(static_cast<int64_t>(i), number, false);
       return;
-    default: break;
+    default:
+      break;
   }
   ir::internal_error(std::string("indexed_write: not an indexed op: ") + ir::op_name(op));
 }
@@ -147,8 +163,10 @@ void reduce(ir::OpKind op, const Dense& a, int64_t dim, bool keepdim, Dense* out
   Dense& r = *out;
   r.sizes = a.sizes;
   if (!r.sizes.empty()) {
-    if (keepdim) r.sizes[dim] = 1;
-    else r.sizes.erase(r.sizes.begin() + dim);
+    if (keepdim)
+      r.sizes[dim] = 1;
+    else
+      r.sizes.erase(r.sizes.begin() + dim);
   }
   r.v.assign(outer * inner, 0.f);
   const bool is_sum = op == ir::OpKind::Sum;
@@ -157,8 +175,10 @@ void reduce(ir::OpKind op, const Dense& a, int64_t dim, bool keepdim, Dense* out
       double acc = is_sum ? 0.0 : -std::numeric_limits<double>::infinity();
       for (int64_t k = 0; k < n; ++k) {
         const double x = a.v[(o * n + k) * inner + i];
-        if (is_sum) acc += x;
-        else if (std::isnan(x) || x > acc) acc = std::isnan(acc) ? acc : x;
+        if (is_sum)
+          acc += x;
+        else if (std::isnan(x) || x > acc)
+          acc = std::isnan(acc) ? acc : x;
       }
       r.v[o * inner + i] = static_cast<float>(acc);
     }
@@ -199,7 +219,10 @@ void matmul(const Dense& a, const Dense& b, Dense* out) {
 void cat(const std::vector<Dense>& parts, int64_t dim, Dense* out) {
   const Dense* ref = nullptr;
   for (const auto& p : parts)
-    if (!(p.sizes.size() == 1 && p.sizes[0] == 0)) { ref = &p; break; }
+    if (!(p.sizes.size() == 1 && p.sizes[0] == 0)) {
+      ref = &p;
+      break;
+    }
   Dense& r = *out;
   r.v.clear();
   if (!ref) {

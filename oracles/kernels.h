@@ -28,7 +28,7 @@ void scatter(Floats storage, const Geometry& g, ConstFloats values);
 
 // The kernels of each arity (ir/ops.h: MathArity): callers pick one by the
 // Math's arity, so each switch names the Math of its own arity only.
-float unary(ir::Math f, float x);           // MathArity::Unary (exp, tanh, ...)
+float unary(ir::Math f, float x);  // MathArity::Unary (exp, tanh, ...)
 // MathArity::Binary: add, sub, mul, div, for any value type with the four
 // operators: float here, Halide::Expr in lowering/halide_backend.cc, so the
 // reference kernels and Halide share one definition.
@@ -36,11 +36,16 @@ template <class V>
 V binary(ir::Math f, V a, V b) {
   using M = ir::Math;
   switch (f) {
-    case M::Add: return a + b;
-    case M::Sub: return a - b;
-    case M::Mul: return a * b;
-    case M::Div: return a / b;
-    default: break;
+    case M::Add:
+      return a + b;
+    case M::Sub:
+      return a - b;
+    case M::Mul:
+      return a * b;
+    case M::Div:
+      return a / b;
+    default:
+      break;
   }
   ir::internal_error(std::string("binary: not a binary function: ") + ir::math_name(f));
 }

@@ -121,9 +121,12 @@ bool LineProcess::read_line(std::string* line, double deadline) {
     if (r <= 0) continue;
     char tmp[65536];
     ssize_t n = read(fd_, tmp, sizeof tmp);
-    if (n > 0) buf_.append(tmp, n);
-    else if (n == 0) return false;  // the process died
-    else if (errno != EAGAIN && errno != EINTR) return false;
+    if (n > 0)
+      buf_.append(tmp, n);
+    else if (n == 0)
+      return false;  // the process died
+    else if (errno != EAGAIN && errno != EINTR)
+      return false;
   }
 }
 
@@ -156,8 +159,9 @@ LineReply LineProcess::request(const nlohmann::json& req, double timeout_s) {
   r.failure = dead || eof ? "crash" : "timeout";
   r.death = dead ? death_name(st) : "";
   r.stderr_tail = stderr_tail();
-  r.message = r.failure == "timeout" ? "no answer within " + std::to_string(timeout_s) + " s"
-                                     : "the Python process died" + (r.death.empty() ? std::string() : " (" + r.death + ")");
+  r.message = r.failure == "timeout"
+                  ? "no answer within " + std::to_string(timeout_s) + " s"
+                  : "the Python process died" + (r.death.empty() ? std::string() : " (" + r.death + ")");
   kill();
   return r;
 }

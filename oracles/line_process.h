@@ -50,11 +50,11 @@ Observables observables_from_json(const ir::Program& p, const nlohmann::json& j)
 class LineProcess {
  public:
   struct Options {
-    bool keep_stderr = true;        // else the child's stderr goes to /dev/null, or is captured:
-    bool capture_stderr = false;    // (without keep_stderr) kept in memory per request, its tail
-                                    // reported when the child dies (LineReply::stderr_tail)
-    bool lift_memory_limit = false; // raise RLIMIT_AS in the child (PyTorch 2 maps GiBs at import)
-    bool die_with_parent = false;   // PR_SET_PDEATHSIG: never outlive the process that uses it
+    bool keep_stderr = true;         // else the child's stderr goes to /dev/null, or is captured:
+    bool capture_stderr = false;     // (without keep_stderr) kept in memory per request, its tail
+                                     // reported when the child dies (LineReply::stderr_tail)
+    bool lift_memory_limit = false;  // raise RLIMIT_AS in the child (PyTorch 2 maps GiBs at import)
+    bool die_with_parent = false;    // PR_SET_PDEATHSIG: never outlive the process that uses it
   };
   LineProcess() = default;
   ~LineProcess() { kill(); }
@@ -73,9 +73,9 @@ class LineProcess {
   // After a failed exchange: true when the child has exited (and *status
   // holds its wait status), false when it is still there (hung).
   bool exited(int* status);
-  void kill();              // SIGKILL and reap
+  void kill();                // SIGKILL and reap
   void stop(double grace_s);  // end its input, wait up to grace_s, then kill
-  void abandon();           // after fork(): forget the parent's child without touching it
+  void abandon();             // after fork(): forget the parent's child without touching it
 
  private:
   pid_t pid_ = -1;

@@ -132,8 +132,8 @@ void agree_over_added_ops(const std::string& version, bool (*added)(ir::OpKind),
   fuzz::GenOptions options;
   for (ir::OpKind op : ir::all_ops())
     if (added(op)) options.op_weights[ir::op_name(op)] = 5;  // about half of the statements
-  std::map<std::string, int> kinds;  // of the variants: "valid" or the oracle's error kind
-  std::map<std::string, int> uses;   // statements per added op in the programs
+  std::map<std::string, int> kinds;                          // of the variants: "valid" or the oracle's error kind
+  std::map<std::string, int> uses;                           // statements per added op in the programs
   int with_new = 0, failures = 0, variants = 0, reshaped = 0;
   for (uint64_t k = 0; with_new < n && k < static_cast<uint64_t>(4 * n); ++k) {
     ir::Program p = fuzz::generate(seed, k, options);
@@ -163,7 +163,8 @@ void agree_over_added_ops(const std::string& version, bool (*added)(ir::OpKind),
     kinds[an ? "valid" : ir::kind_name(an.error().kind)]++;
     ++variants;
     d = disagreement(p, test_runner().run(p));
-    if (!d.empty() && ++failures <= 10) ADD_FAILURE() << "variant of program " << k << ": " << d << "\n" << ir::print(p);
+    if (!d.empty() && ++failures <= 10)
+      ADD_FAILURE() << "variant of program " << k << ": " << d << "\n" << ir::print(p);
   }
   EXPECT_GE(with_new, n) << "too few generated programs use an op of " << version;
   EXPECT_EQ(failures, 0);
@@ -206,9 +207,8 @@ TEST(TorchAgreement, FormatV13Ops) {
 // weight 0), weighted up as a format version's ops are, with their
 // variants: a new unary op is covered by its row alone.
 TEST(TorchAgreement, UnaryOps) {
-  agree_over_added_ops(
-      "UNARY", [](ir::OpKind op) { return ir::math_arity(ir::math_of(op)) == ir::MathArity::Unary; }, 0,
-      {"valid", "overlap", "resize"});
+  agree_over_added_ops("UNARY", [](ir::OpKind op) { return ir::math_arity(ir::math_of(op)) == ir::MathArity::Unary; },
+                       0, {"valid", "overlap", "resize"});
 }
 
 // Every op of the table (ir/ops.h), one by one: programs whose generator

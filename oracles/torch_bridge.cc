@@ -176,11 +176,12 @@ if __name__ == "__main__":
 
 bool is_reserved(const std::string& n) {
   static const std::set<std::string> r = {
-      "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
-      "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
-      "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with",
-      "yield", "torch", "json", "math", "re", "slice", "float", "main", "print", "list", "dict",
-      "len", "range", "int", "bool", "tuple", "str", "type", "object", "Exception", "IndexError"};
+      "False",    "None",   "True",   "and",       "as",        "assert",   "async",   "await", "break", "class",
+      "continue", "def",    "del",    "elif",      "else",      "except",   "finally", "for",   "from",  "global",
+      "if",       "import", "in",     "is",        "lambda",    "nonlocal", "not",     "or",    "pass",  "raise",
+      "return",   "try",    "while",  "with",      "yield",     "torch",    "json",    "math",  "re",    "slice",
+      "float",    "main",   "print",  "list",      "dict",      "len",      "range",   "int",   "bool",  "tuple",
+      "str",      "type",   "object", "Exception", "IndexError"};
   return r.count(n) || (!n.empty() && n[0] == '_');
 }
 
@@ -230,11 +231,13 @@ class Emitter {
       if (src_line > 0) lines_.emplace_back(line, src_line);
     };
     emit("def _program():", 0);
-    for (size_t k = 0; k < p_.storages.size(); ++k) emit("    " + storage_[k] + " = " + storage_init(p_.storages[k]), p_.storages[k].line);
+    for (size_t k = 0; k < p_.storages.size(); ++k)
+      emit("    " + storage_[k] + " = " + storage_init(p_.storages[k]), p_.storages[k].line);
     for (size_t k = 0; k < p_.inputs.size(); ++k) {
       const auto& in = p_.inputs[k];
       const std::string& s = storage_[in.storage];
-      if (in.whole) emit("    " + value_[k] + " = " + s + (reshaped_input(k) ? "[...]" : ""), in.line);
+      if (in.whole)
+        emit("    " + value_[k] + " = " + s + (reshaped_input(k) ? "[...]" : ""), in.line);
       else
         emit("    " + value_[k] + " = torch.as_strided(" + s + ", " + ints(in.sizes) + ", " + ints(in.strides) + ", " +
                  std::to_string(in.offset) + ")",
@@ -275,20 +278,27 @@ class Emitter {
       const std::string dt = b ? "torch.bool" : "torch.int64";
       auto i = [](double v) { return std::to_string(static_cast<int64_t>(v)); };
       switch (s.init) {
-        case ir::InitKind::Iota: return "torch.arange(" + n + ", dtype=torch.int64) * " + i(s.b) + " + " + i(s.a);
-        case ir::InitKind::Full: return "torch.full((" + n + ",), " + (b ? (s.a != 0 ? "True" : "False") : i(s.a)) + ", dtype=" + dt + ")";
-        case ir::InitKind::Random: return "_random_bool(" + std::to_string(s.seed) + ", " + n + ")";
+        case ir::InitKind::Iota:
+          return "torch.arange(" + n + ", dtype=torch.int64) * " + i(s.b) + " + " + i(s.a);
+        case ir::InitKind::Full:
+          return "torch.full((" + n + ",), " + (b ? (s.a != 0 ? "True" : "False") : i(s.a)) + ", dtype=" + dt + ")";
+        case ir::InitKind::Random:
+          return "_random_bool(" + std::to_string(s.seed) + ", " + n + ")";
         case ir::InitKind::List: {
           std::string r = "torch.tensor([";
-          for (size_t k = 0; k < s.values.size(); ++k) r += (k ? ", " : "") + (b ? std::string(s.values[k] != 0 ? "True" : "False") : i(s.values[k]));
+          for (size_t k = 0; k < s.values.size(); ++k)
+            r += (k ? ", " : "") + (b ? std::string(s.values[k] != 0 ? "True" : "False") : i(s.values[k]));
           return r + "], dtype=" + dt + ")";
         }
       }
     }
     switch (s.init) {
-      case ir::InitKind::Iota: return "_iota(" + n + ", " + number(s.a) + ", " + number(s.b) + ")";
-      case ir::InitKind::Full: return "torch.full((" + n + ",), " + number(s.a) + ", dtype=torch.float32)";
-      case ir::InitKind::Random: return "_random(" + std::to_string(s.seed) + ", " + n + ")";
+      case ir::InitKind::Iota:
+        return "_iota(" + n + ", " + number(s.a) + ", " + number(s.b) + ")";
+      case ir::InitKind::Full:
+        return "torch.full((" + n + ",), " + number(s.a) + ", dtype=torch.float32)";
+      case ir::InitKind::Random:
+        return "_random(" + std::to_string(s.seed) + ", " + n + ")";
       case ir::InitKind::List: {
         std::string r = "torch.tensor([";
         for (size_t i = 0; i < s.values.size(); ++i) r += (i ? ", " : "") + f32_literal(s.values[i]);
@@ -371,7 +381,8 @@ class Emitter {
       if (!ir::is_metadata_inplace(st.op) || st.args.empty() || st.args[0].kind != Arg::Tensor) continue;
       const size_t v = static_cast<size_t>(st.args[0].i);
       if (v == k) return true;
-      if (si < known_stmts_ && v < an_.values.size() && k < an_.values.size() && an_.values[v].impl == an_.values[k].impl)
+      if (si < known_stmts_ && v < an_.values.size() && k < an_.values.size() &&
+          an_.values[v].impl == an_.values[k].impl)
         return true;
     }
     return false;
@@ -400,12 +411,21 @@ class Emitter {
   // An argument as the signature character of its position spells it.
   std::string arg_text(char sig, const Arg& a) const {
     switch (sig) {
-      case 'T': case 'J': case 'M': return T(a);
-      case 'O': return "out=" + T(a);
-      case 'X': case 'N': return X(a);
-      case 'I': return I(a);
-      case 'L': return L(a);
-      case 'S': return S(a);
+      case 'T':
+      case 'J':
+      case 'M':
+        return T(a);
+      case 'O':
+        return "out=" + T(a);
+      case 'X':
+      case 'N':
+        return X(a);
+      case 'I':
+        return I(a);
+      case 'L':
+        return L(a);
+      case 'S':
+        return S(a);
     }
     ir::internal_error(std::string("torch bridge: unknown signature character ") + sig);
   }
@@ -419,8 +439,10 @@ class Emitter {
     const bool is_method = !callee.empty() && callee[0] == '.';
     std::string args, out;
     for (size_t k = is_method ? 1 : 0; k < st.args.size(); ++k) {
-      if (info.sig[k] == 'O') out = arg_text('O', st.args[k]);
-      else args += (args.empty() ? "" : ", ") + arg_text(info.sig[k], st.args[k]);
+      if (info.sig[k] == 'O')
+        out = arg_text('O', st.args[k]);
+      else
+        args += (args.empty() ? "" : ", ") + arg_text(info.sig[k], st.args[k]);
     }
     if (!out.empty()) args += (args.empty() ? "" : ", ") + out;
     if (!extra.empty()) args += (args.empty() ? "" : ", ") + extra;
@@ -435,13 +457,18 @@ class Emitter {
     // them (or need a keyword the table does not carry).
     switch (st.op) {
       case OpKind::Slice:
-        if (const ir::Geometry* g = geometry(si, A[0])) e = x + "[" + slice_index(*g, A[1].i, A[2].i, A[3].i, A[4].i) + "]";
-        else e = table_spelling(st);
+        if (const ir::Geometry* g = geometry(si, A[0]))
+          e = x + "[" + slice_index(*g, A[1].i, A[2].i, A[3].i, A[4].i) + "]";
+        else
+          e = table_spelling(st);
         break;
-      case OpKind::Alias: e = x + "[...]"; break;  // at::alias: a new view of the same geometry
+      case OpKind::Alias:
+        e = x + "[...]";
+        break;  // at::alias: a new view of the same geometry
       case OpKind::SetitemI: {
         int64_t dim = A[1].i;
-        if (const ir::Geometry* g = geometry(si, A[0]); g && dim < 0 && g->rank() > 0) dim = *ir::wrap_dim(dim, g->rank());
+        if (const ir::Geometry* g = geometry(si, A[0]); g && dim < 0 && g->rank() > 0)
+          dim = *ir::wrap_dim(dim, g->rank());
         std::string idx;
         if (dim >= 0 && dim <= 8) {
           for (int64_t d = 0; d < dim; ++d) idx += ":, ";
@@ -462,20 +489,27 @@ class Emitter {
         // preserve_format, and the overlap checks compare strides: there
         // the explicit contiguous format.
         if (const ir::Geometry* g = geometry(si, A[0])) {
-          if (g->strides == ir::contiguous_strides(g->sizes)) e = x + ".clone()";
-          else if (!ir::is_contiguous(*g)) e = x + ".contiguous()";
-          else e = table_spelling(st, "memory_format=torch.contiguous_format");
+          if (g->strides == ir::contiguous_strides(g->sizes))
+            e = x + ".clone()";
+          else if (!ir::is_contiguous(*g))
+            e = x + ".contiguous()";
+          else
+            e = table_spelling(st, "memory_format=torch.contiguous_format");
         } else {
           e = table_spelling(st, "memory_format=torch.contiguous_format");
         }
         break;
-      case OpKind::Sum: case OpKind::Amax: {
+      case OpKind::Sum:
+      case OpKind::Amax: {
         const std::string kd = A[2].i == 0 ? "False" : A[2].i == 1 ? "True" : I(A[2]);
         e = std::string(ir::op_info(st.op).torch) + "(" + x + ", " + I(A[1]) + ", keepdim=" + kd + ")";
         break;
       }
-      case OpKind::Full: e = table_spelling(st, "dtype=torch.float32"); break;
-      case OpKind::AddcmulI: case OpKind::AddcdivI:  // value is keyword-only
+      case OpKind::Full:
+        e = table_spelling(st, "dtype=torch.float32");
+        break;
+      case OpKind::AddcmulI:
+      case OpKind::AddcdivI:  // value is keyword-only
         e = x + ir::op_info(st.op).torch + "(" + T(A[1]) + ", " + T(A[2]) + ", value=" + X(A[3]) + ")";
         break;
       case OpKind::IndexPutI: {  // x.index_put_((idx,), v, accumulate): one index tensor, on dim 0

@@ -22,7 +22,7 @@ std::string torch_script(const ir::Program& p);
 
 // The outcome of one program under PyTorch eager.
 struct TorchResult {
-  bool ok = false;          // PyTorch ran it: obs holds the observables
+  bool ok = false;  // PyTorch ran it: obs holds the observables
   Observables obs;
   // When !ok: an error kind of docs/design.md (arg, shape, view, overlap, name,
   // ...), or "unknown" (PyTorch's message not classified), "timeout",
@@ -34,10 +34,10 @@ struct TorchResult {
 };
 
 struct TorchOptions {
-  double timeout_s = 30;     // per program; a hung or crashed program restarts the process
-  double startup_s = 120;    // importing torch
-  std::string python;        // default: $AF_TORCH_PYTHON or /usr/bin/python3
-  std::string runner;        // default: find_torch_runner()
+  double timeout_s = 30;   // per program; a hung or crashed program restarts the process
+  double startup_s = 120;  // importing torch
+  std::string python;      // default: $AF_TORCH_PYTHON or /usr/bin/python3
+  std::string runner;      // default: find_torch_runner()
 };
 
 // Where oracles/torch_runner.py is: $AF_TORCH_RUNNER, else the runfiles of

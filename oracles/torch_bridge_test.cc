@@ -211,7 +211,8 @@ TEST(TorchBridge, HangAndCrashDoNotStopTheBatch) {
 TEST(TorchBridge, BatchKeepsOrder) {
   std::vector<ir::Program> ps;
   for (int k = 1; k <= 5; ++k)
-    ps.push_back(parse_ok("aliasfuzz 1\nstorage s0 f32[" + std::to_string(k) + "] = iota(0, 1)\ninput x = s0\ny = sum(x, 0, 0)\nreturn y\n"));
+    ps.push_back(parse_ok("aliasfuzz 1\nstorage s0 f32[" + std::to_string(k) +
+                          "] = iota(0, 1)\ninput x = s0\ny = sum(x, 0, 0)\nreturn y\n"));
   ps.push_back(parse_ok("aliasfuzz 1\nstorage s0 f32[2] = iota(0, 1)\ninput x = s0\ny = select(x, 0, 2)\nreturn y\n"));
   auto rs = run_torch_batch(ps);
   ASSERT_EQ(rs.size(), ps.size());
@@ -222,7 +223,6 @@ TEST(TorchBridge, BatchKeepsOrder) {
   EXPECT_EQ(rs[5].kind, "arg");
   EXPECT_EQ(rs[5].line, 4);
 }
-
 
 // Each discrepancy found between the oracle and PyTorch 1.13 and fixed in
 // ir/ops.cc, ir/geometry.cc, oracles/kernels.cc: the oracle's verdict (a
@@ -235,13 +235,15 @@ struct Case {
 
 const Case kFixed[] = {
     {"as_strided_scatter into an overlapping slot: slot.copy_ raises", "overlap",
-     "storage s0 f32[4] = iota(0, 1)\ninput x = s0\nsrc = full([2], 5.0)\nr = as_strided_scatter(x, src, [2], [0], 1)\nreturn r\n"},
+     "storage s0 f32[4] = iota(0, 1)\ninput x = s0\nsrc = full([2], 5.0)\nr = as_strided_scatter(x, src, [2], [0], "
+     "1)\nreturn r\n"},
     {"scatter results keep the base's strides (clone, preserve format)", "",
      "storage s0 f32[6] = iota(0, 1)\ninput x = as_strided(s0, [2, 3], [3, 1], 0)\ny = t(x)\n"
      "src = full([1, 2], 9.0)\nr = slice_scatter(y, src, 0, 1, 2, 1)\nlay = as_strided(r, [6], [1], 0)\n"
      "q = as_strided_scatter(y, src, [1, 2], [1, 3], 1)\nlq = as_strided(q, [6], [1], 0)\nreturn lay, lq\n"},
     {"in-place binary op: memory overlap is checked before shapes", "overlap",
-     "storage s0 f32[6] = iota(0, 1)\ninput a = s0\nw = slice(a, 0, 1, 4, 1)\nr = slice(a, 0, 0, 2, 1)\nadd_(w, r)\nreturn a\n"},
+     "storage s0 f32[6] = iota(0, 1)\ninput a = s0\nw = slice(a, 0, 1, 4, 1)\nr = slice(a, 0, 0, 2, 1)\nadd_(w, "
+     "r)\nreturn a\n"},
     {"setitem_ of a whole leading slice is the tensor itself: x[0:n] = x is a no-op", "",
      "storage s0 f32[3] = iota(0, 1)\ninput x = as_strided(s0, [1, 3], [3, 1], 0)\ne = expand(x, [2, 3])\n"
      "setitem_(e, 0, 0, 2, e)\nreturn e\n"},

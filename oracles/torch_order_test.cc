@@ -78,20 +78,21 @@ class OrderCase {
  public:
   explicit OrderCase(uint64_t seed) : rng_(seed) {}
 
-  std::string text;                  // the program
-  std::string op;                    // its write's op
-  std::vector<Position> positions;   // of its write (empty: not replayable)
-  std::string s1_input;              // an input on storage s1, if any (for the replay's views)
-  std::string replay_op;             // the single-element op: "add_", "copy_", an out= op, ...
-  std::string replay_tail;           // number arguments after the tensors
-  bool replay_out = false;           // an out= op: the write is the first argument, not read
-  bool accumulates = false;          // index_add_, scatter_add_, index_put_(..., 1)
+  std::string text;                 // the program
+  std::string op;                   // its write's op
+  std::vector<Position> positions;  // of its write (empty: not replayable)
+  std::string s1_input;             // an input on storage s1, if any (for the replay's views)
+  std::string replay_op;            // the single-element op: "add_", "copy_", an out= op, ...
+  std::string replay_tail;          // number arguments after the tensors
+  bool replay_out = false;          // an out= op: the write is the first argument, not read
+  bool accumulates = false;         // index_add_, scatter_add_, index_put_(..., 1)
   int write_line = 0;
 
   void make() {
-    static const std::vector<std::string> ops = {"add_", "sub_", "mul_", "div_", "copy_", "addcmul_", "addcdiv_", "lerp_",
-                                                 "clamp_tensor_", "add_out", "mul_out", "neg_out", "exp_out", "setitem_",
-                                                 "index_put_", "index_add_", "index_copy_", "scatter_", "scatter_add_"};
+    static const std::vector<std::string> ops = {"add_",       "sub_",        "mul_",     "div_",          "copy_",
+                                                 "addcmul_",   "addcdiv_",    "lerp_",    "clamp_tensor_", "add_out",
+                                                 "mul_out",    "neg_out",     "exp_out",  "setitem_",      "index_put_",
+                                                 "index_add_", "index_copy_", "scatter_", "scatter_add_"};
     op = ops[below(ops.size())];
     n_ = 6 + below(19);
     text = "aliasfuzz 1\nstorage s0 f32[" + std::to_string(n_) + "] = random(" + std::to_string(below(100000)) + ")\n";
@@ -152,8 +153,8 @@ class OrderCase {
     return v;
   }
   void input(const std::string& name, const View& v, int storage) {
-    text += "input " + name + " = as_strided(s" + std::to_string(storage) + ", " + list(v.sizes) + ", " + list(v.strides) + ", " +
-            std::to_string(v.offset) + ")\n";
+    text += "input " + name + " = as_strided(s" + std::to_string(storage) + ", " + list(v.sizes) + ", " +
+            list(v.strides) + ", " + std::to_string(v.offset) + ")\n";
     ++lines_;
     returns_ += (returns_.empty() ? "" : ", ") + name;
     if (storage == 1 && s1_input.empty()) s1_input = name;
@@ -172,8 +173,10 @@ class OrderCase {
     std::vector<int> storages;
     for (int k = 0; k < operands; ++k) {
       Dims sz = x.sizes;
-      if (chance(0.2) && !sz.empty()) sz.erase(sz.begin());             // broadcast a lower rank
-      else if (chance(0.15)) sz[below(sz.size())] = 1;                  // or a size-1 dim
+      if (chance(0.2) && !sz.empty())
+        sz.erase(sz.begin());  // broadcast a lower rank
+      else if (chance(0.15))
+        sz[below(sz.size())] = 1;  // or a size-1 dim
       int s = 0;
       View v = sized(sz, &s);
       const std::string nm = "y" + std::to_string(k);
@@ -228,7 +231,7 @@ class OrderCase {
     const int d = op == "index_put_" ? 0 : below(r);
     const int64_t size = x.sizes[d];
     auto index_value = [&]() -> int64_t {
-      if (chance(0.03)) return size + below(2);                         // out of range: `arg` first
+      if (chance(0.03)) return size + below(2);                          // out of range: `arg` first
       if (op == "index_put_" && chance(0.2)) return below(size) - size;  // negative, wrapped
       return below(size);
     };
@@ -257,12 +260,15 @@ class OrderCase {
     }
     int s = 0;
     View src = sized(src_sz, &s);
-    text += "input i = as_strided(ix, " + list(isz) + ", " + list(isz.size() == 1 ? Dims{1} : Dims{isz[1], 1}) + ", 0)\n";
+    text +=
+        "input i = as_strided(ix, " + list(isz) + ", " + list(isz.size() == 1 ? Dims{1} : Dims{isz[1], 1}) + ", 0)\n";
     ++lines_;
     input("src", src, s);
     const bool acc = op == "index_add_" || op == "scatter_add_" || (op == "index_put_" && chance(0.5));
-    if (op == "index_put_") text += "index_put_(x, i, src, " + std::string(acc ? "1" : "0") + ")\n";
-    else text += op + "(x, " + std::to_string(d) + ", i, src)\n";
+    if (op == "index_put_")
+      text += "index_put_(x, i, src, " + std::string(acc ? "1" : "0") + ")\n";
+    else
+      text += op + "(x, " + std::to_string(d) + ", i, src)\n";
     write_line = ++lines_;
     replay_op = acc ? "add_" : "copy_";
     accumulates = acc;
@@ -385,7 +391,8 @@ TEST(TorchOrder, UndefinedIsExactlyOrderDependence) {
   const uint64_t seed = std::getenv("AF_TORCH_ORDER_SEED") ? std::stoull(std::getenv("AF_TORCH_ORDER_SEED")) : 11;
   std::map<std::string, int> false_by_op;
   int coincidences = 0;
-  int disagree = 0, ran = 0, refused = 0, justified = 0, false_refusals = 0, missed = 0, replay_wrong = 0, other_errors = 0;
+  int disagree = 0, ran = 0, refused = 0, justified = 0, false_refusals = 0, missed = 0, replay_wrong = 0,
+      other_errors = 0;
   for (int k = 0; k < n; ++k) {
     OrderCase c(seed * 1000003 + k);
     c.make();
@@ -425,12 +432,16 @@ TEST(TorchOrder, UndefinedIsExactlyOrderDependence) {
     for (size_t o = 1; o < rs.size(); ++o) depends = depends || compare(*p, rs[0].obs, rs[o].obs);
     if (undefined) {
       ++refused;
-      if (depends) ++justified;
-      else ++coincidences;  // the values agree in every order, though the addresses do not
+      if (depends)
+        ++justified;
+      else
+        ++coincidences;  // the values agree in every order, though the addresses do not
       if (!address_dependent(c)) {
         ++false_by_op[c.op];
-        if (++false_refusals <= 10) ADD_FAILURE() << "program " << k << " refused as undefined (" << an.error().message
-                                                  << ") but no position's element is another's\n" << c.text;
+        if (++false_refusals <= 10)
+          ADD_FAILURE() << "program " << k << " refused as undefined (" << an.error().message
+                        << ") but no position's element is another's\n"
+                        << c.text;
       }
       continue;
     }
@@ -439,13 +450,15 @@ TEST(TorchOrder, UndefinedIsExactlyOrderDependence) {
       if (++missed <= 10) ADD_FAILURE() << "program " << k << " runs but its result depends on the order\n" << c.text;
     } else if (auto m = compare(*p, t.obs, rs[0].obs)) {
       // The replay itself must reproduce PyTorch where the order does not matter.
-      if (++replay_wrong <= 10) ADD_FAILURE() << "program " << k << ": replay differs from PyTorch at " << m->observable << "\n" << c.text;
+      if (++replay_wrong <= 10)
+        ADD_FAILURE() << "program " << k << ": replay differs from PyTorch at " << m->observable << "\n" << c.text;
     }
   }
-  std::cout << "order: " << n << " programs, " << ran << " run by the oracle, " << refused << " undefined (" << justified
-            << " order-dependent, " << false_refusals << " not), " << other_errors << " other errors; " << missed
-            << " order-dependent programs run, " << disagree << " disagree with PyTorch\n";
-  std::cout << "order: " << coincidences << " refused where the addresses depend on the order but the values agree in every order\n";
+  std::cout << "order: " << n << " programs, " << ran << " run by the oracle, " << refused << " undefined ("
+            << justified << " order-dependent, " << false_refusals << " not), " << other_errors << " other errors; "
+            << missed << " order-dependent programs run, " << disagree << " disagree with PyTorch\n";
+  std::cout << "order: " << coincidences
+            << " refused where the addresses depend on the order but the values agree in every order\n";
   std::cout << "order: refused though no address depends on the order, by op:";
   for (const auto& [op, count] : false_by_op) std::cout << " " << op << " " << count;
   std::cout << "\n";

@@ -4,8 +4,8 @@
 // without a memory format (contiguous() of a non-contiguous tensor), and
 // setitem_ along a negative dim with the dim wrapped. Every case must give
 // the oracle's values under PyTorch 1.13 (/usr/bin/python3) (and reach
-// Thunder without an "unsupported" error: compilers/external_test.cc). Statements from a program's first error on keep the
-// literal aten spellings, so that PyTorch raises its own error there.
+// Thunder without an "unsupported" error: compilers/external_test.cc). Statements from a program's first error on keep
+// the literal aten spellings, so that PyTorch raises its own error there.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -61,7 +61,8 @@ TEST(TorchSpelling, EveryTableSpellingIsAPyTorchCallable) {
                            "    if s.startswith('.'): return getattr(torch.Tensor, s[1:], None)\n"
                            "    try: return functools.reduce(getattr, s.split('.')[1:], torch)\n"
                            "    except AttributeError: return None\n"
-                           "print(' '.join(s for s in [" << names << "] if not callable(callable_of(s))) or 'all')\n";
+                           "print(' '.join(s for s in ["
+                        << names << "] if not callable(callable_of(s))) or 'all')\n";
   const char* py = std::getenv("AF_TORCH_PYTHON");
   FILE* f = popen(((py && *py ? std::string(py) : "/usr/bin/python3") + " " + script + " 2>&1").c_str(), "r");
   ASSERT_NE(f, nullptr);
@@ -75,10 +76,10 @@ TEST(TorchSpelling, EveryTableSpellingIsAPyTorchCallable) {
 TEST(TorchSpelling, UsersSpellingsInTheScript) {
   const std::string s = body(torch_script(parse(kSlices)));
   EXPECT_NE(s.find("a = x[:, 1:4:2]"), std::string::npos) << s;
-  EXPECT_NE(s.find("b = x[:, 2:5]"), std::string::npos) << s;   // -3 wrapped, 100 clamped to 5
-  EXPECT_NE(s.find("c = x[0:2]"), std::string::npos) << s;      // -100 clamped to 0
-  EXPECT_NE(s.find("d = x[:, 4:4]"), std::string::npos) << s;   // end < start: empty at start
-  EXPECT_NE(s.find("e = x[3:3:3]"), std::string::npos) << s;    // dim -2 of rank 2; start clamped
+  EXPECT_NE(s.find("b = x[:, 2:5]"), std::string::npos) << s;  // -3 wrapped, 100 clamped to 5
+  EXPECT_NE(s.find("c = x[0:2]"), std::string::npos) << s;     // -100 clamped to 0
+  EXPECT_NE(s.find("d = x[:, 4:4]"), std::string::npos) << s;  // end < start: empty at start
+  EXPECT_NE(s.find("e = x[3:3:3]"), std::string::npos) << s;   // dim -2 of rank 2; start clamped
   EXPECT_NE(s.find("h = y[:, 2:3:2]"), std::string::npos) << s;
   EXPECT_NE(s.find("i = y[:, :, 1:4]"), std::string::npos) << s;
   EXPECT_EQ(s.find("torch.ops.aten"), std::string::npos) << s;
@@ -93,10 +94,10 @@ TEST(TorchSpelling, UsersSpellingsInTheScript) {
   EXPECT_EQ(fn.find("torch.as_strided("), std::string::npos) << fn;
 
   const std::string c = body(torch_script(parse(kClones)));
-  EXPECT_NE(c.find("c = x.contiguous()"), std::string::npos) << c;  // x is not contiguous
-  EXPECT_NE(c.find("cc = xc.clone()"), std::string::npos) << c;     // xc is
-  EXPECT_NE(c.find("ce = e.contiguous()"), std::string::npos) << c; // expanded
-  EXPECT_NE(c.find("cs = s.clone()"), std::string::npos) << c;      // 0-d
+  EXPECT_NE(c.find("c = x.contiguous()"), std::string::npos) << c;   // x is not contiguous
+  EXPECT_NE(c.find("cc = xc.clone()"), std::string::npos) << c;      // xc is
+  EXPECT_NE(c.find("ce = e.contiguous()"), std::string::npos) << c;  // expanded
+  EXPECT_NE(c.find("cs = s.clone()"), std::string::npos) << c;       // 0-d
   EXPECT_EQ(c.find("memory_format"), std::string::npos) << c;
 
   const std::string t = body(torch_script(parse(kSetitems)));
@@ -143,7 +144,8 @@ return b
   EXPECT_EQ(disagreement(p, r), "");
 
   // An error in the statement itself (a bad dim): PyTorch's own kind and line.
-  const ir::Program q = parse("aliasfuzz 1\nstorage s0 f32[4] = iota(0, 1)\ninput x = s0\na = slice(x, 3, 0, 1, 1)\nreturn a\n");
+  const ir::Program q =
+      parse("aliasfuzz 1\nstorage s0 f32[4] = iota(0, 1)\ninput x = s0\na = slice(x, 3, 0, 1, 1)\nreturn a\n");
   const TorchResult rq = test_runner().run(q);
   EXPECT_EQ(rq.kind, "arg") << describe(rq);
   EXPECT_EQ(rq.line, 4) << describe(rq);

@@ -56,7 +56,8 @@ inline std::string disagreement(const ir::Program& p, const TorchResult& t) {
         // may fail at a later one the oracle never reached.
         if (!t.ok && e.line > 0 && t.line > e.line) return "";
         return t.ok ? "" : ok + "; " + describe(t) + " (expected it to run)";
-      case ir::ErrorKind::Dtype: case ir::ErrorKind::Version:
+      case ir::ErrorKind::Dtype:
+      case ir::ErrorKind::Version:
         // An i64/bool tensor where the format takes f32 data (or the other
         // way round), or a statement PyTorch 1.13 runs and 2.x refuses:
         // outside the format, like resize; PyTorch may run it.
@@ -71,7 +72,8 @@ inline std::string disagreement(const ir::Program& p, const TorchResult& t) {
         // PyTorch's business.
         if (t.ok || t.line == 0 || t.line >= e.line) return "";
         return ok + "; " + describe(t) + " (before the resize)";
-      case ir::ErrorKind::Limit: case ir::ErrorKind::Syntax:
+      case ir::ErrorKind::Limit:
+      case ir::ErrorKind::Syntax:
         return "";  // not PyTorch's business
       // name (a wrong number of result names): Python's unpacking error.
       default:
@@ -85,8 +87,8 @@ inline std::string disagreement(const ir::Program& p, const TorchResult& t) {
   if (!t.ok) return "oracle ran it; " + describe(t);
   if (auto m = compare(p, o, t.obs)) {
     std::ostringstream s;
-    s << "values differ: " << m->observable << "[" << m->index << "] oracle " << m->expected << " torch "
-      << m->actual << " " << m->what;
+    s << "values differ: " << m->observable << "[" << m->index << "] oracle " << m->expected << " torch " << m->actual
+      << " " << m->what;
     return s.str();
   }
   return "";

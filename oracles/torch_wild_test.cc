@@ -30,7 +30,9 @@ class Wild {
     for (int s = 0; s < ns; ++s) {
       const int n = 1 + below(48);
       text_ += "storage s" + std::to_string(s) + " f32[" + std::to_string(n) + "] = " +
-               (chance(0.7) ? "random(" + std::to_string(below(1000)) + ")" : "iota(" + std::to_string(below(5) - 2) + ", 0.5)") + "\n";
+               (chance(0.7) ? "random(" + std::to_string(below(1000)) + ")"
+                            : "iota(" + std::to_string(below(5) - 2) + ", 0.5)") +
+               "\n";
       numel_.push_back(n);
     }
     const int ni = 1 + below(3);
@@ -78,7 +80,8 @@ class Wild {
       if (st.outs.size() == 1 && an->fresh_storage.back() >= 0 && chance(0.5)) {
         const std::string out = p->value_names[st.outs[0]];
         const std::string lay = "lay" + std::to_string(fresh_++);
-        text_ += lay + " = as_strided(" + out + ", [" + std::to_string(an->storage_numel[an->fresh_storage.back()]) + "], [1], 0)\n";
+        text_ += lay + " = as_strided(" + out + ", [" + std::to_string(an->storage_numel[an->fresh_storage.back()]) +
+                 "], [1], 0)\n";
         names_.push_back(lay);
         layouts_.push_back(lay);
       }
@@ -152,13 +155,62 @@ class Wild {
   }
 
   std::string statement(int k) {
-    static const std::vector<std::string> ops = {
-        "view", "reshape", "flatten", "contiguous", "t", "transpose", "permute", "slice", "narrow", "select",
-        "unsqueeze", "squeeze", "expand", "diagonal", "as_strided", "chunk", "split", "unbind", "alias",
-        "add_", "sub_", "mul_", "div_", "exp_", "neg_", "abs_", "relu_", "tanh_", "sigmoid_", "clamp_", "fill_",
-        "zero_", "copy_", "setitem_", "add", "sub", "mul", "div", "exp", "neg", "abs", "relu", "tanh", "sigmoid",
-        "clone", "sum", "amax", "softmax", "matmul", "cat", "full", "slice_scatter", "select_scatter",
-        "diagonal_scatter", "as_strided_scatter", "update_aliases"};
+    static const std::vector<std::string> ops = {"view",
+                                                 "reshape",
+                                                 "flatten",
+                                                 "contiguous",
+                                                 "t",
+                                                 "transpose",
+                                                 "permute",
+                                                 "slice",
+                                                 "narrow",
+                                                 "select",
+                                                 "unsqueeze",
+                                                 "squeeze",
+                                                 "expand",
+                                                 "diagonal",
+                                                 "as_strided",
+                                                 "chunk",
+                                                 "split",
+                                                 "unbind",
+                                                 "alias",
+                                                 "add_",
+                                                 "sub_",
+                                                 "mul_",
+                                                 "div_",
+                                                 "exp_",
+                                                 "neg_",
+                                                 "abs_",
+                                                 "relu_",
+                                                 "tanh_",
+                                                 "sigmoid_",
+                                                 "clamp_",
+                                                 "fill_",
+                                                 "zero_",
+                                                 "copy_",
+                                                 "setitem_",
+                                                 "add",
+                                                 "sub",
+                                                 "mul",
+                                                 "div",
+                                                 "exp",
+                                                 "neg",
+                                                 "abs",
+                                                 "relu",
+                                                 "tanh",
+                                                 "sigmoid",
+                                                 "clone",
+                                                 "sum",
+                                                 "amax",
+                                                 "softmax",
+                                                 "matmul",
+                                                 "cat",
+                                                 "full",
+                                                 "slice_scatter",
+                                                 "select_scatter",
+                                                 "diagonal_scatter",
+                                                 "as_strided_scatter",
+                                                 "update_aliases"};
     const std::string op = ops[below(ops.size())];
     const std::string x = names_[below(names_.size())];
     const ir::Geometry g = geo(x);
@@ -175,12 +227,14 @@ class Wild {
     std::string args;
     int nout = 1;
     bool inplace = op.back() == '_';
-    if (op == "view" || op == "reshape") args = x + ", " + list(factor_sizes(g.numel()));
+    if (op == "view" || op == "reshape")
+      args = x + ", " + list(factor_sizes(g.numel()));
     else if (op == "flatten" || op == "contiguous" || op == "t" || op == "alias" || op == "exp_" || op == "neg_" ||
              op == "abs_" || op == "relu_" || op == "tanh_" || op == "sigmoid_" || op == "zero_" || op == "exp" ||
              op == "neg" || op == "abs" || op == "relu" || op == "tanh" || op == "sigmoid" || op == "clone")
       args = x;
-    else if (op == "transpose") args = x + ", " + std::to_string(dim(r)) + ", " + std::to_string(dim(r));
+    else if (op == "transpose")
+      args = x + ", " + std::to_string(dim(r)) + ", " + std::to_string(dim(r));
     else if (op == "permute") {
       std::vector<int64_t> p(r);
       for (int i = 0; i < r; ++i) p[i] = i;
@@ -190,22 +244,28 @@ class Wild {
       args = x + ", " + list(p);
     } else if (op == "slice") {
       const int64_t d = dim(r), n = size_at(d);
-      args = x + ", " + std::to_string(d) + ", " + std::to_string(index(n)) + ", " + std::to_string(index(n + 1) + 1) + ", " +
-             std::to_string(chance(0.05) ? 0 : 1 + below(3));
+      args = x + ", " + std::to_string(d) + ", " + std::to_string(index(n)) + ", " + std::to_string(index(n + 1) + 1) +
+             ", " + std::to_string(chance(0.05) ? 0 : 1 + below(3));
     } else if (op == "narrow") {
       const int64_t d = dim(r), n = size_at(d), s = index(n);
-      args = x + ", " + std::to_string(d) + ", " + std::to_string(s) + ", " + std::to_string(below(n + 1) - (chance(0.05) ? 2 : 0));
+      args = x + ", " + std::to_string(d) + ", " + std::to_string(s) + ", " +
+             std::to_string(below(n + 1) - (chance(0.05) ? 2 : 0));
     } else if (op == "select") {
       const int64_t d = dim(r);
       args = x + ", " + std::to_string(d) + ", " + std::to_string(index(size_at(d)));
-    } else if (op == "unsqueeze") args = x + ", " + std::to_string(dim(r + 1));
-    else if (op == "squeeze") args = x + ", " + std::to_string(dim(r));
+    } else if (op == "unsqueeze")
+      args = x + ", " + std::to_string(dim(r + 1));
+    else if (op == "squeeze")
+      args = x + ", " + std::to_string(dim(r));
     else if (op == "expand") {
       std::vector<int64_t> s = g.sizes;
       for (auto& e : s) {
-        if (e == 1 && chance(0.6)) e = 1 + below(3);
-        else if (chance(0.2)) e = -1;
-        else if (chance(0.03)) e += 1;
+        if (e == 1 && chance(0.6))
+          e = 1 + below(3);
+        else if (chance(0.2))
+          e = -1;
+        else if (chance(0.03))
+          e += 1;
       }
       if (chance(0.4)) s.insert(s.begin(), 1 + below(3));
       if (chance(0.05) && !s.empty()) s.erase(s.begin());
@@ -236,19 +296,25 @@ class Wild {
       if (nout > 6 || nout < 1) nout = 1;
     } else if (op == "add_" || op == "sub_" || op == "mul_" || op == "div_" || op == "copy_") {
       args = x + ", " + (op != "copy_" && chance(0.4) ? number() : other());
-    } else if (op == "clamp_") args = x + ", " + number() + ", " + number();
-    else if (op == "fill_") args = x + ", " + number();
+    } else if (op == "clamp_")
+      args = x + ", " + number() + ", " + number();
+    else if (op == "fill_")
+      args = x + ", " + number();
     else if (op == "setitem_") {
       const int64_t d = dim(r), n = size_at(d);
-      args = x + ", " + std::to_string(d) + ", " + std::to_string(index(n)) + ", " + std::to_string(index(n + 1) + 1) + ", " +
-             (chance(0.4) ? number() : other());
+      args = x + ", " + std::to_string(d) + ", " + std::to_string(index(n)) + ", " + std::to_string(index(n + 1) + 1) +
+             ", " + (chance(0.4) ? number() : other());
       nout = 0;
     } else if (op == "add" || op == "sub" || op == "mul" || op == "div") {
       args = x + ", " + (chance(0.3) ? number() : other());
-    } else if (op == "sum" || op == "amax") args = x + ", " + std::to_string(dim(r)) + ", " + std::to_string(below(2));
-    else if (op == "softmax") args = x + ", " + std::to_string(dim(r));
-    else if (op == "matmul") args = x + ", " + other();
-    else if (op == "cat") args = "[" + x + ", " + other() + "], " + std::to_string(dim(r));
+    } else if (op == "sum" || op == "amax")
+      args = x + ", " + std::to_string(dim(r)) + ", " + std::to_string(below(2));
+    else if (op == "softmax")
+      args = x + ", " + std::to_string(dim(r));
+    else if (op == "matmul")
+      args = x + ", " + other();
+    else if (op == "cat")
+      args = "[" + x + ", " + other() + "], " + std::to_string(dim(r));
     else if (op == "full") {
       std::vector<int64_t> s;
       for (int d = below(3); d > 0; --d) s.push_back(below(4));
@@ -258,10 +324,12 @@ class Wild {
       const int64_t a = index(n), b = index(n + 1) + 1, step = 1 + below(2);
       // src: a fresh tensor of the slot's shape (usually)
       std::string src = "src" + std::to_string(fresh_++);
-      std::string s1 = src + "v = slice(" + x + ", " + std::to_string(d) + ", " + std::to_string(a) + ", " + std::to_string(b) + ", " + std::to_string(step) + ")";
+      std::string s1 = src + "v = slice(" + x + ", " + std::to_string(d) + ", " + std::to_string(a) + ", " +
+                       std::to_string(b) + ", " + std::to_string(step) + ")";
       if (!try_line(s1)) return "";
       text_ += s1 + "\n" + src + " = mul(" + src + "v, 2.0)\n";
-      args = x + ", " + src + ", " + std::to_string(d) + ", " + std::to_string(a) + ", " + std::to_string(b) + ", " + std::to_string(step);
+      args = x + ", " + src + ", " + std::to_string(d) + ", " + std::to_string(a) + ", " + std::to_string(b) + ", " +
+             std::to_string(step);
     } else if (op == "select_scatter") {
       const int64_t d = dim(r), i = index(size_at(d));
       std::string src = "src" + std::to_string(fresh_++);
@@ -296,8 +364,10 @@ class Wild {
     }
     std::string lhs;
     if (inplace) {
-      if (op != "setitem_" && chance(0.3)) nout = 1;
-      else nout = op == "setitem_" && chance(0.03) ? 1 : 0;
+      if (op != "setitem_" && chance(0.3))
+        nout = 1;
+      else
+        nout = op == "setitem_" && chance(0.03) ? 1 : 0;
       if (chance(0.02)) nout = 2;
     } else if (chance(0.02)) {
       nout += 1;
@@ -326,19 +396,28 @@ TEST(TorchWild, OracleAgreesWithPyTorch) {
   std::map<std::string, int> kinds;
   const int from = std::getenv("AF_TORCH_WILD_FROM") ? std::atoi(std::getenv("AF_TORCH_WILD_FROM")) : 0;
   for (int k = from; k < n; ++k) {
-    if (std::getenv("AF_WILD_TRACE")) std::cerr << "program " << k << "\n" << Wild(seed * 1000003 + k).program() << "\n";
+    if (std::getenv("AF_WILD_TRACE"))
+      std::cerr << "program " << k << "\n" << Wild(seed * 1000003 + k).program() << "\n";
     Wild w(seed * 1000003 + k);
     const std::string text = w.program();
     auto p = ir::parse(text);
-    if (!p) { if (std::getenv("AF_WILD_DEBUG")) std::cerr << p.error().to_string() << "\n" << text << "\n"; continue; }
+    if (!p) {
+      if (std::getenv("AF_WILD_DEBUG")) std::cerr << p.error().to_string() << "\n" << text << "\n";
+      continue;
+    }
     auto an = ir::analyze(*p);
-    if (an) ++valid;
-    else { ++invalid; kinds[ir::kind_name(an.error().kind)]++; }
+    if (an)
+      ++valid;
+    else {
+      ++invalid;
+      kinds[ir::kind_name(an.error().kind)]++;
+    }
     TorchResult t = test_runner().run(*p);
     std::string d = disagreement(*p, t);
     if (!d.empty()) {
       ++failures;
-      if (failures <= (std::getenv("AF_WILD_ALL") ? 100000 : 15)) ADD_FAILURE() << "wild program " << k << ": " << d << "\n" << text;
+      if (failures <= (std::getenv("AF_WILD_ALL") ? 100000 : 15))
+        ADD_FAILURE() << "wild program " << k << ": " << d << "\n" << text;
     }
   }
   std::cout << "wild: " << valid << " valid, " << invalid << " invalid (";

@@ -59,7 +59,8 @@ std::string stories(const json& summary) {
          std::to_string(b.value("count", int64_t{0})) + " findings, first on program " +
          std::to_string(b.value("first_program", int64_t{0})) + ".</p>\n<ul>\n";
     for (const auto& l : story_lines(story)) h += "<li>" + html_escape(l) + "</li>\n";
-    if (story.contains("repro")) h += "<li>reproduce: <code>" + html_escape(value_text(story["repro"])) + "</code></li>\n";
+    if (story.contains("repro"))
+      h += "<li>reproduce: <code>" + html_escape(value_text(story["repro"])) + "</code></li>\n";
     h += "</ul>\n";
     if (story.contains("program")) h += "<pre>" + html_escape(value_text(story["program"])) + "</pre>\n";
   }
@@ -73,7 +74,8 @@ std::string render_html(const json& s, const json& state) {
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>aliasfuzz report</title>\n"
       "<style>\nbody{font-family:sans-serif;margin:2em;max-width:1100px}\n"
       "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}\n"
-      "td.n{text-align:right}.bug{color:#b00}pre{background:#f6f6f6;padding:0.5em;overflow-x:auto}.plots svg{margin:0.5em 0.5em 0 0}\ncode{font-size:90%}\n</style>\n"
+      "td.n{text-align:right}.bug{color:#b00}pre{background:#f6f6f6;padding:0.5em;overflow-x:auto}.plots "
+      "svg{margin:0.5em 0.5em 0 0}\ncode{font-size:90%}\n</style>\n"
       "</head>\n<body>\n<h1>aliasfuzz campaign report</h1>\n";
   const int64_t must = s.value("must_agree_buckets", int64_t{0});
   h += "<ul>\n<li>seed " + html_escape(ir::json_text(s.value("seed", json(nullptr)))) + ", shard " +
@@ -82,7 +84,8 @@ std::string render_html(const json& s, const json& state) {
        "</li>\n";
   if (s.contains("sources")) {
     h += "<li>merged from:";
-    for (const auto& src : s["sources"]) h += " <code>" + html_escape(src.is_string() ? src.get<std::string>() : ir::json_text(src)) + "</code>";
+    for (const auto& src : s["sources"])
+      h += " <code>" + html_escape(src.is_string() ? src.get<std::string>() : ir::json_text(src)) + "</code>";
     h += "</li>\n";
   }
   h += "<li>programs: " + std::to_string(s.value("programs", int64_t{0})) + " in " + fmt(s.value("elapsed_s", 0.0)) +
@@ -93,25 +96,29 @@ std::string render_html(const json& s, const json& state) {
   const json versions = s.value("versions", json::object());
   if (!versions.empty()) {
     std::string v;
-    for (auto it = versions.begin(); it != versions.end(); ++it) v += (v.empty() ? "" : "; ") + it.key() + " " + value_text(it.value());
+    for (auto it = versions.begin(); it != versions.end(); ++it)
+      v += (v.empty() ? "" : "; ") + it.key() + " " + value_text(it.value());
     h += "<li>versions: " + html_escape(v) + "</li>\n";
   }
-  h += "<li>must agree (a divergence is a bug in aliasfuzz): " + html_escape(text_list(s.value("must_agree", json::array()))) +
+  h += "<li>must agree (a divergence is a bug in aliasfuzz): " +
+       html_escape(text_list(s.value("must_agree", json::array()))) +
        "</li>\n<li>expected to diverge (under study, mutants): " +
        html_escape(text_list(s.value("expected_to_diverge", json::array()))) + "</li>\n";
   const json tiers = s.value("programs_per_s_by_tier", json::object());
   if (!tiers.empty()) {
     std::string t;
-    for (auto it = tiers.begin(); it != tiers.end(); ++it) t += (t.empty() ? "" : ", ") + it.key() + " " + rate_text(it.value().get<double>());
+    for (auto it = tiers.begin(); it != tiers.end(); ++it)
+      t += (t.empty() ? "" : ", ") + it.key() + " " + rate_text(it.value().get<double>());
     h += "<li>programs/s of one worker's time in each tier: " + html_escape(t) + "</li>\n";
   }
   h += "<li>findings: " + std::to_string(s.value("findings", int64_t{0})) + " in " +
-       std::to_string(s.value("bucket_count", int64_t{0})) + " buckets, " + std::to_string(s.value("bug_count", int64_t{0})) +
+       std::to_string(s.value("bucket_count", int64_t{0})) + " buckets, " +
+       std::to_string(s.value("bug_count", int64_t{0})) +
        " distinct bugs (buckets whose minimized programs share a signature)</li>\n";
-  h += "<li>crashes: " + std::to_string(s.value("crashes", int64_t{0})) + ", timeouts: " +
-       std::to_string(s.value("timeouts", int64_t{0})) + "</li>\n";
-  h += std::string("<li") + (must ? " class=\"bug\"" : "") + "><b>bugs in aliasfuzz itself</b> (must-agree buckets): " +
-       std::to_string(must) + "</li>\n</ul>\n";
+  h += "<li>crashes: " + std::to_string(s.value("crashes", int64_t{0})) +
+       ", timeouts: " + std::to_string(s.value("timeouts", int64_t{0})) + "</li>\n";
+  h += std::string("<li") + (must ? " class=\"bug\"" : "") +
+       "><b>bugs in aliasfuzz itself</b> (must-agree buckets): " + std::to_string(must) + "</li>\n</ul>\n";
 
   // Plots from the timeline: programs/s between samples, buckets over time.
   std::vector<std::pair<double, double>> rate, buckets;
@@ -153,8 +160,8 @@ std::string render_html(const json& s, const json& state) {
       if (na != nb) return na;
       return a.first < b.first;
     });
-    h += "<h2>Regions per schedule</h2>\n<div class=\"plots\">\n" + svg::bar_chart("regions histogram", reg, "schedules") +
-         "</div>\n";
+    h += "<h2>Regions per schedule</h2>\n<div class=\"plots\">\n" +
+         svg::bar_chart("regions histogram", reg, "schedules") + "</div>\n";
   }
   h += "<h2 class=\"bug\">Bugs in aliasfuzz (must-agree strategies, crashes, timeouts)</h2>\n" + bucket_rows(s, true);
   h += "<h2>Findings against strategies under study</h2>\n" + bucket_rows(s, false);

@@ -23,7 +23,8 @@ namespace {
 
 // The last line of every issue this command writes: what marks a file of
 // DIR/issues as its own (to replace or remove), never a user's.
-constexpr const char* kOwnerMark = "<!-- written by `aliasfuzz report --issues`: replaced or removed when the buckets change -->";
+constexpr const char* kOwnerMark =
+    "<!-- written by `aliasfuzz report --issues`: replaced or removed when the buckets change -->";
 
 struct Ran {
   int status = -1;  // exit status; -1: could not run
@@ -56,8 +57,9 @@ std::string version_table(const std::vector<VersionRan>& runs) {
   std::string yes, t = "| torch | repro.py |\n|---|---|\n";
   for (const auto& r : runs) {
     t += "| " + r.version + " | " +
-         (r.status == 1 ? "reproduces (exit 1)" : r.status == 0 ? "does not reproduce (exit 0)"
-                                                                : "could not run (exit " + std::to_string(r.status) + ")") +
+         (r.status == 1   ? "reproduces (exit 1)"
+          : r.status == 0 ? "does not reproduce (exit 0)"
+                          : "could not run (exit " + std::to_string(r.status) + ")") +
          " |\n";
     if (r.status == 1) yes += (yes.empty() ? "" : ", ") + r.version;
   }
@@ -78,12 +80,16 @@ std::string issue_text(const json& summary, const json& bug, const json& bucket,
   else if (runner.rfind("runner-crash", 0) == 0)
     t += "the Python process dies (" + (runner == "runner-crash" ? std::string("how: unknown") : runner.substr(13)) +
          ") on a program PyTorch eager runs";
-  else if (runner == "runner-timeout") t += "hangs on a program PyTorch eager runs (" + error.substr(0, 80) + ")";
-  else if (story.contains("error")) t += "raises on a program PyTorch eager runs (" + error.substr(0, 80) + ")";
-  else t += "result differs from PyTorch eager (" + value_text(bug["name"]) + ")";
+  else if (runner == "runner-timeout")
+    t += "hangs on a program PyTorch eager runs (" + error.substr(0, 80) + ")";
+  else if (story.contains("error"))
+    t += "raises on a program PyTorch eager runs (" + error.substr(0, 80) + ")";
+  else
+    t += "result differs from PyTorch eager (" + value_text(bug["name"]) + ")";
   t += "\n\n## Versions\n\n";
   const json versions = summary.value("versions", json::object());
-  for (auto it = versions.begin(); it != versions.end(); ++it) t += "- " + it.key() + ": " + value_text(it.value()) + "\n";
+  for (auto it = versions.begin(); it != versions.end(); ++it)
+    t += "- " + it.key() + ": " + value_text(it.value()) + "\n";
   t += "- Python: `" + python + "`\n";
   if (!versions_ran.empty()) t += "\n" + version_table(versions_ran);
   t += "\n## What happens\n\n";
@@ -93,16 +99,21 @@ std::string issue_text(const json& summary, const json& bug, const json& bucket,
   for (const auto& b : bug["buckets"]) names += (names.empty() ? "" : ", ") + b.get<std::string>();
   t += names + ")\n";
   if (story.contains("stderr_tail"))
-    t += "\nThe last lines the dying process wrote on stderr (in the campaign):\n\n```\n" + value_text(story["stderr_tail"]) +
-         "\n```\n";
-  t += "\n## Reproduce\n\nSave as `repro.py` and run `" + python + " repro.py` (exit 1 while the bug reproduces):\n\n```python\n" +
-       script + (script.empty() || script.back() == '\n' ? "" : "\n") + "```\n";
+    t += "\nThe last lines the dying process wrote on stderr (in the campaign):\n\n```\n" +
+         value_text(story["stderr_tail"]) + "\n```\n";
+  t += "\n## Reproduce\n\nSave as `repro.py` and run `" + python +
+       " repro.py` (exit 1 while the bug reproduces):\n\n```python\n" + script +
+       (script.empty() || script.back() == '\n' ? "" : "\n") + "```\n";
   t += "\n## Output (run while this issue was written)\n\n";
-  if (ran.status == 1) t += "**Reproduces** (exit 1).\n\n";
-  else if (ran.status == 0) t += "**Does not reproduce any more** (exit 0): fixed, or the environment differs.\n\n";
-  else t += "**Could not run** (exit " + std::to_string(ran.status) + ").\n\n";
+  if (ran.status == 1)
+    t += "**Reproduces** (exit 1).\n\n";
+  else if (ran.status == 0)
+    t += "**Does not reproduce any more** (exit 0): fixed, or the environment differs.\n\n";
+  else
+    t += "**Could not run** (exit " + std::to_string(ran.status) + ").\n\n";
   t += "```\n" + ran.output + (ran.output.empty() || ran.output.back() == '\n' ? "" : "\n") + "```\n";
-  t += "\nThe aliasfuzz program it was minimized from:\n\n```\n" + value_text(story.value("program", json(""))) + "```\n";
+  t += "\nThe aliasfuzz program it was minimized from:\n\n```\n" + value_text(story.value("program", json(""))) +
+       "```\n";
   return t + kOwnerMark + "\n";
 }
 
@@ -112,7 +123,8 @@ bool owned_issue(const std::filesystem::path& f) {
   std::string text;
   if (f.extension() != ".md" || !fuzz::read_text(f.string(), &text)) return false;
   return text.find(kOwnerMark) != std::string::npos ||
-         (text.rfind("# ", 0) == 0 && text.find("\n## Output (run while this issue was written)\n") != std::string::npos);
+         (text.rfind("# ", 0) == 0 &&
+          text.find("\n## Output (run while this issue was written)\n") != std::string::npos);
 }
 
 // The issues folder mirrors the current bugs: an issue of a bug that is no
@@ -151,15 +163,18 @@ std::vector<IssueWritten> write_issues(const std::string& dir, int timeout_s) {
       const std::string strategy = spec ? spec->strategy.name() : "";
       const auto ext = compilers::external_strategy(strategy);
       std::string python = script.rfind("#!", 0) == 0 ? script.substr(2, script.find('\n') - 2) : "/usr/bin/python3";
-      if (ext && ext->versioned && !compilers::external_python(strategy).empty()) python = compilers::external_python(strategy);
+      if (ext && ext->versioned && !compilers::external_python(strategy).empty())
+        python = compilers::external_python(strategy);
       const Ran ran = run_script(python, folder + "/repro.py", timeout_s);
       std::vector<VersionRan> versions_ran;
       if (ext && ext->versioned)
         for (const auto& t : compilers::installed_torches())
-          versions_ran.push_back(
-              {t.version, t.python == python ? ran.status : run_script(t.python, folder + "/repro.py", timeout_s).status});
-      const bool fixed = !versions_ran.empty() && versions_ran.back().status == 0 &&
-                         std::any_of(versions_ran.begin(), versions_ran.end(), [](const auto& v) { return v.status == 1; });
+          versions_ran.push_back({t.version, t.python == python
+                                                 ? ran.status
+                                                 : run_script(t.python, folder + "/repro.py", timeout_s).status});
+      const bool fixed =
+          !versions_ran.empty() && versions_ran.back().status == 0 &&
+          std::any_of(versions_ran.begin(), versions_ran.end(), [](const auto& v) { return v.status == 1; });
       const std::string sub = fixed ? "/issues/fixed-upstream" : "/issues";
       const std::string path = dir + sub + "/" + bug["name"].get<std::string>() + ".md";
       fuzz::make_dirs(dir + sub);

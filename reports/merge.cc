@@ -44,7 +44,8 @@ json read_object(const std::string& path, bool required) {
 void copy_tree(const std::string& from, const std::string& to) {
   fuzz::make_dirs(to);
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(from, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+  for (auto it = fs::recursive_directory_iterator(from, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
     const fs::path rel = fs::relative(it->path(), from);
     const std::string target = (fs::path(to) / rel).string();
     if (it->is_directory()) {
@@ -62,7 +63,7 @@ void copy_tree(const std::string& from, const std::string& to) {
 // its shard's terms, as a predicate on global k.
 struct Done {
   int i, n;
-  uint64_t below;  // local indices below this are done
+  uint64_t below;            // local indices below this are done
   std::set<uint64_t> extra;  // global indices
   bool has(uint64_t k) const {
     if (static_cast<int>(k % n) != i) return false;
@@ -119,7 +120,9 @@ void merge_campaigns(const std::vector<std::string>& sources, const std::string&
   const json seed = srcs[0].state.value("seed", srcs[0].campaign.value("seed", json(nullptr)));
   for (const Source& s : srcs) {
     const json other = s.state.value("seed", s.campaign.value("seed", json(nullptr)));
-    if (other != seed) throw std::runtime_error("merge: " + s.dir + " has seed " + ir::json_text(other) + ", not " + ir::json_text(seed));
+    if (other != seed)
+      throw std::runtime_error("merge: " + s.dir + " has seed " + ir::json_text(other) + ", not " +
+                               ir::json_text(seed));
   }
   // The same shard given twice (e.g. a copy): keep the one that did more.
   {
@@ -266,12 +269,14 @@ void merge_campaigns(const std::vector<std::string>& sources, const std::string&
 
   json state_buckets = json::object();
   for (const auto& [name, b] : buckets)
-    state_buckets[name] = {{"count", b.count}, {"first_program", b.first_k}, {"must_agree", b.must_agree},
-                           {"first_t", b.first_t}, {"finding", b.line}};
-  json state = {{"seed", seed},          {"done_below", done_below}, {"done_extra", done_extra},
-                {"programs", programs},  {"invalid", invalid},       {"findings", findings},
-                {"crashes", crashes},    {"timeouts", timeouts},     {"elapsed_s", elapsed},
-                {"buckets", state_buckets}, {"timeline", timeline},  {"merged", true}};
+    state_buckets[name] = {{"count", b.count},
+                           {"first_program", b.first_k},
+                           {"must_agree", b.must_agree},
+                           {"first_t", b.first_t},
+                           {"finding", b.line}};
+  json state = {{"seed", seed},         {"done_below", done_below}, {"done_extra", done_extra}, {"programs", programs},
+                {"invalid", invalid},   {"findings", findings},     {"crashes", crashes},       {"timeouts", timeouts},
+                {"elapsed_s", elapsed}, {"buckets", state_buckets}, {"timeline", timeline},     {"merged", true}};
   // A regions histogram, when the sources have one: summed.
   json regions = json::object();
   bool any_regions = false;
@@ -300,8 +305,12 @@ void merge_campaigns(const std::vector<std::string>& sources, const std::string&
   for (const Source& s : srcs) {
     if (!s.state.contains("external") || !s.state["external"].is_object()) continue;
     const json& e = s.state["external"];
-    if (external.is_null()) external = {{"runs", 0}, {"compared", 0}, {"unsupported", 0}, {"unsupported_reasons", json::object()},
-                                        {"not_supported", e.value("not_supported", json::array())}};
+    if (external.is_null())
+      external = {{"runs", 0},
+                  {"compared", 0},
+                  {"unsupported", 0},
+                  {"unsupported_reasons", json::object()},
+                  {"not_supported", e.value("not_supported", json::array())}};
     for (const char* k : {"runs", "compared", "unsupported"})
       external[k] = external[k].get<int64_t>() + e.value(k, int64_t{0});
     const json reasons = e.value("unsupported_reasons", json::object());

@@ -19,7 +19,8 @@ using testing::read_json;
 using testing::slurp;
 
 json spec(const std::string& strategy, const std::string& reorder = "random:1") {
-  return {{"strategy", strategy}, {"inject", nullptr}, {"reorder", reorder}, {"fusion", "greedy"}, {"target", "interp"}};
+  return {
+      {"strategy", strategy}, {"inject", nullptr}, {"reorder", reorder}, {"fusion", "greedy"}, {"target", "interp"}};
 }
 
 const std::string A = "update_aliases__random__greedy__storage__add_";
@@ -75,17 +76,18 @@ void write_campaign(const std::string& d, const std::string& shard, const std::v
       lines += line.dump() + "\n";
     }
   if (legacy)
-    for (auto& [name, b] : buckets.items()) b = {{"count", b["count"]}, {"first_program", b["first_program"]}, {"must_agree", b["must_agree"]}};
+    for (auto& [name, b] : buckets.items())
+      b = {{"count", b["count"]}, {"first_program", b["first_program"]}, {"must_agree", b["must_agree"]}};
   for (const std::string& l : extra_lines) lines += l + "\n";
   fuzz::write_atomic(d + "/findings.jsonl", lines);
   fuzz::write_atomic(d + "/campaign.json",
                      json{{"seed", 7}, {"shard", shard}, {"programs", 12}, {"target", "interp"}}.dump(2));
   json timeline = json::array();
-  for (int t = 1; t <= 2; ++t) timeline.push_back({{"t", t}, {"programs", programs * t / 2}, {"buckets", buckets.size()}});
-  json state = {{"seed", 7},          {"done_below", done_below}, {"done_extra", done_extra},
-                {"programs", programs}, {"invalid", invalid},     {"findings", findings.size()},
-                {"crashes", crashes}, {"timeouts", 0},           {"elapsed_s", 2.0},
-                {"buckets", buckets}, {"timeline", timeline}};
+  for (int t = 1; t <= 2; ++t)
+    timeline.push_back({{"t", t}, {"programs", programs * t / 2}, {"buckets", buckets.size()}});
+  json state = {{"seed", 7},          {"done_below", done_below},    {"done_extra", done_extra}, {"programs", programs},
+                {"invalid", invalid}, {"findings", findings.size()}, {"crashes", crashes},       {"timeouts", 0},
+                {"elapsed_s", 2.0},   {"buckets", buckets},          {"timeline", timeline}};
   fuzz::write_atomic(d + "/state.json", state.dump());
 }
 
@@ -270,9 +272,11 @@ TEST(Merge, ExternalRunsAreSummedAndReported) {
   EXPECT_EQ(read_json(out + "/report.json")["programs_per_s_by_tier"]["thunder"], 2.0);
   const std::string md = slurp(out + "/report.md");
   EXPECT_NE(md.find("external strategies: 9 of 12 runs reached a value comparison (75.0%), 2 unsupported"),
-            std::string::npos) << md;
+            std::string::npos)
+      << md;
   EXPECT_NE(md.find("not supported by thunder 0.2.6: fill_, sigmoid_ (left out of the generated programs)"),
-            std::string::npos) << md;
+            std::string::npos)
+      << md;
 }
 
 }  // namespace

@@ -20,7 +20,8 @@ using nlohmann::json;
 
 std::set<std::string> finding_keys(const std::string& dir) {
   std::set<std::string> r;
-  for (const json& f : read_findings(dir)) r.insert(std::to_string(f["k"].get<uint64_t>()) + " " + f["bucket"].get<std::string>() + " " + f["spec"].dump());
+  for (const json& f : read_findings(dir))
+    r.insert(std::to_string(f["k"].get<uint64_t>()) + " " + f["bucket"].get<std::string>() + " " + f["spec"].dump());
   return r;
 }
 

@@ -44,9 +44,12 @@ bool exists(const std::string& path) {
 std::string md_cell(const std::string& s) {
   std::string r;
   for (char c : s) {
-    if (c == '|') r += "\\|";
-    else if (c == '\n') r += ' ';
-    else r += c;
+    if (c == '|')
+      r += "\\|";
+    else if (c == '\n')
+      r += ' ';
+    else
+      r += c;
   }
   return r;
 }
@@ -58,12 +61,23 @@ std::string html_escape(const std::string& s) {
   r.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': r += "&amp;"; break;
-      case '<': r += "&lt;"; break;
-      case '>': r += "&gt;"; break;
-      case '"': r += "&quot;"; break;
-      case '\'': r += "&#39;"; break;
-      default: r += c;
+      case '&':
+        r += "&amp;";
+        break;
+      case '<':
+        r += "&lt;";
+        break;
+      case '>':
+        r += "&gt;";
+        break;
+      case '"':
+        r += "&quot;";
+        break;
+      case '\'':
+        r += "&#39;";
+        break;
+      default:
+        r += c;
     }
   }
   return r;
@@ -123,7 +137,8 @@ json summarize(const std::string& dir) {
   r["versions"] = campaign.value("versions", json::object());
   const auto strategies = run::parse_strategies(campaign.value("strategies", std::vector<std::string>{}));
   const auto mutants = run::parse_mutants(campaign.value("injects", std::vector<std::string>{}));
-  const fuzz::CampaignRuns runs = strategies && mutants ? fuzz::campaign_runs(*strategies, *mutants) : fuzz::CampaignRuns{};
+  const fuzz::CampaignRuns runs =
+      strategies && mutants ? fuzz::campaign_runs(*strategies, *mutants) : fuzz::CampaignRuns{};
   r["must_agree"] = runs.must_agree;
   r["expected_to_diverge"] = runs.expected_to_diverge;
   // Programs per second of one worker's time in each tier.
@@ -160,13 +175,17 @@ json summarize(const std::string& dir) {
     const auto parsed = fuzz::Bucket::parse(name);
     e["strategy"] = bs != bucket_strategy.end() ? bs->second : parsed ? parsed->who : name;
     json files = json::object();
-    for (const auto& [key, file] : std::vector<std::pair<std::string, std::string>>{
-             {"case", "case.af"}, {"min", "min.af"}, {"repro", "repro.py"}, {"note", "note.md"}, {"settings", "settings.json"}}) {
+    for (const auto& [key, file] : std::vector<std::pair<std::string, std::string>>{{"case", "case.af"},
+                                                                                    {"min", "min.af"},
+                                                                                    {"repro", "repro.py"},
+                                                                                    {"note", "note.md"},
+                                                                                    {"settings", "settings.json"}}) {
       const std::string rel = "findings/" + name + "/" + file;
       if (exists(dir + "/" + rel)) files[key] = rel;
     }
     e["files"] = files;
-    e["story"] = bucket_story(dir, name, first_finding.count(name) ? first_finding[name] : b.value("finding", json::object()));
+    e["story"] =
+        bucket_story(dir, name, first_finding.count(name) ? first_finding[name] : b.value("finding", json::object()));
     // The bug it is (fuzz/signature.h, from minimize.json); a class that
     // was not minimized is its own bug.
     const json mj = read_json(dir + "/findings/" + name + "/minimize.json", false);
@@ -194,8 +213,8 @@ json summarize(const std::string& dir) {
     const std::string name = mj.value("bug", fallback), key = mj.value("bug_key", name);
     auto [it, fresh] = bug_index.try_emplace(key, bugs.size());
     if (fresh) {
-      json g = {{"name", name}, {"buckets", json::array()}, {"folders", json::array()}, {"count", 0},
-                {"must_agree", false}, {"explained", 0}, {"from_novelty", false}};
+      json g = {{"name", name},        {"buckets", json::array()}, {"folders", json::array()}, {"count", 0},
+                {"must_agree", false}, {"explained", 0},           {"from_novelty", false}};
       if (mj.contains("bug_program")) g["program"] = mj["bug_program"];
       // A bug the ledger (corpus/findings) already holds is labelled with
       // its entry, where the entry still reproduces on the bug's version.
@@ -214,7 +233,8 @@ json summarize(const std::string& dir) {
         // alias roots (aliased inputs, a view of an input, ...): a lead for
         // the triager, never a label.
         for (const auto& le : entries)
-          if (bug && le.bug != *bug && bug->resembles(le.bug)) g["resembles"].push_back(le.name + (le.reference.empty() ? "" : " " + le.reference));
+          if (bug && le.bug != *bug && bug->resembles(le.bug))
+            g["resembles"].push_back(le.name + (le.reference.empty() ? "" : " " + le.reference));
       }
       bugs.push_back(g);
     }
@@ -234,7 +254,8 @@ json summarize(const std::string& dir) {
   int64_t novel_minimized = 0, novel_explained = 0, novel_unfinished = 0;
   std::error_code ec;
   std::vector<std::string> novel;
-  for (const auto& f : std::filesystem::directory_iterator(dir + "/novel", ec)) novel.push_back(f.path().filename().string());
+  for (const auto& f : std::filesystem::directory_iterator(dir + "/novel", ec))
+    novel.push_back(f.path().filename().string());
   std::sort(novel.begin(), novel.end());
   std::map<std::string, std::string> bucket_bug;  // bucket name -> its bug's key
   for (const json& e : buckets) {
@@ -282,8 +303,11 @@ json summarize(const std::string& dir) {
       if (const auto spec = mj.contains("spec") ? run::spec_from_json(mj["spec"]) : std::nullopt)
         g["must_agree"] = g["must_agree"].get<bool>() || spec->must_agree();
     }
-  r["novelty"] = {{"minimized", novel_minimized}, {"explained", novel_explained}, {"unfinished", novel_unfinished},
-                  {"new_bugs", std::count_if(bugs.begin(), bugs.end(), [](const json& g) { return g["from_novelty"].get<bool>(); })}};
+  r["novelty"] = {{"minimized", novel_minimized},
+                  {"explained", novel_explained},
+                  {"unfinished", novel_unfinished},
+                  {"new_bugs", std::count_if(bugs.begin(), bugs.end(),
+                                             [](const json& g) { return g["from_novelty"].get<bool>(); })}};
   // The bug is the unit: aliasfuzz's own first, then new ones, then those
   // the ledger knows; biggest first within each.
   std::stable_sort(bugs.begin(), bugs.end(), [](const json& a, const json& b) {
@@ -328,8 +352,9 @@ std::string bugs_markdown(const json& s) {
   std::string m = "## Bugs (one per cause; aliasfuzz's own first, then new, then known)\n\n";
   const json nv = s.value("novelty", json::object());
   m += "Novelty leads (findings with a feature no bug program had, minimized keeping it): " +
-       std::to_string(nv.value("minimized", int64_t{0})) + " minimized, " + std::to_string(nv.value("explained", int64_t{0})) +
-       " explained by a bug below, " + std::to_string(nv.value("new_bugs", int64_t{0})) + " bugs found only through them" +
+       std::to_string(nv.value("minimized", int64_t{0})) + " minimized, " +
+       std::to_string(nv.value("explained", int64_t{0})) + " explained by a bug below, " +
+       std::to_string(nv.value("new_bugs", int64_t{0})) + " bugs found only through them" +
        (nv.value("unfinished", int64_t{0}) > 0
             ? ", " + std::to_string(nv.value("unfinished", int64_t{0})) + " unfinished (budget: --minimize-novel)"
             : std::string()) +
@@ -348,9 +373,10 @@ std::string bugs_markdown(const json& s) {
       known = value_text(g["ledger"]["entry"]) + " (" + value_text(g["ledger"]["status"]) +
               (g["ledger"]["reference"] == "" ? "" : " " + value_text(g["ledger"]["reference"])) +
               (g["ledger"].contains("versions") ? "; " + value_text(g["ledger"]["versions"]) : "") + ")";
-    m += "| " + md_cell(g.value("name", std::string())) + (g.value("must_agree", false) ? " **(aliasfuzz)**" : "") + " | " +
-         md_cell(known) + " | " + (g.value("count_estimated", false) ? "≈ " : "") + std::to_string(g.value("count", int64_t{0})) +
-         " | " + std::to_string(g.value("explained", int64_t{0})) + " | " + md_cell(where) + " |\n";
+    m += "| " + md_cell(g.value("name", std::string())) + (g.value("must_agree", false) ? " **(aliasfuzz)**" : "") +
+         " | " + md_cell(known) + " | " + (g.value("count_estimated", false) ? "≈ " : "") +
+         std::to_string(g.value("count", int64_t{0})) + " | " + std::to_string(g.value("explained", int64_t{0})) +
+         " | " + md_cell(where) + " |\n";
   }
   for (const json& g : s.value("bugs", json::array()))
     if (g.contains("program"))
@@ -364,7 +390,8 @@ std::string render_markdown(const json& s) {
        (s.value("target", std::string()).empty() ? "" : ", target " + s.value("target", std::string())) + "\n";
   if (s.contains("sources")) {
     m += "- merged from:";
-    for (const auto& src : s["sources"]) m += " `" + (src.is_string() ? src.get<std::string>() : ir::json_text(src)) + "`";
+    for (const auto& src : s["sources"])
+      m += " `" + (src.is_string() ? src.get<std::string>() : ir::json_text(src)) + "`";
     m += "\n";
   }
   m += "- programs: " + std::to_string(s.value("programs", int64_t{0})) + " in " + fmt(s.value("elapsed_s", 0.0)) +
@@ -379,22 +406,25 @@ std::string render_markdown(const json& s) {
   const json versions = s.value("versions", json::object());
   if (!versions.empty()) {
     m += "- versions:";
-    for (auto it = versions.begin(); it != versions.end(); ++it) m += " " + it.key() + " " + value_text(it.value()) + ";";
+    for (auto it = versions.begin(); it != versions.end(); ++it)
+      m += " " + it.key() + " " + value_text(it.value()) + ";";
     m.back() = '\n';
   }
   m += "- must agree (a divergence is a bug in aliasfuzz): " + text_list(s.value("must_agree", json::array())) + "\n";
-  m += "- expected to diverge (under study, mutants): " + text_list(s.value("expected_to_diverge", json::array())) + "\n";
+  m += "- expected to diverge (under study, mutants): " + text_list(s.value("expected_to_diverge", json::array())) +
+       "\n";
   const json tiers = s.value("programs_per_s_by_tier", json::object());
   if (!tiers.empty()) {
     m += "- programs/s of one worker's time in each tier:";
-    for (auto it = tiers.begin(); it != tiers.end(); ++it) m += " " + it.key() + " " + rate_text(it.value().get<double>()) + ",";
+    for (auto it = tiers.begin(); it != tiers.end(); ++it)
+      m += " " + it.key() + " " + rate_text(it.value().get<double>()) + ",";
     m.back() = '\n';
   }
   m += "- findings: " + std::to_string(s.value("findings", int64_t{0})) + " in " +
        std::to_string(s.value("bucket_count", int64_t{0})) + " buckets, " +
        std::to_string(s.value("bug_count", int64_t{0})) + " distinct bugs (one per cause, fuzz/signature.h)\n";
-  m += "- crashes: " + std::to_string(s.value("crashes", int64_t{0})) + ", timeouts: " +
-       std::to_string(s.value("timeouts", int64_t{0})) + "\n";
+  m += "- crashes: " + std::to_string(s.value("crashes", int64_t{0})) +
+       ", timeouts: " + std::to_string(s.value("timeouts", int64_t{0})) + "\n";
   if (s.contains("external")) {
     const json& e = s["external"];
     const int64_t runs = e.value("runs", int64_t{0}), cmp = e.value("compared", int64_t{0});
@@ -404,7 +434,8 @@ std::string render_markdown(const json& s) {
            std::to_string(e.value("unsupported", int64_t{0})) + " unsupported (not findings)\n";
     else
       m += "- unsupported runs (not findings; a model predicts its real compiler refuses an op, or the Halide "
-           "lowering does not implement one): " + std::to_string(e.value("unsupported", int64_t{0})) + "\n";
+           "lowering does not implement one): " +
+           std::to_string(e.value("unsupported", int64_t{0})) + "\n";
     // The most frequent reasons, so that a refusal is seen for what it is.
     std::vector<std::pair<int64_t, std::string>> reasons;
     const json rs = e.value("unsupported_reasons", json::object());
@@ -416,8 +447,8 @@ std::string render_markdown(const json& s) {
   }
   for (const auto& n : s.value("not_supported", json::array()))
     if (n.is_string()) m += "- " + n.get<std::string>() + " (left out of the generated programs)\n";
-  m += "- **bugs in aliasfuzz itself** (must-agree buckets): " + std::to_string(s.value("must_agree_buckets", int64_t{0})) +
-       "\n\n";
+  m += "- **bugs in aliasfuzz itself** (must-agree buckets): " +
+       std::to_string(s.value("must_agree_buckets", int64_t{0})) + "\n\n";
 
   auto table = [&](bool must) {
     std::string t = "| bucket | strategy | findings | first program | files |\n|---|---|---:|---:|---|\n";
@@ -431,9 +462,9 @@ std::string render_markdown(const json& s) {
         const std::string rel = it.value().get<std::string>();
         links += (links.empty() ? "" : " ") + std::string("[") + rel.substr(rel.rfind('/') + 1) + "](" + rel + ")";
       }
-      t += "| " + md_cell(b.value("name", std::string())) + " | " + md_cell(b.value("strategy", std::string())) + " | " +
-           std::to_string(b.value("count", int64_t{0})) + " | " + std::to_string(b.value("first_program", int64_t{0})) +
-           " | " + links + " |\n";
+      t += "| " + md_cell(b.value("name", std::string())) + " | " + md_cell(b.value("strategy", std::string())) +
+           " | " + std::to_string(b.value("count", int64_t{0})) + " | " +
+           std::to_string(b.value("first_program", int64_t{0})) + " | " + links + " |\n";
     }
     return rows ? t + "\n" : std::string("None.\n\n");
   };
@@ -444,7 +475,8 @@ std::string render_markdown(const json& s) {
   int told = 0;
   for (const json& b : s.value("buckets", json::array())) {
     if (told++ == kStories) {
-      m += "(" + std::to_string(s.value("buckets", json::array()).size() - kStories) + " more buckets: see report.json)\n\n";
+      m += "(" + std::to_string(s.value("buckets", json::array()).size() - kStories) +
+           " more buckets: see report.json)\n\n";
       break;
     }
     const json story = b.value("story", json::object());
@@ -459,10 +491,12 @@ std::string render_markdown(const json& s) {
   }
   m += "## Findings per strategy\n\n";
   const json per = s.value("findings_per_strategy", json::object());
-  if (per.empty()) m += "None.\n";
+  if (per.empty())
+    m += "None.\n";
   else {
     m += "| strategy | findings |\n|---|---:|\n";
-    for (auto it = per.begin(); it != per.end(); ++it) m += "| " + md_cell(it.key()) + " | " + ir::json_text(it.value()) + " |\n";
+    for (auto it = per.begin(); it != per.end(); ++it)
+      m += "| " + md_cell(it.key()) + " | " + ir::json_text(it.value()) + " |\n";
   }
   if (s.contains("regions_histogram")) {
     m += "\n## Regions per schedule\n\n| regions | count |\n|---:|---:|\n";

@@ -18,7 +18,8 @@ using testing::read_json;
 using testing::slurp;
 
 json spec(const std::string& strategy, const json& inject = nullptr) {
-  return {{"strategy", strategy}, {"inject", inject}, {"reorder", "random:3"}, {"fusion", "greedy"}, {"target", "interp"}};
+  return {
+      {"strategy", strategy}, {"inject", inject}, {"reorder", "random:3"}, {"fusion", "greedy"}, {"target", "interp"}};
 }
 
 // A small campaign folder written by hand, as fuzz/campaign.cc writes one.
@@ -184,25 +185,41 @@ TEST(Report, EachBucketTellsItsStory) {
   const std::string b = "update_aliases__reordered__fused__return__inplace";
   const std::string dir = d + "/findings/" + b;
   fuzz::make_dirs(dir);
-  const json finding = {{"k", 4}, {"bucket", b}, {"spec", spec("update_aliases")}, {"op", "sub_"},
-                        {"observable", "return 0"}, {"index", 3}, {"expected", 1.5}, {"actual", 2.0}, {"count", 6}};
+  const json finding = {{"k", 4},
+                        {"bucket", b},
+                        {"spec", spec("update_aliases")},
+                        {"op", "sub_"},
+                        {"observable", "return 0"},
+                        {"index", 3},
+                        {"expected", 1.5},
+                        {"actual", 2.0},
+                        {"count", 6}};
   fuzz::write_atomic(d + "/findings.jsonl", finding.dump() + "\n");
   fuzz::write_atomic(dir + "/case.af",
                      "# campaign case\naliasfuzz 1\nstorage s0 f32[4] = iota(0, 1)\ninput x = s0\n"
                      "a = add(x, 1.0)\nb = mul(a, 2.0)\nadd_(x, 1.0)\nreturn x, b\n");
-  fuzz::write_atomic(dir + "/min.af", "# minimized\naliasfuzz 1\nstorage s0 f32[4] = iota(0, 1)\ninput x = s0\n"
-                                      "add_(x, 1.0)\nreturn x\n");
-  fuzz::write_atomic(dir + "/minimize.json",
-                     json{{"spec", spec("update_aliases")}, {"first_diverging_op", "add_"},
-                          {"first_mismatch", {{"observable", "return 0"}, {"index", 0}, {"expected", 1.0}, {"actual", "nan"}}}}
+  fuzz::write_atomic(dir + "/min.af",
+                     "# minimized\naliasfuzz 1\nstorage s0 f32[4] = iota(0, 1)\ninput x = s0\n"
+                     "add_(x, 1.0)\nreturn x\n");
+  fuzz::write_atomic(
+      dir + "/minimize.json",
+      json{{"spec", spec("update_aliases")},
+           {"first_diverging_op", "add_"},
+           {"first_mismatch", {{"observable", "return 0"}, {"index", 0}, {"expected", 1.0}, {"actual", "nan"}}}}
+          .dump());
+  fuzz::write_atomic(d + "/campaign.json", json{{"seed", 5},
+                                                {"shard", "0/1"},
+                                                {"target", "interp"},
+                                                {"strategies", {"update_aliases"}},
+                                                {"commands", {"aliasfuzz fuzz --seed 5"}},
+                                                {"versions", {{"halide", "14.0.0-3"}}}}
+                                               .dump());
+  fuzz::write_atomic(d + "/state.json",
+                     json{{"seed", 5},
+                          {"programs", 10},
+                          {"findings", 6},
+                          {"buckets", {{b, {{"count", 6}, {"first_program", 4}, {"must_agree", false}}}}}}
                          .dump());
-  fuzz::write_atomic(d + "/campaign.json",
-                     json{{"seed", 5}, {"shard", "0/1"}, {"target", "interp"}, {"strategies", {"update_aliases"}},
-                          {"commands", {"aliasfuzz fuzz --seed 5"}}, {"versions", {{"halide", "14.0.0-3"}}}}
-                         .dump());
-  fuzz::write_atomic(d + "/state.json", json{{"seed", 5}, {"programs", 10}, {"findings", 6},
-                                             {"buckets", {{b, {{"count", 6}, {"first_program", 4}, {"must_agree", false}}}}}}
-                                            .dump());
   write_reports(d);
   const json r = read_json(d + "/report.json");
   ASSERT_EQ(r["buckets"].size(), 1u);
@@ -215,14 +232,16 @@ TEST(Report, EachBucketTellsItsStory) {
   const std::string repro = s["repro"];
   EXPECT_NE(repro.find(" run /"), std::string::npos) << repro;  // an absolute path: works from any folder
   EXPECT_NE(repro.find(b + "/min.af --strategy update_aliases --reorder random:3 --fusion greedy --target interp"),
-            std::string::npos) << repro;
+            std::string::npos)
+      << repro;
   EXPECT_EQ(r["commands"][0], "aliasfuzz fuzz --seed 5");
   EXPECT_EQ(r["expected_to_diverge"], json::array({"update_aliases"}));
   const std::string md = slurp(d + "/report.md");
-  for (const char* want : {"- command: `aliasfuzz fuzz --seed 5`", "halide 14.0.0-3",
-                           "expected to diverge (under study, mutants): update_aliases",
-                           "first mismatch: return 0[0]: expected 1.0, got nan (first diverging op: add_)",
-                           "program: min.af, 3 statements minimized to 1", "```\naliasfuzz 1\n", "add_(x, 1.0)\nreturn x\n```"})
+  for (const char* want :
+       {"- command: `aliasfuzz fuzz --seed 5`", "halide 14.0.0-3",
+        "expected to diverge (under study, mutants): update_aliases",
+        "first mismatch: return 0[0]: expected 1.0, got nan (first diverging op: add_)",
+        "program: min.af, 3 statements minimized to 1", "```\naliasfuzz 1\n", "add_(x, 1.0)\nreturn x\n```"})
     EXPECT_NE(md.find(want), std::string::npos) << want << "\n" << md;
   const std::string html = slurp(d + "/report.html");
   EXPECT_NE(html.find("<pre>aliasfuzz 1\n"), std::string::npos);
@@ -262,8 +281,10 @@ TEST(Report, KnownBugsAreLabelledFromTheLedger) {
   const std::string d = fresh_dir("ledger-campaign");
   json buckets = json::object();
   std::string lines;
-  for (const auto& [b, key] : std::vector<std::pair<std::string, std::string>>{
-           {"thunder__a", le->bug.key()}, {"thunder__b", "other"}, {"thunder__c", le2->bug.key() + ",alias:input~shared/chunk"}}) {
+  for (const auto& [b, key] :
+       std::vector<std::pair<std::string, std::string>>{{"thunder__a", le->bug.key()},
+                                                        {"thunder__b", "other"},
+                                                        {"thunder__c", le2->bug.key() + ",alias:input~shared/chunk"}}) {
     fuzz::make_dirs(d + "/findings/" + b);
     fuzz::write_atomic(d + "/findings/" + b + "/minimize.json", json{{"bug", b + "-bug"}, {"bug_key", key}}.dump());
     buckets[b] = {{"count", b == "thunder__a" ? 5 : 1}, {"first_program", 1}, {"must_agree", false}};
@@ -294,7 +315,8 @@ TEST(Report, KnownBugsAreLabelledFromTheLedger) {
 TEST(Report, IssuesFolderMirrorsTheCurrentBugs) {
   const std::string d = make_campaign(false);
   fuzz::make_dirs(d + "/issues");
-  const std::string mark = "<!-- written by `aliasfuzz report --issues`: replaced or removed when the buckets change -->\n";
+  const std::string mark =
+      "<!-- written by `aliasfuzz report --issues`: replaced or removed when the buckets change -->\n";
   fuzz::write_atomic(d + "/issues/old-bug__3f2a91c4.md", "# thunder: result differs\n" + mark);
   fuzz::write_atomic(d + "/issues/older-bug.md",
                      "# aot-eager: raises\n\n## Output (run while this issue was written)\n\n**Reproduces**\n");
@@ -303,7 +325,8 @@ TEST(Report, IssuesFolderMirrorsTheCurrentBugs) {
   const auto written = write_issues(d, 60);
   ASSERT_EQ(written.size(), 1u);  // b1: the one bucket under study with a repro.py
   std::vector<std::string> files;
-  for (const auto& f : std::filesystem::directory_iterator(d + "/issues")) files.push_back(f.path().filename().string());
+  for (const auto& f : std::filesystem::directory_iterator(d + "/issues"))
+    files.push_back(f.path().filename().string());
   std::sort(files.begin(), files.end());
   const std::string mine = std::filesystem::path(written[0].path).filename().string();
   std::vector<std::string> expected = {"keep.txt", mine, "my-notes.md"};

@@ -68,7 +68,8 @@ json bucket_story(const std::string& dir, const std::string& name, const json& f
     }
   }
   if (what.contains("observable") && !what.contains("error")) {
-    s["first_mismatch"] = {{"observable", what["observable"]}, {"index", what.value("index", json(nullptr))},
+    s["first_mismatch"] = {{"observable", what["observable"]},
+                           {"index", what.value("index", json(nullptr))},
                            {"expected", what.value("expected", json(nullptr))},
                            {"actual", what.value("actual", json(nullptr))}};
     if (what.contains("what")) s["first_mismatch"]["what"] = what["what"];  // a shape, count or input geometry
@@ -131,14 +132,18 @@ std::vector<std::string> story_lines(const json& s) {
       // Format v1.3: what the caller holds after the call differs.
       out.push_back("first mismatch: the caller's " + observable + " after the call has " + what.substr(0, cut) +
                     "; after eager PyTorch it has " + what.substr(cut + 11) +
-                    (s.contains("first_diverging_op") ? " (first diverging op: " + value_text(s["first_diverging_op"]) + ")" : ""));
+                    (s.contains("first_diverging_op")
+                         ? " (first diverging op: " + value_text(s["first_diverging_op"]) + ")"
+                         : ""));
     } else {
       out.push_back("first mismatch: " + observable +
                     (what.empty() ? "[" + value_text(m.value("index", json(0))) + "]: expected " +
                                         value_text(m.value("expected", json(nullptr))) + ", got " +
                                         value_text(m.value("actual", json(nullptr)))
                                   : ": " + what) +
-                    (s.contains("first_diverging_op") ? " (first diverging op: " + value_text(s["first_diverging_op"]) + ")" : ""));
+                    (s.contains("first_diverging_op")
+                         ? " (first diverging op: " + value_text(s["first_diverging_op"]) + ")"
+                         : ""));
     }
   }
   if (s.contains("error")) out.push_back("error: " + value_text(s["error"]));

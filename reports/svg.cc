@@ -14,9 +14,12 @@ constexpr double kW = 640, kH = 260, kLeft = 60, kRight = 20, kTop = 30, kBottom
 
 std::string num(double v) {
   char b[64];
-  if (std::fabs(v) >= 1000 || v == std::floor(v)) std::snprintf(b, sizeof b, "%.0f", v);
-  else if (std::fabs(v) >= 10) std::snprintf(b, sizeof b, "%.1f", v);
-  else std::snprintf(b, sizeof b, "%.2f", v);
+  if (std::fabs(v) >= 1000 || v == std::floor(v))
+    std::snprintf(b, sizeof b, "%.0f", v);
+  else if (std::fabs(v) >= 10)
+    std::snprintf(b, sizeof b, "%.1f", v);
+  else
+    std::snprintf(b, sizeof b, "%.2f", v);
   return b;
 }
 
@@ -74,10 +77,11 @@ std::string y_axis(const Ticks& t, const std::string& y_label) {
          "\" text-anchor=\"end\" font-size=\"10\">" + num(v) + "</text>\n";
   }
   s += "<line x1=\"" + coord(x0) + "\" y1=\"" + coord(y0) + "\" x2=\"" + coord(x1) + "\" y2=\"" + coord(y0) +
-       "\" stroke=\"#333\"/>\n<line x1=\"" + coord(x0) + "\" y1=\"" + coord(y0) + "\" x2=\"" + coord(x0) +
-       "\" y2=\"" + coord(y1) + "\" stroke=\"#333\"/>\n";
-  s += "<text x=\"14\" y=\"" + coord((y0 + y1) / 2) + "\" font-size=\"11\" text-anchor=\"middle\" transform=\"rotate(-90 14 " +
-       coord((y0 + y1) / 2) + ")\">" + html_escape(y_label) + "</text>\n";
+       "\" stroke=\"#333\"/>\n<line x1=\"" + coord(x0) + "\" y1=\"" + coord(y0) + "\" x2=\"" + coord(x0) + "\" y2=\"" +
+       coord(y1) + "\" stroke=\"#333\"/>\n";
+  s += "<text x=\"14\" y=\"" + coord((y0 + y1) / 2) +
+       "\" font-size=\"11\" text-anchor=\"middle\" transform=\"rotate(-90 14 " + coord((y0 + y1) / 2) + ")\">" +
+       html_escape(y_label) + "</text>\n";
   return s;
 }
 
@@ -86,8 +90,8 @@ std::string legend(const std::string& color, const std::string& text, bool line)
   const double x = kW - kRight - 8 - 6.0 * text.size() - 22, y = kTop - 4;
   std::string sw = line ? "<line x1=\"" + coord(x) + "\" y1=\"" + coord(y) + "\" x2=\"" + coord(x + 16) + "\" y2=\"" +
                               coord(y) + "\" stroke=\"" + color + "\" stroke-width=\"2\"/>\n"
-                        : "<rect x=\"" + coord(x + 4) + "\" y=\"" + coord(y - 5) + "\" width=\"10\" height=\"10\" fill=\"" +
-                              color + "\"/>\n";
+                        : "<rect x=\"" + coord(x + 4) + "\" y=\"" + coord(y - 5) +
+                              "\" width=\"10\" height=\"10\" fill=\"" + color + "\"/>\n";
   return sw + "<text x=\"" + coord(x + 20) + "\" y=\"" + coord(y + 4) + "\" font-size=\"10\">" + html_escape(text) +
          "</text>\n";
 }
@@ -113,8 +117,8 @@ std::string line_chart(const std::string& title, const std::vector<std::pair<dou
   auto py = [&](double y) { return y0 - y / yt.top * (y0 - y1); };
   std::string s = header(title) + y_axis(yt, y_label);
   for (double v = 0; v <= xt.top + xt.step / 2; v += xt.step)
-    s += "<text x=\"" + coord(px(xmin + v)) + "\" y=\"" + coord(y0 + 14) + "\" text-anchor=\"middle\" font-size=\"10\">" +
-         num(xmin + v) + "</text>\n";
+    s += "<text x=\"" + coord(px(xmin + v)) + "\" y=\"" + coord(y0 + 14) +
+         "\" text-anchor=\"middle\" font-size=\"10\">" + num(xmin + v) + "</text>\n";
   s += "<text x=\"" + coord((x0 + x1) / 2) + "\" y=\"" + coord(kH - 10) +
        "\" text-anchor=\"middle\" font-size=\"11\">" + html_escape(x_label) + "</text>\n";
   s += legend("#1f77b4", y_label, true);
@@ -147,14 +151,14 @@ std::string bar_chart(const std::string& title, const std::vector<std::pair<std:
   for (size_t i = 0; i < bars.size(); ++i) {
     const double h = bars[i].second / yt.top * (y0 - y1);
     const double x = x0 + slot * i + (slot - bw) / 2;
-    s += "<rect x=\"" + coord(x) + "\" y=\"" + coord(y0 - h) + "\" width=\"" + coord(bw) + "\" height=\"" +
-         coord(h) + "\" fill=\"#ff7f0e\"><title>" + html_escape(bars[i].first) + ": " + num(bars[i].second) +
-         "</title></rect>\n";
+    s += "<rect x=\"" + coord(x) + "\" y=\"" + coord(y0 - h) + "\" width=\"" + coord(bw) + "\" height=\"" + coord(h) +
+         "\" fill=\"#ff7f0e\"><title>" + html_escape(bars[i].first) + ": " + num(bars[i].second) + "</title></rect>\n";
     s += "<text x=\"" + coord(x + bw / 2) + "\" y=\"" + coord(y0 - h - 3) +
          "\" text-anchor=\"middle\" font-size=\"10\">" + num(bars[i].second) + "</text>\n";
     const double lx = x + bw / 2 - 3, ly = y0 + 6;
-    s += "<text x=\"" + coord(lx) + "\" y=\"" + coord(ly) + "\" text-anchor=\"start\" font-size=\"10\" transform=\"rotate(90 " +
-         coord(lx) + " " + coord(ly) + ")\">" + html_escape(bars[i].first) + "</text>\n";
+    s += "<text x=\"" + coord(lx) + "\" y=\"" + coord(ly) +
+         "\" text-anchor=\"start\" font-size=\"10\" transform=\"rotate(90 " + coord(lx) + " " + coord(ly) + ")\">" +
+         html_escape(bars[i].first) + "</text>\n";
   }
   return s + "</svg>\n";
 }

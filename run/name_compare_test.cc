@@ -24,8 +24,8 @@ namespace fs = std::filesystem;
 
 std::set<std::string> table_names() {
   std::set<std::string> names;
-  for (const auto* list : {&strategy_names(), &mutant_names(), &fusion_policy_names(), &target_names(),
-                           &compilers::external_strategies()})
+  for (const auto* list :
+       {&strategy_names(), &mutant_names(), &fusion_policy_names(), &target_names(), &compilers::external_strategies()})
     names.insert(list->begin(), list->end());
   for (const Reorder& r : seedless_reorders()) names.insert(reorder_name(r));
   return names;
@@ -47,7 +47,8 @@ TEST(NameCompare, NoStringComparisonOfRunNamesOutsideTheTables) {
   const fs::path root = source_root();
   ASSERT_FALSE(root.empty()) << "cannot find the source tree";
   std::string alternatives;
-  for (const auto& n : table_names()) alternatives += (alternatives.empty() ? "" : "|") + std::regex_replace(n, std::regex(R"([.+])"), R"(\$&)");
+  for (const auto& n : table_names())
+    alternatives += (alternatives.empty() ? "" : "|") + std::regex_replace(n, std::regex(R"([.+])"), R"(\$&)");
   const std::regex compare("(==|!=)\\s*\"(" + alternatives + ")\"|\"(" + alternatives + ")\"\\s*(==|!=)");
   int files = 0;
   std::string found;

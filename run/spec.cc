@@ -5,7 +5,6 @@
 
 namespace af::run {
 
-
 std::optional<RunStrategy> RunStrategy::parse(const std::string& name, std::string* why) {
   RunStrategy s;
   s.name_ = name;
@@ -19,7 +18,8 @@ std::optional<RunStrategy> RunStrategy::parse(const std::string& name, std::stri
     return s;
   }
   if (why) {
-    if (const std::string py = compilers::py_spec_error(name); !py.empty()) *why = py;
+    if (const std::string py = compilers::py_spec_error(name); !py.empty())
+      *why = py;
     else
       *why = "unknown strategy '" + name + "' (valid: " + join_names(strategy_names()) +
              ", or update_aliases+FIX[+FIX...] with FIX one of " + join_names(ua_fix_names()) +
@@ -28,14 +28,14 @@ std::optional<RunStrategy> RunStrategy::parse(const std::string& name, std::stri
   return std::nullopt;
 }
 
-std::string RunSpec::strategy_name() const {
-  return strategy.named() ? strategy.name() : strategy_for_mutant(mutant);
-}
+std::string RunSpec::strategy_name() const { return strategy.named() ? strategy.name() : strategy_for_mutant(mutant); }
 
 RunConfig RunSpec::config() const {
   RunConfig c;
-  if (strategy.internal()) c.strategy = *strategy.internal();
-  else c.strategy = *parse_strategy(strategy_for_mutant(mutant));  // a table entry: always parses
+  if (strategy.internal())
+    c.strategy = *strategy.internal();
+  else
+    c.strategy = *parse_strategy(strategy_for_mutant(mutant));  // a table entry: always parses
   c.mutant = mutant;
   c.reorder = reorder;
   c.fusion = fusion;
@@ -130,12 +130,18 @@ std::optional<RunSpec> spec_from_words(const std::string& words, std::string* wh
     const size_t eq = kv.find('=');
     if (eq == std::string::npos) continue;
     const std::string k = kv.substr(0, eq), x = kv.substr(eq + 1);
-    if (k == "strategy") sp.strategy = x;
-    else if (k == "inject") sp.inject = x;
-    else if (k == "reorder") sp.reorder = x;
-    else if (k == "fusion") sp.fusion = x;
-    else if (k == "target") sp.target = x;
-    else if (k == "checked") sp.checked = x == "1";
+    if (k == "strategy")
+      sp.strategy = x;
+    else if (k == "inject")
+      sp.inject = x;
+    else if (k == "reorder")
+      sp.reorder = x;
+    else if (k == "fusion")
+      sp.fusion = x;
+    else if (k == "target")
+      sp.target = x;
+    else if (k == "checked")
+      sp.checked = x == "1";
   }
   return parse_spec(sp, why);
 }
@@ -163,8 +169,7 @@ std::optional<std::vector<Mutant>> parse_mutants(const std::vector<std::string>&
   for (const auto& name : names) {
     const auto m = parse_mutant(name);
     if (!m || *m == Mutant::None) {
-      if (why)
-        *why = "unknown mutant '" + name + "' (valid: " + join_names(mutant_names()) + ")";
+      if (why) *why = "unknown mutant '" + name + "' (valid: " + join_names(mutant_names()) + ")";
       return std::nullopt;
     }
     out.push_back(*m);

@@ -62,9 +62,7 @@ struct RunSpec {
   std::string who() const { return strategy.name() + "+" + mutant_name(); }
   // One of the strategies that must agree with the oracle, without a mutant:
   // a divergence is a bug in aliasfuzz.
-  bool must_agree() const {
-    return strategy.named() && mutant == Mutant::None && is_must_agree(strategy.name());
-  }
+  bool must_agree() const { return strategy.named() && mutant == Mutant::None && is_must_agree(strategy.name()); }
   // Ours: the typed settings the schedulers and the lowering take.
   RunConfig config() const;
   bool operator==(const RunSpec& o) const;
@@ -97,11 +95,11 @@ std::string spec_flags(const RunSpec& s);
 
 // A campaign's lists (--strategy, --inject; campaign.json) both ways:
 // nullopt and the first unknown name's reason in *why.
-std::optional<std::vector<RunStrategy>> parse_strategies(const std::vector<std::string>& names, std::string* why = nullptr);
+std::optional<std::vector<RunStrategy>> parse_strategies(const std::vector<std::string>& names,
+                                                         std::string* why = nullptr);
 std::optional<std::vector<Mutant>> parse_mutants(const std::vector<std::string>& names, std::string* why = nullptr);
 std::vector<std::string> names_of(const std::vector<RunStrategy>& strategies);
 std::vector<std::string> names_of(const std::vector<Mutant>& mutants);
-
 
 // The tier a spec runs in, for throughput figures: the external strategy's
 // name (a Python child), else its target ("interp", "host", ...).

@@ -9,7 +9,13 @@ const std::vector<std::string>& ua_fix_names() {
 }
 
 UaFixes ua_ordered_fixes() {
-  return UaFixes{}.with(UaFix::Inputs).with(UaFix::Args).with(UaFix::Results).with(UaFix::War).with(UaFix::Dedupe).with(UaFix::Atomic);
+  return UaFixes{}
+      .with(UaFix::Inputs)
+      .with(UaFix::Args)
+      .with(UaFix::Results)
+      .with(UaFix::War)
+      .with(UaFix::Dedupe)
+      .with(UaFix::Atomic);
 }
 
 std::optional<UaFixes> ua_fixes_of(const std::string& s) {

@@ -11,13 +11,13 @@
 namespace af::run {
 
 enum class UaFix : unsigned {
-  Inputs = 1,    // aliased inputs keep their own geometry (no pass 1); a storage's inputs share a group
-  Args = 2,      // in-place ops thread every tensor argument, not only the written one
-  Results = 4,   // a bound in-place result is in its argument's group
-  War = 8,       // an edge from every access of a group to its next update (or write)
-  Dedupe = 16,   // Thunder PR 2772: an update before a read only when a read name is stale
-  Min = 32,      // also no update before a write whose names are all current
-  Atomic = 64,   // in-place ops run as one statement (Thunder runs `t = op(x, ...); copy_(x, t)`)
+  Inputs = 1,   // aliased inputs keep their own geometry (no pass 1); a storage's inputs share a group
+  Args = 2,     // in-place ops thread every tensor argument, not only the written one
+  Results = 4,  // a bound in-place result is in its argument's group
+  War = 8,      // an edge from every access of a group to its next update (or write)
+  Dedupe = 16,  // Thunder PR 2772: an update before a read only when a read name is stale
+  Min = 32,     // also no update before a write whose names are all current
+  Atomic = 64,  // in-place ops run as one statement (Thunder runs `t = op(x, ...); copy_(x, t)`)
 };
 
 struct UaFixes {

@@ -37,8 +37,8 @@ bool contains(const std::vector<std::string>& v, const std::string& x) {
 // --- strategies -------------------------------------------------------------
 
 const std::vector<std::string>& strategy_names() {
-  static const std::vector<std::string> v{"eager", "none", "functionalize", "update_aliases", "update_aliases-ordered",
-                                          "update_aliases-min"};
+  static const std::vector<std::string> v{
+      "eager", "none", "functionalize", "update_aliases", "update_aliases-ordered", "update_aliases-min"};
   return v;
 }
 const std::vector<std::string>& must_agree_strategy_names() {
@@ -143,7 +143,6 @@ const std::vector<Reorder>& seedless_reorders() {
   return v;
 }
 
-
 std::optional<ReorderKind> parse_reorder_kind(const std::string& name) {
   if (auto kind = value_of(kSeedless, name)) return kind;
   // kRandomPrefix without its colon
@@ -155,8 +154,10 @@ std::optional<ReorderKind> parse_reorder_kind(const std::string& name) {
 // --- fusion policies --------------------------------------------------------
 
 namespace {
-const std::pair<const char*, Fusion> kFusions[] = {
-    {"none", Fusion::None}, {"greedy", Fusion::Greedy}, {"consecutive", Fusion::Consecutive}, {"dataflow", Fusion::Dataflow}};
+const std::pair<const char*, Fusion> kFusions[] = {{"none", Fusion::None},
+                                                   {"greedy", Fusion::Greedy},
+                                                   {"consecutive", Fusion::Consecutive},
+                                                   {"dataflow", Fusion::Dataflow}};
 }
 
 std::optional<Fusion> parse_fusion(const std::string& name) { return value_of(kFusions, name); }

@@ -26,8 +26,8 @@ std::string join_names(const std::vector<std::string>& names);
 enum class StrategyKind { Eager, None, Functionalize, UpdateAliases };
 struct Strategy {
   StrategyKind kind = StrategyKind::Eager;
-  UaFixes fixes;                  // UpdateAliases: the fixes the name selects
-  std::string spelling = "eager"; // as written (update_aliases+war+args keeps its order)
+  UaFixes fixes;                   // UpdateAliases: the fixes the name selects
+  std::string spelling = "eager";  // as written (update_aliases+war+args keeps its order)
 };
 std::optional<Strategy> parse_strategy(const std::string& name);
 // Every strategy this package implements (update_aliases+FIX[+FIX...] aside).
@@ -94,7 +94,7 @@ enum class Fusion { None, Greedy, Consecutive, Dataflow };
 std::optional<Fusion> parse_fusion(const std::string& name);
 const char* fusion_name(Fusion f);
 const std::vector<std::string>& fusion_policy_names();  // none, greedy, consecutive, dataflow
-const std::vector<Fusion>& fusion_policies();            // the same, parsed
+const std::vector<Fusion>& fusion_policies();           // the same, parsed
 
 // --- targets ----------------------------------------------------------------
 

@@ -58,7 +58,8 @@ int Builder::value(int v) {
 int Builder::value(const std::string& name, bool keep) {
   if (keep) {
     if (source_ids_.empty())
-      for (size_t k = 0; k < src_.value_names.size(); ++k) source_ids_.emplace(src_.value_names[k], static_cast<int>(k));
+      for (size_t k = 0; k < src_.value_names.size(); ++k)
+        source_ids_.emplace(src_.value_names[k], static_cast<int>(k));
     auto it = source_ids_.find(name);
     if (it != source_ids_.end()) return value(it->second);
   }
@@ -117,8 +118,8 @@ int Builder::emit(OpKind op, const std::vector<int>& outs, std::vector<Arg> args
       if (om[k].fresh) {
         make_fresh(&m);
       } else {
-        const ir::TensorMeta& src =
-            op == OpKind::UpdateAliases ? metas_[st.args[0].list[om[k].source_arg]] : metas_[st.args[om[k].source_arg].i];
+        const ir::TensorMeta& src = op == OpKind::UpdateAliases ? metas_[st.args[0].list[om[k].source_arg]]
+                                                                : metas_[st.args[om[k].source_arg].i];
         m.storage = src.storage;
         m.storage_numel = src.storage_numel;
         // As ir::analyze: in-place results, and may-alias ops that return
@@ -167,7 +168,8 @@ bool Builder::reuse_source_metas(const ir::Stmt& s, const std::vector<int>& outs
       t.push_back({static_cast<int>(a.i), static_cast<int>(b.i)});
     } else if (a.kind == Arg::TensorList) {
       if (a.list.size() != b.list.size()) return false;
-      for (size_t m = 0; m < a.list.size(); ++m) t.push_back({static_cast<int>(a.list[m]), static_cast<int>(b.list[m])});
+      for (size_t m = 0; m < a.list.size(); ++m)
+        t.push_back({static_cast<int>(a.list[m]), static_cast<int>(b.list[m])});
     } else if (!(a == b)) {
       return false;
     }

@@ -90,7 +90,9 @@ TEST_F(EmitSource, SameArgumentsGiveTheSourceResults) {
 }
 
 TEST_F(EmitSource, AnUnboundInPlaceResultBoundHereIsTheWrittenTensor) {
-  const Built b = both([&](Builder& b) { b.emit_source(0, {b.value("r", false)}, {Arg::tensor(x_), Arg::tensor(z_)}, false); });
+  const Built b = both([&](Builder& b) {
+    b.emit_source(0, {b.value("r", false)}, {Arg::tensor(x_), Arg::tensor(z_)}, false);
+  });
   EXPECT_EQ(b.metas.back().impl, b.metas[x_].impl);
   EXPECT_EQ(b.metas.back().storage, b.metas[x_].storage);
 }
@@ -100,7 +102,8 @@ TEST_F(EmitSource, AnUnboundInPlaceResultBoundHereIsTheWrittenTensor) {
 // only inference can see.
 TEST_F(EmitSource, AnotherStorageSharingIsInferredAgain) {
   const Built b = both([&](Builder& b) {
-    const int w = b.emit1(OpKind::AsStrided, "w", {Arg::tensor(x_), Arg::ints({4}), Arg::ints({1}), Arg::integer(1)}, 0, true);
+    const int w =
+        b.emit1(OpKind::AsStrided, "w", {Arg::tensor(x_), Arg::ints({4}), Arg::ints({1}), Arg::integer(1)}, 0, true);
     ASSERT_EQ(b.meta(w).g, an_.values[z_].g);
     ASSERT_EQ(b.meta(w).storage_numel, an_.values[z_].storage_numel);
     b.emit_source(0, {}, {Arg::tensor(x_), Arg::tensor(w)}, false);
@@ -113,7 +116,8 @@ TEST_F(EmitSource, AnotherStorageSharingIsInferredAgain) {
 TEST_F(EmitSource, AnotherStorageSizeIsInferredAgain) {
   const Built b = both([&](Builder& b) {
     const int f = b.emit1(OpKind::Full, "f", {Arg::ints({8}), Arg::number(0.0)}, 0, true);
-    const int u = b.emit1(OpKind::AsStrided, "u", {Arg::tensor(f), Arg::ints({4}), Arg::ints({1}), Arg::integer(1)}, 0, true);
+    const int u =
+        b.emit1(OpKind::AsStrided, "u", {Arg::tensor(f), Arg::ints({4}), Arg::ints({1}), Arg::integer(1)}, 0, true);
     ASSERT_EQ(b.meta(u).g, an_.values[z_].g);
     b.emit_source(2, {b.value(3)}, {Arg::tensor(u), Arg::ints({2}), Arg::ints({1}), Arg::integer(13)}, false);
   });
@@ -123,8 +127,10 @@ TEST_F(EmitSource, AnotherStorageSizeIsInferredAgain) {
 TEST_F(EmitSource, AnotherGeometryIsInferredAgain) {
   int a = -1;
   const Built b = both([&](Builder& b) {
-    const int y = b.emit1(OpKind::AsStrided, "y", {Arg::tensor(x_), Arg::ints({2, 2}), Arg::ints({2, 1}), Arg::integer(0)}, 0, true);
-    const int y2 = b.emit1(OpKind::AsStrided, "y2", {Arg::tensor(z_), Arg::ints({2, 2}), Arg::ints({2, 1}), Arg::integer(1)}, 0, true);
+    const int y = b.emit1(OpKind::AsStrided, "y",
+                          {Arg::tensor(x_), Arg::ints({2, 2}), Arg::ints({2, 1}), Arg::integer(0)}, 0, true);
+    const int y2 = b.emit1(OpKind::AsStrided, "y2",
+                           {Arg::tensor(z_), Arg::ints({2, 2}), Arg::ints({2, 1}), Arg::integer(1)}, 0, true);
     a = b.value(2);
     b.emit_source(1, {a}, {Arg::tensor(y), Arg::tensor(y2)}, false);
   });

@@ -64,11 +64,13 @@ TEST(Checked, MustAgreeStrategiesPassEveryStatement) {
 // Every mutant that lives in the schedule is caught by checked mode on
 // some program, with a source statement named for the strategy mutants.
 TEST(Checked, MutantsAreCaughtAtASourceStatement) {
-  const std::pair<const char*, const char*> zoo[] = {
-      {"ua-no-maybe-views", "update_aliases-ordered"}, {"ua-no-multi-output", "update_aliases-ordered"},
-      {"ua-writes-only", "update_aliases-ordered"},     {"fusion-stale-copy", "functionalize"},
-      {"fn-per-input-base", "functionalize"},           {"fn-no-regenerate", "functionalize"},
-      {"dce-drops-outputless", "eager"}};
+  const std::pair<const char*, const char*> zoo[] = {{"ua-no-maybe-views", "update_aliases-ordered"},
+                                                     {"ua-no-multi-output", "update_aliases-ordered"},
+                                                     {"ua-writes-only", "update_aliases-ordered"},
+                                                     {"fusion-stale-copy", "functionalize"},
+                                                     {"fn-per-input-base", "functionalize"},
+                                                     {"fn-no-regenerate", "functionalize"},
+                                                     {"dce-drops-outputless", "eager"}};
   for (const auto& [mutant, strategy] : zoo) {
     int caught = 0, named = 0, diverged = 0;
     for (int i = 0; i < 300; ++i) {

@@ -51,7 +51,10 @@ std::vector<std::pair<int, int>> unordered_hazards(const Schedule& s) {
       const int v = stack.back();
       stack.pop_back();
       for (int w : succ[v])
-        if (!reach[a][w]) { reach[a][w] = true; stack.push_back(w); }
+        if (!reach[a][w]) {
+          reach[a][w] = true;
+          stack.push_back(w);
+        }
     }
   }
   auto reads_data = [&](int j) {
@@ -79,8 +82,9 @@ std::vector<std::pair<int, int>> unordered_hazards(const Schedule& s) {
 std::string to_dot(const Schedule& s) {
   std::ostringstream o;
   o << "digraph schedule {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n";
-  o << "  label=\"" << escape(s.strategy + (s.mutant == run::Mutant::None ? "" : " +" + run::mutant_name(s.mutant)) + "  reorder=" + s.reorder +
-                              "  fusion=" + s.fusion + "  regions=" + std::to_string(s.counters.regions))
+  o << "  label=\""
+    << escape(s.strategy + (s.mutant == run::Mutant::None ? "" : " +" + run::mutant_name(s.mutant)) +
+              "  reorder=" + s.reorder + "  fusion=" + s.fusion + "  regions=" + std::to_string(s.counters.regions))
     << "\";\n";
   int pos = 0;
   for (size_t r = 0; r < s.regions.size(); ++r) {
@@ -89,8 +93,10 @@ std::string to_dot(const Schedule& s) {
       const bool added = j < static_cast<int>(s.added_node.size()) && s.added_node[j];
       const bool ua = s.program.stmts[j].op == ir::OpKind::UpdateAliases;
       o << "    n" << j << " [label=\"" << pos++ << ": " << escape(stmt_text(s.program, j)) << "\"";
-      if (ua) o << ", style=filled, fillcolor=\"#ffd6d6\"";
-      else if (added) o << ", style=filled, fillcolor=\"#fff3c4\"";
+      if (ua)
+        o << ", style=filled, fillcolor=\"#ffd6d6\"";
+      else if (added)
+        o << ", style=filled, fillcolor=\"#fff3c4\"";
       o << "];\n";
     }
     o << "  }\n";
@@ -111,11 +117,12 @@ std::string to_dot(const Schedule& s) {
 
 std::string schedule_text(const Schedule& s) {
   std::string t = ir::print(s.program);
-  t += "# strategy " + s.strategy + (s.mutant == run::Mutant::None ? "" : " inject " + run::mutant_name(s.mutant)) + " reorder " + s.reorder +
-       " fusion " + s.fusion + "\n";
-  t += "# regions " + std::to_string(s.counters.regions) + ", fusion breaks " + std::to_string(s.counters.fusion_breaks) +
-       ", nodes added " + std::to_string(s.counters.nodes_added) + ", extra storages " +
-       std::to_string(s.counters.extra_storages) + ", bytes moved " + std::to_string(s.counters.bytes_moved) + "\n";
+  t += "# strategy " + s.strategy + (s.mutant == run::Mutant::None ? "" : " inject " + run::mutant_name(s.mutant)) +
+       " reorder " + s.reorder + " fusion " + s.fusion + "\n";
+  t += "# regions " + std::to_string(s.counters.regions) + ", fusion breaks " +
+       std::to_string(s.counters.fusion_breaks) + ", nodes added " + std::to_string(s.counters.nodes_added) +
+       ", extra storages " + std::to_string(s.counters.extra_storages) + ", bytes moved " +
+       std::to_string(s.counters.bytes_moved) + "\n";
   for (size_t r = 0; r < s.regions.size(); ++r) {
     t += "# region " + std::to_string(r) + ":";
     for (int j : s.regions[r]) t += " " + std::to_string(j);

@@ -28,10 +28,10 @@ struct ExecutionFailure {
 };
 
 struct ExecuteOutcome {
-  oracles::Observables obs;                    // valid when !failure
+  oracles::Observables obs;  // valid when !failure
   std::optional<ExecutionFailure> failure;
-  std::optional<CheckFailure> first_failure;   // checked mode only
-  nlohmann::json stats;                        // the target's counters (null on interp)
+  std::optional<CheckFailure> first_failure;  // checked mode only
+  nlohmann::json stats;                       // the target's counters (null on interp)
 };
 
 }  // namespace af::schedulers

@@ -44,38 +44,42 @@ namespace {
 constexpr size_t kMaxReplay = 16;
 
 struct Step {
-  OpKind op;               // View, Transpose, Permute, Slice, Select, Unsqueeze, Squeeze, Diagonal, AsStrided, Alias
-  std::vector<Arg> args;   // the non-tensor arguments of the view op
-  Shape in_sizes;          // sizes of the tensor the step applies to
+  OpKind op;              // View, Transpose, Permute, Slice, Select, Unsqueeze, Squeeze, Diagonal, AsStrided, Alias
+  std::vector<Arg> args;  // the non-tensor arguments of the view op
+  Shape in_sizes;         // sizes of the tensor the step applies to
 };
 
 struct Val {
-  int key = -1;            // base (storage) this value lives in
-  std::vector<Step> chain; // from the base
-  int cur = -1;            // new-program value holding its current value
-  int gen = 0;             // generation cur corresponds to
-  bool overlap = false;    // this value or a view it derives from has internal overlap
+  int key = -1;             // base (storage) this value lives in
+  std::vector<Step> chain;  // from the base
+  int cur = -1;             // new-program value holding its current value
+  int gen = 0;              // generation cur corresponds to
+  bool overlap = false;     // this value or a view it derives from has internal overlap
 };
 
 struct Base {
   int64_t numel = 0;
-  int storage = -1;        // storage id (analysis numbering)
+  int storage = -1;  // storage id (analysis numbering)
   bool declared = false;
-  int origin = -1;         // new-program value on the storage at generation 0
+  int origin = -1;            // new-program value on the storage at generation 0
   bool origin_whole = false;  // origin is the whole storage, 1-D contiguous
   // Fresh storages: how the origin's value lies in the storage in the source
   // (0 whole, 1 contiguous: a view of the base, 2 dense strided: geometry g).
   int layout = 0;
   ir::Geometry g;
-  int root0 = -1;          // generation-0 base (a view of the storage)
-  int root = -1;           // current base
+  int root0 = -1;  // generation-0 base (a view of the storage)
+  int root = -1;   // current base
   int gen = 0;
 };
 
 class Functionalize {
  public:
   Functionalize(const ir::Program& p, const ir::Analysis& an, run::Mutant mutant, bool an_exact)
-      : p_(p), an_(an), b_(p, an_exact ? &an : nullptr), per_input_(mutant == run::Mutant::FnPerInputBase), no_regen_(mutant == run::Mutant::FnNoRegenerate) {}
+      : p_(p),
+        an_(an),
+        b_(p, an_exact ? &an : nullptr),
+        per_input_(mutant == run::Mutant::FnPerInputBase),
+        no_regen_(mutant == run::Mutant::FnNoRegenerate) {}
 
   Transformed run() {
     vals_.resize(p_.num_values());
@@ -94,7 +98,10 @@ class Functionalize {
       v.key = key;
       v.cur = static_cast<int>(k);
       v.overlap = ir::has_exact_internal_overlap(an_.values[k].g);
-      if (!in.whole) v.chain.push_back(Step{OpKind::AsStrided, {Arg::ints(in.sizes), Arg::ints(in.strides), Arg::integer(in.offset)}, {bases_[key].numel}});
+      if (!in.whole)
+        v.chain.push_back(Step{OpKind::AsStrided,
+                               {Arg::ints(in.sizes), Arg::ints(in.strides), Arg::integer(in.offset)},
+                               {bases_[key].numel}});
     }
     for (size_t k = 0; k < p_.stmts.size(); ++k) {
       b_.set_source(static_cast<int>(k));
@@ -125,8 +132,10 @@ class Functionalize {
       int j = b_.emit(OpKind::CopyI, {}, {Arg::tensor(bs.root0), Arg::tensor(bs.root)}, p_.return_line, true);
       t.writebacks.push_back({j, bs.storage});
     }
-    if (b_.failed()) t.error = b_.error();
-    else t.analysis = std::make_shared<const ir::Analysis>(b_.analysis(an_.num_declared));
+    if (b_.failed())
+      t.error = b_.error();
+    else
+      t.analysis = std::make_shared<const ir::Analysis>(b_.analysis(an_.num_declared));
     t.program = std::move(b_.program());
     t.added_node = std::move(b_.added());
     t.origin = std::move(b_.origin());
@@ -156,13 +165,19 @@ class Functionalize {
     if (bs.root >= 0) return bs.root;
     const std::string bname = bs.declared ? p_.storages[bs.storage].name : "base";
     if (bs.declared) {
-      bs.root0 = bs.origin_whole ? bs.origin
-                                 : b_.emit1(OpKind::AsStrided, bname, {Arg::tensor(bs.origin), Arg::ints({bs.numel}), Arg::ints({1}), Arg::integer(0)}, line, true);
+      bs.root0 =
+          bs.origin_whole
+              ? bs.origin
+              : b_.emit1(OpKind::AsStrided, bname,
+                         {Arg::tensor(bs.origin), Arg::ints({bs.numel}), Arg::ints({1}), Arg::integer(0)}, line, true);
     } else if (bs.layout == 2) {
       // The source value lay strided in its storage: scatter it into a
       // fresh base at that geometry (it is dense, so it covers the base).
       int z = b_.emit1(OpKind::Full, bname, {Arg::ints({bs.numel}), Arg::number(0.0)}, line, true);
-      bs.root0 = b_.emit1(OpKind::AsStridedScatter, bname, {Arg::tensor(z), Arg::tensor(bs.origin), Arg::ints(bs.g.sizes), Arg::ints(bs.g.strides), Arg::integer(bs.g.offset)}, line, true);
+      bs.root0 = b_.emit1(OpKind::AsStridedScatter, bname,
+                          {Arg::tensor(z), Arg::tensor(bs.origin), Arg::ints(bs.g.sizes), Arg::ints(bs.g.strides),
+                           Arg::integer(bs.g.offset)},
+                          line, true);
     } else {
       // Logical order is storage order: flatten (the value may lie
       // differently in the new program than in the source).
@@ -250,10 +265,14 @@ class Functionalize {
         case OpKind::Squeeze:
           m = b_.emit1(OpKind::Unsqueeze, name_of(v) + "_inv", {Arg::tensor(m), s.args[0]}, line, true);
           break;
-        case OpKind::Slice: case OpKind::Select: case OpKind::Diagonal: case OpKind::AsStrided: {
-          OpKind sc = s.op == OpKind::Slice ? OpKind::SliceScatter
-                      : s.op == OpKind::Select ? OpKind::SelectScatter
-                      : s.op == OpKind::Diagonal ? OpKind::DiagonalScatter : OpKind::AsStridedScatter;
+        case OpKind::Slice:
+        case OpKind::Select:
+        case OpKind::Diagonal:
+        case OpKind::AsStrided: {
+          OpKind sc = s.op == OpKind::Slice      ? OpKind::SliceScatter
+                      : s.op == OpKind::Select   ? OpKind::SelectScatter
+                      : s.op == OpKind::Diagonal ? OpKind::DiagonalScatter
+                                                 : OpKind::AsStridedScatter;
           a = {Arg::tensor(lv[i]), Arg::tensor(m)};
           a.insert(a.end(), s.args.begin(), s.args.end());
           m = b_.emit1(sc, i == 0 ? bname : name_of(v) + "_inv", std::move(a), line, true);
@@ -282,12 +301,14 @@ class Functionalize {
     const auto& g = an_.values[v].g;
     const std::string bname = bs.declared ? p_.storages[bs.storage].name : "base";
     int c = b_.emit1(OpKind::Clone, bname, {Arg::tensor(root(val.key, line))}, line, true);
-    int w = b_.emit1(OpKind::AsStrided, name_of(v), {Arg::tensor(c), Arg::ints(g.sizes), Arg::ints(g.strides), Arg::integer(g.offset)}, line, true);
+    int w = b_.emit1(OpKind::AsStrided, name_of(v),
+                     {Arg::tensor(c), Arg::ints(g.sizes), Arg::ints(g.strides), Arg::integer(g.offset)}, line, true);
     std::vector<Arg> a = st.args;
     a[0] = Arg::tensor(w);
     OpKind op = st.op;
     if (op == OpKind::SetitemI) {
-      w = b_.emit1(OpKind::Slice, name_of(v), {Arg::tensor(w), st.args[1], st.args[2], st.args[3], Arg::integer(1)}, line, true);
+      w = b_.emit1(OpKind::Slice, name_of(v), {Arg::tensor(w), st.args[1], st.args[2], st.args[3], Arg::integer(1)},
+                   line, true);
       if (st.args[4].kind == Arg::Tensor) {
         int src = current(static_cast<int>(st.args[4].i), line);
         while (b_.meta(src).g.rank() > b_.meta(w).g.rank() && b_.meta(src).g.sizes[0] == 1)
@@ -308,7 +329,8 @@ class Functionalize {
     }
     int w2 = b_.value(name_of(v), false);
     b_.emit(op, {w2}, std::move(a), line, false);
-    int m = b_.emit1(OpKind::AsStrided, bname, {Arg::tensor(w2), Arg::ints({bs.numel}), Arg::ints({1}), Arg::integer(0)}, line, true);
+    int m = b_.emit1(OpKind::AsStrided, bname,
+                     {Arg::tensor(w2), Arg::ints({bs.numel}), Arg::ints({1}), Arg::integer(0)}, line, true);
     bs.root = m;
     bs.gen++;
     val.gen = -1;  // stale: regenerated from the new base when read
@@ -325,22 +347,40 @@ class Functionalize {
     s->in_sizes = xs;
     s->args.clear();
     switch (st.op) {
-      case OpKind::View: case OpKind::Reshape: case OpKind::Flatten:
-        if (out.g.sizes == xs) { s->op = OpKind::Alias; return true; }
+      case OpKind::View:
+      case OpKind::Reshape:
+      case OpKind::Flatten:
+        if (out.g.sizes == xs) {
+          s->op = OpKind::Alias;
+          return true;
+        }
         s->op = OpKind::View;
         s->args = {Arg::ints(out.g.sizes)};
         return true;
-      case OpKind::Contiguous: case OpKind::Alias:
+      case OpKind::Contiguous:
+      case OpKind::Alias:
         s->op = OpKind::Alias;
         return true;
       case OpKind::T:
-        if (rank < 2) { s->op = OpKind::Alias; return true; }
+        if (rank < 2) {
+          s->op = OpKind::Alias;
+          return true;
+        }
         s->op = OpKind::Transpose;
         s->args = {Arg::integer(0), Arg::integer(1)};
         return true;
-      case OpKind::Transpose: s->op = OpKind::Transpose; s->args = {st.args[1], st.args[2]}; return true;
-      case OpKind::Permute: s->op = OpKind::Permute; s->args = {st.args[1]}; return true;
-      case OpKind::Slice: s->op = OpKind::Slice; s->args = {st.args[1], st.args[2], st.args[3], st.args[4]}; return true;
+      case OpKind::Transpose:
+        s->op = OpKind::Transpose;
+        s->args = {st.args[1], st.args[2]};
+        return true;
+      case OpKind::Permute:
+        s->op = OpKind::Permute;
+        s->args = {st.args[1]};
+        return true;
+      case OpKind::Slice:
+        s->op = OpKind::Slice;
+        s->args = {st.args[1], st.args[2], st.args[3], st.args[4]};
+        return true;
       case OpKind::Narrow: {
         const int64_t d = *ir::wrap_dim(st.args[1].i, rank);
         int64_t start = st.args[2].i;
@@ -349,20 +389,30 @@ class Functionalize {
         s->args = {Arg::integer(d), Arg::integer(start), Arg::integer(start + st.args[3].i), Arg::integer(1)};
         return true;
       }
-      case OpKind::Select: s->op = OpKind::Select; s->args = {st.args[1], st.args[2]}; return true;
+      case OpKind::Select:
+        s->op = OpKind::Select;
+        s->args = {st.args[1], st.args[2]};
+        return true;
       case OpKind::Unsqueeze:
         s->op = OpKind::Unsqueeze;
         s->args = {Arg::integer(*ir::wrap_dim(st.args[1].i, rank + 1))};
         return true;
       case OpKind::Squeeze: {
         const int64_t d = *ir::wrap_dim(st.args[1].i, rank);
-        if (rank == 0 || xs[d] != 1) { s->op = OpKind::Alias; return true; }
+        if (rank == 0 || xs[d] != 1) {
+          s->op = OpKind::Alias;
+          return true;
+        }
         s->op = OpKind::Squeeze;
         s->args = {Arg::integer(d)};
         return true;
       }
-      case OpKind::Diagonal: s->op = OpKind::Diagonal; s->args = {st.args[1], st.args[2], st.args[3]}; return true;
-      case OpKind::Chunk: case OpKind::Split: {
+      case OpKind::Diagonal:
+        s->op = OpKind::Diagonal;
+        s->args = {st.args[1], st.args[2], st.args[3]};
+        return true;
+      case OpKind::Chunk:
+      case OpKind::Split: {
         const int64_t d = *ir::wrap_dim(st.args[2].i, rank);
         const int64_t n = xs[d];
         int64_t split = st.args[1].i;
@@ -406,7 +456,9 @@ class Functionalize {
       }
     } else {
       bases_[v.key].layout = 2;
-      v.chain.push_back(Step{OpKind::AsStrided, {Arg::ints(m.g.sizes), Arg::ints(m.g.strides), Arg::integer(m.g.offset)}, {m.storage_numel}});
+      v.chain.push_back(Step{OpKind::AsStrided,
+                             {Arg::ints(m.g.sizes), Arg::ints(m.g.strides), Arg::integer(m.g.offset)},
+                             {m.storage_numel}});
     }
     (void)st;
   }
@@ -453,7 +505,9 @@ class Functionalize {
         o.chain.push_back(steps[k]);
       } else {
         const auto& g = an_.values[st.outs[k]].g;
-        o.chain = {Step{OpKind::AsStrided, {Arg::ints(g.sizes), Arg::ints(g.strides), Arg::integer(g.offset)}, {bases_[xv.key].numel}}};
+        o.chain = {Step{OpKind::AsStrided,
+                        {Arg::ints(g.sizes), Arg::ints(g.strides), Arg::integer(g.offset)},
+                        {bases_[xv.key].numel}}};
       }
     }
     if (!direct)
@@ -509,7 +563,8 @@ class Functionalize {
       n = b_.emit1(*functional, nm, std::move(a), line, false);
     }
     switch (n >= 0 ? MA::NotElementwise : ir::math_arity(ir::math_of(st.op))) {
-      case MA::Clamp: case MA::Ternary: {
+      case MA::Clamp:
+      case MA::Ternary: {
         // No out-of-place form in the vocabulary: the op itself on a private clone.
         int c = b_.emit1(OpKind::Clone, nm, {Arg::tensor(cv)}, line, true);
         n = b_.value(nm, false);
@@ -524,10 +579,15 @@ class Functionalize {
         break;
       }
       case MA::Copy:
-        if (st.op == OpKind::SetitemI) n = setitem_scatter(st, vm, cv, nm, expand_to);
-        else n = expand_to(other(1).i, vm.g.sizes);  // copy_
+        if (st.op == OpKind::SetitemI)
+          n = setitem_scatter(st, vm, cv, nm, expand_to);
+        else
+          n = expand_to(other(1).i, vm.g.sizes);  // copy_
         break;
-      case MA::Unary: case MA::Binary: case MA::NotElementwise: break;  // (the counterpart above)
+      case MA::Unary:
+      case MA::Binary:
+      case MA::NotElementwise:
+        break;  // (the counterpart above)
     }
     if (n < 0) ir::internal_error(std::string("functionalize: no functional form of ") + ir::op_name(st.op));
     write(v, n, line);
@@ -539,15 +599,20 @@ class Functionalize {
 
   // setitem_(x, dim, start, end, v) as slice_scatter(x, v broadcast to the slot, ...).
   template <class ExpandTo>
-  int setitem_scatter(const ir::Stmt& st, const ir::TensorMeta& vm, int cv, const std::string& nm, ExpandTo& expand_to) {
+  int setitem_scatter(const ir::Stmt& st, const ir::TensorMeta& vm, int cv, const std::string& nm,
+                      ExpandTo& expand_to) {
     const int line = st.line;
     const Shape slot = ir::written_geometry(st, an_).sizes;
     const bool whole = vm.g.rank() == 0;  // the value is the write itself, as for copy_
     int val;
-    if (st.args[4].kind == Arg::Tensor) val = expand_to(current(static_cast<int>(st.args[4].i), line), slot);
-    else val = b_.emit1(OpKind::Full, nm, {Arg::ints(slot), Arg::number(st.args[4].as_double())}, line, !whole);
+    if (st.args[4].kind == Arg::Tensor)
+      val = expand_to(current(static_cast<int>(st.args[4].i), line), slot);
+    else
+      val = b_.emit1(OpKind::Full, nm, {Arg::ints(slot), Arg::number(st.args[4].as_double())}, line, !whole);
     if (whole) return val;
-    return b_.emit1(OpKind::SliceScatter, nm, {Arg::tensor(cv), Arg::tensor(val), st.args[1], st.args[2], st.args[3], Arg::integer(1)}, line, false);
+    return b_.emit1(OpKind::SliceScatter, nm,
+                    {Arg::tensor(cv), Arg::tensor(val), st.args[1], st.args[2], st.args[3], Arg::integer(1)}, line,
+                    false);
   }
 
   void stmt(const ir::Stmt& st) {
@@ -562,7 +627,8 @@ class Functionalize {
       return;
     }
     if (cls == ir::OpClass::InPlace) return inplace(st);
-    if (cls == ir::OpClass::View || (cls == ir::OpClass::MayAlias && an_.values[st.outs[0]].storage == an_.values[st.args[0].i].storage))
+    if (cls == ir::OpClass::View ||
+        (cls == ir::OpClass::MayAlias && an_.values[st.outs[0]].storage == an_.values[st.args[0].i].storage))
       return view_op(st);
     // Out-of-place (or a may-alias op that copies): same op on current values.
     std::vector<Arg> a = map_args(st);

@@ -23,9 +23,14 @@ namespace {
 // be placed here (-Werror=switch), so a new reduction is never fused by default.
 bool fusible_family(ir::Family f) {
   switch (f) {
-    case ir::Family::Movement: case ir::Family::Elementwise: case ir::Family::Scatter: case ir::Family::Indexed:
+    case ir::Family::Movement:
+    case ir::Family::Elementwise:
+    case ir::Family::Scatter:
+    case ir::Family::Indexed:
       return true;
-    case ir::Family::Reduction: case ir::Family::Concat: case ir::Family::Meta:
+    case ir::Family::Reduction:
+    case ir::Family::Concat:
+    case ir::Family::Meta:
       return false;
   }
   return false;
@@ -42,7 +47,8 @@ Fusible fusible_for(const ir::Program& p, bool chain) {
 std::vector<std::vector<int>> fuse(const std::vector<int>& order, const std::vector<std::vector<int>>& preds,
                                    run::Fusion policy, const Fusible& fusible) {
   std::vector<std::vector<int>> regions;
-  if (policy == run::Fusion::Greedy || policy == run::Fusion::Consecutive) {  // consecutive: Thunder's default name for it
+  if (policy == run::Fusion::Greedy ||
+      policy == run::Fusion::Consecutive) {  // consecutive: Thunder's default name for it
     bool open = false;
     for (int v : order) {
       if (fusible(v)) {
@@ -65,7 +71,10 @@ std::vector<std::vector<int>> fuse(const std::vector<int>& order, const std::vec
       int r = -1;
       if (fusible(v))
         for (int k = lo; k < static_cast<int>(regions.size()); ++k)
-          if (region_fusible[k]) { r = k; break; }
+          if (region_fusible[k]) {
+            r = k;
+            break;
+          }
       if (r < 0) {
         r = static_cast<int>(regions.size());
         regions.emplace_back();

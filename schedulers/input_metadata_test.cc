@@ -75,7 +75,8 @@ TEST(InputMetadata, EveryStrategyReplaysAndAgrees) {
   for (const auto& s : run::strategy_names()) {
     auto sc = make_schedule(c.p, c.an, run::SpelledSpec{s, "", "random:5", "greedy"});
     // Thunder's rule predicts that the real Thunder refuses transpose_.
-    if (!sc.ok() && s == "update_aliases" && sc.error().message.find(run::kThunderRaises) != std::string::npos) continue;
+    if (!sc.ok() && s == "update_aliases" && sc.error().message.find(run::kThunderRaises) != std::string::npos)
+      continue;
     ASSERT_TRUE(sc.ok()) << s << ": " << sc.error().to_string();
     ++scheduled;
     const int last = static_cast<int>(sc->program.stmts.size()) - 1;
@@ -109,7 +110,8 @@ TEST(InputMetadata, WithoutTheReplayTheCallerSeesTheOldGeometry) {
     const auto mm = oracles::compare(c.p, c.expected, interpret(bad));
     ASSERT_TRUE(mm) << s;
     EXPECT_EQ(mm->observable, "input x") << s;
-    EXPECT_EQ(mm->what, "sizes [2, 3] strides [3, 1] offset 0, expected sizes [1, 3, 2] strides [3, 1, 3] offset 0") << s;
+    EXPECT_EQ(mm->what, "sizes [2, 3] strides [3, 1] offset 0, expected sizes [1, 3, 2] strides [3, 1, 3] offset 0")
+        << s;
   }
 }
 

@@ -48,7 +48,8 @@ void run_stale_region(const std::vector<int>& region, const ir::Program& p, cons
     std::map<int, std::vector<float>> real;
     for (int s : stale) {
       real[s] = mem[s].to_vector();
-      std::copy(before[s].begin(), before[s].end(), mem[s].begin());  // the op sees the value from before the region's writes
+      std::copy(before[s].begin(), before[s].end(),
+                mem[s].begin());  // the op sees the value from before the region's writes
     }
     oracles::execute(st, an, mem);
     const bool dst_stale = inplace && real.count(dst);
@@ -63,7 +64,8 @@ void run_stale_region(const std::vector<int>& region, const ir::Program& p, cons
 
 oracles::Observables interpret(const Schedule& s) { return interpret(s, nullptr, nullptr); }
 
-oracles::Observables interpret(const Schedule& s, const ExpectedByStmt* expected, std::optional<CheckFailure>* failure) {
+oracles::Observables interpret(const Schedule& s, const ExpectedByStmt* expected,
+                               std::optional<CheckFailure>* failure) {
   std::shared_ptr<const ir::Analysis> an = s.analysis;
   if (!an) an = std::make_shared<const ir::Analysis>(ir::analyze(s.program).value());
   thread_local oracles::Memory mem;  // its arena is reused: a run allocates only its observables

@@ -43,15 +43,16 @@ const std::vector<Generated>& programs() {
 // The schedules tried on each program: four reorders x two fusing policies.
 std::vector<std::pair<std::string, std::string>> schedules(int i) {
   std::vector<std::pair<std::string, std::string>> s;
-  for (const auto& r : {std::string("program"), "random:" + std::to_string(i), std::string("fusion"), std::string("alap")})
+  for (const auto& r :
+       {std::string("program"), "random:" + std::to_string(i), std::string("fusion"), std::string("alap")})
     for (const auto& f : {"greedy", "dataflow"}) s.push_back({r, f});
   return s;
 }
 
 struct Study {
-  int detected = 0;       // programs on which some schedule diverged
-  int first = -1;         // index of the first such program
-  int smallest = -1;      // index of the diverging program with fewest statements
+  int detected = 0;   // programs on which some schedule diverged
+  int first = -1;     // index of the first such program
+  int smallest = -1;  // index of the diverging program with fewest statements
 };
 
 Study study(const std::string& strategy, const std::string& inject) {
@@ -84,21 +85,18 @@ struct MutantCase {
 };
 
 const MutantCase kZoo[] = {
-    {"ua-no-maybe-views", "update_aliases-ordered"},
-    {"ua-no-multi-output", "update_aliases-ordered"},
-    {"ua-writes-only", "update_aliases-ordered"},
-    {"dce-drops-outputless", "eager"},
-    {"fusion-stale-copy", "functionalize"},
-    {"fn-per-input-base", "functionalize"},
+    {"ua-no-maybe-views", "update_aliases-ordered"}, {"ua-no-multi-output", "update_aliases-ordered"},
+    {"ua-writes-only", "update_aliases-ordered"},    {"dce-drops-outputless", "eager"},
+    {"fusion-stale-copy", "functionalize"},          {"fn-per-input-base", "functionalize"},
     {"fn-no-regenerate", "functionalize"},
 };
 
 TEST(Zoo, EveryMutantIsDetectedFast) {
   for (const auto& m : kZoo) {
     Study s = study(m.strategy, m.mutant);
-    std::cout << "mutant " << m.mutant << " on " << m.strategy << ": detected on " << s.detected << " of "
-              << kPrograms << " programs (rate per 1,000: " << s.detected * 1000 / kPrograms
-              << "), first at program " << s.first << "\n";
+    std::cout << "mutant " << m.mutant << " on " << m.strategy << ": detected on " << s.detected << " of " << kPrograms
+              << " programs (rate per 1,000: " << s.detected * 1000 / kPrograms << "), first at program " << s.first
+              << "\n";
     EXPECT_GE(s.first, 0) << m.mutant << " never detected";
     EXPECT_LT(s.first, kWithin) << m.mutant;
   }
@@ -117,7 +115,8 @@ bool diverges(const ir::Program& p, const std::string& strategy, int seeds) {
   auto expected = oracles::run_eager(p, *an);
   for (int k = 0; k < seeds; ++k)
     for (const auto& f : {"none", "greedy"})
-      if (!run_and_compare(p, *an, expected, run::SpelledSpec{strategy, "", "random:" + std::to_string(k), f}).agree) return true;
+      if (!run_and_compare(p, *an, expected, run::SpelledSpec{strategy, "", "random:" + std::to_string(k), f}).agree)
+        return true;
   return false;
 }
 
@@ -156,7 +155,8 @@ TEST(Zoo, ThundersRuleStudied) {
     for (int k = 0; k < 8; ++k) {
       ++pairs;
       if (!run_and_compare(ps[i].p, ps[i].an, ps[i].expected,
-                           run::SpelledSpec{"update_aliases", "", "random:" + std::to_string(1000 * i + k), "none"}).agree) {
+                           run::SpelledSpec{"update_aliases", "", "random:" + std::to_string(1000 * i + k), "none"})
+               .agree) {
         ++bad;
         any = true;
       }
@@ -174,8 +174,9 @@ TEST(Zoo, ThundersRuleStudied) {
   ASSERT_GE(s.smallest, 0);
   {
     ir::Program small = shrink(programs()[s.smallest].p, "update_aliases");
-    std::cout << "smallest diverging program found (generated index " << s.smallest << ", shrunk by deleting statements to "
-              << small.stmts.size() << " statements):\n" << ir::print(small);
+    std::cout << "smallest diverging program found (generated index " << s.smallest
+              << ", shrunk by deleting statements to " << small.stmts.size() << " statements):\n"
+              << ir::print(small);
     EXPECT_TRUE(diverges(small, "update_aliases", 64));
     EXPECT_FALSE(diverges(small, "update_aliases-ordered", 64));
   }

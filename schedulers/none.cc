@@ -6,8 +6,6 @@
 
 namespace af::schedulers {
 
-Transformed none_strategy(const ir::Program& p, const ir::Analysis& an) {
-  return unchanged(p, an);
-}
+Transformed none_strategy(const ir::Program& p, const ir::Analysis& an) { return unchanged(p, an); }
 
 }  // namespace af::schedulers

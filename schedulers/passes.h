@@ -41,18 +41,18 @@ using ir::for_each_tensor_arg;  // ir/program.h
 // What a strategy pass returns.
 struct Transformed {
   ir::Program program;
-  std::vector<Edge> added_edges;    // the strategy's ordering edges (indices into program.stmts)
-  std::vector<bool> added_node;     // by statement
-  std::vector<int> origin;          // by statement: the source statement it stands for, or -1 (Schedule::origin)
+  std::vector<Edge> added_edges;  // the strategy's ordering edges (indices into program.stmts)
+  std::vector<bool> added_node;   // by statement
+  std::vector<int> origin;        // by statement: the source statement it stands for, or -1 (Schedule::origin)
   // functionalize: write-back statements and the storage (by name index
   // into program.storages) each overwrites; the DAG orders every read of
   // that storage before it.
   std::vector<std::pair<int, int>> writebacks;
-  bool chain = false;               // eager: a total order and one op per region
+  bool chain = false;  // eager: a total order and one op per region
   // The analysis of `program` when the pass already knows it (saves a
   // second ir::analyze); null to have the pipeline analyze the program.
   std::shared_ptr<const ir::Analysis> analysis;
-  std::string error;                // the pass could not build a valid program
+  std::string error;  // the pass could not build a valid program
 };
 
 // Builds a program statement by statement, keeping names unique and the
@@ -124,11 +124,11 @@ class Builder {
   // suffixed names never collide with each other; they can only collide
   // with a source or storage name of that form (`suffixed_`, usually
   // empty). Source names are taken by source value id (`defined_`).
-  std::vector<bool> defined_;                         // by source value id: its name is defined here
-  std::unordered_set<std::string> suffixed_;          // source and storage names of the form base_digits
-  std::unordered_map<std::string, int> counter_;      // base -> last suffix used
-  std::unordered_map<std::string, int> source_ids_;   // name -> source value id (value(name, true) only)
-  std::vector<int*> source_counter_;                  // by source value id: its name's counter_ entry, once looked up
+  std::vector<bool> defined_;                        // by source value id: its name is defined here
+  std::unordered_set<std::string> suffixed_;         // source and storage names of the form base_digits
+  std::unordered_map<std::string, int> counter_;     // base -> last suffix used
+  std::unordered_map<std::string, int> source_ids_;  // name -> source value id (value(name, true) only)
+  std::vector<int*> source_counter_;                 // by source value id: its name's counter_ entry, once looked up
   int new_suffixed(const std::string& base, int* counter);
   std::vector<ir::TensorMeta> metas_;
   std::vector<ir::CheckedArg> checked_;  // emit's arguments, reused
@@ -166,7 +166,8 @@ Transformed none_strategy(const ir::Program& p, const ir::Analysis& an);
 // `an_exact`: `an` is ir::analyze's analysis of `p` itself (false for the
 // views_for_metadata_ops program, whose retired names' identity differs).
 Transformed functionalize_strategy(const ir::Program& p, const ir::Analysis& an, run::Mutant mutant, bool an_exact);
-Transformed update_aliases_strategy(const ir::Program& p, const ir::Analysis& an, run::UaFixes fixes, run::Mutant mutant);
+Transformed update_aliases_strategy(const ir::Program& p, const ir::Analysis& an, run::UaFixes fixes,
+                                    run::Mutant mutant);
 
 // Mutant pass dce-drops-outputless: removes setitem_ and unbound copy_.
 void dce_drops_outputless(Transformed& t);

@@ -38,17 +38,22 @@ namespace {
 
 Transformed run_strategy(const ir::Program& p, const ir::Analysis& an, const run::RunConfig& c) {
   // Thunder's rule sees the metadata ops (it predicts that Thunder refuses them).
-  if (c.strategy.kind == run::StrategyKind::UpdateAliases) return update_aliases_strategy(p, an, c.strategy.fixes, c.mutant);
+  if (c.strategy.kind == run::StrategyKind::UpdateAliases)
+    return update_aliases_strategy(p, an, c.strategy.fixes, c.mutant);
   const bool meta = ir::has_metadata_ops(p);
   // The others schedule the metadata ops as the views they mirror; `an`
   // serves that program too, but for the retired names' tensor identity.
   const ir::Program views = meta ? views_for_metadata_ops(p) : ir::Program();
   const ir::Program& q = meta ? views : p;
   switch (c.strategy.kind) {
-    case run::StrategyKind::Eager: return eager_strategy(q, an);
-    case run::StrategyKind::None: return none_strategy(q, an);
-    case run::StrategyKind::Functionalize: return functionalize_strategy(q, an, c.mutant, !meta);
-    case run::StrategyKind::UpdateAliases: break;
+    case run::StrategyKind::Eager:
+      return eager_strategy(q, an);
+    case run::StrategyKind::None:
+      return none_strategy(q, an);
+    case run::StrategyKind::Functionalize:
+      return functionalize_strategy(q, an, c.mutant, !meta);
+    case run::StrategyKind::UpdateAliases:
+      break;
   }
   std::abort();  // every StrategyKind is handled above
 }
@@ -182,8 +187,10 @@ RunOutcome run_and_compare(const ir::Program& p, const ir::Analysis& an, const o
   ExpectedByStmt checks;
   if (c.checked) checks = checked_expectations(*s, p, an);
   const ExpectedByStmt* e = c.checked ? &checks : nullptr;
-  if (execute) x = execute(*s, e);
-  else x.obs = interpret(*s, e, &x.first_failure);
+  if (execute)
+    x = execute(*s, e);
+  else
+    x.obs = interpret(*s, e, &x.first_failure);
   r.stats = std::move(x.stats);
   if (x.failure) return fail(std::move(*x.failure));
   r.first_failure = x.first_failure;

@@ -43,9 +43,10 @@ RC_GTEST_PROP(MustAgree, GeneratedProgramsUnderRandomSchedules, ()) {
         if (!r.agree) {
           RC_LOG() << "program (seed " << kSeed << ", index " << index << ", size " << go.size << "):\n"
                    << ir::print(p) << strategy << " reorder " << reorder << " fusion " << fusion << ": "
-                   << (r.mismatch ? r.mismatch->observable + " [" + std::to_string(r.mismatch->index) + "] " +
-                                        r.mismatch->what
-                                  : "") << "\n";
+                   << (r.mismatch
+                           ? r.mismatch->observable + " [" + std::to_string(r.mismatch->index) + "] " + r.mismatch->what
+                           : "")
+                   << "\n";
         }
         RC_ASSERT(r.agree);
       }
@@ -63,7 +64,8 @@ TEST(Strategies, IncrementalAnalysisMatchesAnalyze) {
     for (const auto& s : run::strategy_names()) {
       auto sc = make_schedule(p, *an, run::SpelledSpec{s, "", "program", "none"});
       // Thunder's rule may predict that the real Thunder raises (pass 1).
-      if (!sc.ok() && s == "update_aliases" && sc.error().message.find(run::kThunderRaises) != std::string::npos) continue;
+      if (!sc.ok() && s == "update_aliases" && sc.error().message.find(run::kThunderRaises) != std::string::npos)
+        continue;
       ASSERT_TRUE(sc.ok()) << sc.error().message;
       auto re = ir::analyze(sc->program);
       ASSERT_TRUE(re.ok()) << s << ": " << re.error().to_string() << "\n" << ir::print(sc->program);
@@ -119,7 +121,8 @@ TEST(MustAgree, SchedulesReadBackAsPrograms) {
           const RunOutcome r = run_and_compare(*q, *qan, expected, run::SpelledSpec{strategy, "", reorder, "none"});
           ++runs;
           EXPECT_TRUE(r.agree) << strategy << " reorder " << reorder << " on " << s << "'s schedule of program " << k
-                               << ": " << (r.mismatch ? r.mismatch->observable : r.error) << "\n" << text;
+                               << ": " << (r.mismatch ? r.mismatch->observable : r.error) << "\n"
+                               << text;
         }
     }
   }
@@ -149,7 +152,8 @@ TEST(MustAgree, SweepOfGeneratedPrograms) {
                                << ir::print(p);
         }
   }
-  EXPECT_EQ(pairs, 160L * static_cast<long>(run::must_agree_strategy_names().size() * run::fusion_policy_names().size()) * 8);
+  EXPECT_EQ(pairs,
+            160L * static_cast<long>(run::must_agree_strategy_names().size() * run::fusion_policy_names().size()) * 8);
 }
 
 // The ops one format version added, weighted up: the must-agree
@@ -176,7 +180,8 @@ long agree_over_added_ops(bool (*added)(ir::OpKind), uint64_t seed, uint64_t ran
           RunOutcome r = run_and_compare(p, *an, expected, run::SpelledSpec{strategy, "", reorder, fusion});
           ++pairs;
           EXPECT_TRUE(r.agree) << "program " << index << " " << strategy << " " << reorder << " " << fusion << ": "
-                               << r.error << "\n" << ir::print(p);
+                               << r.error << "\n"
+                               << ir::print(p);
           if (!r.agree) return uses;
         }
   }

@@ -88,8 +88,10 @@ std::vector<int> reorder(const std::vector<std::vector<int>>& preds, const run::
       int best_f = -1, best_n = -1;
       for (size_t k = 0; k < ready.size(); ++k) {
         int v = ready[k];
-        if (fusible(v)) { if (best_f < 0 || v < ready[best_f]) best_f = static_cast<int>(k); }
-        else if (best_n < 0 || v < ready[best_n]) best_n = static_cast<int>(k);
+        if (fusible(v)) {
+          if (best_f < 0 || v < ready[best_f]) best_f = static_cast<int>(k);
+        } else if (best_n < 0 || v < ready[best_n])
+          best_n = static_cast<int>(k);
       }
       if (best_f >= 0 && (last_fusible || best_n < 0)) return static_cast<size_t>(best_f);
       return static_cast<size_t>(best_n >= 0 ? best_n : best_f);

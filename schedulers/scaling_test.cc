@@ -56,8 +56,9 @@ TEST(Scaling, MustAgreeStrategiesGrowAtMostNLogNInViewChainLength) {
           size_t size = s->program.stmts.size() + s->edges.size();
           for (const auto& st : s->program.stmts)
             for (const auto& a : st.args) size += a.kind == ir::Arg::TensorList ? a.list.size() : 1;
-          if (last) EXPECT_LE(size, last * 23 / 10) << strategy << " " << pol.reorder << "/" << pol.fusion << " n=" << n
-                                                    << " write_every=" << write_every << ": " << last << " -> " << size;
+          if (last)
+            EXPECT_LE(size, last * 23 / 10) << strategy << " " << pol.reorder << "/" << pol.fusion << " n=" << n
+                                            << " write_every=" << write_every << ": " << last << " -> " << size;
           last = size;
           const RunOutcome r = run_and_compare(c.p, c.an, c.expected, o);
           EXPECT_TRUE(r.agree) << strategy << " n=" << n << ": " << r.error;
@@ -80,7 +81,9 @@ TEST(Scaling, OrderedFixThreadsEveryAliasThroughEveryWrite) {
     // Write w (every 50 views) updates the ~50w aliases seen so far.
     const int64_t writes = n / 50;
     EXPECT_GE(update_values(*s), 50 * writes * (writes + 1) / 2);
-    EXPECT_TRUE(run_and_compare(c.p, c.an, c.expected, run::SpelledSpec{"update_aliases-ordered", "", "program", "none"}).agree);
+    EXPECT_TRUE(
+        run_and_compare(c.p, c.an, c.expected, run::SpelledSpec{"update_aliases-ordered", "", "program", "none"})
+            .agree);
   }
 }
 
@@ -92,7 +95,8 @@ TEST(Scaling, ThundersRuleIsQuadraticAndStopsAtItsLimit) {
   ASSERT_TRUE(s.ok());
   EXPECT_GE(update_values(*s), 200 * 200 / 2);
   const Chain big = chain(8000, 0);
-  const RunOutcome r = run_and_compare(big.p, big.an, big.expected, run::SpelledSpec{"update_aliases", "", "program", "none"});
+  const RunOutcome r =
+      run_and_compare(big.p, big.an, big.expected, run::SpelledSpec{"update_aliases", "", "program", "none"});
   EXPECT_FALSE(r.agree);
   EXPECT_NE(r.error.find("would define more than"), std::string::npos) << r.error;
 }

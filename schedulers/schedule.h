@@ -27,10 +27,10 @@ namespace af::schedulers {
 
 struct Counters {
   int regions = 0;
-  int fusion_breaks = 0;      // region boundaries forced by the strategy (update_aliases nodes; every boundary of eager)
-  int nodes_added = 0;        // statements the strategy inserted
-  int extra_storages = 0;     // storages the strategy allocated beyond the source program's
-  int64_t bytes_moved = 0;    // estimate: 4 * elements read and written by every statement
+  int fusion_breaks = 0;    // region boundaries forced by the strategy (update_aliases nodes; every boundary of eager)
+  int nodes_added = 0;      // statements the strategy inserted
+  int extra_storages = 0;   // storages the strategy allocated beyond the source program's
+  int64_t bytes_moved = 0;  // estimate: 4 * elements read and written by every statement
 };
 
 // One edge of the dependence DAG the reorder policy had to respect:
@@ -60,21 +60,21 @@ struct CheckFailure {
 struct Schedule {
   // How the schedule was made, as labels for printing (hand-built
   // schedules use labels of their own, e.g. fusion "chunks:3").
-  std::string strategy;       // e.g. "functionalize"
-  std::string reorder;        // e.g. "random:3"
-  std::string fusion;         // e.g. "greedy"
+  std::string strategy;  // e.g. "functionalize"
+  std::string reorder;   // e.g. "random:3"
+  std::string fusion;    // e.g. "greedy"
   // The mutant, which the executors honor too (fusion-stale-copy in the
   // interpreter and the lowering, lower-halide-alias in the lowering).
   run::Mutant mutant = run::Mutant::None;
-  ir::Program program;        // the transformed program
+  ir::Program program;  // the transformed program
   // Regions in execution order; each is a list of indices into
   // program.stmts in execution order. Concatenated, they are the order.
   std::vector<std::vector<int>> regions;
   Counters counters;
 
   // Filled by make_schedule (may be empty for hand-built schedules).
-  std::vector<Edge> edges;               // the dependence DAG
-  std::vector<bool> added_node;          // by statement: inserted by the strategy
+  std::vector<Edge> edges;       // the dependence DAG
+  std::vector<bool> added_node;  // by statement: inserted by the strategy
   // Provenance, by statement: the index of the source program's statement
   // this one stands for (its produced values, as lowering::expected_values
   // defines them, must equal that statement's), or -1 (inserted by the

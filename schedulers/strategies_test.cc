@@ -65,7 +65,8 @@ void expect_legal(const Schedule& s) {
   for (const auto& e : s.edges) EXPECT_LT(pos[e.from], pos[e.to]) << e.from << " -> " << e.to;
   // Dataflow edges are in the DAG.
   for (const auto& e : dataflow_edges(s.program))
-    EXPECT_TRUE(std::any_of(s.edges.begin(), s.edges.end(), [&](const Edge& f) { return f.from == e.from && f.to == e.to; }));
+    EXPECT_TRUE(
+        std::any_of(s.edges.begin(), s.edges.end(), [&](const Edge& f) { return f.from == e.from && f.to == e.to; }));
 }
 
 const char* kPrograms[] = {"alias_inputs.af", "tanh_chain.af", "setitem_views.af", "chunk_war.af"};
@@ -160,8 +161,9 @@ TEST(Policies, FusionPolicies) {
 
 TEST(Policies, RandomIsSeededAndAsapAlapDiffer) {
   // Two independent chains: random orders differ between seeds, repeat with one seed.
-  Case c = load("aliasfuzz 1\nstorage s0 f32[4] = iota(0, 1)\ninput x = s0\n"
-                "a = exp(x)\nb = neg(x)\nc = exp(a)\nd = neg(b)\ne = add(c, d)\nf = exp(x)\nreturn e, f\n");
+  Case c = load(
+      "aliasfuzz 1\nstorage s0 f32[4] = iota(0, 1)\ninput x = s0\n"
+      "a = exp(x)\nb = neg(x)\nc = exp(a)\nd = neg(b)\ne = add(c, d)\nf = exp(x)\nreturn e, f\n");
   std::set<std::vector<int>> seen;
   for (int seed = 0; seed < 20; ++seed) {
     auto s1 = make_schedule(c.p, c.an, run::SpelledSpec{"none", "", "random:" + std::to_string(seed), "none"});
@@ -279,8 +281,9 @@ TEST(Mutants, FusionStaleCopyReachesTheUpdateAliasesFamily) {
 // rule leaves sigmoid(x0) and mul(t0, x0) unordered with div_(x0); the
 // fixed variants order every such pair, on every hand-written program.
 TEST(Dot, MarksUnorderedReadWritePairs) {
-  Case c = load("aliasfuzz 1\nstorage s f32[4] = iota(1, 1)\ninput x0 = s\nt0 = sigmoid(x0)\nmul_(t0, x0)\n"
-                "div_(x0, 2.0)\nreturn t0\n");
+  Case c = load(
+      "aliasfuzz 1\nstorage s f32[4] = iota(1, 1)\ninput x0 = s\nt0 = sigmoid(x0)\nmul_(t0, x0)\n"
+      "div_(x0, 2.0)\nreturn t0\n");
   auto rule = make_schedule(c.p, c.an, run::SpelledSpec{"update_aliases", "", "program", "none"});
   ASSERT_TRUE(rule.ok());
   EXPECT_EQ(unordered_hazards(*rule).size(), 2u);
@@ -361,8 +364,10 @@ TEST(Snapshots, BeforeAfterTextUnchanged) {
       if (!sc.ok()) text = "# " + sc.error().message + "\n";  // the rule predicts that Thunder raises
       const std::string snapshot = stem + "." + s + ".snapshot.af";
       if (!sc.ok()) {
-        if (update) std::ofstream(std::string(update) + "/" + snapshot) << text;
-        else EXPECT_EQ(slurp(testdata(snapshot)), text) << "snapshot " << snapshot;
+        if (update)
+          std::ofstream(std::string(update) + "/" + snapshot) << text;
+        else
+          EXPECT_EQ(slurp(testdata(snapshot)), text) << "snapshot " << snapshot;
         continue;
       }
       text = schedule_text(*sc);

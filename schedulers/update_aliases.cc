@@ -111,7 +111,9 @@ Pass1 replace_aliased_inputs(const ir::Program& p) {
   // (even on other storages), and an index past the end is an IndexError.
   std::vector<bool> used(nin, false);
   for (const auto& st : p.stmts)
-    for_each_tensor_arg(st, [&](int v) { if (v < nin) used[v] = true; });
+    for_each_tensor_arg(st, [&](int v) {
+      if (v < nin) used[v] = true;
+    });
   for (int v : p.returns)
     if (v < nin) used[v] = true;
   std::vector<int> flat;  // the computation trace's arguments
@@ -144,10 +146,12 @@ Pass1 replace_aliased_inputs(const ir::Program& p) {
   // the wrong dtype, which Thunder's op refuses at trace time.
   for (int k = 0; k < nin; ++k) {
     if (replaced_by[k] < 0) continue;
-    const ir::Dtype want = p.storages[p.inputs[k].storage].dtype, got = p.storages[p.inputs[replaced_by[k]].storage].dtype;
+    const ir::Dtype want = p.storages[p.inputs[k].storage].dtype,
+                    got = p.storages[p.inputs[replaced_by[k]].storage].dtype;
     if (want != got) {
-      r.error = std::string(run::kThunderRaises) + ": replace_args_with_alias_map passes input " + p.value_names[replaced_by[k]] +
-                " (" + ir::dtype_name(got) + ") for input " + p.value_names[k] + " (" + ir::dtype_name(want) + ")";
+      r.error = std::string(run::kThunderRaises) + ": replace_args_with_alias_map passes input " +
+                p.value_names[replaced_by[k]] + " (" + ir::dtype_name(got) + ") for input " + p.value_names[k] + " (" +
+                ir::dtype_name(want) + ")";
       r.program = p;
       return r;
     }
@@ -159,8 +163,10 @@ Pass1 replace_aliased_inputs(const ir::Program& p) {
   std::vector<bool> reshape_pending(nin, false);
   for (int k = 0; k < nin; ++k) {
     if (replaced_by[k] < 0) continue;
-    if (sizes_of(k) == sizes_of(replaced_by[k])) map[k] = replaced_by[k];
-    else reshape_pending[k] = true;
+    if (sizes_of(k) == sizes_of(replaced_by[k]))
+      map[k] = replaced_by[k];
+    else
+      reshape_pending[k] = true;
   }
   // A reshape of the first input before the first use of a replaced one
   // (the return is a use too).
@@ -172,9 +178,9 @@ Pass1 replace_aliased_inputs(const ir::Program& p) {
     for (auto d : sz) numel *= d;
     for (auto d : sizes_of(replaced_by[v])) first_numel *= d;
     if (numel != first_numel && r.error.empty())  // Thunder's prims.reshape raises at trace time
-      r.error = std::string(run::kThunderRaises) + ": replace_args_with_alias_map reshapes input " + p.value_names[replaced_by[v]] +
-                " (" + std::to_string(first_numel) + " elements) to the shape of input " + p.value_names[v] + " (" +
-                std::to_string(numel) + " elements)";
+      r.error = std::string(run::kThunderRaises) + ": replace_args_with_alias_map reshapes input " +
+                p.value_names[replaced_by[v]] + " (" + std::to_string(first_numel) +
+                " elements) to the shape of input " + p.value_names[v] + " (" + std::to_string(numel) + " elements)";
     map[v] = b.emit1(OpKind::Reshape, p.value_names[v], {Arg::tensor(replaced_by[v]), Arg::ints(sz)}, line, true);
     r.opaque.resize(b.program().stmts.size(), false);
     r.opaque.back() = true;
@@ -230,8 +236,11 @@ Groups view_groups(const ir::Program& p, const std::vector<bool>& opaque, run::U
     std::vector<int> first(p.storages.size(), -1);
     for (size_t k = 0; k < p.inputs.size(); ++k) {
       int& f = first[p.inputs[k].storage];
-      if (f < 0) { f = static_cast<int>(k); start(f); }
-      else raw[k] = raw[f];
+      if (f < 0) {
+        f = static_cast<int>(k);
+        start(f);
+      } else
+        raw[k] = raw[f];
     }
   }
   for (size_t j = 0; j < p.stmts.size(); ++j) {
@@ -351,9 +360,9 @@ Transformed update_aliases_rule(const ir::Program& src, const ir::Analysis& an, 
   // Pass 3. Without pass 1 the program is `src`, whose analysis then
   // gives most statements' results.
   Builder b(p, fx.has(run::UaFix::Inputs) && an_exact ? &an : nullptr);
-  std::vector<int> def(nv, -1);                     // value of p -> its value in the new program
-  std::unordered_map<int, int> swap;                // new value -> the value that replaced it
-  std::unordered_map<int, int> writer;              // new value -> setitem_ that wrote through it
+  std::vector<int> def(nv, -1);         // value of p -> its value in the new program
+  std::unordered_map<int, int> swap;    // new value -> the value that replaced it
+  std::unordered_map<int, int> writer;  // new value -> setitem_ that wrote through it
   std::vector<bool> encountered(nv, false);
   std::vector<std::vector<int>> members(gr.count);  // encountered members per group, in order
   std::vector<std::vector<int>> pending(gr.count);  // accesses since the group's last update (fix war)
@@ -457,8 +466,10 @@ Transformed update_aliases_rule(const ir::Program& src, const ir::Analysis& an, 
     }
     // The in set, and the groups it meets.
     in.clear();
-    if (inplace && !fx.has(run::UaFix::Args)) in.push_back(canon(static_cast<int>(st.args[0].i)));
-    else for_each_tensor_arg(st, [&](int v) { in.push_back(canon(v)); });
+    if (inplace && !fx.has(run::UaFix::Args))
+      in.push_back(canon(static_cast<int>(st.args[0].i)));
+    else
+      for_each_tensor_arg(st, [&](int v) { in.push_back(canon(v)); });
     for (int v : in) encounter(v);
     groups.clear();
     for (int v : in)
@@ -536,8 +547,10 @@ Transformed update_aliases_rule(const ir::Program& src, const ir::Analysis& an, 
     t.program = std::move(b.program());
     return t;
   }
-  if (b.failed()) t.error = b.error();
-  else t.analysis = std::make_shared<const ir::Analysis>(b.analysis(static_cast<int>(p.storages.size())));
+  if (b.failed())
+    t.error = b.error();
+  else
+    t.analysis = std::make_shared<const ir::Analysis>(b.analysis(static_cast<int>(p.storages.size())));
   // Pass 1's reshapes are statements the strategy added.
   t.program = std::move(b.program());
   t.added_node = std::move(b.added());
@@ -547,7 +560,8 @@ Transformed update_aliases_rule(const ir::Program& src, const ir::Analysis& an, 
 
 }  // namespace
 
-Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& an, run::UaFixes fx, run::Mutant mutant) {
+Transformed update_aliases_strategy(const ir::Program& src, const ir::Analysis& an, run::UaFixes fx,
+                                    run::Mutant mutant) {
   return update_aliases_rule(src, an, fx, mutant, true);
 }
 

@@ -73,7 +73,8 @@ std::map<std::string, std::string> tool_versions() {
   if (const char* root = std::getenv("AF_ROOT"); root && *root) {
     const std::string git = "git -C " + shell_quote(root);
     const std::string c = first_line_of(git + " rev-parse --short HEAD");
-    if (!c.empty()) commit = c + (first_line_of(git + " status --porcelain --untracked-files=no").empty() ? "" : "-dirty");
+    if (!c.empty())
+      commit = c + (first_line_of(git + " status --porcelain --untracked-files=no").empty() ? "" : "-dirty");
   }
   std::string halide = first_line_of("dpkg-query -W -f='${Version}' libhalide14-0-dev");
   return {{"aliasfuzz", commit}, {"halide", halide.empty() ? "unknown" : halide}};

@@ -18,7 +18,8 @@ void add_kernel_cache_flags(CLI::App* c) {
       "--kernel-cache", [](const std::string& d) { lowering::kernel_cache_config().dir = d; },
       "persistent kernel cache folder (default $AF_KERNEL_CACHE or ~/.cache/aliasfuzz/kernels; 'off': JIT only)");
   c->add_option_function<std::string>(
-       "--kernel-cache-max", [](const std::string& s) { lowering::kernel_cache_config().max_bytes = lowering::parse_size(s); },
+       "--kernel-cache-max",
+       [](const std::string& s) { lowering::kernel_cache_config().max_bytes = lowering::parse_size(s); },
        "size cap of the kernel cache, least recently used removed first (default 2G)")
       ->check([](const std::string& s) { return lowering::parse_size(s) < 0 ? "a size such as 2G, 500M" : ""; });
 }
@@ -74,7 +75,9 @@ int run(const CacheArgs& a) {
 void register_cache(CLI::App& app, int* status) {
   auto a = std::make_shared<CacheArgs>();
   auto* c = app.add_subcommand("cache", "the persistent kernel cache: stats, clear, prewarm --programs N");
-  c->add_option("action", a->action, "stats | clear | prewarm")->required()->check(CLI::IsMember({"stats", "clear", "prewarm"}));
+  c->add_option("action", a->action, "stats | clear | prewarm")
+      ->required()
+      ->check(CLI::IsMember({"stats", "clear", "prewarm"}));
   c->add_option("--programs", a->programs, "prewarm: programs [0, N) of --seed (default 100)");
   c->add_option("--seed", a->seed, "prewarm: generator seed (default 1)");
   add_kernel_cache_flags(c);

@@ -43,7 +43,8 @@ int run(CapArgs& a) {
   for (const auto& s : a.strategies)
     if (!compilers::is_external_strategy(s)) {
       const std::string why = compilers::py_spec_error(s);
-      std::cerr << "aliasfuzz capabilities: " << (why.empty() ? "'" + s + "' is not an external strategy" : why) << "\n";
+      std::cerr << "aliasfuzz capabilities: " << (why.empty() ? "'" + s + "' is not an external strategy" : why)
+                << "\n";
       return 2;
     }
   nlohmann::json out = nlohmann::json::object();
@@ -57,8 +58,12 @@ int run(CapArgs& a) {
       continue;
     }
     for (const auto& [op, why] : c.unsupported) weights[op] = 0.0;
-    out[s] = {{"available", true}, {"versions", c.versions}, {"unsupported", c.unsupported},
-              {"inconclusive", c.inconclusive}, {"from_cache", c.from_cache}, {"probes", c.probes},
+    out[s] = {{"available", true},
+              {"versions", c.versions},
+              {"unsupported", c.unsupported},
+              {"inconclusive", c.inconclusive},
+              {"from_cache", c.from_cache},
+              {"probes", c.probes},
               {"cache", c.cache_path}};
     if (!a.json) {
       const std::string sum = compilers::capabilities_summary(c);
@@ -66,7 +71,8 @@ int run(CapArgs& a) {
       for (const auto& [op, why] : c.unsupported) std::cout << "  " << op << ": " << why << "\n";
       for (const auto& [v, why] : c.inconclusive)
         std::cout << "  (no op judged " << v << ": the program without the op raised " << why << ")\n";
-      std::cout << "  " << (c.from_cache ? "from the cache " : "probed (" + std::to_string(c.probes) + " programs), cached in ")
+      std::cout << "  "
+                << (c.from_cache ? "from the cache " : "probed (" + std::to_string(c.probes) + " programs), cached in ")
                 << (c.cache_path.empty() ? "(nowhere)" : c.cache_path) << "\n";
     }
   }
@@ -121,21 +127,26 @@ int run(CapArgs& a) {
     nlohmann::json m = nlohmann::json::object();
     for (const auto& [s, x] : t) {
       const double frac = x.runs ? static_cast<double>(x.compared) / static_cast<double>(x.runs) : 0.0;
-      m[s] = {{"programs", x.runs}, {"compared", x.compared}, {"fraction_compared", frac}, {"agree", x.agree},
-              {"unsupported", x.unsupported}, {"internal_errors", x.internal}, {"eager_raised", x.eager},
-              {"runner_failed", x.failed}, {"reasons", x.reasons}};
+      m[s] = {{"programs", x.runs},      {"compared", x.compared},       {"fraction_compared", frac},
+              {"agree", x.agree},        {"unsupported", x.unsupported}, {"internal_errors", x.internal},
+              {"eager_raised", x.eager}, {"runner_failed", x.failed},    {"reasons", x.reasons}};
       if (!a.json) {
-        std::printf("%s: %lld/%lld programs reached a value comparison (%.1f%%; %lld agree), %lld unsupported, %lld internal errors, %lld eager-raised, %lld runner failures\n",
-                    s.c_str(), static_cast<long long>(x.compared), static_cast<long long>(x.runs), 100 * frac,
-                    static_cast<long long>(x.agree), static_cast<long long>(x.unsupported),
-                    static_cast<long long>(x.internal), static_cast<long long>(x.eager), static_cast<long long>(x.failed));
+        std::printf(
+            "%s: %lld/%lld programs reached a value comparison (%.1f%%; %lld agree), %lld unsupported, %lld internal "
+            "errors, %lld eager-raised, %lld runner failures\n",
+            s.c_str(), static_cast<long long>(x.compared), static_cast<long long>(x.runs), 100 * frac,
+            static_cast<long long>(x.agree), static_cast<long long>(x.unsupported), static_cast<long long>(x.internal),
+            static_cast<long long>(x.eager), static_cast<long long>(x.failed));
         if (a.errors)
           for (const auto& [why, n] : x.reasons)
             std::printf("  %5lld  %s (first: program %lld)\n", static_cast<long long>(n), why.c_str(),
                         static_cast<long long>(x.first.at(why)));
       }
     }
-    out["measure"] = {{"seed", a.seed}, {"programs", a.measure}, {"all_ops", a.all_ops}, {"op_weights", g.op_weights},
+    out["measure"] = {{"seed", a.seed},
+                      {"programs", a.measure},
+                      {"all_ops", a.all_ops},
+                      {"op_weights", g.op_weights},
                       {"strategies", m}};
   }
   if (a.json) std::cout << ir::json_text(out, 2) << "\n";
@@ -146,7 +157,8 @@ int run(CapArgs& a) {
 
 void register_capabilities(CLI::App& app, int* status) {
   auto a = std::make_shared<CapArgs>();
-  auto* c = app.add_subcommand("capabilities", "the ops external strategies cannot run (capability probe); --measure N");
+  auto* c =
+      app.add_subcommand("capabilities", "the ops external strategies cannot run (capability probe); --measure N");
   c->add_option("--strategy", a->strategies, "external strategy (repeatable; default: the three thunder ones)");
   c->add_flag("--refresh", a->refresh, "probe again and rewrite the cache");
   c->add_flag("--json", a->json, "print one JSON object");

@@ -21,8 +21,7 @@ namespace {
 // setting that fuses most).
 bool is_fusion_greedy(const fuzz::CompareRow& r) {
   const auto reorder = run::parse_reorder(r.reorder);
-  return reorder && reorder->kind == run::ReorderKind::Fusion &&
-         run::parse_fusion(r.fusion) == run::Fusion::Greedy;
+  return reorder && reorder->kind == run::ReorderKind::Fusion && run::parse_fusion(r.fusion) == run::Fusion::Greedy;
 }
 
 struct CompareArgs {
@@ -31,14 +30,18 @@ struct CompareArgs {
 };
 
 std::string markdown(const fuzz::CompareOptions& o, const std::vector<fuzz::CompareRow>& rows) {
-  std::string md = fmt::format("# Strategy comparison\n\nseed {}, {} generated programs of size {}; means per program.\n\n",
-                               o.seed, o.programs, o.gen.size);
-  md += "| strategy | reorder | fusion | agree | regions | fusion breaks | added nodes | extra storages | bytes moved | schedule us | run us |\n";
+  std::string md =
+      fmt::format("# Strategy comparison\n\nseed {}, {} generated programs of size {}; means per program.\n\n", o.seed,
+                  o.programs, o.gen.size);
+  md +=
+      "| strategy | reorder | fusion | agree | regions | fusion breaks | added nodes | extra storages | bytes moved | "
+      "schedule us | run us |\n";
   md += "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   for (const auto& r : rows)
-    md += fmt::format("| {} | {} | {} | {}/{}{} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {:.0f} | {:.1f} | {:.1f} |\n", r.strategy,
-                      r.reorder, r.fusion, r.agree, r.programs, r.errors ? fmt::format(" ({} errors)", r.errors) : "",
-                      r.regions, r.fusion_breaks, r.nodes_added, r.extra_storages, r.bytes_moved, r.schedule_us, r.run_us);
+    md += fmt::format("| {} | {} | {} | {}/{}{} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {:.0f} | {:.1f} | {:.1f} |\n",
+                      r.strategy, r.reorder, r.fusion, r.agree, r.programs,
+                      r.errors ? fmt::format(" ({} errors)", r.errors) : "", r.regions, r.fusion_breaks, r.nodes_added,
+                      r.extra_storages, r.bytes_moved, r.schedule_us, r.run_us);
   return md;
 }
 
@@ -58,12 +61,22 @@ int run(CompareArgs& a) {
   std::cerr << "aliasfuzz compare: seed " << a.o.seed << ", " << a.o.programs << " programs\n";
   auto rows = fuzz::compare_strategies(a.o);
   nlohmann::json j = nlohmann::json::array();
-  std::map<std::string, std::pair<double, int>> regions;  // strategy -> mean regions under fusion reorder, greedy fusion
+  std::map<std::string, std::pair<double, int>>
+      regions;  // strategy -> mean regions under fusion reorder, greedy fusion
   for (const auto& r : rows) {
-    j.push_back({{"strategy", r.strategy}, {"reorder", r.reorder}, {"fusion", r.fusion}, {"programs", r.programs},
-                 {"agree", r.agree}, {"errors", r.errors}, {"regions", r.regions}, {"fusion_breaks", r.fusion_breaks},
-                 {"nodes_added", r.nodes_added}, {"extra_storages", r.extra_storages}, {"bytes_moved", r.bytes_moved},
-                 {"schedule_us", r.schedule_us}, {"run_us", r.run_us}});
+    j.push_back({{"strategy", r.strategy},
+                 {"reorder", r.reorder},
+                 {"fusion", r.fusion},
+                 {"programs", r.programs},
+                 {"agree", r.agree},
+                 {"errors", r.errors},
+                 {"regions", r.regions},
+                 {"fusion_breaks", r.fusion_breaks},
+                 {"nodes_added", r.nodes_added},
+                 {"extra_storages", r.extra_storages},
+                 {"bytes_moved", r.bytes_moved},
+                 {"schedule_us", r.schedule_us},
+                 {"run_us", r.run_us}});
     if (is_fusion_greedy(r)) regions[r.strategy] = {r.regions, 1};
   }
   const std::string md = markdown(a.o, rows);
@@ -73,10 +86,12 @@ int run(CompareArgs& a) {
     if (is_fusion_greedy(r)) bars.push_back({r.strategy, r.regions});
   try {
     fuzz::write_atomic(a.out + "/compare.md", md);
-    fuzz::write_atomic(a.out + "/compare.json",
-                       ir::json_text(nlohmann::json{{"seed", a.o.seed}, {"programs", a.o.programs}, {"rows", j}}, 2) + "\n");
-    fuzz::write_atomic(a.out + "/compare.svg",
-                       reports::svg::bar_chart("Mean regions per program (reorder fusion, fusion greedy)", bars, "regions"));
+    fuzz::write_atomic(
+        a.out + "/compare.json",
+        ir::json_text(nlohmann::json{{"seed", a.o.seed}, {"programs", a.o.programs}, {"rows", j}}, 2) + "\n");
+    fuzz::write_atomic(
+        a.out + "/compare.svg",
+        reports::svg::bar_chart("Mean regions per program (reorder fusion, fusion greedy)", bars, "regions"));
   } catch (const std::exception& e) {
     std::cerr << "aliasfuzz compare: cannot write " << a.out << ": " << e.what() << "\n";
     return 2;

@@ -28,8 +28,10 @@ int run(const ConvertArgs& a) {
   }
   const std::string text = "# decoded from libFuzzer input " + a.input + " (" +
                            (fuzz::is_text_input(d, data.size()) ? "text" : "decoder bytes") + ")\n" + ir::print(*p);
-  if (a.out.empty()) std::cout << text;
-  else fuzz::write_atomic(a.out, text);
+  if (a.out.empty())
+    std::cout << text;
+  else
+    fuzz::write_atomic(a.out, text);
   return 0;
 }
 

@@ -30,7 +30,7 @@ struct FuzzArgs {
   std::vector<std::string> strategies, injects;
   std::string target = "interp";
   std::string shard = "0/1";
-  std::string seed;        // parsed strictly (CLI11 would wrap "-1" into 2^64-1)
+  std::string seed;  // parsed strictly (CLI11 would wrap "-1" into 2^64-1)
   std::string fail_on = "bugs";
   std::string torch;        // --torch
   bool check_only = false;  // validate the options and exit (aliasfuzz slurm uses it)
@@ -143,8 +143,9 @@ int run(FuzzArgs& a) {
   // A campaign whose every strategy is a compiler that is not installed
   // would only run the oracle: nothing is compared, nothing can be found.
   if (o.injects.empty() && !o.strategies.empty() &&
-      std::all_of(o.strategies.begin(), o.strategies.end(),
-                  [](const run::RunStrategy& s) { return s.is_external() && compilers::external_python(s.name()).empty(); })) {
+      std::all_of(o.strategies.begin(), o.strategies.end(), [](const run::RunStrategy& s) {
+        return s.is_external() && compilers::external_python(s.name()).empty();
+      })) {
     std::cerr << "aliasfuzz fuzz: nothing to compare: " << compilers::external_unavailable(o.strategies.front().name())
               << "\n";
     return 2;
@@ -191,7 +192,8 @@ int run(FuzzArgs& a) {
                   << ", the newest installed\n";
   }
   if (a.seed.empty() && !o.resume) o.seed = static_cast<uint64_t>(std::time(nullptr));
-  if (o.out.empty()) o.out = "runs/fuzz-" + std::to_string(o.seed) + (o.shard_n > 1 ? "-shard" + std::to_string(o.shard_i) : "");
+  if (o.out.empty())
+    o.out = "runs/fuzz-" + std::to_string(o.seed) + (o.shard_n > 1 ? "-shard" + std::to_string(o.shard_i) : "");
   if (!lock_folder(o.out, false, "fuzz")) return 2;
   o.command_line = command_line();
   o.versions = tool_versions();
@@ -214,8 +216,8 @@ int run(FuzzArgs& a) {
   }
   std::cout << "seed " << o.seed << ": " << s.programs << " programs in " << s.elapsed_s << " s ("
             << (s.elapsed_s > 0 ? s.programs / s.elapsed_s : 0) << "/s), " << s.invalid << " invalid, " << s.findings
-            << " findings in " << s.buckets << " buckets (" << s.must_agree_buckets << " against must-agree strategies), "
-            << s.crashes << " crashes, " << s.timeouts << " timeouts\n";
+            << " findings in " << s.buckets << " buckets (" << s.must_agree_buckets
+            << " against must-agree strategies), " << s.crashes << " crashes, " << s.timeouts << " timeouts\n";
   if (s.external_runs > 0)
     std::cout << "external strategies: " << s.compared << " of " << s.external_runs
               << " runs reached a value comparison, " << s.unsupported << " unsupported (not findings)\n";
@@ -225,13 +227,15 @@ int run(FuzzArgs& a) {
   for (const auto& n : s.not_supported) std::cout << n << " (left out of the generated programs)\n";
   std::string tiers;
   // Slow compilers run under one program per second: 0.24, not 0 (as the status line).
-  for (const auto& [name, v] : s.programs_per_s_by_tier) tiers += fmt::format(v < 10 ? " {} {:.2f}" : " {} {:.0f}", name, v);
+  for (const auto& [name, v] : s.programs_per_s_by_tier)
+    tiers += fmt::format(v < 10 ? " {} {:.2f}" : " {} {:.0f}", name, v);
   if (!tiers.empty()) std::cout << "per worker, programs/s in:" << tiers << "\n";
   // Which divergences are expected (strategies under study, mutants) and
   // which are bugs in aliasfuzz (must-agree strategies).
   const fuzz::CampaignRuns runs = fuzz::campaign_runs(o.strategies, o.injects);
   if (!runs.must_agree.empty())
-    std::cout << "must agree (a divergence is a bug in aliasfuzz): " << fmt::format("{}", fmt::join(runs.must_agree, ", ")) << "\n";
+    std::cout << "must agree (a divergence is a bug in aliasfuzz): "
+              << fmt::format("{}", fmt::join(runs.must_agree, ", ")) << "\n";
   if (!runs.expected_to_diverge.empty())
     std::cout << "expected to diverge (under study, mutants): "
               << fmt::format("{}", fmt::join(runs.expected_to_diverge, ", ")) << "\n";
@@ -275,9 +279,16 @@ void register_fuzz(CLI::App& app, int* status) {
   c->add_flag("--quiet", a->o.quiet, "no status lines");
   c->add_flag("--log-all", a->o.log_all,
               "also log every divergence to findings-all.jsonl (findings.jsonl keeps one line per bucket)");
-  c->add_option("--minimize-time", a->o.minimize_s, "seconds to minimize each new bucket's first finding (default 5; 120 with an external strategy; 0: off)");
-  c->add_option("--minimize-novel", a->o.novelty_total_s, "seconds for novelty leads after the buckets: findings with a feature (an alias path, a view, an op) no bug program had, each minimized keeping it (default: a quarter of --time, 30 s with --programs; 0: off)");
-  c->add_option("--minimize-total", a->o.minimize_total_s, "seconds for all minimization (default: a quarter of --time; with an external strategy no cap, each bucket has its --minimize-time; buckets are minimized --jobs at a time)");
+  c->add_option(
+      "--minimize-time", a->o.minimize_s,
+      "seconds to minimize each new bucket's first finding (default 5; 120 with an external strategy; 0: off)");
+  c->add_option(
+      "--minimize-novel", a->o.novelty_total_s,
+      "seconds for novelty leads after the buckets: findings with a feature (an alias path, a view, an op) no bug "
+      "program had, each minimized keeping it (default: a quarter of --time, 30 s with --programs; 0: off)");
+  c->add_option("--minimize-total", a->o.minimize_total_s,
+                "seconds for all minimization (default: a quarter of --time; with an external strategy no cap, each "
+                "bucket has its --minimize-time; buckets are minimized --jobs at a time)");
   add_kernel_cache_flags(c);
   c->callback([a, status] { *status = run(*a); });
 }

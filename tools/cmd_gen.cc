@@ -35,8 +35,8 @@ struct GenArgs {
 std::string text_of(const ir::Program& p, uint64_t seed, uint64_t index) {
   std::string t = ir::print(p);
   const size_t nl = t.find('\n');
-  return t.substr(0, nl + 1) + "# aliasfuzz gen --seed " + std::to_string(seed) + " (program " +
-         std::to_string(index) + ")\n" + t.substr(nl + 1);
+  return t.substr(0, nl + 1) + "# aliasfuzz gen --seed " + std::to_string(seed) + " (program " + std::to_string(index) +
+         ")\n" + t.substr(nl + 1);
 }
 
 int run(GenArgs& a) {

@@ -37,7 +37,7 @@ struct KitArgs {
   uint64_t seed = 1;
   std::vector<std::string> strategies, injects;
   std::vector<run::Mutant> mutants;  // injects, parsed by run()
-  bool dry_run = false;  // count cases and distinct kernels; compile and write nothing
+  bool dry_run = false;              // count cases and distinct kernels; compile and write nothing
 };
 
 std::string self_dir() {
@@ -49,7 +49,8 @@ std::string self_dir() {
 // The runner built next to this binary (bazel-bin/lowering/kit_runner), or $AF_KIT_RUNNER.
 std::string find_runner() {
   if (const char* e = std::getenv("AF_KIT_RUNNER"); e && *e) return e;
-  for (const std::string& p : {self_dir() + "/../lowering/kit_runner", self_dir() + "/aliasfuzz.runfiles/aliasfuzz/lowering/kit_runner"})
+  for (const std::string& p :
+       {self_dir() + "/../lowering/kit_runner", self_dir() + "/aliasfuzz.runfiles/aliasfuzz/lowering/kit_runner"})
     if (fs::exists(p)) return p;
   return "";
 }
@@ -66,7 +67,8 @@ std::vector<std::string> runner_libs(const std::string& runner) {
     if (arrow == std::string::npos) continue;
     const std::string path = l.substr(arrow + 3, l.find(' ', arrow + 3) - arrow - 3);
     const std::string name = fs::path(path).filename().string();
-    static const std::set<std::string> glibc = {"libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "librt.so.1"};
+    static const std::set<std::string> glibc = {"libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0",
+                                                "librt.so.1"};
     if (!glibc.count(name)) libs.push_back(path);
   }
   if (p) pclose(p);
@@ -162,9 +164,18 @@ int run(KitArgs& a) {
             kernels[spec.key] = lowering::KernelStore::full_key(hv, ts, spec.key);
           compiled += fresh;
         }
-      lowering::KitCase c{static_cast<int>(i), s->strategy, s->fusion, mutant,
+      lowering::KitCase c{static_cast<int>(i),
+                          s->strategy,
+                          s->fusion,
+                          mutant,
                           mutant.empty() && std::find(must.begin(), must.end(), s->strategy) != must.end(),
-                          ir::print(p), ir::print(s->program), s->regions, s->origin, 0, {}, {}};
+                          ir::print(p),
+                          ir::print(s->program),
+                          s->regions,
+                          s->origin,
+                          0,
+                          {},
+                          {}};
       lowering::kit_add_expected(c, expected, floats);
       kit.cases.push_back(std::move(c));
     }
@@ -176,20 +187,21 @@ int run(KitArgs& a) {
       std::cerr << "aliasfuzz kit: " << e << "\n";
       return 2;
     }
-    std::cout << fmt::format("kit {} (dry run): {} programs, {} cases, {} distinct kernels; kit.json.xz + "
-                             "expected.bin.xz {:.2f} MiB in {}\n",
-                             a.target, a.programs, kit.cases.size(), kernels.size(),
-                             (fs::file_size(a.out + "/kit.json.xz") + fs::file_size(a.out + "/expected.bin.xz")) /
-                                 1048576.0,
-                             a.out);
+    std::cout << fmt::format(
+        "kit {} (dry run): {} programs, {} cases, {} distinct kernels; kit.json.xz + "
+        "expected.bin.xz {:.2f} MiB in {}\n",
+        a.target, a.programs, kit.cases.size(), kernels.size(),
+        (fs::file_size(a.out + "/kit.json.xz") + fs::file_size(a.out + "/expected.bin.xz")) / 1048576.0, a.out);
     return 0;
   }
   // The runtime first: a pack damaged in transit still loads what precedes the damage.
   std::vector<std::string> entries = {rt};
   for (const auto& [key, full] : kernels) {
     const std::string path = cache.find(full, &why);
-    if (path.empty()) kit.build_errors.push_back("kernel " + key.substr(0, 40) + "... left the cache: " + why);
-    else entries.push_back(path);
+    if (path.empty())
+      kit.build_errors.push_back("kernel " + key.substr(0, 40) + "... left the cache: " + why);
+    else
+      entries.push_back(path);
   }
   lowering::PackStats pack;
   if (!lowering::write_kernel_pack(a.out + "/kernels.pack", entries, &pack, &why)) {
@@ -205,7 +217,8 @@ int run(KitArgs& a) {
   }
   const auto copy = fs::copy_options::overwrite_existing;
   fs::copy_file(runner, a.out + "/bin/kit_runner", copy);
-  for (const auto& lib : runner_libs(runner)) fs::copy_file(lib, a.out + "/bin/" + fs::path(lib).filename().string(), copy);
+  for (const auto& lib : runner_libs(runner))
+    fs::copy_file(lib, a.out + "/bin/" + fs::path(lib).filename().string(), copy);
   {
     std::ofstream run(a.out + "/run");
     run << "#!/bin/sh\n# Runs every case of this kit (unchecked and checked); results.json lands here\n"

@@ -55,8 +55,8 @@ int check(const LedgerArgs& a) {
     fuzz::write_atomic(path, fuzz::with_on_lines(text, on));
     ++changed;
   }
-  std::cout << entries.size() << " entries, " << replays << " replays, " << skipped << " not installed here, " << changed
-            << (a.dry_run ? " would change" : " headers updated") << "\n";
+  std::cout << entries.size() << " entries, " << replays << " replays, " << skipped << " not installed here, "
+            << changed << (a.dry_run ? " would change" : " headers updated") << "\n";
   return errors.empty() ? 0 : 2;
 }
 

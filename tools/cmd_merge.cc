@@ -46,8 +46,7 @@ void register_merge(CLI::App& app, int* status) {
       *status = 2;
       return;
     }
-    std::cout << "merged " << a->sources.size() << " campaigns into " << a->out << "\n"
-              << a->out << "/report.html\n";
+    std::cout << "merged " << a->sources.size() << " campaigns into " << a->out << "\n" << a->out << "/report.html\n";
     *status = 0;
   });
 }

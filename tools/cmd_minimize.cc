@@ -85,7 +85,8 @@ int minimize_main(MinimizeCmd& o, const CLI::App& c) {
     // A program eager PyTorch rejects is a case too, for an external
     // strategy (the accepts-invalid class, or a compiler that dies on it).
     auto an = ir::analyze(*prog);
-    if (!an && !(fuzz::eager_raises(an.error().kind) && compilers::external_strategy(o.spec.strategy))) prog = an.error();
+    if (!an && !(fuzz::eager_raises(an.error().kind) && compilers::external_strategy(o.spec.strategy)))
+      prog = an.error();
   }
   if (!prog) {
     std::cerr << o.path << ":" << prog.error().line << ": " << ir::kind_name(prog.error().kind)
@@ -148,7 +149,8 @@ void register_minimize(CLI::App& app, int* status) {
   auto* c = app.add_subcommand("minimize", "shrink a finding, keeping its bucket; write min.af and repro.py");
   c->add_option("case", o->path,
                 "the .af case, or a campaign's findings/BUCKET folder (its settings.json gives the spec, "
-                "the folder is the default --out)")->required();
+                "the folder is the default --out)")
+      ->required();
   flags::strategy(c, o->spec.strategy, "of the finding");
   flags::torch(c, o->torch);
   flags::inject(c, o->spec.inject, "of the finding");
@@ -160,7 +162,8 @@ void register_minimize(CLI::App& app, int* status) {
   c->add_option("--time", o->time_s, "time budget in seconds (default 60; 0: none)");
   c->add_option("--max-tests", o->max_tests, "budget in candidate runs (deterministic; default none)");
   c->add_option("--seeds", o->seeds,
-                 "random:SEED findings: also try seeds 0..N-1 when a candidate loses the divergence (default 16; 0: keep the seed)");
+                "random:SEED findings: also try seeds 0..N-1 when a candidate loses the divergence (default 16; 0: "
+                "keep the seed)");
   c->add_flag("--add-to-corpus", o->add_to_corpus, "also write corpus/regressions/NAME.af");
   c->callback([o, status, c] { *status = minimize_main(*o, *c); });
 }

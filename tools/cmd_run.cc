@@ -35,14 +35,17 @@ struct RunOptions {
   bool checked = false, json = false, stats = false, dump_passes = false;
 };
 
-
 // The "first_mismatch" JSON of a run that did not agree (null when it did).
 nlohmann::json first_mismatch_json(const schedulers::RunOutcome& r) {
   if (r.failure)
-    return {{"observable", r.failure->observable}, {"index", r.failure->index}, {"expected", nullptr},
-            {"actual", nullptr}, {"what", r.failure->what}};
+    return {{"observable", r.failure->observable},
+            {"index", r.failure->index},
+            {"expected", nullptr},
+            {"actual", nullptr},
+            {"what", r.failure->what}};
   nlohmann::json j;
-  if (r.mismatch) j = oracles::mismatch_json(*r.mismatch);
+  if (r.mismatch)
+    j = oracles::mismatch_json(*r.mismatch);
   else if (r.first_failure)
     j = {{"observable", "check"}, {"index", r.first_failure->first_index}, {"expected", nullptr}, {"actual", nullptr}};
   if (r.first_failure) j["first_diverging_op"] = fuzz::check_failure_json(*r.first_failure);
@@ -69,14 +72,15 @@ void dump_passes(const ir::Program& p, const ir::Analysis& an, const run::RunCon
   std::vector<schedulers::PassDump> dump;
   auto sc = schedulers::make_schedule(p, an, config, &dump);
   for (const auto& d : dump) std::cout << "# ---- after " << d.pass << "\n" << d.text;
-  if (sc) std::cout << "# ---- schedule\n" << schedulers::schedule_text(*sc);
-  else std::cout << "# ---- schedule failed: " << sc.error().message << "\n";
+  if (sc)
+    std::cout << "# ---- schedule\n" << schedulers::schedule_text(*sc);
+  else
+    std::cout << "# ---- schedule failed: " << sc.error().message << "\n";
 }
 
 int run(const RunOptions& o) {
   // Usage errors first: every setting parsed once, here.
-  std::vector<std::string> strategies =
-      o.strategies.empty() ? run::must_agree_strategy_names() : o.strategies;
+  std::vector<std::string> strategies = o.strategies.empty() ? run::must_agree_strategy_names() : o.strategies;
   if (auto e = flags::resolve_torch(strategies, o.torch); !e.empty()) {
     std::cerr << "aliasfuzz run: " << e << "\n";
     return 2;
@@ -112,7 +116,8 @@ int run(const RunOptions& o) {
   if (!an) {
     const ir::Error& e = an.error();
     if (o.json) {
-      out = {{"valid", false}, {"error", oracles::error_json(e)}, {"oracle", nullptr}, {"runs", nlohmann::json::array()}};
+      out = {
+          {"valid", false}, {"error", oracles::error_json(e)}, {"oracle", nullptr}, {"runs", nlohmann::json::array()}};
       std::cout << ir::json_text(out) << "\n";
     } else {
       std::cout << o.path << ":" << e.line << ": " << ir::kind_name(e.kind) << " error: " << e.message << "\n";
@@ -142,8 +147,14 @@ int run(const RunOptions& o) {
       if (recs[0].mismatch) first_mismatch = oracles::mismatch_json(*recs[0].mismatch);
       if (!recs[0].error.empty()) first_mismatch = {{"observable", "error"}, {"what", recs[0].error}};
       all_agree = all_agree && recs[0].agree;
-      runs.push_back({{"strategy", s}, {"inject", nullptr}, {"reorder", "program"}, {"fusion", "none"},
-                      {"target", "python"}, {"agree", recs[0].agree}, {"regions", 0}, {"first_mismatch", first_mismatch}});
+      runs.push_back({{"strategy", s},
+                      {"inject", nullptr},
+                      {"reorder", "program"},
+                      {"fusion", "none"},
+                      {"target", "python"},
+                      {"agree", recs[0].agree},
+                      {"regions", 0},
+                      {"first_mismatch", first_mismatch}});
       // The compiler said it cannot run the program: no comparison, no divergence.
       if (!recs[0].unsupported.empty()) runs.back()["unsupported"] = recs[0].unsupported;
       continue;
@@ -155,7 +166,8 @@ int run(const RunOptions& o) {
     // A model predicting its real compiler's refusal (update_aliases on
     // out=): not supported, as a campaign counts it (fuzz::predicted_refusal).
     const auto refusal = !r.agree && r.mismatch && r.mismatch->observable == "schedule"
-                             ? fuzz::predicted_refusal(r.mismatch->what) : std::nullopt;
+                             ? fuzz::predicted_refusal(r.mismatch->what)
+                             : std::nullopt;
     all_agree = all_agree && (r.agree || refusal);
     if (!r.stats.is_null()) all_stats.push_back(r.stats);
     nlohmann::json run = run::spec_json(specs[k]);
@@ -167,7 +179,8 @@ int run(const RunOptions& o) {
     runs.push_back(std::move(run));
   }
   const lowering::CompileCache& cache = compile_cache();
-  const nlohmann::json cache_json = {{"hits", cache.hits()}, {"misses", cache.misses()}, {"compile_ms", cache.compile_ms()}};
+  const nlohmann::json cache_json = {
+      {"hits", cache.hits()}, {"misses", cache.misses()}, {"compile_ms", cache.compile_ms()}};
   if (o.json) {
     out = {{"valid", true}, {"error", nullptr}, {"oracle", oracles::observables_json(*prog, expected)}, {"runs", runs}};
     if (on_halide) {
@@ -181,8 +194,8 @@ int run(const RunOptions& o) {
                 << r["reorder"].get<std::string>() << ", " << r["fusion"].get<std::string>() << ", "
                 << r["target"].get<std::string>() << ", " << r["regions"].get<int>() << " regions]: "
                 << (r.contains("unsupported") ? "not supported (no comparison): " + r["unsupported"].get<std::string>()
-                    : r["agree"].get<bool>() ? "agrees"
-                                             : "DISAGREES " + ir::json_text(r["first_mismatch"]))
+                    : r["agree"].get<bool>()  ? "agrees"
+                                              : "DISAGREES " + ir::json_text(r["first_mismatch"]))
                 << "\n";
     if (o.stats && on_halide)
       std::cout << "compile cache: " << ir::json_text(cache_json) << "\nper run: " << ir::json_text(all_stats) << "\n";

@@ -77,8 +77,9 @@ bool write_text(const std::string& path, const std::string& text, bool executabl
     return false;
   }
   f.close();
-  if (executable) fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
-                                  fs::perm_options::add);
+  if (executable)
+    fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                    fs::perm_options::add);
   return true;
 }
 
@@ -158,20 +159,20 @@ int write_and_submit(const SlurmArgs& a, const std::string& d, const std::string
   const std::string merge_id = job_id(o2);
   if (rc != 0 || merge_id.empty()) {
     std::cerr << "aliasfuzz slurm: sbatch " << merge_path << " failed (status " << rc << "): " << o2
-              << "\naliasfuzz slurm: the array job " << array_id << " is submitted; merge by hand afterwards: "
-              << merge_by_hand << "\n";
+              << "\naliasfuzz slurm: the array job " << array_id
+              << " is submitted; merge by hand afterwards: " << merge_by_hand << "\n";
     return 2;
   }
-  write_text(d + "/slurm/jobs.json",
-             "{\"array\": " + array_id + ", \"merge\": " + merge_id + ", \"shards\": " + n + ", \"seed\": " + a.seed +
-                 "}\n",
-             false);
+  write_text(
+      d + "/slurm/jobs.json",
+      "{\"array\": " + array_id + ", \"merge\": " + merge_id + ", \"shards\": " + n + ", \"seed\": " + a.seed + "}\n",
+      false);
   std::cout << "array job " << array_id << " (" << n << " tasks), merge job " << merge_id << " (afterany:" << array_id
             << ")\n"
-            << "results: " << d << (a.kit.empty() ? "/report.md" : "/summary.txt") << " once job " << merge_id << " is done; logs: " << d << "/slurm/logs/\n";
+            << "results: " << d << (a.kit.empty() ? "/report.md" : "/summary.txt") << " once job " << merge_id
+            << " is done; logs: " << d << "/slurm/logs/\n";
   return 0;
 }
-
 
 // --kit KIT: task i runs the kit's runner on programs k % N == i (a GPU
 // node needs no aliasfuzz, no Halide and no compiler); the merge job joins
@@ -230,8 +231,10 @@ int run_kit(SlurmArgs& a, const std::string& d) {
   task += "rc=$?\ncat \"$out/summary.txt\"\nexit $rc\n";
 
   std::string merge = header(a, name + "-merge", d + "/slurm/logs/merge-%j.log", 1);
-  merge += "# Written by `aliasfuzz slurm --kit`: runs after every task of the array (afterany)\n"
-           "# and joins the shards' summaries into " + d + "/summary.txt.\n";
+  merge +=
+      "# Written by `aliasfuzz slurm --kit`: runs after every task of the array (afterany)\n"
+      "# and joins the shards' summaries into " +
+      d + "/summary.txt.\n";
   merge += "set -uo pipefail\n";
   merge += "rc=0\nfailures=0\n: >" + q(d) + "/summary.txt.tmp\n";
   merge += "for i in $(seq 0 " + std::to_string(a.array - 1) + "); do\n";
@@ -242,8 +245,8 @@ int run_kit(SlurmArgs& a, const std::string& d) {
   merge += "  f=$(sed -n 's/.*failures (must-agree, missing, error) \\([0-9]*\\).*/\\1/p' \"$s/summary.txt\")\n";
   merge += "  failures=$((failures + ${f:-1}))\n";
   merge += "done\n";
-  merge += "echo \"kit " + kit.target + ": " + n + " shards, failures (must-agree, missing, error) $failures\" >>" + q(d) +
-           "/summary.txt.tmp\n";
+  merge += "echo \"kit " + kit.target + ": " + n + " shards, failures (must-agree, missing, error) $failures\" >>" +
+           q(d) + "/summary.txt.tmp\n";
   merge += "mv " + q(d) + "/summary.txt.tmp " + q(d) + "/summary.txt\ncat " + q(d) + "/summary.txt\n";
   merge += "if [[ $failures -ne 0 ]]; then rc=1; fi\nexit $rc\n";
   return write_and_submit(a, d, task, merge, n, "sbatch " + d + "/slurm/merge.sbatch");
@@ -297,8 +300,8 @@ int run(SlurmArgs& a) {
   // shared filesystem, by absolute path.
   std::string bin;
   {
-    const std::string src = a.binary.empty() ? fs::canonical("/proc/self/exe", ec).string()
-                                             : fs::canonical(a.binary, ec).string();
+    const std::string src =
+        a.binary.empty() ? fs::canonical("/proc/self/exe", ec).string() : fs::canonical(a.binary, ec).string();
     if (ec) {
       std::cerr << "aliasfuzz slurm: cannot find the aliasfuzz binary: " << ec.message() << "\n";
       return 2;
@@ -307,8 +310,11 @@ int run(SlurmArgs& a) {
     const std::string tmp = bin + ".tmp";
     fs::remove(tmp, ec);
     fs::copy_file(src, tmp, fs::copy_options::overwrite_existing, ec);
-    if (!ec) fs::permissions(tmp, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                                      fs::perms::others_read | fs::perms::others_exec, ec);
+    if (!ec)
+      fs::permissions(tmp,
+                      fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                          fs::perms::others_exec,
+                      ec);
     if (!ec) fs::rename(tmp, bin, ec);  // a running task keeps its old inode
     if (ec) {
       std::cerr << "aliasfuzz slurm: cannot copy " << src << " to " << bin << ": " << ec.message() << "\n";
@@ -337,8 +343,8 @@ int run(SlurmArgs& a) {
   {
     // Every task would fail on a bad fuzz option: the binary the tasks run
     // checks them here first (its message on stderr).
-    const std::string check = q(bin) + " fuzz" + fuzz_line + " --shard 0/" + std::to_string(a.array) +
-                              " --out " + q(d) + "/shard-0 --check-options";
+    const std::string check = q(bin) + " fuzz" + fuzz_line + " --shard 0/" + std::to_string(a.array) + " --out " +
+                              q(d) + "/shard-0 --check-options";
     if (std::system(check.c_str()) != 0) {
       std::cerr << "aliasfuzz slurm: the fuzz options above are invalid; no scripts written\n";
       return 2;
@@ -364,14 +370,17 @@ int run(SlurmArgs& a) {
           " ${resume[@]+\"${resume[@]}\"}\n";
 
   std::string merge = header(a, name + "-merge", d + "/slurm/logs/merge-%j.log", 1);
-  merge += "# Written by `aliasfuzz slurm`: runs after every task of the array (afterany)\n"
-           "# and merges the shards that exist into " + d + ".\n";
+  merge +=
+      "# Written by `aliasfuzz slurm`: runs after every task of the array (afterany)\n"
+      "# and merges the shards that exist into " +
+      d + ".\n";
   merge += "set -uo pipefail\n" + env;
   merge += "shards=()\nmissing=0\n";
   merge += "for i in $(seq 0 " + std::to_string(a.array - 1) + "); do\n";
   merge += "  s=" + q(d) + "/shard-$i\n";
-  merge += "  if [[ -f \"$s/state.json\" ]]; then shards+=(\"$s\"); "
-           "else echo \"aliasfuzz slurm: shard $i has no results ($s)\" >&2; missing=1; fi\n";
+  merge +=
+      "  if [[ -f \"$s/state.json\" ]]; then shards+=(\"$s\"); "
+      "else echo \"aliasfuzz slurm: shard $i has no results ($s)\" >&2; missing=1; fi\n";
   merge += "done\n";
   merge += "if [[ ${#shards[@]} -eq 0 ]]; then echo \"aliasfuzz slurm: no shard to merge\" >&2; exit 1; fi\n";
   merge += q(bin) + " merge \"${shards[@]}\" --out " + q(d) + "\n";
@@ -392,9 +401,11 @@ void register_slurm(CLI::App& app, int* status) {
   c->add_option("--out", a->out, "output folder on a filesystem shared by every node")->required();
   c->add_option("--partition", a->partition, "Slurm partition");
   c->add_option("--sbatch-option", a->sbatch_options, "an extra #SBATCH line, e.g. --time=02:00:00 (repeatable)");
-  c->add_option("--binary", a->binary, "the aliasfuzz binary the tasks run (default: this one; copied into DIR/slurm/bin)");
-  c->add_option("--kit", a->kit,
-                "a device kit (aliasfuzz kit): each task runs its runner on a share of its programs, not aliasfuzz fuzz");
+  c->add_option("--binary", a->binary,
+                "the aliasfuzz binary the tasks run (default: this one; copied into DIR/slurm/bin)");
+  c->add_option(
+      "--kit", a->kit,
+      "a device kit (aliasfuzz kit): each task runs its runner on a share of its programs, not aliasfuzz fuzz");
   c->add_flag("--resume", a->resume, "allow shards that already exist in --out (their tasks resume them)");
   auto* sub = c->add_flag("--submit", a->submit, "submit the array and the merge job with sbatch; print the job ids");
   auto* pr = c->add_flag("--print", a->print, "only write the scripts, and print them");
@@ -402,9 +413,9 @@ void register_slurm(CLI::App& app, int* status) {
   // Fuzz options, as `aliasfuzz fuzz` takes them.
   c->add_option("--time", a->time_s, "seconds each shard runs (fuzz default 60)")->check(CLI::PositiveNumber);
   c->add_option("--programs", a->programs, "check programs [0, N) over all shards")->check(unsigned_integer);
-  c->add_option("--seed", a->seed, "campaign seed (default: the clock; printed)")->check(unsigned_integer)->each([a](const std::string&) {
-    a->seed_given = true;
-  });
+  c->add_option("--seed", a->seed, "campaign seed (default: the clock; printed)")
+      ->check(unsigned_integer)
+      ->each([a](const std::string&) { a->seed_given = true; });
   c->add_option("--jobs", a->jobs, "worker processes per shard (= --cpus-per-task)");
   flags::strategies(c, a->strategies, "passed to every shard's aliasfuzz fuzz");
   flags::torch(c, a->torch);

@@ -24,7 +24,8 @@ namespace {
 const char* const kCommands[] = {"run", "dot", "convert", "torch", "gen", "fuzz"};
 
 bool dropped(const std::string& t) {
-  for (const char* bad : {"--out", "--run", "--target", "--help", "-h", "--jobs", "thunder", "torch-", "inductor", "aot-eager", "py:", "--resume"})
+  for (const char* bad : {"--out", "--run", "--target", "--help", "-h", "--jobs", "thunder", "torch-", "inductor",
+                          "aot-eager", "py:", "--resume"})
     if (t.find(bad) != std::string::npos) return true;
   return false;
 }

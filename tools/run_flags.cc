@@ -36,16 +36,15 @@ void injects(CLI::App* c, std::vector<std::string>& into, const std::string& not
   c->add_option("--inject", into, with_note(inject_help(), "repeatable; " + note));
 }
 void reorder(CLI::App* c, std::string& into, const std::string& note) {
-  c->add_option("--reorder", into,
-                with_note("reorder policy: " + join_names(run::reorder_policy_names()), note));
+  c->add_option("--reorder", into, with_note("reorder policy: " + join_names(run::reorder_policy_names()), note));
 }
 void fusion(CLI::App* c, std::string& into, const std::string& note) {
   c->add_option("--fusion", into, with_note("fusion policy: " + join_names(run::fusion_policy_names()), note));
 }
 void target(CLI::App* c, std::string& into, const std::string& note) {
-  c->add_option("--target", into,
-                with_note("where schedules run (interp: the reference kernels; the others: Halide): " + target_help(),
-                          note));
+  c->add_option(
+      "--target", into,
+      with_note("where schedules run (interp: the reference kernels; the others: Halide): " + target_help(), note));
 }
 void checked(CLI::App* c, bool& into) {
   c->add_flag("--checked", into,
@@ -60,13 +59,14 @@ void torch(CLI::App* c, std::string& into) {
 }
 
 std::string resolve_torch(std::vector<std::string>& strategies, const std::string& torch) {
-  if (!torch.empty() && !compilers::is_torch_version(torch)) return "--torch takes a version like 2.15.0, not '" + torch + "'";
+  if (!torch.empty() && !compilers::is_torch_version(torch))
+    return "--torch takes a version like 2.15.0, not '" + torch + "'";
   if (!torch.empty()) {
     std::vector<std::string> have;
     for (const auto& t : compilers::installed_torches()) have.push_back(t.version);
     if (std::find(have.begin(), have.end(), torch) == have.end())
-      return "--torch " + torch + " is not installed (./aliasfuzz setup --torch " + torch + "; installed: " +
-             (have.empty() ? std::string("none") : fmt::format("{}", fmt::join(have, ", "))) + ")";
+      return "--torch " + torch + " is not installed (./aliasfuzz setup --torch " + torch +
+             "; installed: " + (have.empty() ? std::string("none") : fmt::format("{}", fmt::join(have, ", "))) + ")";
   }
   for (auto& s : strategies) s = compilers::with_torch_version(s, torch);
   return "";

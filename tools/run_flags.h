@@ -14,7 +14,7 @@ namespace af::tools::flags {
 void strategy(CLI::App* c, std::string& into, const std::string& note);
 void strategies(CLI::App* c, std::vector<std::string>& into, const std::string& note);  // repeatable
 void inject(CLI::App* c, std::string& into, const std::string& note);
-void injects(CLI::App* c, std::vector<std::string>& into, const std::string& note);     // repeatable
+void injects(CLI::App* c, std::vector<std::string>& into, const std::string& note);  // repeatable
 void reorder(CLI::App* c, std::string& into, const std::string& note);
 void fusion(CLI::App* c, std::string& into, const std::string& note);
 void target(CLI::App* c, std::string& into, const std::string& note);

@@ -21,7 +21,8 @@ nlohmann::json stats_json(const lowering::LowerStats& s, lowering::Target target
                       {"uploads", s.uploads},           {"downloads", s.downloads},
                       {"upload_bytes", s.upload_bytes}, {"download_bytes", s.download_bytes}};
   if (target == lowering::Target::OpenCL)
-    j["opencl"] = {{"writes", s.cl_writes}, {"reads", s.cl_reads}, {"launches", s.cl_launches}, {"max_grid", s.max_grid}};
+    j["opencl"] = {
+        {"writes", s.cl_writes}, {"reads", s.cl_reads}, {"launches", s.cl_launches}, {"max_grid", s.max_grid}};
   if (target == lowering::Target::Ptx)
     j["ptx"] = {{"compiled", s.ptx_compiled}, {"rejected", s.ptx_rejected}, {"ms", s.ptx_ms}, {"bytes", s.ptx_bytes}};
   return j;
