@@ -241,12 +241,9 @@ std::string external_python(const std::string& strategy) {
   const auto e = external_strategy(strategy);
   if (!e) return "";
   switch (e->python) {
-    case Py::Venv:
-      return find_thunder_python();
-    case Py::Given:
-      return access(e->python_path.c_str(), X_OK) == 0 ? e->python_path : "";
-    case Py::Torch:
-      return torch_python(e->torch_version.empty() ? newest_torch() : e->torch_version);
+    case Py::Venv: return find_thunder_python();
+    case Py::Given: return access(e->python_path.c_str(), X_OK) == 0 ? e->python_path : "";
+    case Py::Torch: return torch_python(e->torch_version.empty() ? newest_torch() : e->torch_version);
     case Py::System: {
       std::string py = env("AF_TORCH_PYTHON");
       if (py.empty()) py = "/usr/bin/python3";
@@ -260,17 +257,14 @@ std::string external_unavailable(const std::string& strategy) {
   const auto e = external_strategy(strategy);
   if (!e) return "'" + strategy + "' is not an external strategy";
   switch (e->python) {
-    case Py::Venv:
-      return "the .venv-thunder Python is not installed (./aliasfuzz setup --thunder)";
-    case Py::Given:
-      return "no Python at '" + e->python_path + "'";
+    case Py::Venv: return "the .venv-thunder Python is not installed (./aliasfuzz setup --thunder)";
+    case Py::Given: return "no Python at '" + e->python_path + "'";
     case Py::Torch:
       return e->torch_version.empty()
                  ? "no torch is installed for " + strategy + " (./aliasfuzz setup --torch, or --thunder)"
                  : "torch " + e->torch_version + " is not installed (./aliasfuzz setup --torch " + e->torch_version +
                        ")";
-    case Py::System:
-      return "no /usr/bin/python3 with PyTorch";
+    case Py::System: return "no /usr/bin/python3 with PyTorch";
   }
   return "";
 }

@@ -22,18 +22,12 @@ std::string op_class(const std::string& op) {
   auto k = ir::op_from_name(op);
   if (!k) return op;
   switch (ir::op_info(*k).cls) {
-    case ir::OpClass::View:
-      return "view";
-    case ir::OpClass::MayAlias:
-      return "may-alias";
-    case ir::OpClass::InPlace:
-      return "inplace";
-    case ir::OpClass::Scatter:
-      return "scatter";
-    case ir::OpClass::Meta:
-      return "meta";
-    default:
-      return ir::is_reduction(*k) ? "reduction" : "compute";
+    case ir::OpClass::View: return "view";
+    case ir::OpClass::MayAlias: return "may-alias";
+    case ir::OpClass::InPlace: return "inplace";
+    case ir::OpClass::Scatter: return "scatter";
+    case ir::OpClass::Meta: return "meta";
+    default: return ir::is_reduction(*k) ? "reduction" : "compute";
   }
 }
 }  // namespace

@@ -118,14 +118,10 @@ int number_rank(double v) {
 
 int init_rank(const ir::StorageDecl& s) {
   switch (s.init) {
-    case InitKind::Full:
-      return number_rank(s.a);
-    case InitKind::Iota:
-      return s.a == 0 && s.b == 1 ? 5 : 6;
-    case InitKind::List:
-      return 7;
-    case InitKind::Random:
-      return 8;
+    case InitKind::Full: return number_rank(s.a);
+    case InitKind::Iota: return s.a == 0 && s.b == 1 ? 5 : 6;
+    case InitKind::List: return 7;
+    case InitKind::Random: return 8;
   }
   return 9;
 }

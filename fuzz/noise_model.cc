@@ -169,8 +169,7 @@ bool elementwise_noise(const ir::Stmt& st, const NoiseCapture& pre, const std::v
       return true;
     case N::Constant:  // exact constants
       return true;
-    case N::NotElementwise:
-      break;
+    case N::NotElementwise: break;
   }
   ir::internal_error(std::string("noise model: not elementwise: ") + ir::op_name(st.op));
 }
@@ -250,23 +249,13 @@ NoiseCapture capture_operands(const ir::Stmt& st, const ir::Analysis& an, const 
           pre.operands = {broadcast(A[f]), broadcast(A[f + 1])};
           break;
         }
-        case ir::MathArity::Unary:
-          pre.operands = {broadcast(A[ir::first_operand(st.op)])};
-          break;
-        case ir::MathArity::Clamp:
-          pre.operands = {broadcast(A[0])};
-          break;
-        case ir::MathArity::Ternary:
-          pre.operands = {broadcast(A[0]), broadcast(A[1]), broadcast(A[2])};
-          break;
+        case ir::MathArity::Unary: pre.operands = {broadcast(A[ir::first_operand(st.op)])}; break;
+        case ir::MathArity::Clamp: pre.operands = {broadcast(A[0])}; break;
+        case ir::MathArity::Ternary: pre.operands = {broadcast(A[0]), broadcast(A[1]), broadcast(A[2])}; break;
         // copy_'s source, setitem_'s value, clone's argument
-        case ir::MathArity::Copy:
-          pre.operands = {broadcast(A.back())};
-          break;
-        case ir::MathArity::Constant:
-          break;  // fill_, zero_, full: exact
-        case ir::MathArity::NotElementwise:
-          ir::internal_error("noise model: elementwise op without Math");
+        case ir::MathArity::Copy: pre.operands = {broadcast(A.back())}; break;
+        case ir::MathArity::Constant: break;  // fill_, zero_, full: exact
+        case ir::MathArity::NotElementwise: ir::internal_error("noise model: elementwise op without Math");
       }
       break;
     case ir::Family::Movement:
@@ -293,8 +282,7 @@ NoiseCapture capture_operands(const ir::Stmt& st, const ir::Analysis& an, const 
       break;
     }
     case ir::Family::Scatter:
-    case ir::Family::Meta:
-      ir::internal_error(std::string("noise model: the generator does not emit ") + info.name);
+    case ir::Family::Meta: ir::internal_error(std::string("noise model: the generator does not emit ") + info.name);
   }
   return pre;
 }
@@ -310,9 +298,7 @@ bool written_noise(const ir::Stmt& st, const ir::Analysis& an, const oracles::Me
     case ir::Family::Movement:  // a copy (reshape, flatten, contiguous): the noise carries over
       for (size_t i = 0; i < o.size(); ++i) n[i] = pre.operands[0].noise[i];
       break;
-    case ir::Family::Reduction:
-      reduction_noise(st, an, pre, o, &n);
-      break;
+    case ir::Family::Reduction: reduction_noise(st, an, pre, o, &n); break;
     case ir::Family::Concat: {
       std::vector<oracles::Dense> parts;
       for (size_t k = 0; k < pre.operands.size(); ++k)
@@ -322,9 +308,7 @@ bool written_noise(const ir::Stmt& st, const ir::Analysis& an, const oracles::Me
       for (size_t i = 0; i < o.size(); ++i) n[i] = c.v[i];
       break;
     }
-    case ir::Family::Indexed:
-      indexed_noise(st, an, pre, &n);
-      break;
+    case ir::Family::Indexed: indexed_noise(st, an, pre, &n); break;
     case ir::Family::Scatter:
     case ir::Family::Meta:
       ir::internal_error(std::string("noise model: the generator does not emit ") + ir::op_name(st.op));

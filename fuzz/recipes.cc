@@ -207,16 +207,11 @@ bool Gen::recipe_meta_in_place(OpKind op) {
   auto fits = [&](int v) {
     const int r = geo(v).rank();
     switch (view) {
-      case OpKind::Transpose:
-        return r >= 2;
-      case OpKind::T:
-        return r <= 2;
-      case OpKind::Squeeze:
-        return r >= 1;
-      case OpKind::Unsqueeze:
-        return r < maxr;
-      default:
-        return geo(v).numel() > 0;  // as_strided
+      case OpKind::Transpose: return r >= 2;
+      case OpKind::T: return r <= 2;
+      case OpKind::Squeeze: return r >= 1;
+      case OpKind::Unsqueeze: return r < maxr;
+      default: return geo(v).numel() > 0;  // as_strided
     }
   };
   // An input or a view of one most of the time: the caller's tensor changes.
@@ -474,78 +469,42 @@ bool Gen::try_op(OpKind op) {
   // in what the op itself does.
   using R = ir::GenRecipe;
   switch (ir::op_info(op).recipe) {
-    case R::Reshape:
-      return recipe_reshape(op);
-    case R::Whole:
-      return recipe_whole(op);
-    case R::T:
-      return recipe_t(op);
-    case R::Transpose:
-      return recipe_transpose(op);
-    case R::Permute:
-      return recipe_permute(op);
-    case R::Slice:
-      return recipe_slice(op);
-    case R::Unsqueeze:
-      return recipe_unsqueeze(op);
-    case R::Squeeze:
-      return recipe_squeeze(op);
-    case R::Expand:
-      return recipe_expand(op);
-    case R::Diagonal:
-      return recipe_diagonal(op);
-    case R::AsStrided:
-      return recipe_as_strided(op);
-    case R::Split:
-      return recipe_split(op);
-    case R::Unfold:
-      return recipe_unfold(op);
-    case R::MetaInPlace:
-      return recipe_meta_in_place(op);
-    case R::InPlaceBinary:
-      return recipe_in_place_binary(op);
-    case R::InPlaceUnary:
-      return recipe_in_place_unary(op);
-    case R::Clamp:
-      return recipe_clamp(op);
-    case R::Fill:
-      return recipe_fill(op);
-    case R::Copy:
-      return recipe_copy(op);
-    case R::Setitem:
-      return recipe_setitem(op);
-    case R::Addc:
-      return recipe_addc(op);
-    case R::Lerp:
-      return recipe_lerp(op);
-    case R::ClampTensor:
-      return recipe_clamp_tensor(op);
-    case R::OutBinary:
-      return recipe_out_binary(op);
-    case R::OutUnary:
-      return recipe_out_unary(op);
-    case R::Binary:
-      return recipe_binary(op);
-    case R::Unary:
-      return recipe_unary(op);
-    case R::Reduce:
-      return recipe_reduce(op);
-    case R::Matmul:
-      return recipe_matmul(op);
-    case R::Cat:
-      return recipe_cat(op);
-    case R::Full:
-      return recipe_full(op);
-    case R::IndexPut:
-      return recipe_index_put(op);
-    case R::IndexAlong:
-      return recipe_index_along(op);
-    case R::ScatterAlong:
-      return recipe_scatter_along(op);
-    case R::MaskedFill:
-      return recipe_masked_fill(op);
-    case R::NotGenerated:
-      return false;
+    case R::Reshape: return recipe_reshape(op);
+    case R::Whole: return recipe_whole(op);
+    case R::T: return recipe_t(op);
+    case R::Transpose: return recipe_transpose(op);
+    case R::Permute: return recipe_permute(op);
+    case R::Slice: return recipe_slice(op);
+    case R::Unsqueeze: return recipe_unsqueeze(op);
+    case R::Squeeze: return recipe_squeeze(op);
+    case R::Expand: return recipe_expand(op);
+    case R::Diagonal: return recipe_diagonal(op);
+    case R::AsStrided: return recipe_as_strided(op);
+    case R::Split: return recipe_split(op);
+    case R::Unfold: return recipe_unfold(op);
+    case R::MetaInPlace: return recipe_meta_in_place(op);
+    case R::InPlaceBinary: return recipe_in_place_binary(op);
+    case R::InPlaceUnary: return recipe_in_place_unary(op);
+    case R::Clamp: return recipe_clamp(op);
+    case R::Fill: return recipe_fill(op);
+    case R::Copy: return recipe_copy(op);
+    case R::Setitem: return recipe_setitem(op);
+    case R::Addc: return recipe_addc(op);
+    case R::Lerp: return recipe_lerp(op);
+    case R::ClampTensor: return recipe_clamp_tensor(op);
+    case R::OutBinary: return recipe_out_binary(op);
+    case R::OutUnary: return recipe_out_unary(op);
+    case R::Binary: return recipe_binary(op);
+    case R::Unary: return recipe_unary(op);
+    case R::Reduce: return recipe_reduce(op);
+    case R::Matmul: return recipe_matmul(op);
+    case R::Cat: return recipe_cat(op);
+    case R::Full: return recipe_full(op);
+    case R::IndexPut: return recipe_index_put(op);
+    case R::IndexAlong: return recipe_index_along(op);
+    case R::ScatterAlong: return recipe_scatter_along(op);
+    case R::MaskedFill: return recipe_masked_fill(op);
+    case R::NotGenerated: return false;
   }
   return false;
 }

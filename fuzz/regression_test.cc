@@ -51,12 +51,8 @@ Replayed replay_all() {
       continue;
     }
     switch (replay(*c, &detail)) {
-      case Replay::Pass:
-        ++r.pass;
-        break;
-      case Replay::Skipped:
-        r.skipped += "\n  " + f + ": " + detail;
-        break;
+      case Replay::Pass: ++r.pass; break;
+      case Replay::Skipped: r.skipped += "\n  " + f + ": " + detail; break;
       case Replay::Fail:
         ADD_FAILURE() << f << ": " << detail;
         ++r.fail;

@@ -407,15 +407,12 @@ static std::string repro_python(const run::RunSpec& spec) {
   if (!py.empty()) return py;
   using Py = compilers::ExternalStrategy::Python;
   switch (ext->python) {
-    case Py::Venv:
-      return ".venv-thunder/bin/python";
-    case Py::Given:
-      return ext->python_path;
+    case Py::Venv: return ".venv-thunder/bin/python";
+    case Py::Given: return ext->python_path;
     case Py::Torch:
       return ".venvs/torch-" + (ext->torch_version.empty() ? std::string("VERSION") : ext->torch_version) +
              "/bin/python";
-    case Py::System:
-      break;
+    case Py::System: break;
   }
   return "/usr/bin/python3";
 }

@@ -23,19 +23,13 @@ void checked_args_into(const Stmt& st, const std::vector<TensorMeta>& values, st
     c.f = 0;
     c.list.clear();
     switch (a.kind) {
-      case Arg::Tensor:
-        c.t = &values[a.i];
-        break;
+      case Arg::Tensor: c.t = &values[a.i]; break;
       case Arg::Int:
         c.i = a.i;
         c.f = static_cast<double>(a.i);
         break;
-      case Arg::Float:
-        c.f = a.f;
-        break;
-      case Arg::IntList:
-        c.list.assign(a.list.begin(), a.list.end());
-        break;
+      case Arg::Float: c.f = a.f; break;
+      case Arg::IntList: c.list.assign(a.list.begin(), a.list.end()); break;
       case Arg::TensorList:
         for (auto v : a.list) c.ts.push_back(&values[v]);
         break;

@@ -81,8 +81,7 @@ std::vector<IndexedAccess> accesses_with(OpKind op, const std::vector<CheckedArg
         r.push_back({w[p] + index[p] * xg.strides[d], s[p], static_cast<int64_t>(p), 0});
       return r;
     }
-    default:
-      return r;  // masked_fill_ writes one number: no order to depend on
+    default: return r;  // masked_fill_ writes one number: no order to depend on
   }
 }
 

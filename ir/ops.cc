@@ -596,8 +596,7 @@ Status indexed(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
       if (auto e = check_f32(a[2])) return *e;
       return view_of(res, g);
     }
-    default:
-      internal_error("indexed: not an indexed op: " + nm);
+    default: internal_error("indexed: not an indexed op: " + nm);
   }
 }
 
@@ -612,9 +611,7 @@ Status inplace(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
       if (auto e = check_f32(a[1])) return *e;
       exempt = true;
       break;
-    case OpKind::ZeroI:
-      exempt = true;
-      break;
+    case OpKind::ZeroI: exempt = true; break;
     case OpKind::ClampI:
       // clamp_out: TensorIterator's overlap checks, then a NaN bound fills
       // the result with NaN, else the bounds convert to float.
@@ -676,8 +673,7 @@ Status inplace(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
       if (auto chk = check_write(dst, {&src}, false, true)) return *chk;
       return std::nullopt;
     }
-    default:
-      break;
+    default: break;
   }
   if (auto e = check_write(x, reads, exempt)) return *e;
   return view_of(res, x.g);
@@ -782,12 +778,9 @@ const OpInfo& op_info(OpKind k) { return kOps[static_cast<int>(k)]; }
 
 const char* dtype_name(Dtype d) {
   switch (d) {
-    case Dtype::F32:
-      return "f32";
-    case Dtype::I64:
-      return "i64";
-    case Dtype::Bool:
-      return "bool";
+    case Dtype::F32: return "f32";
+    case Dtype::I64: return "i64";
+    case Dtype::Bool: return "bool";
   }
   return "?";
 }
@@ -905,16 +898,12 @@ Result<SetitemTarget> setitem_target(const Geometry& g, int64_t dim, int64_t sta
 
 Result<Geometry> scatter_slot(OpKind op, const Geometry& out, const std::vector<CheckedArg>& a) {
   switch (op) {
-    case OpKind::SliceScatter:
-      return slice_geometry(out, a[2].i, a[3].i, a[4].i, a[5].i);
-    case OpKind::SelectScatter:
-      return select_geometry(out, a[2].i, a[3].i);
-    case OpKind::DiagonalScatter:
-      return diagonal_geometry(out, a[2].i, a[3].i, a[4].i);
+    case OpKind::SliceScatter: return slice_geometry(out, a[2].i, a[3].i, a[4].i, a[5].i);
+    case OpKind::SelectScatter: return select_geometry(out, a[2].i, a[3].i);
+    case OpKind::DiagonalScatter: return diagonal_geometry(out, a[2].i, a[3].i, a[4].i);
     case OpKind::AsStridedScatter:
       return as_strided_geometry(TensorMeta{out, -1, out.numel()}, a[2].list, a[3].list, a[4].i);
-    default:
-      internal_error(std::string("scatter_slot: not a scatter: ") + op_name(op));
+    default: internal_error(std::string("scatter_slot: not a scatter: ") + op_name(op));
   }
 }
 
@@ -962,10 +951,8 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
   const MathArity arity = math_arity(info.math);
   if (arity == MathArity::Unary || arity == MathArity::Binary) return elementwise(a, res);
   switch (op) {
-    case OpKind::View:
-      return reshape_like(*g, a[1].list, true, res);
-    case OpKind::Reshape:
-      return reshape_like(*g, a[1].list, false, res);
+    case OpKind::View: return reshape_like(*g, a[1].list, true, res);
+    case OpKind::Reshape: return reshape_like(*g, a[1].list, false, res);
     case OpKind::Flatten:
       if (g->rank() == 1) return view_of(res, *g);
       return reshape_like(*g, Shape{-1}, false, res);
@@ -1010,12 +997,9 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
       }
       return view_of(res, std::move(r));
     }
-    case OpKind::Slice:
-      return wrap(slice_geometry(*g, a[1].i, a[2].i, a[3].i, a[4].i));
-    case OpKind::Narrow:
-      return wrap(narrow_geometry(*g, a[1].i, a[2].i, a[3].i));
-    case OpKind::Select:
-      return wrap(select_geometry(*g, a[1].i, a[2].i));
+    case OpKind::Slice: return wrap(slice_geometry(*g, a[1].i, a[2].i, a[3].i, a[4].i));
+    case OpKind::Narrow: return wrap(narrow_geometry(*g, a[1].i, a[2].i, a[3].i));
+    case OpKind::Select: return wrap(select_geometry(*g, a[1].i, a[2].i));
     case OpKind::Unsqueeze: {
       auto w = wrap_dim(a[1].i, g->rank() + 1);
       if (!w) return dim_error(a[1].i, g->rank() + 1);
@@ -1035,16 +1019,11 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
       }
       return view_of(res, std::move(r));
     }
-    case OpKind::Expand:
-      return wrap(expand_geometry(*g, a[1].list));
-    case OpKind::Diagonal:
-      return wrap(diagonal_geometry(*g, a[1].i, a[2].i, a[3].i));
-    case OpKind::AsStrided:
-      return wrap(as_strided_geometry(*a[0].t, a[1].list, a[2].list, a[3].i));
-    case OpKind::Alias:
-      return view_of(res, *g);
-    case OpKind::Unfold:
-      return wrap(unfold_geometry(*g, a[1].i, a[2].i, a[3].i));
+    case OpKind::Expand: return wrap(expand_geometry(*g, a[1].list));
+    case OpKind::Diagonal: return wrap(diagonal_geometry(*g, a[1].i, a[2].i, a[3].i));
+    case OpKind::AsStrided: return wrap(as_strided_geometry(*a[0].t, a[1].list, a[2].list, a[3].i));
+    case OpKind::Alias: return view_of(res, *g);
+    case OpKind::Unfold: return wrap(unfold_geometry(*g, a[1].i, a[2].i, a[3].i));
     case OpKind::Chunk:
     case OpKind::Split: {
       const bool chunk = op == OpKind::Chunk;
@@ -1083,11 +1062,9 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
       for (int64_t i = 0; i < g->sizes[*w]; ++i) res->push_back(OutMeta{*select_geometry(*g, *w, i), false, 0});
       return std::nullopt;
     }
-    case OpKind::Clone:
-      return fresh_contiguous(res, g->sizes);
+    case OpKind::Clone: return fresh_contiguous(res, g->sizes);
     case OpKind::Sum:
-    case OpKind::Amax:
-      return reduction(op, *g, a[1].i, a[2].i, res);
+    case OpKind::Amax: return reduction(op, *g, a[1].i, a[2].i, res);
     case OpKind::Softmax: {
       auto w = wrap_dim(a[1].i, g->rank());
       if (!w) return dim_error(a[1].i, g->rank());
@@ -1103,8 +1080,7 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
                                          std::to_string(b.sizes[1]) + ")");
       return fresh_contiguous(res, Shape{g->sizes[0], b.sizes[1]});
     }
-    case OpKind::Cat:
-      return cat(a[0].ts, a[1].i, res);
+    case OpKind::Cat: return cat(a[0].ts, a[1].i, res);
     case OpKind::Full:
       for (int64_t s : a[0].list)
         if (s < 0) return err(ErrorKind::Arg, "Trying to create tensor with negative dimension " + std::to_string(s));
@@ -1113,14 +1089,12 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
     case OpKind::SliceScatter:
     case OpKind::SelectScatter:
     case OpKind::DiagonalScatter:
-    case OpKind::AsStridedScatter:
-      return scatter(op, a, res);
+    case OpKind::AsStridedScatter: return scatter(op, a, res);
     case OpKind::UpdateAliases: {
       for (size_t i = 0; i < a[0].ts.size(); ++i) res->push_back(OutMeta{a[0].ts[i]->g, false, static_cast<int>(i)});
       return std::nullopt;
     }
-    default:
-      internal_error(std::string("infer: no shape rule for ") + info.name);
+    default: internal_error(std::string("infer: no shape rule for ") + info.name);
   }
 }
 

@@ -178,13 +178,14 @@ enum class Family {
 //   Ternary  f(x, a, b, s) of the target and two operands (broadcast;
 //            lerp's weight may be a number) and, for addcmul/addcdiv, the
 //            number `value` s (oracles/kernels.h: ternary).
-#define AF_MATH(X)                                                                                                     \
-  X(None, NotElementwise, NotElementwise)                                                                              \
-  X(Add, Binary, Sum)                                                                                                  \
-  X(Sub, Binary, Sum) X(Mul, Binary, Product) X(Div, Binary, Quotient) X(Exp, Unary, Exponential) X(Neg, Unary, Exact) \
-      X(Abs, Unary, Exact) X(Relu, Unary, ClampedAtZero) X(Tanh, Unary, Slope1) X(Sin, Unary, Slope1)                  \
-          X(Sigmoid, Unary, SlopeQuarter) X(Clamp, Clamp, Clamped) X(Fill, Constant, Constant)                         \
-              X(Zero, Constant, Constant) X(Copy, Copy, Exact) X(Addcmul, Ternary, Addc) X(Addcdiv, Ternary, Addc)     \
+#define AF_MATH(X)                                                                                                 \
+  X(None, NotElementwise, NotElementwise)                                                                          \
+  X(Add, Binary, Sum)                                                                                              \
+  X(Sub, Binary, Sum)                                                                                              \
+  X(Mul, Binary, Product) X(Div, Binary, Quotient) X(Exp, Unary, Exponential) X(Neg, Unary, Exact)                 \
+      X(Abs, Unary, Exact) X(Relu, Unary, ClampedAtZero) X(Tanh, Unary, Slope1) X(Sin, Unary, Slope1)              \
+          X(Sigmoid, Unary, SlopeQuarter) X(Clamp, Clamp, Clamped) X(Fill, Constant, Constant)                     \
+              X(Zero, Constant, Constant) X(Copy, Copy, Exact) X(Addcmul, Ternary, Addc) X(Addcdiv, Ternary, Addc) \
                   X(Lerp, Ternary, Lerp) X(ClampTensor, Ternary, MaxOfOperands)
 enum class Math {
 #define AF_MATH_ENUM(m, arity, noise) m,

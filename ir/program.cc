@@ -29,12 +29,9 @@ bool Arg::operator==(const Arg& o) const {
   if (kind != o.kind) return false;
   switch (kind) {
     case Tensor:
-    case Int:
-      return i == o.i;
-    case Float:
-      return same_float(f, o.f);
-    default:
-      return list == o.list;
+    case Int: return i == o.i;
+    case Float: return same_float(f, o.f);
+    default: return list == o.list;
   }
 }
 
@@ -54,9 +51,7 @@ void initial_values_into(const StorageDecl& s, float* v) {
     case InitKind::Iota:
       for (int64_t i = 0; i < s.numel; ++i) v[i] = static_cast<float>(s.a + static_cast<double>(i) * s.b);
       break;
-    case InitKind::Full:
-      std::fill(v, v + s.numel, static_cast<float>(s.a));
-      break;
+    case InitKind::Full: std::fill(v, v + s.numel, static_cast<float>(s.a)); break;
     case InitKind::List:  // the parser checks that the list has numel values
       std::copy(s.values.begin(), s.values.begin() + std::min<int64_t>(s.numel, s.values.size()), v);
       break;

@@ -597,15 +597,9 @@ std::string print(const Program& p) {
     const bool ints = s.dtype != Dtype::F32;
     auto num = [&](double v) { return ints ? std::to_string(static_cast<int64_t>(v)) : format_number(v); };
     switch (s.init) {
-      case InitKind::Iota:
-        o += "iota(" + num(s.a) + ", " + num(s.b) + ")";
-        break;
-      case InitKind::Full:
-        o += "full(" + num(s.a) + ")";
-        break;
-      case InitKind::Random:
-        o += "random(" + std::to_string(s.seed) + ")";
-        break;
+      case InitKind::Iota: o += "iota(" + num(s.a) + ", " + num(s.b) + ")"; break;
+      case InitKind::Full: o += "full(" + num(s.a) + ")"; break;
+      case InitKind::Random: o += "random(" + std::to_string(s.seed) + ")"; break;
       case InitKind::List: {
         o += "[";
         for (size_t i = 0; i < s.values.size(); ++i)
@@ -635,18 +629,10 @@ std::string print(const Program& p) {
       const Arg& a = st.args[k];
       if (k) o += ", ";
       switch (a.kind) {
-        case Arg::Tensor:
-          o += p.value_names[a.i];
-          break;
-        case Arg::Int:
-          o += std::to_string(a.i);
-          break;
-        case Arg::Float:
-          o += format_number(a.f);
-          break;
-        case Arg::IntList:
-          o += join_ints(a.list);
-          break;
+        case Arg::Tensor: o += p.value_names[a.i]; break;
+        case Arg::Int: o += std::to_string(a.i); break;
+        case Arg::Float: o += format_number(a.f); break;
+        case Arg::IntList: o += join_ints(a.list); break;
         case Arg::TensorList: {
           o += "[";
           for (size_t i = 0; i < a.list.size(); ++i) o += (i ? ", " : "") + p.value_names[a.list[i]];

@@ -378,15 +378,9 @@ TEST(Text, TruncatedAndCorruptedNeverCrash) {
       for (int e = 0; e < edits; ++e) {
         const size_t pos = next() % t.size();
         switch (next() % 3) {
-          case 0:
-            t[pos] = static_cast<char>(next() % 256);
-            break;
-          case 1:
-            t.erase(pos, 1 + next() % 5);
-            break;
-          default:
-            t.insert(pos, 1, "[](),=-.0123456789abcxyz_#\n"[next() % 27]);
-            break;
+          case 0: t[pos] = static_cast<char>(next() % 256); break;
+          case 1: t.erase(pos, 1 + next() % 5); break;
+          default: t.insert(pos, 1, "[](),=-.0123456789abcxyz_#\n"[next() % 27]); break;
         }
         if (t.empty()) t = "x";
       }

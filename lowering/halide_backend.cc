@@ -75,22 +75,14 @@ H::Expr unary(ir::Math f, H::Expr x) {
     // int32 exponent) gives 0 for NaN and for x >= ~2^31 (+inf included),
     // where expf gives NaN and inf; expf is inf for every x > 88.73.
     // corpus/examples/exp_of_nonfinite.af
-    case M::Exp:
-      return H::select(isnan_(x), x, x > 89.f, H::cast<float>(INFINITY), H::exp(x));
-    case M::Neg:
-      return -x;
-    case M::Abs:
-      return H::abs(x);
-    case M::Relu:
-      return H::select(isnan_(x) || x > 0.f, x, 0.f);
-    case M::Tanh:
-      return H::tanh(x);
-    case M::Sin:
-      return H::sin(x);  // sinf on the CPU, as the oracle
-    case M::Sigmoid:
-      return H::cast<float>(H::Expr(1.0) / (H::Expr(1.0) + H::exp(-H::cast<double>(x))));
-    default:
-      break;
+    case M::Exp: return H::select(isnan_(x), x, x > 89.f, H::cast<float>(INFINITY), H::exp(x));
+    case M::Neg: return -x;
+    case M::Abs: return H::abs(x);
+    case M::Relu: return H::select(isnan_(x) || x > 0.f, x, 0.f);
+    case M::Tanh: return H::tanh(x);
+    case M::Sin: return H::sin(x);  // sinf on the CPU, as the oracle
+    case M::Sigmoid: return H::cast<float>(H::Expr(1.0) / (H::Expr(1.0) + H::exp(-H::cast<double>(x))));
+    default: break;
   }
   ir::internal_error(std::string("halide unary: not a unary function: ") + ir::math_name(f));
 }
@@ -100,16 +92,12 @@ H::Expr unary(ir::Math f, H::Expr x) {
 H::Expr ternary(ir::Math f, H::Expr x, H::Expr a, H::Expr b, H::Expr s) {
   using M = ir::Math;
   switch (f) {
-    case M::Addcmul:
-      return x + s * a * b;
-    case M::Addcdiv:
-      return x + s * a / b;
-    case M::Lerp:
-      return H::select(H::abs(b) < 0.5f, x + b * (a - x), a - (a - x) * (1.f - b));
+    case M::Addcmul: return x + s * a * b;
+    case M::Addcdiv: return x + s * a / b;
+    case M::Lerp: return H::select(H::abs(b) < 0.5f, x + b * (a - x), a - (a - x) * (1.f - b));
     case M::ClampTensor:
       return H::select(isnan_(a) || isnan_(b), H::cast<float>(NAN), H::select(isnan_(x), x, H::min(H::max(x, a), b)));
-    default:
-      break;
+    default: break;
   }
   ir::internal_error(std::string("halide ternary: not a ternary function: ") + ir::math_name(f));
 }
@@ -182,16 +170,10 @@ void index_scatter(H::Func& f, const detail::Node& n, int index_rank, const std:
   const H::Expr ist = I(n.ip + 1 + 2 * r), bound = I(n.ip + 2 + 2 * r);
   std::vector<H::Expr> ic;  // where the index (or mask) is read
   switch (op) {
-    case OpKind::IndexPutI:
-      ic.assign(c.begin(), c.begin() + index_rank);
-      break;
+    case OpKind::IndexPutI: ic.assign(c.begin(), c.begin() + index_rank); break;
     case OpKind::IndexAddI:
-    case OpKind::IndexCopyI:
-      ic = {c[n.dim]};
-      break;
-    default:
-      ic = c;
-      break;  // scatter_, scatter_add_, masked_fill_
+    case OpKind::IndexCopyI: ic = {c[n.dim]}; break;
+    default: ic = c; break;  // scatter_, scatter_add_, masked_fill_
   }
   const H::Expr iv = F[n.in[1]](ic);
   const H::Expr val = F[n.in[2]](c);
@@ -253,12 +235,8 @@ Built build(const RegionSpec& s, bool gpu) {
     const auto pv = pure_vars(n.rank);
     auto in = [&](int k) -> H::Func& { return F[n.in[k]]; };
     switch (n.k) {
-      case NK::Input:
-        f(v[0]) = b.inputs[n.slot](v[0]);
-        break;
-      case NK::Zeros:
-        f(v[0]) = 0.f;
-        break;
+      case NK::Input: f(v[0]) = b.inputs[n.slot](v[0]); break;
+      case NK::Zeros: f(v[0]) = 0.f; break;
       case NK::Scatter: {
         f(v[0]) = in(0)(v[0]);
         H::Region dom;
@@ -280,9 +258,7 @@ Built build(const RegionSpec& s, bool gpu) {
         }
         break;
       }
-      case NK::IndexScatter:
-        index_scatter(f, n, s.nodes[n.in[1]].rank, F, I, gpu, b.fold);
-        break;
+      case NK::IndexScatter: index_scatter(f, n, s.nodes[n.in[1]].rank, F, I, gpu, b.fold); break;
       case NK::Dense: {
         // Coordinate k of element i is (i / stride k) mod size k for a
         // dense layout; clamped so that bounds inference sees in[0]'s extent.
@@ -300,18 +276,14 @@ Built build(const RegionSpec& s, bool gpu) {
         f(pv) = in(0)(idx);
         break;
       }
-      case NK::Const:
-        f(pv) = H::Expr(b.fp[n.fp]);
-        break;
+      case NK::Const: f(pv) = H::Expr(b.fp[n.fp]); break;
       case NK::Bcast: {
         std::vector<H::Expr> idx;
         for (int k = 0; k < n.dim; ++k) idx.push_back(v[k + n.rank - n.dim] * I(n.ip + k));
         f(pv) = in(0)(idx);
         break;
       }
-      case NK::Unary:
-        f(pv) = unary(ir::math_of(static_cast<OpKind>(n.op)), in(0)(a));
-        break;
+      case NK::Unary: f(pv) = unary(ir::math_of(static_cast<OpKind>(n.op)), in(0)(a)); break;
       case NK::Binary:
         f(pv) = oracles::binary<H::Expr>(ir::math_of(static_cast<OpKind>(n.op)), in(0)(a), in(1)(a));
         break;

@@ -199,16 +199,11 @@ int64_t parse_size(const std::string& s) {
       !(unit.size() == 3 && unit.substr(1) == "iB"))
     return -1;
   switch (u) {
-    case 'K':
-      return v << 10;
-    case 'M':
-      return v << 20;
-    case 'G':
-      return v << 30;
-    case 'T':
-      return v << 40;
-    default:
-      return -1;
+    case 'K': return v << 10;
+    case 'M': return v << 20;
+    case 'G': return v << 30;
+    case 'T': return v << 40;
+    default: return -1;
   }
 }
 

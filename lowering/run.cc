@@ -15,13 +15,10 @@ bool target_available(Target t, std::string* why) {
     case Target::Interp:
       if (why) *why = "interp is the reference interpreter, not a Halide target";
       return false;
-    case Target::Cuda:
-      return cuda_available(why);
-    case Target::OpenCL:
-      return opencl_available(why);
+    case Target::Cuda: return cuda_available(why);
+    case Target::OpenCL: return opencl_available(why);
     case Target::Host:
-    case Target::Ptx:
-      return true;
+    case Target::Ptx: return true;
   }
   return false;
 }

@@ -92,30 +92,19 @@ class Builder {
   // Int and float parameter counts of a node (fixed by its structure).
   static std::pair<int, int> param_counts(const Node& n) {
     switch (n.k) {
-      case NK::Scatter:
-        return {1 + 2 * n.rank, 0};
-      case NK::IndexScatter:
-        return {3 + 2 * n.rank, 0};
-      case NK::Read:
-        return {1 + n.rank, 0};
-      case NK::Const:
-        return {0, 1};
-      case NK::Bcast:
-        return {n.dim, 0};
-      case NK::Clamp:
-        return {0, 2};
-      case NK::Ternary:
-        return {0, 1};
+      case NK::Scatter: return {1 + 2 * n.rank, 0};
+      case NK::IndexScatter: return {3 + 2 * n.rank, 0};
+      case NK::Read: return {1 + n.rank, 0};
+      case NK::Const: return {0, 1};
+      case NK::Bcast: return {n.dim, 0};
+      case NK::Clamp: return {0, 2};
+      case NK::Ternary: return {0, 1};
       case NK::Reduce:
       case NK::Softmax:
-      case NK::Matmul:
-        return {1, 0};
-      case NK::Cat:
-        return {2 * static_cast<int>(n.in.size()), 0};
-      case NK::Dense:
-        return {2 * n.dim, 0};
-      default:
-        return {0, 0};
+      case NK::Matmul: return {1, 0};
+      case NK::Cat: return {2 * static_cast<int>(n.in.size()), 0};
+      case NK::Dense: return {2 * n.dim, 0};
+      default: return {0, 0};
     }
   }
 
@@ -323,9 +312,7 @@ class Builder {
           v = math_node(NK::Binary, st, r, {a, operand(A[f + 1], g.sizes)});
           break;
         }
-        case MA::Unary:
-          v = math_node(NK::Unary, st, r, {first()});
-          break;
+        case MA::Unary: v = math_node(NK::Unary, st, r, {first()}); break;
         case MA::Ternary: {
           const int t = read(read_version(x.storage), x.g);
           const int a = operand(A[1], g.sizes);
@@ -343,12 +330,8 @@ class Builder {
           v = add(n);
           break;
         }
-        case MA::Constant:
-          v = constant(m == ir::Math::Zero ? 0.0 : A[1].as_double(), r);
-          break;  // zero_, fill_
-        case MA::Copy:
-          v = operand(A.back(), g.sizes);
-          break;  // copy_'s source, setitem_'s value
+        case MA::Constant: v = constant(m == ir::Math::Zero ? 0.0 : A[1].as_double(), r); break;  // zero_, fill_
+        case MA::Copy: v = operand(A.back(), g.sizes); break;  // copy_'s source, setitem_'s value
         case MA::NotElementwise:
           ir::internal_error(std::string("spec: in-place op without Math: ") + ir::op_name(st.op));
       }
@@ -366,9 +349,7 @@ class Builder {
       return;
     }
     switch (st.op) {
-      case OpKind::Contiguous:
-        v = logical(static_cast<int>(A[0].i));
-        break;
+      case OpKind::Contiguous: v = logical(static_cast<int>(A[0].i)); break;
       case OpKind::Reshape:
       case OpKind::Flatten: {
         // Copy in row-major order: through a contiguous temporary.
@@ -459,8 +440,7 @@ class Builder {
         built = t1;
         break;
       }
-      default:
-        ir::internal_error(std::string("spec: no lowering for ") + ir::op_name(st.op));
+      default: ir::internal_error(std::string("spec: no lowering for ") + ir::op_name(st.op));
     }
     fresh_result(st.outs[0], v, si, built);
   }
@@ -525,8 +505,7 @@ class Builder {
         index = operand(A[1], x.g.sizes);
         values = constant(A[2].as_double(), xr);
         break;
-      default:
-        ir::internal_error(std::string("spec: not an indexed op: ") + ir::op_name(st.op));
+      default: ir::internal_error(std::string("spec: not an indexed op: ") + ir::op_name(st.op));
     }
     if (dom.size() != st_.size())
       ir::internal_error(std::string("spec: domain and target ranks differ for ") + ir::op_name(st.op));
@@ -571,16 +550,12 @@ class Builder {
         const int b = operand(A[1], sizes);
         return math_node(NK::Binary, st, rank, {a, b});
       }
-      case MA::Unary:
-        return math_node(NK::Unary, st, rank, {logical(static_cast<int>(A[0].i))});
-      case MA::Copy:
-        return logical(static_cast<int>(A[0].i));  // clone
-      case MA::Constant:
-        return constant(A[1].as_double(), rank);  // full (zero_ is in place only)
+      case MA::Unary: return math_node(NK::Unary, st, rank, {logical(static_cast<int>(A[0].i))});
+      case MA::Copy: return logical(static_cast<int>(A[0].i));     // clone
+      case MA::Constant: return constant(A[1].as_double(), rank);  // full (zero_ is in place only)
       case MA::Clamp:
       case MA::Ternary:
-      case MA::NotElementwise:
-        break;  // in place only
+      case MA::NotElementwise: break;  // in place only
     }
     ir::internal_error(std::string("spec: no out-of-place lowering for ") + ir::op_name(st.op));
   }

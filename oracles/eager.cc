@@ -99,8 +99,7 @@ void elementwise_values(const ir::Stmt& st, const ir::Analysis& an, const Memory
     case MA::Copy:
       operand(A[A.size() - 1], an, mem, shape, v);
       return;  // copy_'s source, setitem_'s value, clone's argument
-    case MA::NotElementwise:
-      break;
+    case MA::NotElementwise: break;
   }
   ir::internal_error(std::string("eager: not elementwise: ") + ir::op_name(st.op));
 }
@@ -121,15 +120,12 @@ void reduction(const ir::Stmt& st, const ir::Analysis& an, const Memory& mem, De
     case OpKind::Amax:
       read_into(an, mem, A[0].i, &a);
       return reduce(st.op, a, wrapped(A[1].i, a.sizes.size()), A[2].i != 0, r);
-    case OpKind::Softmax:
-      read_into(an, mem, A[0].i, &a);
-      return softmax(a, wrapped(A[1].i, a.sizes.size()), r);
+    case OpKind::Softmax: read_into(an, mem, A[0].i, &a); return softmax(a, wrapped(A[1].i, a.sizes.size()), r);
     case OpKind::Matmul:
       read_into(an, mem, A[0].i, &a);
       read_into(an, mem, A[1].i, &b);
       return matmul(a, b, r);
-    default:
-      ir::internal_error(std::string("eager: not a reduction: ") + ir::op_name(st.op));
+    default: ir::internal_error(std::string("eager: not a reduction: ") + ir::op_name(st.op));
   }
 }
 
@@ -229,12 +225,8 @@ void execute(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
       write_fresh(st, an, mem, v);
       return;
     }
-    case ir::Family::Reduction:
-      reduction(st, an, mem, &r);
-      break;
-    case ir::Family::Concat:
-      concat(st, an, mem, &r);
-      break;
+    case ir::Family::Reduction: reduction(st, an, mem, &r); break;
+    case ir::Family::Concat: concat(st, an, mem, &r); break;
     case ir::Family::Scatter: {  // a clone of the base (preserved strides) with src written into the slot
       thread_local std::vector<float> v;
       thread_local std::vector<ir::CheckedArg> checked;

@@ -29,22 +29,14 @@ void scatter(Floats storage, const Geometry& g, ConstFloats values) {
 float unary(ir::Math f, float x) {
   using M = ir::Math;
   switch (f) {
-    case M::Exp:
-      return std::exp(x);
-    case M::Neg:
-      return -x;
-    case M::Abs:
-      return std::fabs(x);
-    case M::Relu:
-      return std::isnan(x) ? x : (x > 0.f ? x : 0.f);
-    case M::Tanh:
-      return std::tanh(x);
-    case M::Sin:
-      return std::sin(x);  // float sinf, as tanh is tanhf
-    case M::Sigmoid:
-      return static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(x))));
-    default:
-      break;
+    case M::Exp: return std::exp(x);
+    case M::Neg: return -x;
+    case M::Abs: return std::fabs(x);
+    case M::Relu: return std::isnan(x) ? x : (x > 0.f ? x : 0.f);
+    case M::Tanh: return std::tanh(x);
+    case M::Sin: return std::sin(x);  // float sinf, as tanh is tanhf
+    case M::Sigmoid: return static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(x))));
+    default: break;
   }
   ir::internal_error(std::string("unary: not a unary function: ") + ir::math_name(f));
 }
@@ -52,17 +44,12 @@ float unary(ir::Math f, float x) {
 float ternary(ir::Math f, float x, float a, float b, float s) {
   using M = ir::Math;
   switch (f) {
-    case M::Addcmul:
-      return x + s * a * b;
-    case M::Addcdiv:
-      return x + s * a / b;
+    case M::Addcmul: return x + s * a * b;
+    case M::Addcdiv: return x + s * a / b;
     // ATen's lerp (Lerp.h): the formula anchored at the nearer end point.
-    case M::Lerp:
-      return std::fabs(b) < 0.5f ? x + b * (a - x) : a - (a - x) * (1.f - b);
-    case M::ClampTensor:
-      return clamp(x, a, b);
-    default:
-      break;
+    case M::Lerp: return std::fabs(b) < 0.5f ? x + b * (a - x) : a - (a - x) * (1.f - b);
+    case M::ClampTensor: return clamp(x, a, b);
+    default: break;
   }
   ir::internal_error(std::string("ternary: not a ternary function: ") + ir::math_name(f));
 }
@@ -151,8 +138,7 @@ void indexed_write(ir::OpKind op, int64_t dim, const Dense& index, const Dense& 
       for (size_t i = 0; i < x->v.size(); ++i)
         if (index.v[i] != 0) put(static_cast<int64_t>(i), number, false);
       return;
-    default:
-      break;
+    default: break;
   }
   ir::internal_error(std::string("indexed_write: not an indexed op: ") + ir::op_name(op));
 }

@@ -36,16 +36,11 @@ template <class V>
 V binary(ir::Math f, V a, V b) {
   using M = ir::Math;
   switch (f) {
-    case M::Add:
-      return a + b;
-    case M::Sub:
-      return a - b;
-    case M::Mul:
-      return a * b;
-    case M::Div:
-      return a / b;
-    default:
-      break;
+    case M::Add: return a + b;
+    case M::Sub: return a - b;
+    case M::Mul: return a * b;
+    case M::Div: return a / b;
+    default: break;
   }
   ir::internal_error(std::string("binary: not a binary function: ") + ir::math_name(f));
 }

@@ -278,12 +278,10 @@ class Emitter {
       const std::string dt = b ? "torch.bool" : "torch.int64";
       auto i = [](double v) { return std::to_string(static_cast<int64_t>(v)); };
       switch (s.init) {
-        case ir::InitKind::Iota:
-          return "torch.arange(" + n + ", dtype=torch.int64) * " + i(s.b) + " + " + i(s.a);
+        case ir::InitKind::Iota: return "torch.arange(" + n + ", dtype=torch.int64) * " + i(s.b) + " + " + i(s.a);
         case ir::InitKind::Full:
           return "torch.full((" + n + ",), " + (b ? (s.a != 0 ? "True" : "False") : i(s.a)) + ", dtype=" + dt + ")";
-        case ir::InitKind::Random:
-          return "_random_bool(" + std::to_string(s.seed) + ", " + n + ")";
+        case ir::InitKind::Random: return "_random_bool(" + std::to_string(s.seed) + ", " + n + ")";
         case ir::InitKind::List: {
           std::string r = "torch.tensor([";
           for (size_t k = 0; k < s.values.size(); ++k)
@@ -293,12 +291,9 @@ class Emitter {
       }
     }
     switch (s.init) {
-      case ir::InitKind::Iota:
-        return "_iota(" + n + ", " + number(s.a) + ", " + number(s.b) + ")";
-      case ir::InitKind::Full:
-        return "torch.full((" + n + ",), " + number(s.a) + ", dtype=torch.float32)";
-      case ir::InitKind::Random:
-        return "_random(" + std::to_string(s.seed) + ", " + n + ")";
+      case ir::InitKind::Iota: return "_iota(" + n + ", " + number(s.a) + ", " + number(s.b) + ")";
+      case ir::InitKind::Full: return "torch.full((" + n + ",), " + number(s.a) + ", dtype=torch.float32)";
+      case ir::InitKind::Random: return "_random(" + std::to_string(s.seed) + ", " + n + ")";
       case ir::InitKind::List: {
         std::string r = "torch.tensor([";
         for (size_t i = 0; i < s.values.size(); ++i) r += (i ? ", " : "") + f32_literal(s.values[i]);
@@ -413,19 +408,13 @@ class Emitter {
     switch (sig) {
       case 'T':
       case 'J':
-      case 'M':
-        return T(a);
-      case 'O':
-        return "out=" + T(a);
+      case 'M': return T(a);
+      case 'O': return "out=" + T(a);
       case 'X':
-      case 'N':
-        return X(a);
-      case 'I':
-        return I(a);
-      case 'L':
-        return L(a);
-      case 'S':
-        return S(a);
+      case 'N': return X(a);
+      case 'I': return I(a);
+      case 'L': return L(a);
+      case 'S': return S(a);
     }
     ir::internal_error(std::string("torch bridge: unknown signature character ") + sig);
   }
@@ -462,9 +451,7 @@ class Emitter {
         else
           e = table_spelling(st);
         break;
-      case OpKind::Alias:
-        e = x + "[...]";
-        break;  // at::alias: a new view of the same geometry
+      case OpKind::Alias: e = x + "[...]"; break;  // at::alias: a new view of the same geometry
       case OpKind::SetitemI: {
         int64_t dim = A[1].i;
         if (const ir::Geometry* g = geometry(si, A[0]); g && dim < 0 && g->rank() > 0)
@@ -505,9 +492,7 @@ class Emitter {
         e = std::string(ir::op_info(st.op).torch) + "(" + x + ", " + I(A[1]) + ", keepdim=" + kd + ")";
         break;
       }
-      case OpKind::Full:
-        e = table_spelling(st, "dtype=torch.float32");
-        break;
+      case OpKind::Full: e = table_spelling(st, "dtype=torch.float32"); break;
       case OpKind::AddcmulI:
       case OpKind::AddcdivI:  // value is keyword-only
         e = x + ir::op_info(st.op).torch + "(" + T(A[1]) + ", " + T(A[2]) + ", value=" + X(A[3]) + ")";
@@ -519,9 +504,7 @@ class Emitter {
       }
       case OpKind::UpdateAliases:  // identity: outputs are the inputs
         return {names(st.outs) + " = " + S(A[0])};
-      default:
-        e = table_spelling(st);
-        break;
+      default: e = table_spelling(st); break;
     }
     if (ir::is_multi_output(st.op)) return {names(st.outs) + " = " + e};
     return {bind_one(st, e, ir::is_inplace(st.op))};

@@ -61,23 +61,12 @@ std::string html_escape(const std::string& s) {
   r.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&':
-        r += "&amp;";
-        break;
-      case '<':
-        r += "&lt;";
-        break;
-      case '>':
-        r += "&gt;";
-        break;
-      case '"':
-        r += "&quot;";
-        break;
-      case '\'':
-        r += "&#39;";
-        break;
-      default:
-        r += c;
+      case '&': r += "&amp;"; break;
+      case '<': r += "&lt;"; break;
+      case '>': r += "&gt;"; break;
+      case '"': r += "&quot;"; break;
+      case '\'': r += "&#39;"; break;
+      default: r += c;
     }
   }
   return r;

@@ -358,9 +358,7 @@ class Functionalize {
         s->args = {Arg::ints(out.g.sizes)};
         return true;
       case OpKind::Contiguous:
-      case OpKind::Alias:
-        s->op = OpKind::Alias;
-        return true;
+      case OpKind::Alias: s->op = OpKind::Alias; return true;
       case OpKind::T:
         if (rank < 2) {
           s->op = OpKind::Alias;
@@ -586,8 +584,7 @@ class Functionalize {
         break;
       case MA::Unary:
       case MA::Binary:
-      case MA::NotElementwise:
-        break;  // (the counterpart above)
+      case MA::NotElementwise: break;  // (the counterpart above)
     }
     if (n < 0) ir::internal_error(std::string("functionalize: no functional form of ") + ir::op_name(st.op));
     write(v, n, line);

@@ -26,12 +26,10 @@ bool fusible_family(ir::Family f) {
     case ir::Family::Movement:
     case ir::Family::Elementwise:
     case ir::Family::Scatter:
-    case ir::Family::Indexed:
-      return true;
+    case ir::Family::Indexed: return true;
     case ir::Family::Reduction:
     case ir::Family::Concat:
-    case ir::Family::Meta:
-      return false;
+    case ir::Family::Meta: return false;
   }
   return false;
 }

@@ -46,14 +46,10 @@ Transformed run_strategy(const ir::Program& p, const ir::Analysis& an, const run
   const ir::Program views = meta ? views_for_metadata_ops(p) : ir::Program();
   const ir::Program& q = meta ? views : p;
   switch (c.strategy.kind) {
-    case run::StrategyKind::Eager:
-      return eager_strategy(q, an);
-    case run::StrategyKind::None:
-      return none_strategy(q, an);
-    case run::StrategyKind::Functionalize:
-      return functionalize_strategy(q, an, c.mutant, !meta);
-    case run::StrategyKind::UpdateAliases:
-      break;
+    case run::StrategyKind::Eager: return eager_strategy(q, an);
+    case run::StrategyKind::None: return none_strategy(q, an);
+    case run::StrategyKind::Functionalize: return functionalize_strategy(q, an, c.mutant, !meta);
+    case run::StrategyKind::UpdateAliases: break;
   }
   std::abort();  // every StrategyKind is handled above
 }

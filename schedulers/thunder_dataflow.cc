@@ -41,14 +41,10 @@ namespace {
 int thunder_weight(ir::OpKind op) {
   using ir::OpKind;
   switch (op) {
-    case OpKind::Sigmoid:
-      return 4;  // neg, exp, add, reciprocal
-    case OpKind::SigmoidI:
-      return 5;  // + copy_ (Thunder itself has no sigmoid_)
-    case OpKind::CopyI:
-      return 1;  // copy_ alone
-    default:
-      break;
+    case OpKind::Sigmoid: return 4;   // neg, exp, add, reciprocal
+    case OpKind::SigmoidI: return 5;  // + copy_ (Thunder itself has no sigmoid_)
+    case OpKind::CopyI: return 1;     // copy_ alone
+    default: break;
   }
   // (addcmul_, addcdiv_, lerp_, clamp_tensor_ measured 2 as well; Thunder
   // refuses the out= ops, and update_aliases predicts that.)
