@@ -25,18 +25,15 @@ inline bool have_debian_torch() {
 
 }  // namespace af::compilers
 
-#define REQUIRE_THUNDER()                                                             \
-  do {                                                                                \
-    if (!::af::compilers::have_thunder()) {                                           \
-      std::printf("skipped: thunder not installed (./aliasfuzz setup --thunder)\n");  \
-      GTEST_SKIP() << "skipped: thunder not installed (./aliasfuzz setup --thunder)"; \
-    }                                                                                 \
+// Skips the test, saying why on stdout too (the suite's summary counts it).
+#define AF_SKIP_UNLESS(have, why)           \
+  do {                                      \
+    if (!(have)) {                          \
+      std::printf("skipped: %s\n", why);    \
+      GTEST_SKIP() << "skipped: " << (why); \
+    }                                       \
   } while (0)
-
-#define REQUIRE_DEBIAN_TORCH()                                            \
-  do {                                                                    \
-    if (!::af::compilers::have_debian_torch()) {                          \
-      std::printf("skipped: /usr/bin/python3 has no torch/functorch\n");  \
-      GTEST_SKIP() << "skipped: /usr/bin/python3 has no torch/functorch"; \
-    }                                                                     \
-  } while (0)
+#define REQUIRE_THUNDER() \
+  AF_SKIP_UNLESS(::af::compilers::have_thunder(), "thunder not installed (./aliasfuzz setup --thunder)")
+#define REQUIRE_DEBIAN_TORCH() \
+  AF_SKIP_UNLESS(::af::compilers::have_debian_torch(), "/usr/bin/python3 has no torch/functorch")
