@@ -23,6 +23,11 @@ struct CampaignSummary {
   // Per tier (generator + oracle, each target, each external strategy):
   // programs per second of one worker's time spent in it.
   std::map<std::string, double> programs_per_s_by_tier;
+  // Minimization while it ran (CampaignOptions::minimize_share): rounds and
+  // their seconds; distinct bugs its minimizers found (explained leads
+  // left out); findings still queued for a minimizer at the end.
+  int64_t minimize_rounds = 0, bugs_seen = 0, minimize_queued = 0;
+  double minimize_round_s = 0;
 };
 
 // Runs (or resumes) a campaign; returns its summary. Throws std::runtime_error on unusable options.

@@ -37,6 +37,11 @@ struct CampaignOptions {
   // program had, each minimized keeping it), within this total; each
   // has minimize_s. < 0: a quarter of time_s (30 s with --programs); 0: off.
   double novelty_total_s = -1;
+  // A time campaign also minimizes while it runs (issue #34): this share of
+  // its wall time goes to rounds of minimization (those totals' jobs,
+  // buckets first), so bugs show, and survive an interrupt, before the end;
+  // what is left waits for the end as before. 0: only at the end.
+  double minimize_share = 0.2;
   bool quiet = false;  // no status lines
   // findings.jsonl keeps one line per bucket (with its count); with
   // log_all, findings-all.jsonl also gets every divergence.

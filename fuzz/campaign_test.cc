@@ -376,5 +376,32 @@ TEST(Campaign, CheckedFindingsNameTheSourceStatement) {
   EXPECT_TRUE(nlohmann::json::parse(campaign).value("checked", false));  // --resume keeps it
 }
 
+// A time campaign minimizes while it runs (issue #34): rounds take their
+// share of the time and find bugs before the end; with a share of 0 every
+// minimization waits for the end, as a --programs campaign's does.
+TEST(Campaign, MinimizesInRoundsWhileATimeCampaignRuns) {
+  CampaignOptions o = base(fresh_dir("rounds"));
+  o.programs = -1;
+  o.time_s = 16;
+  o.injects = {*run::parse_mutant("fn-per-input-base")};
+  o.minimize_s = 4;
+  o.minimize_share = 0.5;
+  const CampaignSummary s = run_campaign(o);
+  ASSERT_GT(s.findings, 0);
+  EXPECT_GE(s.minimize_rounds, 1);
+  EXPECT_GT(s.minimize_round_s, 0);
+  EXPECT_GT(s.bugs_seen, 0);
+  EXPECT_FALSE(bugs(o.out).empty());
+
+  CampaignOptions off = o;
+  off.out = fresh_dir("rounds-off");
+  off.time_s = 6;
+  off.minimize_share = 0;
+  const CampaignSummary t = run_campaign(off);
+  ASSERT_GT(t.findings, 0);
+  EXPECT_EQ(t.minimize_rounds, 0);
+  EXPECT_FALSE(bugs(off.out).empty());  // minimized at the end
+}
+
 }  // namespace
 }  // namespace af::fuzz

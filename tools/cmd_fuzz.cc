@@ -112,6 +112,7 @@ std::string invalid_options(FuzzArgs& a) {
   if (o.jobs < 1 || o.jobs > 1024) return "--jobs must be in 1..1024";
   if (!(o.case_timeout_s > 0)) return "--case-timeout must be > 0 seconds";
   if (!(o.minimize_s >= 0)) return "--minimize-time must be >= 0";
+  if (!(o.minimize_share >= 0 && o.minimize_share <= 0.9)) return "--minimize-budget must be in [0, 0.9]";
   if (o.gen.size < 1 || o.gen.size > 9000) return "--size must be in 1..9000";
   if (!(o.gen.invalid_rate >= 0 && o.gen.invalid_rate <= 1)) return "--invalid-rate must be in [0, 1]";
   if (a.fail_on != "bugs" && a.fail_on != "any") return "--fail-on takes bugs or any";
@@ -218,6 +219,12 @@ int run(FuzzArgs& a) {
             << (s.elapsed_s > 0 ? s.programs / s.elapsed_s : 0) << "/s), " << s.invalid << " invalid, " << s.findings
             << " findings in " << s.buckets << " buckets (" << s.must_agree_buckets
             << " against must-agree strategies), " << s.crashes << " crashes, " << s.timeouts << " timeouts\n";
+  if (s.minimize_rounds > 0 || s.minimize_queued > 0)
+    std::cout << "minimization while running: " << s.minimize_rounds
+              << (s.minimize_rounds == 1 ? " round, " : " rounds, ") << static_cast<int>(s.minimize_round_s + 0.5)
+              << " s (" << (s.elapsed_s > 0 ? static_cast<int>(100 * s.minimize_round_s / s.elapsed_s + 0.5) : 0)
+              << "% of the time); " << s.bugs_seen << " distinct bugs minimized in all; " << s.minimize_queued
+              << " findings still queued\n";
   if (s.external_runs > 0)
     std::cout << "external strategies: " << s.compared << " of " << s.external_runs
               << " runs reached a value comparison, " << s.unsupported << " unsupported (not findings)\n";
@@ -286,6 +293,9 @@ void register_fuzz(CLI::App& app, int* status) {
       "--minimize-novel", a->o.novelty_total_s,
       "seconds for novelty leads after the buckets: findings with a feature (an alias path, a view, an op) no bug "
       "program had, each minimized keeping it (default: a quarter of --time, 30 s with --programs; 0: off)");
+  c->add_option("--minimize-budget", a->o.minimize_share,
+                "share of a --time campaign's wall time spent minimizing while it runs, in rounds (default 0.2; 0: "
+                "only at the end); the rest of --minimize-total and --minimize-novel runs at the end");
   c->add_option("--minimize-total", a->o.minimize_total_s,
                 "seconds for all minimization (default: a quarter of --time; with an external strategy no cap, each "
                 "bucket has its --minimize-time; buckets are minimized --jobs at a time)");

@@ -21,7 +21,8 @@ check() {  # check NAME EXPECTED_STATUS CMD...
   fi
 }
 for bad in "--strategy bogus" "--inject bogus" "--time -1" "--time 0" "--seed -1" "--seed 12x" "--case-timeout 0" \
-           "--jobs 0" "--shard 3/2" "--shard x" "--fail-on maybe" "--size 0" "--target tpu" "--programs -5"; do
+           "--jobs 0" "--shard 3/2" "--shard x" "--fail-on maybe" "--size 0" "--target tpu" "--programs -5" \
+           "--minimize-budget 0.95" "--minimize-budget -1" "--minimize-budget x"; do
   # shellcheck disable=SC2086
   check "rejects $bad" 2 $A fuzz $bad --out "$T/bad" --quiet
 done
