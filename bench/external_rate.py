@@ -3,11 +3,16 @@ baseline a campaign worker is measured against: a warm Python that only
 resets Dynamo, compiles and calls each program (`compile`), and the same
 plus eager and observing the results, as compilers/external_runner.py
 answers a request (`request`). Run by bench/external_rate.sh with the
-strategy's Python; argv: IMPORTS COMPILE MODULE.py...
-Prints one JSON line: programs, and seconds per phase."""
+strategy's Python; argv: PASS IMPORTS COMPILE WARM MODULE.py..., PASS one
+of compile, request; the first WARM modules only warm the process up. Each pass is a process of its own with an empty Inductor
+cache (Dynamo's reset keeps Inductor's caches, on disk and in memory: a
+second pass over the same programs would only load them). Prints one JSON
+line: programs and the pass's seconds."""
 import json
 import os
+import shutil
 import sys
+import tempfile
 import time
 import types
 
@@ -17,7 +22,7 @@ import external_runner  # noqa: E402  (its compile_fn and handle: the very code 
 import torch  # noqa: E402
 
 torch.set_num_threads(1)
-imports, compile_expr, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
+which, imports, compile_expr, n_warm, paths = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5:]
 modules = [open(p).read() for p in paths]
 
 
@@ -41,12 +46,17 @@ def request(code):
     external_runner.handle({"imports": imports, "compile": compile_expr, "code": code})
 
 
-out = {"programs": len(modules)}
-for name, f in (("compile_s", compile_and_call), ("request_s", request)):
-    for code in modules[:3]:  # warm: first compiles import the backend's modules
-        f(code)
-    t0 = time.perf_counter()
-    for code in modules:
-        f(code)
-    out[name] = time.perf_counter() - t0
-print(json.dumps(out))
+f = {"compile": compile_and_call, "request": request}[which]
+cache = tempfile.mkdtemp(prefix="af_rate_")
+os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache
+# Warm-up: the first compiles import the backend's modules. Other
+# programs, so that nothing measured is in a cache.
+warm, modules = modules[:n_warm], modules[n_warm:]
+for code in warm:
+    f(code)
+t0 = time.perf_counter()
+for code in modules:
+    f(code)
+seconds = time.perf_counter() - t0
+shutil.rmtree(cache, ignore_errors=True)
+print(json.dumps({"programs": len(modules), "seconds": seconds}))

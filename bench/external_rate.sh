@@ -5,7 +5,7 @@
 # compiles and calls them (bench/external_rate.cc), once as a one-worker
 # campaign (`aliasfuzz fuzz --jobs 1`, no minimization; its own rate, the
 # Python's start-up excluded as far as the campaign's clock allows). Both
-# in one run, alternating ROUNDS times. Not a test (minutes).
+# in one run, alternating ROUNDS times, each with an empty Inductor cache. Not a test (minutes).
 #   bench/external_rate.sh [STRATEGY=aot-eager] [PROGRAMS=300] [SEED=5] [ROUNDS=2]
 # AF_BIN=PATH runs that aliasfuzz binary for the campaign (a before/after).
 set -euo pipefail
@@ -24,8 +24,8 @@ trap 'rm -rf "$out"' EXIT
 echo "strategy $strategy, programs 0..$((n - 1)) of seed $seed, $rounds rounds"
 for r in $(seq "$rounds"); do
   inproc=$("$root/bazel-bin/bench/external_rate" "$strategy" "$n" "$seed" "$root/bench/external_rate.py")
-  rm -rf "$out/c"
-  "$af" fuzz --strategy "$strategy" --seed "$seed" --programs "$n" --jobs 1 --minimize-time 0 --out "$out/c" \
+  rm -rf "$out/c" "$out/cache"
+  TORCHINDUCTOR_CACHE_DIR="$out/cache" "$af" fuzz --strategy "$strategy" --seed "$seed" --programs "$n" --jobs 1 --minimize-time 0 --out "$out/c" \
     >/dev/null 2>"$out/err" || { cat "$out/err" >&2; exit 2; }
   /usr/bin/python3 - "$out/c/state.json" "$inproc" "$r" <<'PY'
 import json, re, sys

@@ -6,7 +6,8 @@
 # Not a test (an hour at the default).
 #   bench/systems.sh [SECONDS=600] [SEED=5] [KEEP_DIR] [SYSTEM...]
 # AF_BIN=PATH runs that binary instead of this checkout's (a before/after
-# table from two builds, one run each).
+# table from two builds, one run each); JOBS=N workers per campaign
+# (default 2; 1 each when a before and an after run side by side).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 af=${AF_BIN:-$root/aliasfuzz}
@@ -23,7 +24,7 @@ mkdir -p "$out"
 echo "system | programs/s | findings | buckets | bugs | new | known | minimization share"
 for s in "${systems[@]}"; do
   t0=$(date +%s.%N)
-  "$af" fuzz --strategy "$s" --time "$secs" --seed "$seed" --jobs 2 --out "$out/$s" >"$out/$s.out" 2>"$out/$s.err"
+  "$af" fuzz --strategy "$s" --time "$secs" --seed "$seed" --jobs "${JOBS:-2}" --out "$out/$s" >"$out/$s.out" 2>"$out/$s.err"
   t1=$(date +%s.%N)
   /usr/bin/python3 - "$out/$s" "$s" "$t0" "$t1" "$out/$s.err" <<'PY'
 import json, re, sys
@@ -35,8 +36,11 @@ except OSError:
     print("%s | - | - | - | - | - | - | - (%s)" % (name, open(err).read().strip().splitlines()[-1:]))
     sys.exit()
 wall = t1 - t0
-# "minimized N buckets in T s", "novelty: ... minimized M in T s"
-mins = sum(float(x) for x in re.findall(r"minimized \d+(?: buckets)? in ([0-9.]+) s", open(err).read()))
+# "minimized N buckets in T s", "novelty: ... minimized M in T s" (at the
+# end), "minimize round N: T s" (while it runs)
+text = open(err).read()
+mins = sum(float(x) for x in re.findall(r"minimized \d+(?: buckets)? in ([0-9.]+) s", text))
+mins += sum(float(x) for x in re.findall(r"minimize round \d+: ([0-9.]+) s", text))
 bugs = r["bugs"]
 known = sum("ledger" in b for b in bugs)
 print("%s | %.1f | %d | %d | %d | %d | %d | %.0f%%" % (name, st["programs"] / max(st["elapsed_s"], 1e-9), r["findings"],

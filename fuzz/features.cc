@@ -65,6 +65,24 @@ std::vector<std::string> value_paths(const ir::Program& p, const ir::Analysis& a
 
 bool is_root(const std::string& path) { return path.find('/') == std::string::npos; }
 
+// Whether input storage `storage` (the analysis' id) has elements no input
+// shows: a write must leave them as they were, and they are observable
+// (issue #34: `as_strided(s0, [2], [5], 0)` written, then made contiguous).
+bool has_hidden_elements(const ir::Program& p, const ir::Analysis& an, int storage) {
+  const int64_t numel = an.storage_numel[static_cast<size_t>(storage)];
+  if (numel > (1 << 16)) return false;  // large ones keep the plain relations
+  std::vector<char> shown(static_cast<size_t>(numel), 0);
+  bool an_input = false;
+  for (size_t v = 0; v < p.inputs.size(); ++v) {
+    if (an.values[v].storage != storage) continue;
+    an_input = true;
+    ir::for_each_offset(an.values[v].g, [&](int64_t o) {
+      if (o >= 0 && o < numel) shown[static_cast<size_t>(o)] = 1;
+    });
+  }
+  return an_input && std::find(shown.begin(), shown.end(), 0) != shown.end();
+}
+
 bool writes_arg0(const ir::Stmt& st) {
   return (ir::is_inplace(st.op) || ir::is_out_variant(st.op) || ir::is_metadata_inplace(st.op)) && !st.args.empty() &&
          st.args[0].kind == ir::Arg::Tensor;
@@ -90,7 +108,8 @@ std::vector<std::string> write_paths(const ir::Program& p, const ir::Analysis& a
 
 std::vector<std::string> alias_relations(const ir::Program& p, const ir::Analysis& an) {
   const auto path = value_paths(p, an);
-  std::set<int> written;  // storages some statement writes
+  std::set<int> written;       // storages some statement writes
+  std::set<int> written_root;  // storages an input itself is written in (not through a view)
   std::set<std::string> out;
   for (const auto& st : p.stmts) {
     if (!writes_arg0(st)) continue;
@@ -100,6 +119,7 @@ std::vector<std::string> alias_relations(const ir::Program& p, const ir::Analysi
       continue;
     }
     written.insert(an.values[v].storage);
+    if (is_root(path[v])) written_root.insert(an.values[v].storage);
     if (path[v].find('~') != std::string::npos) out.insert("alias:" + path[v].substr(0, path[v].find('/')));
   }
   // Every view of a written storage, whether the write goes through it or
@@ -107,6 +127,8 @@ std::vector<std::string> alias_relations(const ir::Program& p, const ir::Analysi
   // relation).
   for (int v = 0; v < p.num_values() && v < static_cast<int>(an.values.size()); ++v)
     if (path[v].find('/') != std::string::npos && written.count(an.values[v].storage)) out.insert("alias:" + path[v]);
+  for (int s : written_root)
+    if (has_hidden_elements(p, an, s)) out.insert("alias:input/hidden");
   return {out.begin(), out.end()};
 }
 
