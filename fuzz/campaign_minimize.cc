@@ -272,13 +272,13 @@ struct CampaignMinimizer::Impl {
     std::vector<MinimizeJob> jobs;
     for (const auto& [key, name] : order) {
       const std::string dir = o_.out + "/findings/" + name;
+      if (started_.count(dir)) continue;  // handed out already: no need to read its files again
       std::string probe, settings;
       if (read_text(dir + "/min.af", &probe) || !read_text(dir + "/settings.json", &settings)) continue;
       json st = json::parse(settings, nullptr, false);
       if (st.is_discarded()) continue;
       const auto spec = run::spec_from_json(st["finding"]["spec"]);
       if (!spec) continue;  // settings of another version of aliasfuzz
-      if (started_.count(dir)) continue;
       jobs.push_back({dir, name, *spec, st.value("program", uint64_t{0}), {}, nullptr});
     }
     return jobs;
