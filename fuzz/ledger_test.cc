@@ -40,6 +40,13 @@ TEST(Ledger, EveryEntryParses) {
   const auto entries = load_ledger(dir, &errors);
   EXPECT_TRUE(errors.empty()) << errors.front();
   EXPECT_GE(entries.size(), 3u);  // an empty ledger is a broken checkout, not a pass
+  // One defect, one entry: two entries of one key would be one bug twice
+  // (a campaign labels it with whichever comes first).
+  std::map<std::string, std::string> by_key;
+  for (const auto& e : entries) {
+    auto [it, fresh] = by_key.try_emplace(e.bug.key(), e.name);
+    EXPECT_TRUE(fresh) << e.name << " and " << it->second << " have one key: " << e.bug.key();
+  }
 }
 
 TEST(Ledger, HeaderErrorsAreNamed) {

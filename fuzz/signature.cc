@@ -230,7 +230,14 @@ BugSignature bug_signature(const RunRecord& rec, const ir::Program& minimized,
   // The key leaves the torch version out (one bug on 2.9.1 and 2.15.0 is
   // one bug, and the ledger's key); the name keeps it.
   b.who = compilers::strategy_base(s.strategy_name()) + mutant;
+  // A wrong result is one bug whichever observable shows it: values, or
+  // an input's final geometry (bug_what's input-meta, which the bucket and
+  // the ledger's what: line keep as the face). One defect shows as either
+  // by the initial values the minimizer left: functionalize's as_strided_
+  // on an input moves its offset, and over full(0.0) that is all a run
+  // sees, over iota the data moves too.
   b.what = bug_what(rec);
+  if (b.what == kInputMeta) b.what = "values";
   b.cause = bug_cause(minimized, schedule_sensitivity);
   // The name says the cause: "write:input~shared/unfold:holes" reads as
   // input~shared-unfold-holes, "op:exp_,op:sum" as exp_-sum.

@@ -37,9 +37,11 @@ std::string skeleton(const ir::Program& p);
 // names none; runner_failure_kind (check.h) for a crashed or hung runner.
 std::string error_type(const std::string& error);
 
-// How a run diverges, as a bug key and the ledger's `what:` line name it:
-// "values", the error type (error_type), or accepts-invalid-KIND for a
-// program eager rejects that the strategy ran.
+// How a run diverges, as the ledger's `what:` line names it: "values",
+// input-meta (only an input's final geometry differs), the error type
+// (error_type), or accepts-invalid-KIND for a program eager rejects that
+// the strategy ran. A bug key says "values" for input-meta too (one
+// defect shows as either, by the initial values: bug_signature).
 std::string bug_what(const RunRecord& rec);
 
 // The cause part of the key (see above).
@@ -50,7 +52,7 @@ std::string bug_cause(const ir::Program& minimized, const std::string& schedule_
 // splits it by hand.
 struct BugSignature {
   std::string who;    // strategy[+mutant], without a torch version: one bug on 2.9.1 and 2.15.0 is one bug
-  std::string what;   // bug_what: "values", an error type or accepts-invalid-KIND
+  std::string what;   // bug_what, input-meta read as "values": "values", an error type or accepts-invalid-KIND
   std::string cause;  // bug_cause: comma-separated words ("alias:input~shared,meta:input")
   std::string name;   // readable and unique: update_aliases__IndexError__input~shared__3f2a91c4 ("" when parsed)
 
