@@ -60,8 +60,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string ledger_dir = af::fuzz::default_ledger_dir();
-  const auto ledger = ledger_dir.empty() ? std::vector<af::fuzz::LedgerEntry>{}
-                                         : af::fuzz::load_ledger(ledger_dir, nullptr);
+  const auto ledger =
+      ledger_dir.empty() ? std::vector<af::fuzz::LedgerEntry>{} : af::fuzz::load_ledger(ledger_dir, nullptr);
   for (int i = 1; i < argc; ++i) {
     std::map<std::string, std::pair<std::string, int>> bugs;  // key -> ledger label, minimized programs
     for (const char* sub : {"findings", "novel"}) {

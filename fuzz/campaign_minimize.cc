@@ -49,6 +49,7 @@ struct CampaignMinimizer::Impl {
   std::set<std::string> started_, bugs_;
 
   static constexpr int64_t kMinimizeTests = 3000;
+  static constexpr double kLeastJobS = 0.5;  // at the end: what is left goes to the next job
 
   // One minimization: a finding's program, its spec, the folder it goes
   // to, and (novelty) the features every candidate must keep one of.
@@ -66,11 +67,15 @@ struct CampaignMinimizer::Impl {
   // job, so that a real compiler's Python starts once per child, not once
   // per job (1-5 s of imports each); one past its deadline is killed and
   // the next job gets a fresh child. Returns how many ran; *left gets how
-  // many the budget left out. (Every job runs, whatever the others found:
+  // many the budget left out: a job starts only with `least` seconds or
+  // more (a round leaves one it cannot give its whole --minimize-time for
+  // a later round: a cut minimization's bug program is not its bug's).
+  // (Every job runs, whatever the others found:
   // skipping one that an earlier job made moot would depend on which jobs
   // finished first, and the same seed must give the same leads with any
   // --jobs.)
-  int run_minimizers(const std::vector<MinimizeJob>& jobs, double total, int* left, std::vector<std::string>* killed) {
+  int run_minimizers(const std::vector<MinimizeJob>& jobs, double total, double least, int* left,
+                     std::vector<std::string>* killed) {
     const double t0 = now_s();
     int done = 0;
     struct Child {
@@ -168,7 +173,7 @@ struct CampaignMinimizer::Impl {
       const MinimizeJob& job = jobs[i];
       reap(children.size() - 1);
       const double budget_left = total - (now_s() - t0);
-      if (stopping_() || budget_left < 0.5) {
+      if (stopping_() || budget_left < least) {
         ++*left;
         continue;
       }
@@ -235,8 +240,9 @@ struct CampaignMinimizer::Impl {
     const double t0 = now_s(), el = t0 - start_;
     const double budget = std::min(round_credit_s(el), o_.time_s - el);
     const size_t bugs_before = bugs_.size();
-    minimize_buckets(budget, false);
-    if (now_s() - t0 < budget - 1) minimize_novel(budget - (now_s() - t0), false);
+    const double least = std::min(o_.minimize_s, 30.0);
+    minimize_buckets(budget, least, false);
+    if (now_s() - t0 < budget - 1) minimize_novel(budget - (now_s() - t0), least, false);
     round_spent_s_ += now_s() - t0;
     ++minimize_rounds_;
     queued_ = count_queued();
@@ -285,14 +291,15 @@ struct CampaignMinimizer::Impl {
   }
 
   // `say`: a line of what it did (a round prints one line of its own).
-  void minimize_buckets(double total, bool say = true) {
+  // `least`: run_minimizers'.
+  void minimize_buckets(double total, double least, bool say = true) {
     if (o_.minimize_s <= 0) return;
     const std::vector<MinimizeJob> jobs = bucket_jobs();
     if (jobs.empty()) return;
     const double t0 = now_s();
     int skipped = 0;
     std::vector<std::string> killed;  // buckets whose minimizer ran past its deadline
-    const int done = run_minimizers(jobs, total, &skipped, &killed);
+    const int done = run_minimizers(jobs, total, least, &skipped, &killed);
     bucket_spent_s_ += now_s() - t0;
     if (say && !o_.quiet && (done || skipped))
       std::fprintf(stderr, "minimized %d buckets in %.1f s%s\n", done, now_s() - t0,
@@ -380,7 +387,7 @@ struct CampaignMinimizer::Impl {
     return jobs;
   }
 
-  void minimize_novel(double total, bool say = true) {
+  void minimize_novel(double total, double least, bool say = true) {
     size_t lead_count = 0;
     int already = 0;
     const std::vector<MinimizeJob> jobs = novel_jobs(&lead_count, &already);
@@ -388,7 +395,7 @@ struct CampaignMinimizer::Impl {
     const double t0 = now_s();
     int skipped = 0;
     std::vector<std::string> killed;
-    const int done = run_minimizers(jobs, total, &skipped, &killed);
+    const int done = run_minimizers(jobs, total, least, &skipped, &killed);
     novel_spent_s_ += now_s() - t0;
     if (say && !o_.quiet)
       std::fprintf(stderr, "novelty: %zu leads (features no bug program had), minimized %d in %.1f s%s\n", lead_count,
@@ -398,8 +405,8 @@ struct CampaignMinimizer::Impl {
 
   void finish() {
     // What the rounds left, within what remains of each total.
-    if (!stopping_()) minimize_buckets(bucket_total_s() - bucket_spent_s_);
-    if (!stopping_()) minimize_novel(novel_total_s() - novel_spent_s_);
+    if (!stopping_()) minimize_buckets(bucket_total_s() - bucket_spent_s_, kLeastJobS);
+    if (!stopping_()) minimize_novel(novel_total_s() - novel_spent_s_, kLeastJobS);
     queued_ = count_queued();
     if (!o_.quiet && queued_ > 0)
       std::fprintf(stderr,

@@ -556,10 +556,12 @@ bool write_minimized(const std::string& dir, const MinimizedFinding& m, std::str
     j["bug_key"] = bug.key();
     j["bug_program"] = ir::print(m.bug_program);
     if (!m.schedule_sensitivity.empty()) j["schedule_sensitivity"] = m.schedule_sensitivity;
+    // A bug program the budget cut before its fixed point: its key is not
+    // yet its bug's (reports count it as unfinished, not as a bug).
+    if (m.bug_cut) j["bug_cut"] = true;
     if (!m.keep.empty()) {
       j["keep_features"] = m.keep;
       j["explained"] = m.explained;
-      if (m.bug_cut) j["bug_cut"] = true;
     }
     if (!m.record.op.empty()) j["first_diverging_op"] = m.record.op;
     write_atomic(dir + "/minimize.json", ir::json_text(j, 2) + "\n");

@@ -229,8 +229,18 @@ json summarize(const std::string& dir) {
     }
     return bugs[it->second];
   };
+  // A bucket whose minimization the budget cut (bug_cut): its bug program
+  // is no fixed point, its key no evidence of a bug of its own yet (one
+  // bug twice, more often than not). Listed apart, with its findings;
+  // `aliasfuzz minimize` or --resume with a longer --minimize-time
+  // finishes it.
+  json unfinished = json::array();
   for (const json& e : buckets) {
     const json mj = read_json(dir + "/findings/" + e["name"].get<std::string>() + "/minimize.json", false);
+    if (mj.value("bug_cut", false)) {
+      unfinished.push_back({{"bucket", e["name"]}, {"count", e["count"]}});
+      continue;
+    }
     json& g = bug_of(mj, e["name"]);
     g["buckets"].push_back(e["name"]);
     g["folders"].push_back("findings/" + e["name"].get<std::string>());
@@ -306,10 +316,12 @@ json summarize(const std::string& dir) {
   });
   r["bugs"] = bugs;
   r["bug_count"] = bugs.size();
+  if (!unfinished.empty()) r["unfinished_buckets"] = unfinished;
   // Issue #40: how many minimized programs (a bucket's, a lead's) the bugs
   // stand for; the rest were merged into a bug already reported.
   int64_t minimized_programs = novel_minimized - novel_unfinished;
   for (const auto& [name, key] : bucket_bug) minimized_programs += key != name;
+  minimized_programs -= static_cast<int64_t>(unfinished.size());
   r["merged"] = {{"minimized_programs", minimized_programs},
                  {"duplicates", std::max<int64_t>(0, minimized_programs - static_cast<int64_t>(bugs.size()))}};
   r["must_agree_buckets"] = must;
@@ -370,6 +382,13 @@ std::string bugs_markdown(const json& s) {
   for (const json& g : s.value("bugs", json::array()))
     if (g.contains("program"))
       m += "\n### " + g.value("name", std::string()) + "\n\n```\n" + value_text(g["program"]) + "```\n";
+  if (s.contains("unfinished_buckets")) {
+    m += "\n### Buckets whose minimization the budget cut (not counted as bugs yet)\n\n"
+         "`aliasfuzz minimize findings/BUCKET/case.af`, or `--resume` with a longer `--minimize-time`, "
+         "finishes them.\n\n| bucket | findings |\n|---|---:|\n";
+    for (const json& u : s["unfinished_buckets"])
+      m += "| " + md_cell(value_text(u["bucket"])) + " | " + std::to_string(u.value("count", int64_t{0})) + " |\n";
+  }
   return m + "\n";
 }
 

@@ -309,6 +309,32 @@ TEST(Report, KnownBugsAreLabelledFromTheLedger) {
   EXPECT_NE(slurp(d + "/report.md").find("known-one (known https://example.org/42)"), std::string::npos);
 }
 
+// A bucket whose minimization the budget cut (bug_cut) is no bug of its
+// own yet: listed apart with its findings, not counted among the bugs.
+TEST(Report, ABucketCutByTheBudgetIsUnfinishedNotABug) {
+  const std::string d = fresh_dir("cut-campaign");
+  json buckets = json::object();
+  std::string lines;
+  for (const std::string b : {"thunder__done", "thunder__cut"}) {
+    fuzz::make_dirs(d + "/findings/" + b);
+    json mj = {{"bug", b + "-bug"}, {"bug_key", "thunder|values|" + b}};
+    if (b == "thunder__cut") mj["bug_cut"] = true;
+    fuzz::write_atomic(d + "/findings/" + b + "/minimize.json", mj.dump());
+    buckets[b] = {{"count", b == "thunder__cut" ? 7 : 2}, {"first_program", 1}, {"must_agree", false}};
+    lines += json{{"k", 1}, {"bucket", b}, {"spec", spec("thunder")}, {"count", 1}}.dump() + "\n";
+  }
+  fuzz::write_atomic(d + "/findings.jsonl", lines);
+  fuzz::write_atomic(d + "/campaign.json", json{{"seed", 1}, {"shard", "0/1"}}.dump());
+  fuzz::write_atomic(d + "/state.json", json{{"seed", 1}, {"programs", 9}, {"buckets", buckets}}.dump());
+  write_reports(d);
+  const json r = read_json(d + "/report.json");
+  ASSERT_EQ(r["bugs"].size(), 1u);
+  EXPECT_EQ(r["bugs"][0]["name"], "thunder__done-bug");
+  EXPECT_EQ(r["unfinished_buckets"], json::array({{{"bucket", "thunder__cut"}, {"count", 7}}}));
+  EXPECT_EQ(r["merged"]["minimized_programs"], 1);
+  EXPECT_NE(slurp(d + "/report.md").find("| thunder__cut | 7 |"), std::string::npos);
+}
+
 // report --issues mirrors the current bugs: an issue it wrote for a bug
 // that no longer exists (a bucket renamed by a new minimization) goes, a
 // file it did not write stays, the current bug's issue is there.

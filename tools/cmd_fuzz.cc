@@ -211,7 +211,11 @@ int run(FuzzArgs& a) {
   std::string bugs_line;
   try {
     reports::write_reports(o.out);
-    bugs_line = reports::merged_line(reports::summarize(o.out));
+    const auto summary = reports::summarize(o.out);
+    bugs_line = reports::merged_line(summary);
+    if (summary.contains("unfinished_buckets"))
+      bugs_line += "; " + std::to_string(summary["unfinished_buckets"].size()) +
+                   " buckets whose minimization the budget cut, not counted as bugs (report.md lists them)";
   } catch (const std::exception& e) {
     std::cerr << "aliasfuzz fuzz: reports: " << e.what() << "\n";
   }

@@ -131,6 +131,9 @@ int minimize_main(MinimizeCmd& o, const CLI::App& c) {
             << "reproduce: aliasfuzz run " << o.out << "/min.af " << run::spec_flags(m.spec)
             << (m.spec == m.original_spec ? "" : "   (the reorder seed changed while minimizing)") << "\n"
             << "wrote " << o.out << "/min.af, " << o.out << "/repro.py, " << o.out << "/minimize.json\n";
+  if (m.bug_cut)
+    std::cout << "the budget cut the bug program short of its fixed point: its bug key is not final (a longer "
+                 "--time finishes it)\n";
   if (o.add_to_corpus) {
     const std::string path = fuzz::add_to_corpus(source_root(), m, &err);
     if (path.empty()) {
