@@ -35,8 +35,9 @@ std::vector<std::string> write_paths(const ir::Program& p, const ir::Analysis& a
 // sorted: alias:PATH for every view (PATH with a view op) of a storage the
 // program writes, whether the write goes through it or it is read;
 // alias:input~shared when a write goes through an input another input's
-// storage is shared with; alias:input/hidden when an input itself (not
-// a view of it) is written and its storage has elements no input shows
+// storage is shared with; alias:input/hidden when an input no other
+// input shares storage with is itself (not through a view) written and
+// its storage has elements it does not show
 // (a strided or partial input: they must stay as they were; a write
 // through a view has the view's relation); meta:PATH for a metadata op. No gap marks:
 // they are novelty, and one defect's minimized programs differ in them.
