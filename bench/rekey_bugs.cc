@@ -7,7 +7,8 @@
 // split one defect more finely (skeletons), so its own bug count is not
 // comparable with a newer one's.
 //   rekey_bugs FOLDER...   (AF_ROOT or AF_LEDGER: the ledger)
-// Prints per folder: bugs, new, known, then one line per bug.
+// Prints per folder: bugs, new, known, then one line per bug (its key,
+// minimized programs, ledger entry or "new", first folder).
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -63,7 +64,11 @@ int main(int argc, char** argv) {
   const auto ledger =
       ledger_dir.empty() ? std::vector<af::fuzz::LedgerEntry>{} : af::fuzz::load_ledger(ledger_dir, nullptr);
   for (int i = 1; i < argc; ++i) {
-    std::map<std::string, std::pair<std::string, int>> bugs;  // key -> ledger label, minimized programs
+    struct Bug {
+      std::string label, first;  // ledger entry ("" new), first folder
+      int programs = 0;
+    };
+    std::map<std::string, Bug> bugs;
     for (const char* sub : {"findings", "novel"}) {
       std::error_code ec;
       for (const auto& d : fs::directory_iterator(fs::path(argv[i]) / sub, ec)) {
@@ -77,16 +82,18 @@ int main(int argc, char** argv) {
         const json spec = mj.value("spec", json::object());
         const af::fuzz::LedgerEntry* e =
             af::fuzz::ledger_label(ledger, *sig, spec.value("strategy", std::string(sig->who)));
-        auto& b = bugs[sig->key()];
-        if (e) b.first = e->name;
-        ++b.second;
+        Bug& b = bugs[sig->key()];
+        if (e) b.label = e->name;
+        if (b.first.empty()) b.first = std::string(sub) + "/" + d.path().filename().string();
+        ++b.programs;
       }
     }
     int known = 0;
-    for (const auto& [k, b] : bugs) known += !b.first.empty();
+    for (const auto& [k, b] : bugs) known += !b.label.empty();
     std::printf("%s: %zu bugs, %zu new, %d known\n", argv[i], bugs.size(), bugs.size() - known, known);
     for (const auto& [k, b] : bugs)
-      std::printf("  %-70s %3d  %s\n", k.c_str(), b.second, b.first.empty() ? "new" : b.first.c_str());
+      std::printf("  %-70s %3d  %s  (%s)\n", k.c_str(), b.programs, b.label.empty() ? "new" : b.label.c_str(),
+                  b.first.c_str());
   }
   return 0;
 }
