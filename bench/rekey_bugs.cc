@@ -17,7 +17,6 @@
 #include <string>
 
 #include "base/files.h"
-#include "fuzz/bucket.h"
 #include "fuzz/ledger.h"
 #include "fuzz/signature.h"
 #include "ir/text.h"
@@ -39,18 +38,11 @@ std::optional<af::fuzz::BugSignature> rekey(const json& mj, const json& settings
   // who|what|...: what is the second field in every version of the key.
   const size_t a = key.find('|'), b = a == std::string::npos ? a : key.find('|', a + 1);
   if (b == std::string::npos) return std::nullopt;
-  af::fuzz::RunRecord r;
   const json spec = mj.contains("spec") ? mj["spec"] : settings.value("finding", json::object()).value("spec", json());
   const auto s = af::run::spec_from_json(spec);
   if (!s) return std::nullopt;
-  r.spec = *s;
-  const std::string what = key.substr(a + 1, b - a - 1);
-  r.accepted_invalid = af::fuzz::accepted_invalid_kind(what);
-  if (what == af::fuzz::kInputMeta)
-    r.mismatch = af::oracles::Mismatch{"inputs", 0, 0, 0, "an input's final geometry"};
-  else if (r.accepted_invalid.empty() && what != "values")
-    r.error = what;
-  return af::fuzz::bug_signature(r, *p, mj.value("schedule_sensitivity", std::string()));
+  return af::fuzz::bug_signature(af::fuzz::record_of_what(*s, key.substr(a + 1, b - a - 1)), *p,
+                                 mj.value("schedule_sensitivity", std::string()));
 }
 
 }  // namespace

@@ -37,10 +37,10 @@ std::vector<std::string> write_paths(const ir::Program& p, const ir::Analysis& a
 // alias:input~shared when a write goes through an input another input's
 // storage is shared with; alias:input/hidden when an input no other
 // input shares storage with is itself (not through a view) written and
-// its storage has elements it does not show
-// (a strided or partial input: they must stay as they were; a write
-// through a view has the view's relation); meta:PATH for a metadata op. No gap marks:
-// they are novelty, and one defect's minimized programs differ in them.
+// its storage has elements it does not show (a strided or partial input:
+// they must stay as they were; a write through a view has the view's
+// relation); meta:PATH for a metadata op. No gap marks: they are
+// novelty, and one defect's minimized programs differ in them.
 std::vector<std::string> alias_relations(const ir::Program& p, const ir::Analysis& an);
 
 // A word without its gap mark ("write:input/unfold:holes" -> "write:input/unfold").

@@ -80,14 +80,7 @@ std::optional<LedgerEntry> parse_ledger_entry(const std::string& name, const std
     return std::nullopt;
   }
   e.program = *p;
-  RunRecord r;
-  r.spec = e.spec;
-  r.accepted_invalid = accepted_invalid_kind(e.what);
-  if (e.what == kInputMeta)
-    r.mismatch = oracles::Mismatch{"inputs", 0, 0, 0, "an input's final geometry"};
-  else if (r.accepted_invalid.empty() && e.what != "values")
-    r.error = e.what;
-  e.bug = bug_signature(r, canonical_names(e.program));
+  e.bug = bug_signature(record_of_what(e.spec, e.what), canonical_names(e.program));
   e.bug.name.clear();
   return e;
 }

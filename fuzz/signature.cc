@@ -222,6 +222,17 @@ bool BugSignature::resembles(const BugSignature& o) const {
   return false;
 }
 
+RunRecord record_of_what(const run::RunSpec& spec, const std::string& what) {
+  RunRecord r;
+  r.spec = spec;
+  r.accepted_invalid = accepted_invalid_kind(what);
+  if (what == kInputMeta)
+    r.mismatch = oracles::Mismatch{"inputs", 0, 0, 0, "an input's final geometry"};
+  else if (r.accepted_invalid.empty() && what != "values")
+    r.error = what;
+  return r;
+}
+
 BugSignature bug_signature(const RunRecord& rec, const ir::Program& minimized,
                            const std::string& schedule_sensitivity) {
   const run::RunSpec& s = rec.spec;

@@ -67,6 +67,10 @@ struct BugSignature {
   bool operator==(const BugSignature& o) const { return who == o.who && what == o.what && cause == o.cause; }
   bool operator!=(const BugSignature& o) const { return !(*this == o); }
 };
+// A run record that diverges the way `what` (bug_what's word) says: what
+// a ledger entry or a stored bug key holds, read back into a record for
+// bug_signature.
+RunRecord record_of_what(const run::RunSpec& spec, const std::string& what);
 BugSignature bug_signature(const RunRecord& rec, const ir::Program& minimized,
                            const std::string& schedule_sensitivity = "");
 // The bug of a minimized finding: its bug program, run and schedule sensitivity.
