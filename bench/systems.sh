@@ -7,7 +7,10 @@
 #   bench/systems.sh [SECONDS=600] [SEED=5] [KEEP_DIR] [SYSTEM...]
 # AF_BIN=PATH runs that binary instead of this checkout's (a before/after
 # table from two builds, one run each); JOBS=N workers per campaign
-# (default 2; 1 each when a before and an after run side by side).
+# (default 2; 1 each when a before and an after run side by side);
+# FUZZ_FLAGS="..." adds options to every campaign (an ablation: the same
+# binary with "--minimize-budget 0 --minimize-novel 0" minimizes only each
+# bucket's first finding, at the end, as campaigns did before issue #34).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 af=${AF_BIN:-$root/aliasfuzz}
@@ -24,7 +27,7 @@ mkdir -p "$out"
 echo "system | programs/s | findings | buckets | bugs | new | known | minimization share"
 for s in "${systems[@]}"; do
   t0=$(date +%s.%N)
-  "$af" fuzz --strategy "$s" --time "$secs" --seed "$seed" --jobs "${JOBS:-2}" --out "$out/$s" >"$out/$s.out" 2>"$out/$s.err"
+  "$af" fuzz --strategy "$s" --time "$secs" --seed "$seed" --jobs "${JOBS:-2}" --out "$out/$s" ${FUZZ_FLAGS:-} >"$out/$s.out" 2>"$out/$s.err"
   t1=$(date +%s.%N)
   /usr/bin/python3 - "$out/$s" "$s" "$t0" "$t1" "$out/$s.err" <<'PY'
 import json, re, sys
