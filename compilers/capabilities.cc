@@ -114,6 +114,9 @@ const std::map<std::string, std::vector<Form>>& op_forms() {
       {"matmul", {{"", "r = matmul({X}, {W})", "r"}}},
       {"cat", {{"", "r = cat([{X}, {Y}], 0)", "r"}}},
       {"full", {{"", "r = full([2, 3], 1.5)", "r"}}},
+      // format v1.4's custom ops
+      {"custom_scale_", {{"", "custom_scale_({X}, 1.5)", ""}}},
+      {"custom_copy_", {{"", "custom_copy_({X}, {Y})", ""}}},
   };
   return m;
 }

@@ -26,6 +26,8 @@ Protocol, one JSON object per line:
   fresh inputs and the answer has "eager_error" and "actual" (the compiler
   accepted it) or "eager_error" and "error" (it refused too).
     or {"id": ID, "unavailable": M}        the compiler's imports failed (ImportError)
+    or {"id": ID, "unsupported": {"type", "message"}}  this torch lacks what the program needs
+       (format v1.4's custom ops before torch 2.4): counted as unsupported, never a finding
     or {"id": ID, "internal": M}                                      a broken request
 OBS is {"returns": [{"sizes", "values"}], "storages": {name: values},
 "inputs": [{"sizes", "strides", "offset"}]}: the input tensors' geometry
@@ -81,7 +83,10 @@ def handle(req):
     mod = types.ModuleType("aliasfuzz_program")
     sys.modules[mod.__name__] = mod
     ns = mod.__dict__
-    exec(compile(req["code"], "<aliasfuzz>", "exec"), ns)
+    try:
+        exec(compile(req["code"], "<aliasfuzz>", "exec"), ns)
+    except NotImplementedError as e:  # what the program needs is not in this torch (custom ops before 2.4)
+        return {"unsupported": _err(e)}
     setup, fn, observe = ns["_setup"], ns["_fn"], ns["_observe"]
     res = {}
     try:

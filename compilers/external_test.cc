@@ -394,6 +394,17 @@ TEST(ExternalErrors, UnsupportedOrInternal) {
       {"TypeError", "add() got an unexpected keyword argument 'out'", true},
       {"NotImplementedError", "out is not None which is currently unsupported", true},
       {"TypeError", "add() got an unexpected keyword argument 'alpha2'", false},
+      // format v1.4: torch.func.functionalize refuses a mutable custom op; thunder.jit refuses an
+      // unregistered one; torch 1.13 cannot define one (the runner's "unsupported" answer)
+      {"RuntimeError",
+       "Found a custom (non-ATen) operator whose output has alias annotations: aliasfuzz::scale_(Tensor(a0!) x, "
+       "float s) -> (). We only support functionalizing operators whose outputs do not have alias annotations",
+       true},
+      {"InterpreterError",
+       "Encountered exception RuntimeError: aliasfuzz.scale_ is not registered. Register its `custom_op` output with "
+       "`thunder.torch.register_custom_op`",
+       true},
+      {"NotImplementedError", "mutable custom ops (torch.library.custom_op) are unsupported in torch 1.13.0a0", true},
       // functionalization's deliberate ban (pytorch#104505), torch 2.9 and 2.15 alike
       {"RuntimeError",
        "During torch.compile, encountered a mutation on a view chain of length 2, where view 1 was an as_strided() "
@@ -480,6 +491,8 @@ TEST(Capabilities, ProbeProgramsAgreeWithPyTorchEager) {
   for (const ProbeProgram& pp : probe_programs()) {
     auto p = ir::parse_and_validate(pp.text);
     ASSERT_TRUE(static_cast<bool>(p)) << pp.name;
+    // format v1.4's custom ops need torch >= 2.4 (oracles:torch_agreement_test FormatV14CustomOps)
+    if (const auto op = ir::op_from_name(pp.op); op && ir::is_custom_op(*op)) continue;
     const TorchResult t = torch.run(*p);
     ASSERT_TRUE(t.ok) << pp.name << ": " << t.kind << ": " << t.message;
     EXPECT_FALSE(compare(*p, oracle(*p), t.obs)) << pp.name;
@@ -505,13 +518,16 @@ TEST(Capabilities, ProbeListsWhatAFakeCompilerRefusesAndCachesIt) {
   ASSERT_TRUE(c.available) << c.error;
   EXPECT_FALSE(c.from_cache);
   EXPECT_GT(c.probes, 100);
-  EXPECT_EQ(keys(c.unsupported), (std::set<std::string>{"exp_"}));
+  // exp_, and format v1.4's custom ops, which torch 1.13 cannot define
+  const std::set<std::string> want{"custom_copy_", "custom_scale_", "exp_"};
+  EXPECT_EQ(keys(c.unsupported), want);
   EXPECT_EQ(keys(c.inconclusive), (std::set<std::string>{"after-inplace"}));
   EXPECT_NE(c.versions.find("torch 1.13"), std::string::npos) << c.versions;
   const std::string sum = capabilities_summary(c);
   EXPECT_EQ(sum.rfind("not supported by torch-functionalize (torch 1.13", 0), 0u) << sum;
-  EXPECT_EQ(sum.substr(sum.size() - 6), ": exp_") << sum;
-  EXPECT_EQ(unsupported_op_weights("torch-functionalize"), (std::map<std::string, double>{{"exp_", 0.0}}));
+  EXPECT_EQ(sum.substr(sum.size() - 35), ": custom_copy_, custom_scale_, exp_") << sum;
+  EXPECT_EQ(unsupported_op_weights("torch-functionalize"),
+            (std::map<std::string, double>{{"custom_copy_", 0.0}, {"custom_scale_", 0.0}, {"exp_", 0.0}}));
 
   // Cached in a file named by strategy and versions: the next process reads it.
   ASSERT_FALSE(c.cache_path.empty());
@@ -538,7 +554,7 @@ TEST(Capabilities, ProbeListsWhatAFakeCompilerRefusesAndCachesIt) {
   forget_capabilities();
   const Capabilities reprobed = probe_capabilities("torch-functionalize");
   EXPECT_FALSE(reprobed.from_cache);
-  EXPECT_EQ(keys(reprobed.unsupported), (std::set<std::string>{"exp_"}));
+  EXPECT_EQ(keys(reprobed.unsupported), want);
   forget_capabilities();
 }
 
@@ -605,8 +621,10 @@ TEST(Capabilities, ThunderProbe) {
     // takes no out= (format v1.1's out= ops: TypeError, or for div
     // NotImplementedError), has none of format v1.3's metadata ops
     // (Unknown attribute) and registers Tensor.unfold as an im2col-like op
-    // that raises (NotImplementedError).
-    std::set<std::string> want{"fill_", "sigmoid_", "unfold"};
+    // that raises (NotImplementedError). Format v1.4's custom ops are not
+    // registered with it ("aliasfuzz.scale_ is not registered"; its
+    // _register_custom_op refuses mutating ones).
+    std::set<std::string> want{"fill_", "sigmoid_", "unfold", "custom_copy_", "custom_scale_"};
     for (ir::OpKind op : ir::all_ops())
       if (ir::is_out_variant(op) || ir::is_metadata_inplace(op)) want.insert(ir::op_name(op));
     EXPECT_EQ(keys(c.unsupported), want);

@@ -120,6 +120,10 @@ ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& stra
     if (j.contains("unavailable")) {
       r.status = S::Unavailable;
       r.message = "cannot import the compiler of " + strategy + ": " + j["unavailable"].get<std::string>();
+    } else if (j.contains("unsupported")) {  // this torch cannot even define the program
+      r.status = S::StrategyError;
+      r.error_type = j["unsupported"].value("type", "NotImplementedError");
+      r.message = j["unsupported"].value("message", "");
     } else if (j.contains("internal")) {
       r.status = S::Failed;
       r.error_type = "internal";
@@ -239,6 +243,12 @@ const ErrorPattern kErrorPatterns[] = {
     // length 2, where view 1 was an as_strided() call ... is banned in compile".
     {true, "RuntimeError", "mutation on a view chain of length [0-9]+, where view [0-9]+ was an as_strided\\(\\) call",
      "as_strided view-chain mutation banned"},
+    // torch.func.functionalize of a mutable custom op (format v1.4): "Found a
+    // custom (non-ATen) operator whose output has alias annotations ... We
+    // only support functionalizing operators whose outputs do not have alias
+    // annotations" (torch.compile functionalizes it by auto_functionalized).
+    {true, "RuntimeError", "Found a custom \\(non-ATen\\) operator whose output has alias annotations",
+     "mutable custom op not functionalizable"},
     // (not Python's "unsupported operand type(s)": an internal TypeError)
     {true, "",
      "not (yet )?supported|currently supported|is unsupported|[Uu]nsupported "

@@ -52,6 +52,10 @@ struct CampaignOptions {
   std::string command_line;
   std::map<std::string, std::string> versions;
   GenOptions gen;
+  // `--weight OP=W` and `--format V` as given (campaign.json keeps them; a
+  // resume applies them to `gen` again).
+  std::vector<std::string> gen_weights;
+  std::string gen_format;
   // When every strategy is external (real Thunder, PyTorch functionalize)
   // and no mutant is asked for, the ops they cannot run (the capability
   // probe, compilers::unsupported_op_weights) get weight 0 in `gen`, and

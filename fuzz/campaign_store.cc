@@ -106,6 +106,8 @@ void save_campaign_settings(const CampaignOptions& o) {
             {"gen_max_rank", o.gen.max_rank},
             {"gen_max_numel", o.gen.max_numel},
             {"gen_op_weights", o.gen.op_weights},
+            {"weights", o.gen_weights},
+            {"format", o.gen_format},
             {"gen_aliased_inputs_same_sizes", o.gen.aliased_inputs_same_sizes},
             {"not_supported", o.not_supported},
             {"log_all", o.log_all}};

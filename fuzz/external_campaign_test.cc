@@ -265,6 +265,40 @@ TEST(PyCampaign, FindsAnInputMetadataMutationNotReplayed) {
   EXPECT_GT(minimized, 0);
 }
 
+// Format v1.4: a compiler that runs a custom op on a contiguous copy of a
+// strided view (the write is lost) is found by a `--format 1.4` campaign,
+// and its minimized program still calls the custom op on a view: the bug
+// is the custom op's, not a write's (the toy runs aten writes right).
+TEST(PyCampaign, FindsACustomOpWriteLostOnACopy) {
+  REQUIRE_THUNDER();  // a py: spec without @PYTHON runs in .venv-thunder (torch 2.9.1: custom_op)
+  const std::string wrong = "py:oracles.testdata.toy_compiler:custom_op_on_copies";
+  setenv("AF_CAPABILITY_CACHE", tmp("py-caps-custom").c_str(), 1);
+  compilers::forget_capabilities();
+  CampaignOptions o;
+  o.out = tmp("py-campaign-custom");
+  std::filesystem::remove_all(o.out);
+  o.seed = 3;
+  o.programs = 30;
+  o.jobs = 1;
+  o.quiet = true;
+  o.minimize_s = 60;
+  o.strategies = {run::strategy_of(wrong)};
+  ASSERT_EQ(use_format("1.4", &o.gen), "");
+  const CampaignSummary s = run_campaign(o);
+  unsetenv("AF_CAPABILITY_CACHE");
+  compilers::forget_capabilities();
+  EXPECT_GT(s.findings, 0);
+  int minimized = 0;
+  for (const auto& e : std::filesystem::directory_iterator(o.out + "/findings")) {
+    std::string text;
+    if (!read_text((e.path() / "min.af").string(), &text)) continue;
+    EXPECT_TRUE(text.find("custom_scale_(") != std::string::npos || text.find("custom_copy_(") != std::string::npos)
+        << text;
+    ++minimized;
+  }
+  EXPECT_GT(minimized, 0);
+}
+
 // --invalid-rate: a compiler that runs programs eager PyTorch rejects is
 // reported in the accepts-invalid class, its findings minimized into
 // programs rejected with the same kind; one that refuses them (the program

@@ -228,7 +228,7 @@ int Gen::emit_statement(OpKind op, std::vector<Arg> args, bool bind_inplace) {
       return -1;
     }
   }
-  const size_t nout = inplace ? (op == OpKind::SetitemI ? 0 : (bind_inplace ? 1 : 0)) : outs.size();
+  const size_t nout = inplace ? (ir::binds_nothing(op) ? 0 : (bind_inplace ? 1 : 0)) : outs.size();
   const size_t nv = analysis.values.size(), ns = analysis.storage_numel.size();
   const int saved_impl = next_impl, saved_names = num_stmt_values;
   int written = -1;

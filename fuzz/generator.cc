@@ -26,6 +26,8 @@
 #include "fuzz/generator.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 
 #include "fuzz/gen_state.h"
 #include "fuzz/invalid.h"
@@ -223,6 +225,31 @@ const std::vector<ir::OpKind>& generated_ops() {
     return r;
   }();
   return v;
+}
+
+std::string set_op_weight(const std::string& op_eq_w, GenOptions* options) {
+  const size_t eq = op_eq_w.find('=');
+  const std::string name = op_eq_w.substr(0, eq);
+  char* end = nullptr;
+  errno = 0;
+  const double v = eq == std::string::npos ? -1 : std::strtod(op_eq_w.c_str() + eq + 1, &end);
+  const bool known =
+      std::any_of(generated_ops().begin(), generated_ops().end(), [&](ir::OpKind k) { return name == ir::op_name(k); });
+  if (!known || eq == std::string::npos || errno || !end || *end || !(v >= 0))
+    return "--weight takes OP=W with a generated op and W >= 0, got '" + op_eq_w + "'";
+  options->op_weights[name] = v;
+  return "";
+}
+
+std::string use_format(const std::string& version, GenOptions* options) {
+  if (version == "1.3" || version.empty()) return "";
+  if (version != "1.4") return "--format takes 1.3 (the default) or 1.4, got '" + version + "'";
+  // Format v1.4's constructs at tanh_'s weight each (off by default, so
+  // that every seed's programs stay as they were); an op the user weighted
+  // keeps that weight.
+  for (ir::OpKind k : generated_ops())
+    if (ir::is_custom_op(k)) options->op_weights.emplace(ir::op_name(k), 1.1);
+  return "";
 }
 
 GenOptions halide_options(GenOptions o) { return o; }

@@ -88,6 +88,14 @@ ir::Program generate_from_bytes(const uint8_t* data, size_t size, const GenOptio
 // The ops the generator emits (format v1 vocabulary minus the ops that
 // strategies introduce: scatters and update_aliases).
 const std::vector<ir::OpKind>& generated_ops();
+// `--weight OP=W` (gen, fuzz): options->op_weights[OP] = W; an error text
+// (else "") when OP is not a generated op or W is not a number >= 0.
+std::string set_op_weight(const std::string& op_eq_w, GenOptions* options);
+// `--format V` (gen, fuzz): "1.3", the default, leaves the options as they
+// are; "1.4" also draws format v1.4's constructs (docs/format.md: the
+// mutable custom ops) unless a weight names them. An error text otherwise.
+std::string use_format(const std::string& version, GenOptions* options);
+
 // `o` restricted to the programs the Halide lowering takes: since it lowers
 // format v1.2's indexed and masked writes (lowering/spec.h: IndexScatter),
 // every program, so `o` itself. Kept as the one place to leave an op out

@@ -248,6 +248,8 @@ bool Gen::recipe_in_place_binary(OpKind op) {
   int x = pick_target();
   if (x < 0) return false;
   const Shape to = geo(x).sizes;
+  // custom_scale_ (format v1.4) takes a number only: mul_'s scalars.
+  if (ir::op_info(op).sig[1] == 'N') return emit(op, {T(x), F(rng.pick(kMulScalars))}) >= 0;
   Arg y = op == OpKind::DivI   ? scalar_or_tensor(to, kDivScalars, std::size(kDivScalars), 0.5f, x)
           : op == OpKind::MulI ? scalar_or_tensor(to, kMulScalars, std::size(kMulScalars), 0, x)
                                : scalar_or_tensor(to, kSmall, std::size(kSmall), 0, x);

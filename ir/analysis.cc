@@ -226,7 +226,7 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
     if (ie) {
       // An `undefined` (or `resize`) write still runs in PyTorch; a wrong number of
       // names then fails when the result is unpacked.
-      const size_t want = st.op == OpKind::SetitemI ? 0 : 1;
+      const size_t want = binds_nothing(st.op) ? 0 : 1;
       if ((ie->kind == ErrorKind::Undefined || ie->kind == ErrorKind::Resize) && inplace && st.outs.size() > want)
         return Error{ErrorKind::Name, st.line,
                      std::string(op_name(st.op)) + " produces " + std::to_string(want) + " result" +
@@ -238,7 +238,7 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
       return Error{ErrorKind::Limit, st.line,
                    "the program's work passes the limit of " + std::to_string(limits.max_work) +
                        " element operations here (estimated before it runs: docs/format.md, Limits)"};
-    const size_t want = inplace ? (st.op == OpKind::SetitemI ? 0 : 1) : outs.size();
+    const size_t want = inplace ? (binds_nothing(st.op) ? 0 : 1) : outs.size();
     // A view binds all its results; so does a metadata op (format v1.3), whose
     // result is x's only live name after it (PyTorch would also run it unbound).
     const bool count_ok = inplace ? st.outs.size() <= want : st.outs.size() == want;

@@ -946,7 +946,7 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
     return view_of(res, std::move(*r));
   };
   const OpInfo& info = op_info(op);
-  if (info.cls == OpClass::InPlace) return inplace(op, a, res);
+  if (info.cls == OpClass::InPlace) return inplace(aten_equivalent(op), a, res);
   // Unary and binary math broadcasts its arguments into a fresh result.
   const MathArity arity = math_arity(info.math);
   if (arity == MathArity::Unary || arity == MathArity::Binary) return elementwise(a, res);

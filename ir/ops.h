@@ -1,4 +1,4 @@
-// The op vocabulary of the format (v1 to v1.3, docs/format.md): every op's name, class, signature and
+// The op vocabulary of the format (v1 to v1.4, docs/format.md): every op's name, class, signature and
 // shape/stride rule in one table (ops.cc). The oracle, the schedulers and
 // the lowering ask this file for geometry; none computes it on its own.
 #pragma once
@@ -142,7 +142,12 @@ namespace af::ir {
   X(UpdateAliases, "update_aliases", Meta, "S", Meta, None, UpdateAliases, "", NotGenerated, 0)      \
   /* added since format v1.3, off by default (docs/format.md) */                                    \
   X(SinI, "sin_", InPlace, "T", Elementwise, Sin, Sin, ".sin_", InPlaceUnary, 0)                     \
-  X(Sin, "sin", OutOfPlace, "T", Elementwise, Sin, Sin, "torch.sin", Unary, 0)
+  X(Sin, "sin", OutOfPlace, "T", Elementwise, Sin, Sin, "torch.sin", Unary, 0)                      \
+  /* format v1.4: mutable custom ops (torch.library.custom_op, mutates_args=("x",)), off by default */ \
+  X(CustomScaleI, "custom_scale_", InPlace, "TN", Elementwise, Mul, Mul, "torch.ops.aliasfuzz.scale_", \
+    InPlaceBinary, 0)                                                                                \
+  X(CustomCopyI, "custom_copy_", InPlace, "TT", Elementwise, Copy, CustomCopyI, "torch.ops.aliasfuzz.copy_", \
+    Copy, 0)
 // clang-format on
 
 enum class OpKind {
@@ -318,6 +323,20 @@ inline bool is_metadata_inplace(OpKind k) { return op_info(k).cls == OpClass::Vi
 inline OpKind geometry_op(OpKind k) { return is_metadata_inplace(k) ? op_info(k).functional : k; }
 // The ops format v1.3 added: the metadata ops and unfold.
 inline bool added_in_v13(OpKind k) { return is_metadata_inplace(k) || k == OpKind::Unfold; }
+// Format v1.4's mutable custom ops (docs/format.md): ops the runner defines
+// with torch.library.custom_op(mutates_args=("x",)), whose Python body is
+// one aten op. Every layer of this project gives them that op's semantics
+// (aten_equivalent); PyTorch sees an opaque op that returns None.
+inline bool is_custom_op(OpKind k) { return k == OpKind::CustomScaleI || k == OpKind::CustomCopyI; }
+// The aten op a custom op's body is (custom_scale_ -> mul_, custom_copy_
+// -> copy_); k itself for every other op.
+inline OpKind aten_equivalent(OpKind k) {
+  return k == OpKind::CustomScaleI ? OpKind::MulI : k == OpKind::CustomCopyI ? OpKind::CopyI : k;
+}
+// In-place ops whose PyTorch form returns nothing (setitem_ is a Python
+// assignment, a custom op returns None): a name bound to one is error kind
+// `name`, as PyTorch's unpacking of nothing is.
+inline bool binds_nothing(OpKind k) { return k == OpKind::SetitemI || is_custom_op(k); }
 // The element type of a storage (format v1.2). f32 is the only data type;
 // i64 and bool storages hold indices and masks, never written (their
 // values are stored exactly as floats in memory: |v| <= kMaxIndexValue).

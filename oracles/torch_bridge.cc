@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -157,6 +158,34 @@ def _observe(returns, storages, inputs):
                        for t in inputs]}
 
 
+def _custom_ops():
+    # Format v1.4's mutable custom ops, registered once per process. Each
+    # body is one aten op; PyTorch sees an opaque op that mutates x and
+    # returns None. torch.library.custom_op exists from torch 2.4 on; before,
+    # the program cannot run (NotImplementedError, which the external
+    # runner reports as unsupported).
+    try:
+        torch.ops.aliasfuzz.scale_.default
+        return
+    except (AttributeError, RuntimeError):
+        pass
+    if not hasattr(getattr(torch, "library", None), "custom_op"):
+        raise NotImplementedError("mutable custom ops (torch.library.custom_op) are unsupported in torch "
+                                  + torch.__version__)
+
+    @torch.library.custom_op("aliasfuzz::scale_", mutates_args=("x",))
+    def scale_(x: torch.Tensor, s: float) -> None:
+        x.mul_(s)
+
+    @torch.library.custom_op("aliasfuzz::copy_", mutates_args=("x",))
+    def copy_(x: torch.Tensor, y: torch.Tensor) -> None:
+        x.copy_(y)
+
+    # Their fake (meta) kernels: what torch.compile traces.
+    scale_.register_fake(lambda x, s: None)
+    copy_.register_fake(lambda x, y: None)
+
+
 # ---- the program ----
 )PY";
 
@@ -230,6 +259,11 @@ class Emitter {
       ++line;
       if (src_line > 0) lines_.emplace_back(line, src_line);
     };
+    if (std::any_of(p_.stmts.begin(), p_.stmts.end(), [](const ir::Stmt& st) { return ir::is_custom_op(st.op); })) {
+      emit("_custom_ops()", 0);
+      emit("", 0);
+      emit("", 0);
+    }
     emit("def _program():", 0);
     for (size_t k = 0; k < p_.storages.size(); ++k)
       emit("    " + storage_[k] + " = " + storage_init(p_.storages[k]), p_.storages[k].line);
@@ -507,6 +541,7 @@ class Emitter {
       default: e = table_spelling(st); break;
     }
     if (ir::is_multi_output(st.op)) return {names(st.outs) + " = " + e};
+    if (ir::binds_nothing(st.op) && !st.outs.empty()) return {e, names(st.outs) + " = []"};  // returns None
     return {bind_one(st, e, ir::is_inplace(st.op))};
   }
 

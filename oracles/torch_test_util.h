@@ -2,6 +2,7 @@
 // the comparison of the oracle with PyTorch on one program.
 #pragma once
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -18,6 +19,37 @@ namespace af::oracles {
 inline TorchRunner& test_runner() {
   static TorchRunner* r = new TorchRunner();
   return *r;
+}
+
+// A Python whose torch has torch.library.custom_op (>= 2.4; format v1.4's
+// custom ops): the newest .venvs/torch-VERSION under $AF_TORCH_VENVS, else
+// $AF_THUNDER_PYTHON (torch 2.9.1); "" when neither is there.
+inline std::string torch2_python() {
+  std::string best;
+  if (const char* root = std::getenv("AF_TORCH_VENVS"); root && *root) {
+    std::error_code ec;
+    const std::filesystem::path dir = std::filesystem::path(root) / ".venvs";
+    std::vector<std::string> found;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+      if (e.path().filename().string().rfind("torch-", 0) == 0 && std::filesystem::exists(e.path() / "bin" / "python"))
+        found.push_back((e.path() / "bin" / "python").string());
+    std::sort(found.begin(), found.end());  // one is enough: any of them is >= 2.4
+    if (!found.empty()) return found.back();
+  }
+  if (const char* t = std::getenv("AF_THUNDER_PYTHON"); t && *t && std::filesystem::exists(t)) return t;
+  return best;
+}
+
+// The runner of torch2_python() (null when there is none).
+inline TorchRunner* torch2_runner() {
+  static TorchRunner* r = [] {
+    const std::string py = torch2_python();
+    if (py.empty()) return static_cast<TorchRunner*>(nullptr);
+    TorchOptions o;
+    o.python = py;
+    return new TorchRunner(o);
+  }();
+  return r;
 }
 
 inline std::string slurp(const std::string& path) {

@@ -157,7 +157,7 @@ int Builder::emit_source(int k, const std::vector<int>& outs, std::vector<Arg> a
 bool Builder::reuse_source_metas(const ir::Stmt& s, const std::vector<int>& outs, const std::vector<Arg>& args) {
   // An in-place op the source leaves unbound may be bound here: its result
   // is the written tensor itself (ir::returns_self).
-  const bool bound_here = s.outs.empty() && outs.size() == 1 && ir::is_inplace(s.op) && s.op != OpKind::SetitemI;
+  const bool bound_here = s.outs.empty() && outs.size() == 1 && ir::is_inplace(s.op) && !ir::binds_nothing(s.op);
   if ((outs.size() != s.outs.size() && !bound_here) || args.size() != s.args.size()) return false;
   // The tensors as (value here, value in the source), in argument order.
   ir::SmallVec<std::pair<int, int>, 8> t;

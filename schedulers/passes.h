@@ -154,6 +154,10 @@ Transformed unchanged(const ir::Program& p, const ir::Analysis& an);
 // transpose_. `an` stays valid for it (only the retired names' tensor
 // identity differs).
 ir::Program views_for_metadata_ops(const ir::Program& p);
+// Format v1.4's custom ops as the aten ops of their bodies (custom_scale_(x,
+// s) -> mul_(x, s), custom_copy_ -> copy_): what every internal strategy
+// schedules. A custom op binds nothing, so the bindings stay valid.
+ir::Program aten_for_custom_ops(const ir::Program& p);
 // The epilogue every strategy's schedule of a program with metadata ops
 // ends with (input_metadata.cc): `x_1 = as_strided_(x, sizes, strides,
 // offset)` for each input of `src` whose final geometry is not its

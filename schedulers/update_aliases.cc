@@ -485,7 +485,7 @@ Transformed update_aliases_rule(const ir::Program& src, const ir::Analysis& an, 
     if (need) update(groups, st.line);
     for (int o : st.outs) encounter(o);
     // The statement itself; an in-place op binds a fresh output if the source binds none.
-    if (inplace && outs.empty() && st.op != OpKind::SetitemI)
+    if (inplace && outs.empty() && !ir::binds_nothing(st.op))
       outs.push_back(b.suffixed(static_cast<int>(st.args[0].i)));
     dataflow_from.clear();
     std::vector<Arg> args = resolve_args(st.args);

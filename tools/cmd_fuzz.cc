@@ -70,6 +70,8 @@ std::string adopt_campaign_settings(FuzzArgs& a) {
   take("--target", "target", a.target);
   take("--checked", "checked", o.checked);
   take("--size", "gen_size", o.gen.size);
+  take("--weight", "weights", o.gen_weights);
+  take("--format", "format", o.gen_format);
   take("--invalid-rate", "gen_invalid_rate", o.gen.invalid_rate);
   take("--programs", "programs", o.programs);
   take("--log-all", "log_all", o.log_all);
@@ -103,6 +105,15 @@ std::string typed_settings(FuzzArgs& a) {
   return "";
 }
 
+// --weight and --format into the generator's options, from the flags' own
+// values (a resume applies the campaign's saved ones again).
+std::string gen_settings(fuzz::CampaignOptions& o) {
+  o.gen.op_weights.clear();
+  for (const std::string& w : o.gen_weights)
+    if (std::string e = fuzz::set_op_weight(w, &o.gen); !e.empty()) return e;
+  return fuzz::use_format(o.gen_format, &o.gen);
+}
+
 // Every option checked before any work (exit 2 with the valid values).
 std::string invalid_options(FuzzArgs& a) {
   fuzz::CampaignOptions& o = a.o;
@@ -115,6 +126,7 @@ std::string invalid_options(FuzzArgs& a) {
   if (!(o.minimize_share >= 0 && o.minimize_share <= 0.9)) return "--minimize-budget must be in [0, 0.9]";
   if (o.gen.size < 1 || o.gen.size > 9000) return "--size must be in 1..9000";
   if (!(o.gen.invalid_rate >= 0 && o.gen.invalid_rate <= 1)) return "--invalid-rate must be in [0, 1]";
+  if (auto e = gen_settings(o); !e.empty()) return e;
   if (a.fail_on != "bugs" && a.fail_on != "any") return "--fail-on takes bugs or any";
   if (!a.seed.empty()) {
     if (!unsigned_integer(a.seed).empty()) return "--seed takes a non-negative integer of at most 19 digits";
@@ -180,6 +192,10 @@ int run(FuzzArgs& a) {
       return 2;
     }
     if (auto e = typed_settings(a); !e.empty()) {
+      std::cerr << "aliasfuzz fuzz: --resume: " << o.out << "/campaign.json: " << e << "\n";
+      return 2;
+    }
+    if (auto e = gen_settings(o); !e.empty()) {
       std::cerr << "aliasfuzz fuzz: --resume: " << o.out << "/campaign.json: " << e << "\n";
       return 2;
     }
@@ -284,6 +300,9 @@ void register_fuzz(CLI::App& app, int* status) {
   c->add_option("--case-timeout", a->o.case_timeout_s,
                 "seconds before a case counts as a hang (default 20; 120 with an external strategy)");
   c->add_option("--size", a->o.gen.size, "statements per generated program");
+  c->add_option("--weight", a->o.gen_weights, "op weight multiplier OP=W (repeatable; 0 disables an op)");
+  c->add_option("--format", a->o.gen_format,
+                "1.3 (default) or 1.4: also draw format v1.4's constructs (custom ops; docs/format.md)");
   c->add_option("--invalid-rate", a->o.gen.invalid_rate,
                 "fraction of programs made ones eager PyTorch rejects (overlap, shape, view, arg errors): an external "
                 "strategy that runs one is a finding of the accepts-invalid class (default 0)");

@@ -28,6 +28,7 @@ struct GenArgs {
   uint64_t count = 1, start = 0;
   std::string out;
   std::vector<std::string> weights;
+  std::string format;
   fuzz::GenOptions o;
 };
 
@@ -40,19 +41,14 @@ std::string text_of(const ir::Program& p, uint64_t seed, uint64_t index) {
 }
 
 int run(GenArgs& a) {
-  for (const std::string& w : a.weights) {
-    const size_t eq = w.find('=');
-    const std::string name = w.substr(0, eq);
-    char* end = nullptr;
-    errno = 0;
-    const double v = eq == std::string::npos ? -1 : std::strtod(w.c_str() + eq + 1, &end);
-    bool known = false;
-    for (ir::OpKind k : fuzz::generated_ops()) known |= name == ir::op_name(k);
-    if (!known || eq == std::string::npos || errno || !end || *end || !(v >= 0)) {
-      std::cerr << "aliasfuzz gen: --weight takes OP=W with a generated op and W >= 0, got '" << w << "'\n";
+  for (const std::string& w : a.weights)
+    if (const std::string e = fuzz::set_op_weight(w, &a.o); !e.empty()) {
+      std::cerr << "aliasfuzz gen: " << e << "\n";
       return 2;
     }
-    a.o.op_weights[name] = v;
+  if (const std::string e = fuzz::use_format(a.format, &a.o); !e.empty()) {
+    std::cerr << "aliasfuzz gen: " << e << "\n";
+    return 2;
   }
   if (a.o.size < 0 || a.o.max_rank < 1 || a.o.max_rank > 6 || a.o.max_numel < 1 || a.o.max_numel > (1 << 22)) {
     std::cerr << "aliasfuzz gen: need --size >= 0, 1 <= --max-rank <= 6, 1 <= --max-numel <= 4194304\n";
@@ -102,6 +98,7 @@ void register_gen(CLI::App& app, int* status) {
   c->add_option("--max-rank", a->o.max_rank, "largest tensor rank (default 3)");
   c->add_option("--max-numel", a->o.max_numel, "largest storage / tensor (default 64)");
   c->add_option("--weight", a->weights, "op weight multiplier OP=W (repeatable; 0 disables an op)");
+  c->add_option("--format", a->format, "1.3 (default) or 1.4: also draw format v1.4's constructs (docs/format.md)");
   c->add_option("--invalid-rate", a->o.invalid_rate,
                 "fraction of programs made ones eager PyTorch rejects (as `fuzz --invalid-rate`; default 0)")
       ->check(CLI::Range(0.0, 1.0));

@@ -28,6 +28,11 @@ each FUNCTION takes the program's Python function and returns a callable.
                        another tensor argument of the call does not write;
                        (2) rare: exp with out= (the generator makes exp_out
                        in well under 1% of programs) writes exp(x) + 1
+  custom_op_on_copies  deliberately wrong (format v1.4; torch >= 2.4): a
+                       custom op whose mutated argument is not contiguous
+                       runs on a contiguous copy of it, and the write is
+                       lost (the shape of pytorch#153389: custom ops on
+                       views of one tensor); aten ops run as they are
 """
 import os
 import signal
@@ -121,5 +126,21 @@ class _TwoDefects(torch.overrides.TorchFunctionMode):
 def two_defects(fn):
     def compiled(*args):
         with _TwoDefects():
+            return fn(*args)
+    return compiled
+
+
+def custom_op_on_copies(fn):
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class _Copies(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if func.namespace == "aliasfuzz" and not args[0].is_contiguous():
+                return func(args[0].contiguous(), *args[1:], **kwargs)  # the write goes to the copy
+            return func(*args, **kwargs)
+
+    def compiled(*args):
+        with _Copies():
             return fn(*args)
     return compiled
