@@ -74,8 +74,10 @@ struct CampaignMinimizer::Impl {
   // skipping one that an earlier job made moot would depend on which jobs
   // finished first, and the same seed must give the same leads with any
   // --jobs.)
+  // *killed gets the labels of jobs stopped at their deadline, *died those
+  // whose child died (a crash of aliasfuzz's own minimizer: a bug to report).
   int run_minimizers(const std::vector<MinimizeJob>& jobs, double total, double least, int* left,
-                     std::vector<std::string>* killed) {
+                     std::vector<std::string>* killed, std::vector<std::string>* died) {
     const double t0 = now_s();
     int done = 0;
     struct Child {
@@ -154,6 +156,7 @@ struct CampaignMinimizer::Impl {
             char buf[8];
             const bool ok = ::read(c.from, buf, 2) == 2;
             if (ok) note_bug(c.job->dir);
+            if (!ok) died->push_back(c.job->dir);
             c.job = nullptr;
             ++done;
             if (!ok) stop(c, true);  // it died: a fresh one next time
@@ -298,8 +301,8 @@ struct CampaignMinimizer::Impl {
     if (jobs.empty()) return;
     const double t0 = now_s();
     int skipped = 0;
-    std::vector<std::string> killed;  // buckets whose minimizer ran past its deadline
-    const int done = run_minimizers(jobs, total, least, &skipped, &killed);
+    std::vector<std::string> killed, died;  // buckets whose minimizer ran past its deadline, or died
+    const int done = run_minimizers(jobs, total, least, &skipped, &killed, &died);
     bucket_spent_s_ += now_s() - t0;
     if (say && !o_.quiet && (done || skipped))
       std::fprintf(stderr, "minimized %d buckets in %.1f s%s\n", done, now_s() - t0,
@@ -308,6 +311,16 @@ struct CampaignMinimizer::Impl {
       for (const auto& b : killed)
         std::fprintf(stderr, "not minimized (stopped at its deadline): %s; run `aliasfuzz minimize %s/findings/%s`\n",
                      b.c_str(), o_.out.c_str(), b.c_str());
+    say_died(died);
+  }
+
+  // A minimizer that died is a bug of aliasfuzz itself: never silent.
+  void say_died(const std::vector<std::string>& died) const {
+    for (const auto& dir : died)
+      std::fprintf(stderr,
+                   "aliasfuzz bug: the minimizer died on %s/case.af; reproduce with `aliasfuzz minimize %s/case.af "
+                   "--strategy ...` and report it\n",
+                   dir.c_str(), dir.c_str());
   }
 
   // Novelty (issue #34): a bucket's first finding is one program, and the
@@ -394,9 +407,10 @@ struct CampaignMinimizer::Impl {
     if (jobs.empty()) return;
     const double t0 = now_s();
     int skipped = 0;
-    std::vector<std::string> killed;
-    const int done = run_minimizers(jobs, total, least, &skipped, &killed);
+    std::vector<std::string> killed, died;
+    const int done = run_minimizers(jobs, total, least, &skipped, &killed, &died);
     novel_spent_s_ += now_s() - t0;
+    say_died(died);
     if (say && !o_.quiet)
       std::fprintf(stderr, "novelty: %zu leads (features no bug program had), minimized %d in %.1f s%s\n", lead_count,
                    done + already, now_s() - t0,

@@ -108,11 +108,14 @@ TEST_F(ExternalCampaign, LeavesOutUnsupportedOpsAndCountsUnsupportedRuns) {
   EXPECT_EQ(s.external_runs, 40);
   ASSERT_EQ(s.not_supported.size(), 1u);
   EXPECT_EQ(s.not_supported[0].rfind("not supported by torch-functionalize (torch 1.13", 0), 0u) << s.not_supported[0];
-  EXPECT_EQ(s.not_supported[0].substr(s.not_supported[0].size() - 6), ": exp_") << s.not_supported[0];
+  // exp_ (the fake runner refuses it), and format v1.4's custom ops, which torch 1.13 cannot define
+  EXPECT_EQ(s.not_supported[0].substr(s.not_supported[0].size() - 35), ": custom_copy_, custom_scale_, exp_")
+      << s.not_supported[0];
 
   // The weights a program was generated with are the campaign's.
   const json c = read_json(o.out + "/campaign.json");
-  EXPECT_EQ(c["gen_op_weights"], (json{{"abs_", 8.0}, {"exp_", 0.0}})) << c.dump();
+  EXPECT_EQ(c["gen_op_weights"], (json{{"abs_", 8.0}, {"custom_copy_", 0.0}, {"custom_scale_", 0.0}, {"exp_", 0.0}}))
+      << c.dump();
   EXPECT_EQ(c["not_supported"], json(s.not_supported));
   GenOptions g = o.gen;
   g.op_weights = c["gen_op_weights"].get<std::map<std::string, double>>();
@@ -168,12 +171,13 @@ TEST_F(ExternalCampaign, ResumeKeepsTheWeightsAndMixedCampaignsDoNotProbe) {
   r.resume = true;
   const CampaignSummary s = run_campaign(r);
   EXPECT_EQ(s.programs, 10);
-  EXPECT_EQ(read_json(o.out + "/campaign.json")["gen_op_weights"], (json{{"abs_", 8.0}, {"exp_", 0.0}}));
+  EXPECT_EQ(read_json(o.out + "/campaign.json")["gen_op_weights"],
+            (json{{"abs_", 8.0}, {"custom_copy_", 0.0}, {"custom_scale_", 0.0}, {"exp_", 0.0}}));
   // ...a new one takes them up...
   const CampaignOptions n = options("ext-new", 2);
   run_campaign(n);
   EXPECT_EQ(read_json(n.out + "/campaign.json")["gen_op_weights"],
-            (json{{"abs_", 8.0}, {"exp_", 0.0}, {"matmul", 0.0}}));
+            (json{{"abs_", 8.0}, {"custom_copy_", 0.0}, {"custom_scale_", 0.0}, {"exp_", 0.0}, {"matmul", 0.0}}));
   // ...and a campaign that also runs a strategy of ours probes nothing.
   CampaignOptions m = options("ext-mixed", 2);
   m.strategies = {run::strategy_of("torch-functionalize"), run::strategy_of("eager")};
@@ -294,6 +298,38 @@ TEST(PyCampaign, FindsACustomOpWriteLostOnACopy) {
     if (!read_text((e.path() / "min.af").string(), &text)) continue;
     EXPECT_TRUE(text.find("custom_scale_(") != std::string::npos || text.find("custom_copy_(") != std::string::npos)
         << text;
+    ++minimized;
+  }
+  EXPECT_GT(minimized, 0);
+}
+
+// Format v1.4: a compiler that loses the writes of the region after a graph
+// break (the toy's backend runs every graph after the first on clones) is
+// found, and its minimized programs keep a graph_break().
+TEST(PyCampaign, FindsAGraphBreakWriteLost) {
+  REQUIRE_THUNDER();  // torch 2.9.1's Dynamo in .venv-thunder
+  const std::string wrong = "py:oracles.testdata.toy_compiler:graph_break_drops_writes";
+  setenv("AF_CAPABILITY_CACHE", tmp("py-caps-break").c_str(), 1);
+  compilers::forget_capabilities();
+  CampaignOptions o;
+  o.out = tmp("py-campaign-break");
+  std::filesystem::remove_all(o.out);
+  o.seed = 4;
+  o.programs = 30;
+  o.jobs = 1;
+  o.quiet = true;
+  o.minimize_s = 60;
+  o.strategies = {run::strategy_of(wrong)};
+  o.gen.op_weights["graph_break"] = 3;
+  const CampaignSummary s = run_campaign(o);
+  unsetenv("AF_CAPABILITY_CACHE");
+  compilers::forget_capabilities();
+  EXPECT_GT(s.findings, 0);
+  int minimized = 0;
+  for (const auto& e : std::filesystem::directory_iterator(o.out + "/findings")) {
+    std::string text;
+    if (!read_text((e.path() / "min.af").string(), &text)) continue;
+    EXPECT_NE(text.find("graph_break()"), std::string::npos) << text;
     ++minimized;
   }
   EXPECT_GT(minimized, 0);

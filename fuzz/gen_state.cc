@@ -220,7 +220,7 @@ int Gen::emit_statement(OpKind op, std::vector<Arg> args, bool bind_inplace) {
   }
   const bool inplace = ir::is_inplace(op);
   if (!inplace) {
-    bool fits = !outs.empty() && outs.size() <= 4;
+    bool fits = (!outs.empty() || ir::binds_nothing(op)) && outs.size() <= 4;  // graph_break has none
     for (const auto& om : outs)
       if (om.g.rank() > max_rank() || om.g.numel() > cap() || om.g.numel() == 0) fits = false;
     if (!fits) {

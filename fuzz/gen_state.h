@@ -285,6 +285,7 @@ struct Gen {
   bool recipe_matmul(OpKind op);
   bool recipe_cat(OpKind op);
   bool recipe_full(OpKind op);
+  bool recipe_graph_break(OpKind op);
 
   OpKind choose_op();
 

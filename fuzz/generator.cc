@@ -248,7 +248,7 @@ std::string use_format(const std::string& version, GenOptions* options) {
   // that every seed's programs stay as they were); an op the user weighted
   // keeps that weight.
   for (ir::OpKind k : generated_ops())
-    if (ir::is_custom_op(k)) options->op_weights.emplace(ir::op_name(k), 1.1);
+    if (ir::added_in_v14(k)) options->op_weights.emplace(ir::op_name(k), 1.1);
   return "";
 }
 

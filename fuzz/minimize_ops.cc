@@ -11,6 +11,7 @@ namespace {
 std::vector<Stmt> simpler_stmts(const Stmt& st) {
   const auto& info = ir::op_info(st.op);
   std::vector<Stmt> cands;
+  if (st.args.empty()) return cands;  // graph_break (format v1.4): only deleted
   auto with = [&](OpKind op, std::vector<Arg> args) {
     Stmt n = st;
     n.op = op;

@@ -466,6 +466,16 @@ bool Gen::recipe_full(OpKind op) {
   return emit(op, {L(s), F(rng.pick(kFill))}) >= 0;
 }
 
+// graph_break (format v1.4): right after a view or a write, so that the
+// view, or the written storage, crosses the break into a later region of
+// a Dynamo-based compiler; never first, never twice in a row.
+bool Gen::recipe_graph_break(OpKind op) {
+  if (program.stmts.empty()) return false;
+  const ir::OpInfo& last = ir::op_info(program.stmts.back().op);
+  if (last.cls != ir::OpClass::View && last.cls != ir::OpClass::InPlace) return false;
+  return emit(op, {}) >= 0;
+}
+
 bool Gen::try_op(OpKind op) {
   // One recipe per GenRecipe (ir/ops.h); ops sharing a recipe differ only
   // in what the op itself does.
@@ -502,6 +512,7 @@ bool Gen::try_op(OpKind op) {
     case R::Matmul: return recipe_matmul(op);
     case R::Cat: return recipe_cat(op);
     case R::Full: return recipe_full(op);
+    case R::GraphBreak: return recipe_graph_break(op);
     case R::IndexPut: return recipe_index_put(op);
     case R::IndexAlong: return recipe_index_along(op);
     case R::ScatterAlong: return recipe_scatter_along(op);

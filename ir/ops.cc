@@ -1090,6 +1090,7 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
     case OpKind::SelectScatter:
     case OpKind::DiagonalScatter:
     case OpKind::AsStridedScatter: return scatter(op, a, res);
+    case OpKind::GraphBreak: return std::nullopt;  // no values, no result
     case OpKind::UpdateAliases: {
       for (size_t i = 0; i < a[0].ts.size(); ++i) res->push_back(OutMeta{a[0].ts[i]->g, false, static_cast<int>(i)});
       return std::nullopt;

@@ -147,7 +147,9 @@ namespace af::ir {
   X(CustomScaleI, "custom_scale_", InPlace, "TN", Elementwise, Mul, Mul, "torch.ops.aliasfuzz.scale_", \
     InPlaceBinary, 0)                                                                                \
   X(CustomCopyI, "custom_copy_", InPlace, "TT", Elementwise, Copy, CustomCopyI, "torch.ops.aliasfuzz.copy_", \
-    Copy, 0)
+    Copy, 0)                                                                                         \
+  /* format v1.4: torch._dynamo.graph_break() for Dynamo, a no-op elsewhere; no arguments, no result */ \
+  X(GraphBreak, "graph_break", Meta, "", Meta, None, GraphBreak, "_graph_break", GraphBreak, 0)
 // clang-format on
 
 enum class OpKind {
@@ -265,6 +267,7 @@ enum class GenRecipe {
   Matmul,
   Cat,
   Full,
+  GraphBreak,  // graph_break (format v1.4): after a view or a write, so that aliases cross the break
 };
 
 struct OpInfo {
@@ -333,10 +336,12 @@ inline bool is_custom_op(OpKind k) { return k == OpKind::CustomScaleI || k == Op
 inline OpKind aten_equivalent(OpKind k) {
   return k == OpKind::CustomScaleI ? OpKind::MulI : k == OpKind::CustomCopyI ? OpKind::CopyI : k;
 }
-// In-place ops whose PyTorch form returns nothing (setitem_ is a Python
-// assignment, a custom op returns None): a name bound to one is error kind
-// `name`, as PyTorch's unpacking of nothing is.
-inline bool binds_nothing(OpKind k) { return k == OpKind::SetitemI || is_custom_op(k); }
+// Ops whose PyTorch form returns nothing (setitem_ is a Python assignment,
+// a custom op and graph_break return None): a name bound to one is error
+// kind `name`, as PyTorch's unpacking of nothing is.
+inline bool binds_nothing(OpKind k) { return k == OpKind::SetitemI || is_custom_op(k) || k == OpKind::GraphBreak; }
+// The constructs format v1.4 added: the custom ops and graph_break.
+inline bool added_in_v14(OpKind k) { return is_custom_op(k) || k == OpKind::GraphBreak; }
 // The element type of a storage (format v1.2). f32 is the only data type;
 // i64 and bool storages hold indices and masks, never written (their
 // values are stored exactly as floats in memory: |v| <= kMaxIndexValue).

@@ -206,10 +206,10 @@ TEST(TorchAgreement, FormatV13Ops) {
 // Format v1.4's mutable custom ops (custom_scale_, custom_copy_): they need
 // torch.library.custom_op (torch >= 2.4), so they run under a venv's torch
 // (2.9.1 or 2.15.0), not Debian's 1.13, and are skipped without one.
-TEST(TorchAgreement, FormatV14CustomOps) {
+TEST(TorchAgreement, FormatV14Ops) {
   TorchRunner* r = torch2_runner();
   if (!r) GTEST_SKIP() << "skipped: no torch >= 2.4 (AF_TORCH_VENVS or AF_THUNDER_PYTHON)";
-  agree_over_added_ops("V14", ir::is_custom_op, 0, {"valid", "overlap"}, false, *r);
+  agree_over_added_ops("V14", ir::added_in_v14, 0, {"valid", "overlap"}, false, *r);
   // A custom op returns None: a name bound to it is `name` in both (the
   // generator never binds one), and an expanded target is `overlap`.
   for (const char* text : {"aliasfuzz 1\nstorage s0 f32[4] = iota(0.0, 1.0)\ninput x = s0\ny = custom_scale_(x, 2.0)\n"
@@ -217,7 +217,9 @@ TEST(TorchAgreement, FormatV14CustomOps) {
                            "aliasfuzz 1\nstorage s0 f32[4] = iota(0.0, 1.0)\ninput x = s0\nt = slice(x, 0, 0, 2, 1)\n"
                            "y = custom_copy_(t, t)\nreturn y\n",
                            "aliasfuzz 1\nstorage s0 f32[4] = iota(0.0, 1.0)\ninput x = s0\nt = slice(x, 0, 0, 1, 1)\n"
-                           "e = expand(t, [3])\ncustom_scale_(e, 2.0)\nreturn x\n"}) {
+                           "e = expand(t, [3])\ncustom_scale_(e, 2.0)\nreturn x\n",
+                           "aliasfuzz 1\nstorage s0 f32[4] = iota(0.0, 1.0)\ninput x = s0\ny = graph_break()\n"
+                           "return x\n"}) {
     auto p = ir::parse(text);
     ASSERT_TRUE(p.ok()) << text;
     auto an = ir::analyze(*p);
@@ -244,7 +246,7 @@ TEST(TorchAgreement, EveryOpOfTheTable) {
   int compared = 0;
   for (ir::OpKind op : ir::all_ops()) {
     const ir::OpInfo& info = ir::op_info(op);
-    if (ir::is_custom_op(op)) continue;  // torch >= 2.4 only: FormatV14CustomOps
+    if (ir::is_custom_op(op)) continue;  // torch >= 2.4 only: FormatV14Ops
     if (info.recipe == ir::GenRecipe::NotGenerated) {
       EXPECT_TRUE(info.family == ir::Family::Scatter || info.family == ir::Family::Meta)
           << info.name << " has no generator recipe, so no agreement test reaches it";

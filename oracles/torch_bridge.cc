@@ -158,6 +158,13 @@ def _observe(returns, storages, inputs):
                        for t in inputs]}
 
 
+try:  # format v1.4's graph_break(): Dynamo's, a no-op outside torch.compile
+    from torch._dynamo import graph_break as _graph_break
+except ImportError:  # torch 1.13 has no Dynamo: nothing to break
+    def _graph_break():
+        pass
+
+
 def _custom_ops():
     # Format v1.4's mutable custom ops, registered once per process. Each
     # body is one aten op; PyTorch sees an opaque op that mutates x and
@@ -541,7 +548,10 @@ class Emitter {
       default: e = table_spelling(st); break;
     }
     if (ir::is_multi_output(st.op)) return {names(st.outs) + " = " + e};
-    if (ir::binds_nothing(st.op) && !st.outs.empty()) return {e, names(st.outs) + " = []"};  // returns None
+    if (ir::binds_nothing(st.op)) {  // returns None: a bound name fails to unpack
+      if (st.outs.empty()) return {e};
+      return {e, names(st.outs) + " = []"};
+    }
     return {bind_one(st, e, ir::is_inplace(st.op))};
   }
 

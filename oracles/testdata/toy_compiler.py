@@ -33,6 +33,11 @@ each FUNCTION takes the program's Python function and returns a callable.
                        runs on a contiguous copy of it, and the write is
                        lost (the shape of pytorch#153389: custom ops on
                        views of one tensor); aten ops run as they are
+  graph_break_drops_writes  deliberately wrong (format v1.4; torch 2.x):
+                       torch.compile whose backend runs every graph after
+                       the first (what a graph break starts) on clones of
+                       its tensor inputs, so that region's writes to the
+                       caller's tensors are lost; one graph runs right
 """
 import os
 import signal
@@ -144,3 +149,17 @@ def custom_op_on_copies(fn):
         with _Copies():
             return fn(*args)
     return compiled
+
+
+def graph_break_drops_writes(fn):
+    graphs = [0]
+
+    def backend(gm, example_inputs):
+        graphs[0] += 1
+        if graphs[0] == 1:
+            return gm.forward
+
+        def on_clones(*args):
+            return gm.forward(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args])
+        return on_clones
+    return torch.compile(fn, backend=backend)
