@@ -234,11 +234,19 @@ json summarize(const std::string& dir) {
   // bug twice, more often than not). Listed apart, with its findings;
   // `aliasfuzz minimize` or --resume with a longer --minimize-time
   // finishes it.
+  // So is one never minimized (the budget left it, its minimizer died or
+  // minimization is off), but for a must-agree bucket: a bug of aliasfuzz
+  // itself, minimized or not.
   json unfinished = json::array();
   for (const json& e : buckets) {
     const json mj = read_json(dir + "/findings/" + e["name"].get<std::string>() + "/minimize.json", false);
     if (mj.value("bug_cut", false)) {
       unfinished.push_back({{"bucket", e["name"]}, {"count", e["count"]}});
+      continue;
+    }
+    if (mj.empty() && !e.value("must_agree", false) &&
+        !std::filesystem::exists(dir + "/findings/" + e["name"].get<std::string>() + "/min.af")) {
+      unfinished.push_back({{"bucket", e["name"]}, {"count", e["count"]}, {"not_minimized", true}});
       continue;
     }
     json& g = bug_of(mj, e["name"]);
@@ -383,11 +391,12 @@ std::string bugs_markdown(const json& s) {
     if (g.contains("program"))
       m += "\n### " + g.value("name", std::string()) + "\n\n```\n" + value_text(g["program"]) + "```\n";
   if (s.contains("unfinished_buckets")) {
-    m += "\n### Buckets whose minimization the budget cut (not counted as bugs yet)\n\n"
+    m += "\n### Buckets not minimized to a fixed point (not counted as bugs yet)\n\n"
          "`aliasfuzz minimize findings/BUCKET/case.af`, or `--resume` with a longer `--minimize-time`, "
-         "finishes them.\n\n| bucket | findings |\n|---|---:|\n";
+         "finishes them.\n\n| bucket | findings | minimization |\n|---|---:|---|\n";
     for (const json& u : s["unfinished_buckets"])
-      m += "| " + md_cell(value_text(u["bucket"])) + " | " + std::to_string(u.value("count", int64_t{0})) + " |\n";
+      m += "| " + md_cell(value_text(u["bucket"])) + " | " + std::to_string(u.value("count", int64_t{0})) + " | " +
+           (u.value("not_minimized", false) ? "not run" : "cut by the budget") + " |\n";
   }
   return m + "\n";
 }

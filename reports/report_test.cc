@@ -332,7 +332,32 @@ TEST(Report, ABucketCutByTheBudgetIsUnfinishedNotABug) {
   EXPECT_EQ(r["bugs"][0]["name"], "thunder__done-bug");
   EXPECT_EQ(r["unfinished_buckets"], json::array({{{"bucket", "thunder__cut"}, {"count", 7}}}));
   EXPECT_EQ(r["merged"]["minimized_programs"], 1);
-  EXPECT_NE(slurp(d + "/report.md").find("| thunder__cut | 7 |"), std::string::npos);
+  EXPECT_NE(slurp(d + "/report.md").find("| thunder__cut | 7 | cut by the budget |"), std::string::npos);
+}
+
+// A bucket never minimized (the budget left it, its minimizer died, or
+// minimization was off) is no bug yet either; a must-agree one is (a bug
+// of aliasfuzz, minimized or not).
+TEST(Report, ABucketNeverMinimizedIsUnfinishedUnlessMustAgree) {
+  const std::string d = fresh_dir("never-campaign");
+  json buckets = json::object();
+  std::string lines;
+  for (const std::string b : {"thunder__never", "functionalize__never"}) {
+    fuzz::make_dirs(d + "/findings/" + b);
+    const bool must = b == "functionalize__never";
+    buckets[b] = {{"count", must ? 1 : 4}, {"first_program", 1}, {"must_agree", must}};
+    lines += json{{"k", 1}, {"bucket", b}, {"spec", spec(must ? "functionalize" : "thunder")}}.dump() + "\n";
+  }
+  fuzz::write_atomic(d + "/findings.jsonl", lines);
+  fuzz::write_atomic(d + "/campaign.json", json{{"seed", 1}, {"shard", "0/1"}}.dump());
+  fuzz::write_atomic(d + "/state.json", json{{"seed", 1}, {"programs", 9}, {"buckets", buckets}}.dump());
+  write_reports(d);
+  const json r = read_json(d + "/report.json");
+  ASSERT_EQ(r["bugs"].size(), 1u);
+  EXPECT_EQ(r["bugs"][0]["name"], "functionalize__never");
+  EXPECT_EQ(r["unfinished_buckets"],
+            json::array({{{"bucket", "thunder__never"}, {"count", 4}, {"not_minimized", true}}}));
+  EXPECT_NE(slurp(d + "/report.md").find("| thunder__never | 4 | not run |"), std::string::npos);
 }
 
 // report --issues mirrors the current bugs: an issue it wrote for a bug
