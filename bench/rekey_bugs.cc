@@ -52,6 +52,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: rekey_bugs FOLDER...\n");
     return 2;
   }
+  for (int i = 1; i < argc; ++i)
+    if (!fs::is_directory(fs::path(argv[i]) / "findings")) {  // not a campaign: no "0 bugs" for a typo
+      std::fprintf(stderr, "rekey_bugs: %s is not a campaign folder (no findings/)\n", argv[i]);
+      return 2;
+    }
   const std::string ledger_dir = af::fuzz::default_ledger_dir();
   const auto ledger =
       ledger_dir.empty() ? std::vector<af::fuzz::LedgerEntry>{} : af::fuzz::load_ledger(ledger_dir, nullptr);
