@@ -269,38 +269,48 @@ TEST(PyCampaign, FindsAnInputMetadataMutationNotReplayed) {
   EXPECT_GT(minimized, 0);
 }
 
+// A 30-program campaign of format v1.4 against a toy py: compiler (in
+// .venv-thunder's torch 2.9.1) with the given generator options: how many
+// findings it had, and the minimized programs of its buckets.
+std::pair<int64_t, std::vector<std::string>> v14_toy_campaign(const std::string& function, uint64_t seed,
+                                                              const GenOptions& gen) {
+  setenv("AF_CAPABILITY_CACHE", tmp("py-caps-" + function).c_str(), 1);
+  compilers::forget_capabilities();
+  CampaignOptions o;
+  o.out = tmp("py-campaign-" + function);
+  std::filesystem::remove_all(o.out);
+  o.seed = seed;
+  o.programs = 30;
+  o.jobs = 1;
+  o.quiet = true;
+  o.minimize_s = 60;
+  o.strategies = {run::strategy_of("py:oracles.testdata.toy_compiler:" + function)};
+  o.gen = gen;
+  const CampaignSummary s = run_campaign(o);
+  unsetenv("AF_CAPABILITY_CACHE");
+  compilers::forget_capabilities();
+  std::vector<std::string> minimized;
+  for (const auto& e : std::filesystem::directory_iterator(o.out + "/findings")) {
+    std::string text;
+    if (read_text((e.path() / "min.af").string(), &text)) minimized.push_back(text);
+  }
+  return {s.findings, minimized};
+}
+
 // Format v1.4: a compiler that runs a custom op on a contiguous copy of a
 // strided view (the write is lost) is found by a `--format 1.4` campaign,
 // and its minimized program still calls the custom op on a view: the bug
 // is the custom op's, not a write's (the toy runs aten writes right).
 TEST(PyCampaign, FindsACustomOpWriteLostOnACopy) {
   REQUIRE_THUNDER();  // a py: spec without @PYTHON runs in .venv-thunder (torch 2.9.1: custom_op)
-  const std::string wrong = "py:oracles.testdata.toy_compiler:custom_op_on_copies";
-  setenv("AF_CAPABILITY_CACHE", tmp("py-caps-custom").c_str(), 1);
-  compilers::forget_capabilities();
-  CampaignOptions o;
-  o.out = tmp("py-campaign-custom");
-  std::filesystem::remove_all(o.out);
-  o.seed = 3;
-  o.programs = 30;
-  o.jobs = 1;
-  o.quiet = true;
-  o.minimize_s = 60;
-  o.strategies = {run::strategy_of(wrong)};
-  ASSERT_EQ(use_format("1.4", &o.gen), "");
-  const CampaignSummary s = run_campaign(o);
-  unsetenv("AF_CAPABILITY_CACHE");
-  compilers::forget_capabilities();
-  EXPECT_GT(s.findings, 0);
-  int minimized = 0;
-  for (const auto& e : std::filesystem::directory_iterator(o.out + "/findings")) {
-    std::string text;
-    if (!read_text((e.path() / "min.af").string(), &text)) continue;
+  GenOptions gen;
+  ASSERT_EQ(use_format("1.4", &gen), "");
+  const auto [findings, minimized] = v14_toy_campaign("custom_op_on_copies", 3, gen);
+  EXPECT_GT(findings, 0);
+  EXPECT_FALSE(minimized.empty());
+  for (const std::string& text : minimized)
     EXPECT_TRUE(text.find("custom_scale_(") != std::string::npos || text.find("custom_copy_(") != std::string::npos)
         << text;
-    ++minimized;
-  }
-  EXPECT_GT(minimized, 0);
 }
 
 // Format v1.4: a compiler that loses the writes of the region after a graph
@@ -308,31 +318,12 @@ TEST(PyCampaign, FindsACustomOpWriteLostOnACopy) {
 // found, and its minimized programs keep a graph_break().
 TEST(PyCampaign, FindsAGraphBreakWriteLost) {
   REQUIRE_THUNDER();  // torch 2.9.1's Dynamo in .venv-thunder
-  const std::string wrong = "py:oracles.testdata.toy_compiler:graph_break_drops_writes";
-  setenv("AF_CAPABILITY_CACHE", tmp("py-caps-break").c_str(), 1);
-  compilers::forget_capabilities();
-  CampaignOptions o;
-  o.out = tmp("py-campaign-break");
-  std::filesystem::remove_all(o.out);
-  o.seed = 4;
-  o.programs = 30;
-  o.jobs = 1;
-  o.quiet = true;
-  o.minimize_s = 60;
-  o.strategies = {run::strategy_of(wrong)};
-  o.gen.op_weights["graph_break"] = 3;
-  const CampaignSummary s = run_campaign(o);
-  unsetenv("AF_CAPABILITY_CACHE");
-  compilers::forget_capabilities();
-  EXPECT_GT(s.findings, 0);
-  int minimized = 0;
-  for (const auto& e : std::filesystem::directory_iterator(o.out + "/findings")) {
-    std::string text;
-    if (!read_text((e.path() / "min.af").string(), &text)) continue;
-    EXPECT_NE(text.find("graph_break()"), std::string::npos) << text;
-    ++minimized;
-  }
-  EXPECT_GT(minimized, 0);
+  GenOptions gen;
+  gen.op_weights["graph_break"] = 3;
+  const auto [findings, minimized] = v14_toy_campaign("graph_break_drops_writes", 4, gen);
+  EXPECT_GT(findings, 0);
+  EXPECT_FALSE(minimized.empty());
+  for (const std::string& text : minimized) EXPECT_NE(text.find("graph_break()"), std::string::npos) << text;
 }
 
 // --invalid-rate: a compiler that runs programs eager PyTorch rejects is
