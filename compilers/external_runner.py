@@ -21,6 +21,13 @@ Protocol, one JSON object per line:
        after the call: what the compiler handed back to eager PyTorch)
     or {"id": ID, "eager": OBS, "error": {"type": T, "message": M}}   the strategy raised
     or {"id": ID, "eager_error": {"type": T, "message": M}}           eager PyTorch raised
+  A request with "recall": MODULE2 (format v1.4's --recall; MODULE2 is the
+  module of the program's recall layout, ir/relayout.h: the same inputs in
+  another alias layout) calls the compiled callable a second time, after a
+  first call that returned, on MODULE2's _setup() inputs; eager runs _fn on
+  another _setup() of MODULE2. The answer then has
+  "recall": {"eager": OBS2, "actual": OBS2} or {"eager": OBS2, "error": E}
+  (the second call raised) or {"eager_error": E} (eager refuses that layout).
   A request with "invalid": true carries a program the oracle rejects (the
   accepts-invalid class): when eager raises, the compiled fn still runs on
   fresh inputs and the answer has "eager_error" and "actual" (the compiler
@@ -78,6 +85,28 @@ def _imported(imports):
     return ns
 
 
+def _second_call(code, cfn):
+    """The compiled callable called again, on the inputs of the recall
+    layout, against eager on its own copy of them."""
+    mod = types.ModuleType("aliasfuzz_recall")
+    exec(compile(code, "<aliasfuzz-recall>", "exec"), mod.__dict__)
+    setup, fn, observe = mod._setup, mod._fn, mod._observe
+    out = {}
+    try:
+        inputs, storages = setup()
+        out["eager"] = observe(list(fn(*inputs)), storages, inputs)
+    except Exception as e:
+        return {"eager_error": _err(e)}
+    inputs, storages = setup()
+    try:
+        out["actual"] = observe(list(cfn(*inputs)), storages, inputs)
+    except Exception as e:
+        out["error"] = _err(e)
+        if os.environ.get("AF_EXTERNAL_TRACEBACK"):
+            traceback.print_exc()
+    return out
+
+
 def handle(req):
     # A real module: Dynamo looks up the module of the function's globals.
     mod = types.ModuleType("aliasfuzz_program")
@@ -115,6 +144,8 @@ def handle(req):
         res["error"] = _err(e)
         if os.environ.get("AF_EXTERNAL_TRACEBACK"):
             traceback.print_exc()
+    if req.get("recall") and "eager" in res and "actual" in res:
+        res["recall"] = _second_call(req["recall"], cfn)
     if req.get("fallbacks") and cfn is not None:
         try:
             res["fallbacks"] = [str(x) for x in eval(req["fallbacks"], {"cfn": cfn})]

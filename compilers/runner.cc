@@ -76,7 +76,30 @@ bool ExternalRunner::start(std::string* error) {
   return true;
 }
 
-ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& strategy, bool invalid) {
+namespace {
+RecallResult recall_of_json(const ir::Program& recall, const nlohmann::json& j) {
+  RecallResult r;
+  if (j.contains("eager_error")) {
+    r.status = RecallResult::Status::EagerError;
+    r.error_type = j["eager_error"].value("type", "");
+    r.message = j["eager_error"].value("message", "");
+    return r;
+  }
+  r.eager = observables_from_json(recall, j.at("eager"));
+  if (j.contains("error")) {
+    r.status = RecallResult::Status::StrategyError;
+    r.error_type = j["error"].value("type", "");
+    r.message = j["error"].value("message", "");
+  } else {
+    r.actual = observables_from_json(recall, j.at("actual"));
+    r.status = RecallResult::Status::Ok;
+  }
+  return r;
+}
+}  // namespace
+
+ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& strategy, bool invalid,
+                                   const ir::Program* recall) {
   using S = ExternalResult::Status;
   ExternalResult r;
   const auto entry = external_strategy(strategy);
@@ -101,6 +124,10 @@ ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& stra
   nlohmann::json req = {{"id", next_id_++},          {"strategy", strategy},          {"imports", entry->imports},
                         {"compile", entry->compile}, {"fallbacks", entry->fallbacks}, {"code", code}};
   if (invalid) req["invalid"] = true;
+  if (recall) {
+    const std::string second = torch_function_module(*recall);
+    if (!second.empty()) req["recall"] = second;
+  }
   LineReply reply = proc_.request(req, o_.timeout_s);
   if (!reply.ok) {  // hung or dead: the next program starts a new process
     r.status = S::Failed;
@@ -146,6 +173,7 @@ ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& stra
       } else {
         r.actual = observables_from_json(p, j.at("actual"));
         r.status = S::Ok;
+        if (recall && j.contains("recall")) r.recall = recall_of_json(*recall, j["recall"]);
       }
     }
   } catch (const std::exception& ex) {
@@ -183,7 +211,8 @@ Registry& registry() {
 }
 }  // namespace
 
-ExternalResult run_external(const ir::Program& p, const std::string& strategy, bool invalid) {
+ExternalResult run_external(const ir::Program& p, const std::string& strategy, bool invalid,
+                            const ir::Program* recall) {
   ExternalResult r;
   const std::string py = external_python(strategy);
   if (py.empty()) {
@@ -191,7 +220,7 @@ ExternalResult run_external(const ir::Program& p, const std::string& strategy, b
     r.message = external_unavailable(strategy);
     return r;
   }
-  return registry().get(py)->run(p, strategy, invalid);
+  return registry().get(py)->run(p, strategy, invalid, recall);
 }
 
 std::string external_versions(const std::string& strategy) {

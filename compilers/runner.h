@@ -2,6 +2,7 @@
 // process per interpreter (compilers/external_runner.py), and what a
 // compiler exception means (unsupported, or a finding).
 #pragma once
+#include <optional>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -12,6 +13,20 @@
 #include "oracles/line_process.h"
 
 namespace af::compilers {
+// The second call of a recall run (run(..., recall)): the compiled
+// function on the inputs of the recall layout, and eager PyTorch on its own
+// copy of them. Observables are the recall program's.
+struct RecallResult {
+  enum class Status {
+    Ok,             // both ran: eager and actual hold the observables
+    StrategyError,  // the compiled function raised on the second call (error_type, message)
+    EagerError,     // eager PyTorch refused the recall layout: nothing to judge
+  };
+  Status status = Status::EagerError;
+  oracles::Observables eager, actual;
+  std::string error_type, message;
+};
+
 struct ExternalResult {
   enum class Status {
     Ok,             // both ran: eager and actual hold the observables
@@ -35,6 +50,8 @@ struct ExternalResult {
   // (strategy_error_type, strategy_message).
   bool strategy_accepted = false;
   std::string strategy_error_type, strategy_message;
+  // Ok with a recall layout asked for: the second call.
+  std::optional<RecallResult> recall;
 };
 
 struct ExternalOptions {
@@ -55,7 +72,11 @@ class ExternalRunner {
   bool start(std::string* error);
   // `invalid`: p is a program the oracle rejects; when eager PyTorch
   // raises, the compiled function runs too (ExternalResult::strategy_accepted).
-  ExternalResult run(const ir::Program& p, const std::string& strategy, bool invalid = false);
+  // `recall`: p's recall layout (ir/relayout.h): after a first call that
+  // returned, the same compiled function is called on its inputs
+  // (ExternalResult::recall).
+  ExternalResult run(const ir::Program& p, const std::string& strategy, bool invalid = false,
+                     const ir::Program* recall = nullptr);
   void stop();
   // After fork(): forget the parent's process without touching it.
   void abandon();
@@ -75,7 +96,8 @@ class ExternalRunner {
 // external strategy in this process's runner for that strategy's Python
 // (one per Python, lazily started, kept for the life of the process; a
 // forked child starts its own).
-ExternalResult run_external(const ir::Program& p, const std::string& strategy, bool invalid = false);
+ExternalResult run_external(const ir::Program& p, const std::string& strategy, bool invalid = false,
+                            const ir::Program* recall = nullptr);
 // The versions the per-process runner of `strategy` reports ("" before it started).
 std::string external_versions(const std::string& strategy);
 

@@ -47,6 +47,11 @@ std::string accepted_invalid_kind(const std::string& what);
 // (format v1.3's metadata ops), in its bucket kind, its bug signature and
 // the ledger's `what:`.
 inline constexpr char kInputMeta[] = "input-meta";
+// The word before a bucket's or a bug's `what` when the second call of a
+// recall run diverged ("recall-values", "recall-AssertionError"): a
+// compiled function that is right on its first inputs and wrong on
+// another alias layout is a bug of its own.
+inline constexpr char kRecallPrefix[] = "recall-";
 
 // "runner-crash-SIGSEGV", "runner-crash-exit-1", "runner-crash" (how it
 // died unknown) or "runner-timeout" for the error of a run whose external

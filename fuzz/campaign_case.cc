@@ -102,7 +102,7 @@ std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) 
   // strategy): the status line's programs/s per tier.
   const oracles::Observables expected = an ? oracles::run_eager(p, *an) : oracles::Observables();
   std::map<std::string, double> tier_ms = {{"oracle", (now_s() - t0) * 1e3}};
-  auto specs = campaign_specs(o.seed, k, o.strategies, o.injects, o.target, o.checked);
+  auto specs = campaign_specs(o.seed, k, o.strategies, o.injects, o.target, o.checked, o.recall);
   json f = json::array();
   std::map<std::string, int64_t> repeats;
   int64_t external = 0, compared = 0;

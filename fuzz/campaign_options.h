@@ -23,6 +23,8 @@ struct CampaignOptions {
   // Checked mode for every run but the external strategies': a finding's
   // bucket comes from the first source statement the checks report.
   bool checked = false;
+  // Format v1.4's recall for every external strategy (run/spec.h RunSpec::recall).
+  bool recall = false;
   std::string out;  // output folder
   bool resume = false;
   int shard_i = 0, shard_n = 1;

@@ -16,7 +16,8 @@ uint64_t hash_str(const std::string& s) { return ir::fnv1a(s); }
 }  // namespace
 
 std::vector<run::RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::vector<run::RunStrategy>& strategies,
-                                         const std::vector<Mutant>& mutants, run::Target target, bool checked) {
+                                         const std::vector<Mutant>& mutants, run::Target target, bool checked,
+                                         bool recall) {
   std::vector<run::RunStrategy> ss = strategies;
   if (ss.empty() && mutants.empty()) {  // with only mutants asked for, run only them
     for (const auto* names : {&run::must_agree_strategy_names(), &run::under_study_strategy_names()})
@@ -32,6 +33,7 @@ std::vector<run::RunSpec> campaign_specs(uint64_t seed, uint64_t index, const st
         ir::mix64(ir::mix64(seed ^ ir::mix64(index)) ^ hash_str(r.strategy.name() + "/" + r.mutant_name()));
     r.target = target;
     if (r.is_external()) {  // no reorder or fusion policy of ours applies
+      r.recall = recall;
       specs.push_back(r);
       continue;
     }

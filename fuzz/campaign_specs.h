@@ -16,7 +16,8 @@ namespace af::fuzz {
 // `checked` applies to every spec but the external strategies'.
 std::vector<run::RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::vector<run::RunStrategy>& strategies,
                                          const std::vector<run::Mutant>& mutants,
-                                         run::Target target = run::Target::Interp, bool checked = false);
+                                         run::Target target = run::Target::Interp, bool checked = false,
+                                         bool recall = false);
 
 // The runs of a campaign by name ("update_aliases", "functionalize+fn-no-regenerate"),
 // split into those that must agree with the oracle (a divergence is a bug

@@ -101,6 +101,7 @@ void save_campaign_settings(const CampaignOptions& o) {
             {"injects", run::names_of(o.injects)},
             {"target", run::target_name(o.target)},
             {"checked", o.checked},
+            {"recall", o.recall},
             {"gen_size", o.gen.size},
             {"gen_invalid_rate", o.gen.invalid_rate},
             {"gen_max_rank", o.gen.max_rank},

@@ -9,6 +9,7 @@
 
 #include "fuzz/invalid.h"
 #include "ir/analysis.h"
+#include "ir/relayout.h"
 #include "compilers/runner.h"
 #include "schedulers/schedulers.h"
 #include "run/ua_fixes.h"
@@ -105,6 +106,31 @@ std::string bisect_first_op(const ir::Program& p, const std::function<bool(size_
 
 namespace {
 
+// The second call of a recall run whose first call agreed: compared with
+// eager on the recall layout's own inputs (no prefix bisection: the first
+// call of every prefix agrees too; the op class says "recall").
+RunRecord judge_recall(RunRecord r, const ir::Program& p, const compilers::RecallResult& second) {
+  using R = compilers::RecallResult::Status;
+  switch (second.status) {
+    case R::EagerError: return r;  // eager refuses the other layout: nothing to judge
+    case R::Ok:
+      r.mismatch = oracles::compare(*ir::recall_layout(p), second.eager, second.actual);
+      r.agree = !r.mismatch;
+      break;
+    case R::StrategyError:
+      // Refusing the second layout as unsupported, having run the first, is no finding.
+      if (compilers::is_unsupported_error(second.error_type, second.message)) return r;
+      r.agree = false;
+      r.error = second.error_type + ": " + second.message;
+      break;
+  }
+  if (!r.agree) {
+    r.recall = true;
+    r.op = "recall";
+  }
+  return r;
+}
+
 bool external_prefix_diverges(const ir::Program& p, const ir::Analysis& an, size_t n, const std::string& strategy) {
   const ir::Program q = prefix(p, n, ir::prefix_analysis(p, an, n));
   const auto res = compilers::run_external(q, strategy);
@@ -132,6 +158,7 @@ std::optional<RunRecord> check_external_result(const ir::Program& p, const ir::A
     case S::Ok: {
       r.mismatch = oracles::compare(p, res.eager, res.actual);
       r.agree = !r.mismatch;
+      if (r.agree && res.recall) return judge_recall(std::move(r), p, *res.recall);
       if (!r.agree && an) {
         if (const std::string known = options.known_bug ? options.known_bug(r) : ""; !known.empty())
           r.op = "ledger-" + known;
@@ -168,7 +195,9 @@ std::optional<RunRecord> check_external_result(const ir::Program& p, const ir::A
 
 std::optional<RunRecord> check_external(const ir::Program& p, const ir::Analysis& an, const run::RunSpec& s,
                                         const CheckOptions& options) {
-  return check_external_result(p, options.first_op ? &an : nullptr, s, compilers::run_external(p, s.strategy.name()),
+  const std::optional<ir::Program> second = s.recall ? ir::recall_layout(p) : std::nullopt;
+  return check_external_result(p, options.first_op ? &an : nullptr, s,
+                               compilers::run_external(p, s.strategy.name(), false, second ? &*second : nullptr),
                                options);
 }
 

@@ -41,6 +41,10 @@ struct RunRecord {
   // ran to the end: the oracle's error kind ("overlap", "shape", ...). A
   // finding of the accepts-invalid class; `op` is the failing statement's op.
   std::string accepted_invalid;
+  // A recall run (RunSpec::recall) whose first call agreed and whose second
+  // call, on the recall layout, diverged: `mismatch` or `error` is that
+  // call's (its observables are the recall layout's, ir::recall_layout).
+  bool recall = false;
   double ms = 0;  // wall time of the run, first-op bisection included
 };
 

@@ -160,9 +160,10 @@ std::string error_type(const std::string& error) {
 
 std::string bug_what(const RunRecord& rec) {
   if (!rec.accepted_invalid.empty()) return accepts_invalid_what(rec.accepted_invalid);
-  if (!rec.error.empty()) return error_type(rec.error);
+  const std::string recall = rec.recall ? kRecallPrefix : "";
+  if (!rec.error.empty()) return recall + error_type(rec.error);
   // Values agree but an input's final geometry differs: a metadata bug.
-  return rec.mismatch && oracles::is_input_geometry(rec.mismatch->observable) ? kInputMeta : "values";
+  return recall + (rec.mismatch && oracles::is_input_geometry(rec.mismatch->observable) ? kInputMeta : "values");
 }
 
 std::string bug_cause(const ir::Program& minimized, const std::string& schedule_sensitivity) {
@@ -222,9 +223,14 @@ bool BugSignature::resembles(const BugSignature& o) const {
   return false;
 }
 
-RunRecord record_of_what(const run::RunSpec& spec, const std::string& what) {
+RunRecord record_of_what(const run::RunSpec& spec, const std::string& what_word) {
   RunRecord r;
   r.spec = spec;
+  std::string what = what_word;
+  if (what.rfind(kRecallPrefix, 0) == 0) {
+    r.recall = true;
+    what.erase(0, std::string(kRecallPrefix).size());
+  }
   r.accepted_invalid = accepted_invalid_kind(what);
   if (what == kInputMeta)
     r.mismatch = oracles::Mismatch{"inputs", 0, 0, 0, "an input's final geometry"};
@@ -249,6 +255,7 @@ BugSignature bug_signature(const RunRecord& rec, const ir::Program& minimized,
   // sees, over iota the data moves too.
   b.what = bug_what(rec);
   if (b.what == kInputMeta) b.what = "values";
+  if (b.what == std::string(kRecallPrefix) + kInputMeta) b.what = std::string(kRecallPrefix) + "values";
   b.cause = bug_cause(minimized, schedule_sensitivity);
   // The name says the cause: "write:input~shared/unfold:holes" reads as
   // input~shared-unfold-holes, "op:exp_,op:sum" as exp_-sum.

@@ -46,7 +46,8 @@ RunConfig RunSpec::config() const {
 
 bool RunSpec::operator==(const RunSpec& o) const {
   return strategy == o.strategy && mutant == o.mutant && reorder.kind == o.reorder.kind &&
-         reorder.seed == o.reorder.seed && fusion == o.fusion && target == o.target && checked == o.checked;
+         reorder.seed == o.reorder.seed && fusion == o.fusion && target == o.target && checked == o.checked &&
+         recall == o.recall;
 }
 
 std::optional<RunSpec> parse_spec(const SpelledSpec& sp, std::string* why) {
@@ -59,6 +60,12 @@ std::optional<RunSpec> parse_spec(const SpelledSpec& sp, std::string* why) {
         ": mutants change aliasfuzz's own strategies, not the compilers under study";
     return std::nullopt;
   }
+  if (sp.recall && !strategy->is_external()) {
+    w = "--recall calls a compiled function again: it applies to the compilers under study (external "
+        "strategies), not to '" +
+        (sp.strategy.empty() ? std::string("a mutant") : sp.strategy) + "'";
+    return std::nullopt;
+  }
   // The mutant, policies and target parse as ours do (the strategy is typed above).
   SpelledSpec rest = sp;
   rest.strategy = "";
@@ -67,7 +74,7 @@ std::optional<RunSpec> parse_spec(const SpelledSpec& sp, std::string* why) {
     w = *e;
     return std::nullopt;
   }
-  return RunSpec{std::move(*strategy), c.mutant, c.reorder, c.fusion, c.target, c.checked};
+  return RunSpec{std::move(*strategy), c.mutant, c.reorder, c.fusion, c.target, c.checked, sp.recall};
 }
 
 RunSpec spec_of(const SpelledSpec& sp) {
@@ -85,7 +92,8 @@ RunStrategy strategy_of(const std::string& name) {
 }
 
 SpelledSpec spelled(const RunSpec& s) {
-  return SpelledSpec{s.strategy.name(), s.mutant_name(), s.reorder_name(), s.fusion_name(), s.target_name(), s.checked};
+  return SpelledSpec{s.strategy.name(), s.mutant_name(), s.reorder_name(), s.fusion_name(),
+                     s.target_name(),   s.checked,       s.recall};
 }
 
 nlohmann::json spec_json(const RunSpec& s) {
@@ -96,6 +104,7 @@ nlohmann::json spec_json(const RunSpec& s) {
                       {"fusion", s.fusion_name()},
                       {"target", s.target_name()}};
   if (s.checked) j["checked"] = true;
+  if (s.recall) j["recall"] = true;
   return j;
 }
 
@@ -114,12 +123,14 @@ std::optional<RunSpec> spec_from_json(const nlohmann::json& j, std::string* why)
   str("fusion", sp.fusion);
   str("target", sp.target);
   sp.checked = j.contains("checked") && j["checked"].is_boolean() && j["checked"].get<bool>();
+  sp.recall = j.contains("recall") && j["recall"].is_boolean() && j["recall"].get<bool>();
   return parse_spec(sp, why);
 }
 
 std::string spec_words(const RunSpec& s) {
   return "strategy=" + s.strategy.name() + " inject=" + s.mutant_name() + " reorder=" + s.reorder_name() +
-         " fusion=" + s.fusion_name() + " target=" + s.target_name() + (s.checked ? " checked=1" : "");
+         " fusion=" + s.fusion_name() + " target=" + s.target_name() + (s.checked ? " checked=1" : "") +
+         (s.recall ? " recall=1" : "");
 }
 
 std::optional<RunSpec> spec_from_words(const std::string& words, std::string* why) {
@@ -142,6 +153,8 @@ std::optional<RunSpec> spec_from_words(const std::string& words, std::string* wh
       sp.target = x;
     else if (k == "checked")
       sp.checked = x == "1";
+    else if (k == "recall")
+      sp.recall = x == "1";
   }
   return parse_spec(sp, why);
 }
@@ -151,7 +164,8 @@ std::string spec_flags(const RunSpec& s) {
   std::string f = "--strategy " + s.strategy_name() + " ";
   if (s.mutant != Mutant::None) f += "--inject " + s.mutant_name() + " ";
   f += "--reorder " + s.reorder_name() + " --fusion " + s.fusion_name() + " --target " + s.target_name();
-  return s.checked ? f + " --checked" : f;
+  if (s.checked) f += " --checked";
+  return s.recall ? f + " --recall" : f;
 }
 
 std::optional<std::vector<RunStrategy>> parse_strategies(const std::vector<std::string>& names, std::string* why) {

@@ -48,6 +48,11 @@ struct RunSpec {
   // the source statement it stands for, and the first that differs is
   // reported (schedulers::CheckFailure); not for external strategies.
   bool checked = false;
+  // Format v1.4's recall (external strategies only): the compiled function
+  // is called a second time, on the program's inputs in another alias
+  // layout (ir/relayout.h recall_layout), and that call too is compared
+  // with eager PyTorch on its own inputs.
+  bool recall = false;
 
   // Run through a real compiler in Python (no schedule of ours, no policy, no target).
   bool is_external() const { return strategy.is_external(); }
@@ -86,11 +91,11 @@ nlohmann::json spec_json(const RunSpec& s);
 // with the reason for a name no table knows.
 std::optional<RunSpec> spec_from_json(const nlohmann::json& j, std::string* why = nullptr);
 // The regression-file header's spelling ("strategy=S inject=M reorder=R
-// fusion=F target=T[ checked=1]"), both ways.
+// fusion=F target=T[ checked=1][ recall=1]"), both ways.
 std::string spec_words(const RunSpec& s);
 std::optional<RunSpec> spec_from_words(const std::string& words, std::string* why = nullptr);
 // The same settings as `aliasfuzz run` flags ("--strategy S [--inject M]
-// --reorder R --fusion F --target T [--checked]").
+// --reorder R --fusion F --target T [--checked] [--recall]").
 std::string spec_flags(const RunSpec& s);
 
 // A campaign's lists (--strategy, --inject; campaign.json) both ways:

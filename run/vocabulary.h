@@ -121,6 +121,7 @@ struct RunConfig {
 struct SpelledSpec {
   std::string strategy, inject, reorder = "program", fusion = "none", target = "interp";
   bool checked = false;
+  bool recall = false;  // external strategies only (run/spec.h RunSpec::recall)
 };
 
 // The strategy a mutant runs with when a run names none.

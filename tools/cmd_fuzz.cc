@@ -69,6 +69,7 @@ std::string adopt_campaign_settings(FuzzArgs& a) {
   take("--inject", "injects", a.injects);
   take("--target", "target", a.target);
   take("--checked", "checked", o.checked);
+  take("--recall", "recall", o.recall);
   take("--size", "gen_size", o.gen.size);
   take("--weight", "weights", o.gen_weights);
   take("--format", "format", o.gen_format);
@@ -118,6 +119,9 @@ std::string gen_settings(fuzz::CampaignOptions& o) {
 std::string invalid_options(FuzzArgs& a) {
   fuzz::CampaignOptions& o = a.o;
   if (auto e = typed_settings(a); !e.empty()) return e;
+  if (o.recall &&
+      std::none_of(o.strategies.begin(), o.strategies.end(), [](const run::RunStrategy& s) { return s.is_external(); }))
+    return "--recall calls a compiled function again: it needs an external --strategy (a compiler under study)";
   if (!(o.time_s > 0)) return "--time must be > 0 seconds";
   if (o.programs < -1) return "--programs must be >= 0";
   if (o.jobs < 1 || o.jobs > 1024) return "--jobs must be in 1..1024";
@@ -294,6 +298,7 @@ void register_fuzz(CLI::App& app, int* status) {
   flags::injects(c, a->injects, "run too; with only --inject, just the mutants");
   flags::target(c, a->target, "default interp");
   flags::checked(c, a->o.checked);
+  flags::recall(c, a->o.recall);
   c->add_option("--out", a->o.out, "output folder (default runs/fuzz-SEED)");
   c->add_flag("--resume", a->o.resume, "continue an interrupted campaign in --out");
   c->add_option("--shard", a->shard, "take every N-th program starting at i: i/N");

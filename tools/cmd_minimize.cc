@@ -64,6 +64,7 @@ std::string from_bucket_folder(MinimizeCmd& o, const CLI::App& c) {
   take("--fusion", o.spec.fusion, file.fusion);
   take("--target", o.spec.target, file.target);
   take("--checked", o.spec.checked, file.checked);
+  take("--recall", o.spec.recall, file.recall);
   o.path = dir + "/case.af";
   if (o.out.empty()) o.out = dir;
   return "";
@@ -161,6 +162,7 @@ void register_minimize(CLI::App& app, int* status) {
   flags::fusion(c, o->spec.fusion, "of the finding; default none");
   flags::target(c, o->spec.target, "of the finding; default interp");
   flags::checked(c, o->spec.checked);
+  flags::recall(c, o->spec.recall);
   c->add_option("--out", o->out, "output folder (required with a .af case)");
   c->add_option("--time", o->time_s, "time budget in seconds (default 60; 0: none)");
   c->add_option("--max-tests", o->max_tests, "budget in candidate runs (deterministic; default none)");

@@ -2,7 +2,7 @@
 // agreement with them, with the JSON and exit-status contract of docs/design.md.
 //
 //   aliasfuzz run PROGRAM.af [--strategy S]... [--inject M] [--reorder P]
-//                 [--fusion F] [--target interp|host|opencl|cuda|ptx] [--checked] [--json] [--stats]
+//                 [--fusion F] [--target interp|host|opencl|cuda|ptx] [--checked] [--recall] [--json] [--stats]
 //
 // With no --strategy it runs every strategy that must agree with the oracle
 // (eager, functionalize, update_aliases-ordered, update_aliases-min), each
@@ -15,6 +15,8 @@
 #include "ir/json_text.h"
 #include "fuzz/check.h"
 #include "ir/analysis.h"
+#include "ir/relayout.h"
+#include "ir/text.h"
 #include "oracles/eager.h"
 #include "compilers/table.h"
 #include "schedulers/schedulers.h"
@@ -32,7 +34,7 @@ struct RunOptions {
   std::string path;
   std::vector<std::string> strategies;
   std::string inject, reorder = "program", fusion = "none", target = "interp", torch;
-  bool checked = false, json = false, stats = false, dump_passes = false;
+  bool checked = false, recall = false, json = false, stats = false, dump_passes = false;
 };
 
 // The "first_mismatch" JSON of a run that did not agree (null when it did).
@@ -89,7 +91,7 @@ int run(const RunOptions& o) {
   const auto target = usable_target(o.target, &why);
   std::vector<run::RunSpec> specs;
   for (const auto& s : strategies) {
-    auto spec = run::parse_spec({s, o.inject, o.reorder, o.fusion, "interp", o.checked}, &why);
+    auto spec = run::parse_spec({s, o.inject, o.reorder, o.fusion, "interp", o.checked, o.recall}, &why);
     if (!spec) {
       std::cerr << "aliasfuzz run: " << why << "\n";
       return 2;
@@ -127,6 +129,12 @@ int run(const RunOptions& o) {
   if (o.dump_passes) {
     for (size_t k = 0; k < strategies.size(); ++k)
       if (configs[k]) dump_passes(*prog, *an, *configs[k]);
+    if (o.recall) {  // the program of the second call
+      if (auto second = ir::recall_layout(*prog))
+        std::cout << "# ---- after recall_layout (" << ir::recall_direction(*prog) << ")\n" << ir::print(*second);
+      else
+        std::cout << "# ---- recall_layout: nothing to move (fewer than two inputs of one dtype)\n";
+    }
     return 0;
   }
   oracles::Observables expected = oracles::run_eager(*prog, *an);
@@ -157,6 +165,9 @@ int run(const RunOptions& o) {
                       {"first_mismatch", first_mismatch}});
       // The compiler said it cannot run the program: no comparison, no divergence.
       if (!recs[0].unsupported.empty()) runs.back()["unsupported"] = recs[0].unsupported;
+      // --recall: the second call, on the recall layout, is the one that diverged.
+      if (specs[k].recall)
+        runs.back()["recall"] = {{"layout", ir::recall_direction(*prog)}, {"diverged", recs[0].recall}};
       continue;
     }
     // A strategy that produced an invalid program is a bug, reported as a
@@ -196,6 +207,13 @@ int run(const RunOptions& o) {
                 << (r.contains("unsupported") ? "not supported (no comparison): " + r["unsupported"].get<std::string>()
                     : r["agree"].get<bool>()  ? "agrees"
                                               : "DISAGREES " + ir::json_text(r["first_mismatch"]))
+                << (!r.contains("recall") ? ""
+                    : r["recall"]["diverged"].get<bool>()
+                        ? " (on the second call, inputs moved " + r["recall"]["layout"].get<std::string>() + ")"
+                    : r["recall"]["layout"].get<std::string>().empty()
+                        ? " (no second call: fewer than two inputs of one dtype)"
+                        : " (both calls; the second with inputs moved " + r["recall"]["layout"].get<std::string>() +
+                              ")")
                 << "\n";
     if (o.stats && on_halide)
       std::cout << "compile cache: " << ir::json_text(cache_json) << "\nper run: " << ir::json_text(all_stats) << "\n";
@@ -216,6 +234,7 @@ void register_run(CLI::App& app, int* status) {
   flags::fusion(c, o->fusion, "default none");
   flags::target(c, o->target, "default interp");
   flags::checked(c, o->checked);
+  flags::recall(c, o->recall);
   c->add_flag("--json", o->json, "print one JSON object");
   c->add_flag("--dump-passes", o->dump_passes,
               "print the program after the strategy pass and the mutant pass (.af), the DAG, the order and the "

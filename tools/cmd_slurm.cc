@@ -52,7 +52,7 @@ struct SlurmArgs {
   // Fuzz options, forwarded only when given.
   std::string time_s, programs, seed, target, case_timeout, size, torch;
   int jobs = 1;
-  bool seed_given = false, quiet = false, checked = false;
+  bool seed_given = false, quiet = false, checked = false, recall = false;
   std::vector<std::string> strategies, injects;
   std::vector<std::string> fuzz_options;  // passed on verbatim
   std::string kit;                        // --kit: tasks run this kit's runner instead
@@ -334,6 +334,7 @@ int run(SlurmArgs& a) {
   for (const auto& m : a.injects) fuzz_args.insert(fuzz_args.end(), {"--inject", m});
   if (!a.target.empty()) fuzz_args.insert(fuzz_args.end(), {"--target", a.target});
   if (a.checked) fuzz_args.push_back("--checked");
+  if (a.recall) fuzz_args.push_back("--recall");
   if (!a.case_timeout.empty()) fuzz_args.insert(fuzz_args.end(), {"--case-timeout", a.case_timeout});
   if (!a.size.empty()) fuzz_args.insert(fuzz_args.end(), {"--size", a.size});
   if (a.quiet) fuzz_args.push_back("--quiet");
@@ -422,6 +423,7 @@ void register_slurm(CLI::App& app, int* status) {
   flags::injects(c, a->injects, "passed to every shard's aliasfuzz fuzz");
   flags::target(c, a->target, "default interp");
   flags::checked(c, a->checked);
+  flags::recall(c, a->recall);
   c->add_option("--case-timeout", a->case_timeout, "seconds before a case counts as a hang");
   c->add_option("--size", a->size, "statements per generated program");
   c->add_flag("--quiet", a->quiet, "no status lines in the task logs");

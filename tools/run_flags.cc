@@ -51,6 +51,12 @@ void checked(CLI::App* c, bool& into) {
               "compare every statement with the source program's value (device-side async asserts on Halide "
               "targets, the same checks on interp); a finding names the first diverging source statement");
 }
+void recall(CLI::App* c, bool& into) {
+  c->add_flag("--recall", into,
+              "external strategies: call the compiled function a second time, on the same inputs in another "
+              "alias layout (aliased inputs moved apart, separate ones into one storage), and compare that call "
+              "with eager PyTorch too (format v1.4)");
+}
 
 void torch(CLI::App* c, std::string& into) {
   c->add_option("--torch", into,

@@ -19,6 +19,8 @@ void reorder(CLI::App* c, std::string& into, const std::string& note);
 void fusion(CLI::App* c, std::string& into, const std::string& note);
 void target(CLI::App* c, std::string& into, const std::string& note);
 void checked(CLI::App* c, bool& into);
+// --recall (format v1.4): external strategies call the compiled function again on another alias layout.
+void recall(CLI::App* c, bool& into);
 // --torch VERSION: the torch of every torch.compile-family strategy given
 // without '@' (inductor, aot-eager, torch-func-functionalize).
 void torch(CLI::App* c, std::string& into);

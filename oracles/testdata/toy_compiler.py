@@ -38,6 +38,16 @@ each FUNCTION takes the program's Python function and returns a callable.
                        the first (what a graph break starts) on clones of
                        its tensor inputs, so that region's writes to the
                        caller's tensors are lost; one graph runs right
+  caches_alias_layout  deliberately wrong across calls (format v1.4's
+                       --recall; any torch): the first call decides how to
+                       run and the decision is cached, never guarded
+                       (pytorch#139789's shape). Inputs that alias on the
+                       first call: the program as it is, ever after.
+                       Separate inputs: on clones of the inputs, each
+                       changed input copied back after the call, which is
+                       right only while the inputs do not alias; called
+                       again with aliased inputs, a copy-back overwrites
+                       the write through another input
 """
 import os
 import signal
@@ -163,3 +173,27 @@ def graph_break_drops_writes(fn):
             return gm.forward(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args])
         return on_clones
     return torch.compile(fn, backend=backend)
+
+
+def caches_alias_layout(fn):
+    decided = []
+
+    def compiled(*args):
+        tensors = [a for a in args if isinstance(a, torch.Tensor)]
+        if not decided:
+            ptrs = [_storage_ptr(t) for t in tensors]
+            decided.append("as-is" if len(set(ptrs)) < len(ptrs) else "on-clones")
+        if decided[0] == "as-is":
+            return fn(*args)
+        clones = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
+        before = [(c.size(), c.stride(), c.storage_offset()) for c in clones if isinstance(c, torch.Tensor)]
+        rets = fn(*clones)
+        after = [(c.size(), c.stride(), c.storage_offset()) for c in clones if isinstance(c, torch.Tensor)]
+        if before != after:  # a metadata op on an input: clones cannot replay it, run the program itself
+            return fn(*args)
+        with torch.no_grad():
+            for a, c in zip(args, clones):
+                if isinstance(a, torch.Tensor) and not torch.equal(a, c):
+                    a.copy_(c)
+        return rets
+    return compiled
