@@ -26,6 +26,7 @@
 #include "fuzz/files.h"
 #include "fuzz/generator.h"
 #include "ir/analysis.h"
+#include "ir/relayout.h"
 #include "ir/text.h"
 #include "oracles/eager.h"
 #include "oracles/line_process.h"
@@ -269,15 +270,20 @@ TEST(PyCampaign, FindsAnInputMetadataMutationNotReplayed) {
   EXPECT_GT(minimized, 0);
 }
 
-// A 30-program campaign of format v1.4 against a toy py: compiler (in
-// .venv-thunder's torch 2.9.1) with the given generator options: how many
-// findings it had, and the minimized programs of its buckets.
-std::pair<int64_t, std::vector<std::string>> v14_toy_campaign(const std::string& function, uint64_t seed,
-                                                              const GenOptions& gen) {
-  setenv("AF_CAPABILITY_CACHE", tmp("py-caps-" + function).c_str(), 1);
+// A campaign of 30 programs over toy_compiler's FUNCTION (in .venv-thunder,
+// or in the Python after '@' in FUNCTION): its findings and the text of
+// every min.af (its buckets are folders of out/findings).
+struct ToyCampaign {
+  int64_t findings = 0;
+  std::vector<std::string> buckets, minimized;
+  std::string out;
+};
+ToyCampaign v14_toy_campaign(const std::string& function, uint64_t seed, const GenOptions& gen, bool recall = false) {
+  const std::string tag = function.substr(0, function.find('@')) + (recall ? "-recall" : "");
+  setenv("AF_CAPABILITY_CACHE", tmp("py-caps-" + tag).c_str(), 1);
   compilers::forget_capabilities();
   CampaignOptions o;
-  o.out = tmp("py-campaign-" + function);
+  o.out = tmp("py-campaign-" + tag);
   std::filesystem::remove_all(o.out);
   o.seed = seed;
   o.programs = 30;
@@ -285,16 +291,21 @@ std::pair<int64_t, std::vector<std::string>> v14_toy_campaign(const std::string&
   o.quiet = true;
   o.minimize_s = 60;
   o.strategies = {run::strategy_of("py:oracles.testdata.toy_compiler:" + function)};
+  o.recall = recall;
   o.gen = gen;
   const CampaignSummary s = run_campaign(o);
   unsetenv("AF_CAPABILITY_CACHE");
   compilers::forget_capabilities();
-  std::vector<std::string> minimized;
+  ToyCampaign out;
+  out.findings = s.findings;
+  out.out = o.out;
+  if (!std::filesystem::is_directory(o.out + "/findings")) return out;
   for (const auto& e : std::filesystem::directory_iterator(o.out + "/findings")) {
+    out.buckets.push_back(e.path().filename().string());
     std::string text;
-    if (read_text((e.path() / "min.af").string(), &text)) minimized.push_back(text);
+    if (read_text((e.path() / "min.af").string(), &text)) out.minimized.push_back(text);
   }
-  return {s.findings, minimized};
+  return out;
 }
 
 // Format v1.4: a compiler that runs a custom op on a contiguous copy of a
@@ -305,7 +316,7 @@ TEST(PyCampaign, FindsACustomOpWriteLostOnACopy) {
   REQUIRE_THUNDER();  // a py: spec without @PYTHON runs in .venv-thunder (torch 2.9.1: custom_op)
   GenOptions gen;
   ASSERT_EQ(use_format("1.4", &gen), "");
-  const auto [findings, minimized] = v14_toy_campaign("custom_op_on_copies", 3, gen);
+  const auto [findings, buckets, minimized, out] = v14_toy_campaign("custom_op_on_copies", 3, gen);
   EXPECT_GT(findings, 0);
   EXPECT_FALSE(minimized.empty());
   for (const std::string& text : minimized)
@@ -320,10 +331,43 @@ TEST(PyCampaign, FindsAGraphBreakWriteLost) {
   REQUIRE_THUNDER();  // torch 2.9.1's Dynamo in .venv-thunder
   GenOptions gen;
   gen.op_weights["graph_break"] = 3;
-  const auto [findings, minimized] = v14_toy_campaign("graph_break_drops_writes", 4, gen);
+  const auto [findings, buckets, minimized, out] = v14_toy_campaign("graph_break_drops_writes", 4, gen);
   EXPECT_GT(findings, 0);
   EXPECT_FALSE(minimized.empty());
   for (const std::string& text : minimized) EXPECT_NE(text.find("graph_break()"), std::string::npos) << text;
+}
+
+// Format v1.4's --recall: a compiler that decides on its first call how
+// its inputs alias and never checks again (the toy: separate inputs, so it
+// runs on clones and copies back) agrees on every first call, and is found
+// only on the second call, with the inputs in the recall layout. Every
+// finding is a recall- bucket, every minimized program still has two
+// inputs that the recall layout moves together. The recall machinery
+// itself reports nothing on a compiler that is right (the program as it is).
+TEST(PyCampaign, RecallFindsACompilerThatCachesAcrossAliasLayouts) {
+  REQUIRE_DEBIAN_TORCH();  // the toy needs no Dynamo: torch 1.13 runs it
+  const std::string toy = "caches_alias_layout@/usr/bin/python3";
+  const ToyCampaign once = v14_toy_campaign(toy, 5, GenOptions());
+  EXPECT_EQ(once.findings, 0) << "the toy is right on a first call";
+  const ToyCampaign twice = v14_toy_campaign(toy, 5, GenOptions(), /*recall=*/true);
+  EXPECT_GT(twice.findings, 0);
+  ASSERT_FALSE(twice.minimized.empty());
+  for (const std::string& b : twice.buckets) EXPECT_NE(b.find("__recall-"), std::string::npos) << b;
+  for (const std::string& text : twice.minimized) {
+    auto p = ir::parse(text);
+    ASSERT_TRUE(p) << text;
+    EXPECT_EQ(ir::recall_direction(*p), "together") << text;
+  }
+  // Its repro.py makes the second call too, and shows that call diverge.
+  const std::string dir = twice.out + "/findings/" + twice.buckets[0];
+  const std::string printed_to = tmp("repro-recall.txt");
+  const int rc = std::system(("/usr/bin/python3 " + dir + "/repro.py > " + printed_to + " 2>&1").c_str());
+  std::string printed;
+  read_text(printed_to, &printed);
+  EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 1) << printed;
+  EXPECT_NE(printed.find("on its second call, with the inputs moved together"), std::string::npos) << printed;
+  const ToyCampaign right = v14_toy_campaign("as_is@/usr/bin/python3", 5, GenOptions(), /*recall=*/true);
+  EXPECT_EQ(right.findings, 0);
 }
 
 // --invalid-rate: a compiler that runs programs eager PyTorch rejects is

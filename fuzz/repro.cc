@@ -13,6 +13,7 @@
 #include "fuzz/files.h"
 #include "fuzz/signature.h"
 #include "ir/analysis.h"
+#include "ir/relayout.h"
 #include "ir/text.h"
 #include "compilers/table.h"
 #include "oracles/json_out.h"
@@ -185,6 +186,37 @@ def _thunder_trace(cfn):
         return None
 
 
+def _second_call(cfn, label):
+    """--recall: the compiled function called again, on the program's inputs in
+    the recall layout (COMPILER["recall"]), against eager on its own copy of
+    them. True when the two differ (or the compiled call raised)."""
+    import types
+    mod = types.ModuleType("aliasfuzz_recall")
+    exec(compile(COMPILER["recall"], "<aliasfuzz-recall>", "exec"), mod.__dict__)
+    print("\nsecond call of the same compiled function, on the inputs moved %s:" % COMPILER["recall_direction"])
+    try:
+        inputs, storages = mod._setup()
+        eager2 = mod._observe(list(mod._fn(*inputs)), storages, inputs)
+    except Exception as e:
+        print("  PyTorch eager raised on that layout: %s: %s (nothing to compare)" % (type(e).__name__, e))
+        return False
+    inputs, storages = mod._setup()
+    try:
+        compiled2 = mod._observe(list(cfn(*inputs)), storages, inputs)
+    except Exception as e:
+        print("  %s raised: %s: %s" % (label, type(e).__name__, e))
+        return True
+    diverged = False
+    for name in _names(eager2):
+        eag, act = _get(eager2, name), _get(compiled2, name)
+        d = _first_diff(act, eag)
+        diverged = diverged or d is not None
+        print("%s%s" % (name, "   <-- DIVERGES" if d is not None else ""))
+        print("  PyTorch eager (this run)   : %s" % _fmt(eag))
+        print("  %-27s: %s" % (label, _fmt(act)))
+    return diverged
+
+
 def main():
     strategy = FINDING["strategy"] or "mutant"
     label = strategy + ("+" + FINDING["inject"] if FINDING["inject"] else "")
@@ -294,6 +326,11 @@ def main():
             print("DIVERGENCE: %s raised (see above)" % label)
             return 1
         diverged = any(_first_diff(_get(compiled, n), _get(eager, n)) is not None for n in _names(eager))
+        if not diverged and COMPILER.get("recall"):
+            if _second_call(cfn, label):
+                print("DIVERGENCE: %s differs from eager PyTorch on its second call, with the inputs moved %s "
+                      "(the first call agrees)" % (label, COMPILER["recall_direction"]))
+                return 1
         print("DIVERGENCE: %s differs from eager PyTorch (see above)" % label if diverged else
               "%s now agrees with eager PyTorch: the finding no longer reproduces" % label)
         return 1 if diverged else 0
@@ -450,6 +487,10 @@ std::string repro_script(const ir::Program& p, const run::RunSpec& spec, const R
     head += "# first mismatch: " + rec.mismatch->observable + "[" + std::to_string(rec.mismatch->index) +
             "] expected " + py_float(rec.mismatch->expected) + ", got " + py_float(rec.mismatch->actual) + "\n";
   head += "# the program (min.af):\n" + comment_block(ir::print(p));
+  if (spec.recall)
+    if (auto second = ir::recall_layout(p))
+      head += "# called a second time (--recall), with the inputs moved " + ir::recall_direction(p) + ":\n" +
+              comment_block(ir::print(*second));
   // (and the script's own leading comment lines: they describe `aliasfuzz torch`).
   while (!script.empty() && script[0] == '#') script.erase(0, script.find('\n') + 1);
   std::string out = head + script;
@@ -501,9 +542,15 @@ std::string repro_script(const ir::Program& p, const run::RunSpec& spec, const R
       "# The real compiler of an external strategy (aliasfuzz's table, compilers/table.cc): `imports`,\n"
       "# then `compile` with fn = _fn gives the compiled function; compared with eager PyTorch of this Python.\n"
       "# `module` is _setup and _fn as the campaign's runner compiled them (the same text as above).\n";
+  // --recall: the module of the recall layout, whose _setup gives the second call's inputs.
+  const std::optional<ir::Program> second = spec.recall ? ir::recall_layout(p) : std::nullopt;
   out += "COMPILER = " +
          (ext ? "{\"imports\": " + py_str(ext->imports) + ", \"compile\": " + py_str(ext->compile) +
-                    ",\n            \"module\": " + py_str(oracles::torch_function_module(p)) + "}"
+                    ",\n            \"module\": " + py_str(oracles::torch_function_module(p)) +
+                    (second ? ",\n            \"recall_direction\": " + py_str(ir::recall_direction(p)) +
+                                  ",\n            \"recall\": " + py_str(oracles::torch_function_module(*second))
+                            : std::string()) +
+                    "}"
               : std::string("None")) +
          "\n";
   out +=
