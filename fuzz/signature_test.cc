@@ -104,6 +104,35 @@ TEST(Signature, KeyHasStrategyWhatAndSkeletonNotTheObservable) {
   EXPECT_NE(bug_signature(e, a).key(), bug_signature(r, a).key());
 }
 
+// A divergence on the second call of a recall run is a bug of its own
+// ("recall-values", input-meta folded as on a first call), and its word
+// reads back into a record of the same bug.
+TEST(Signature, RecallIsABugOfItsOwn) {
+  const ir::Program a = parse(
+      "aliasfuzz 1\nstorage s0 f32[2] = full(0.0)\nstorage s1 f32[2] = full(0.0)\ninput x0 = s0\ninput x1 = s1\n"
+      "add_(x0, 1.0)\nreturn x1\n");
+  RunRecord first;
+  first.spec = run::spec_of({"aot-eager@2.15.0", "", "program", "none", "interp", false, true});
+  first.agree = false;
+  first.mismatch = oracles::Mismatch{"return 0", 0, 1.0f, 0.0f, ""};
+  RunRecord second = first;
+  second.recall = true;
+  EXPECT_EQ(bug_what(first), "values");
+  EXPECT_EQ(bug_what(second), "recall-values");
+  EXPECT_NE(bug_signature(first, a).key(), bug_signature(second, a).key());
+  EXPECT_EQ(bug_signature(second, a).what, "recall-values");
+  RunRecord meta = second;
+  meta.mismatch = oracles::Mismatch{"input x0", 0, 0, 0, "sizes"};
+  EXPECT_EQ(bug_signature(meta, a).what, "recall-values");
+  for (const std::string what : {"recall-values", "recall-AssertionError", "recall-input-meta"}) {
+    const RunRecord back = record_of_what(second.spec, what);
+    EXPECT_TRUE(back.recall) << what;
+    EXPECT_EQ(bug_what(back), what);
+  }
+  EXPECT_EQ(Bucket::of(second).what, "recall-return");
+  EXPECT_EQ(Bucket::parse(bucket_of(second))->what, "recall-return");
+}
+
 // The key is read back by one parse (minimize.json, the ledger, reports):
 // from the right, so a who with a '|' (a py: spec's path) stays whole.
 TEST(Signature, KeyParsesBackAndResemblesByAliasRoot) {

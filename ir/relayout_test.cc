@@ -39,15 +39,15 @@ TEST(RecallLayout, SeparateInputsMoveTogetherIntoTheLargestStorage) {
 }
 
 TEST(RecallLayout, NothingToMove) {
-  EXPECT_EQ(after("aliasfuzz 1\nstorage s0 f32[4] = random(1)\ninput x = s0\nadd_(x, 1.0)\nreturn x\n"),
-            "(unchanged)");
+  EXPECT_EQ(after("aliasfuzz 1\nstorage s0 f32[4] = random(1)\ninput x = s0\nadd_(x, 1.0)\nreturn x\n"), "(unchanged)");
   EXPECT_EQ(after("aliasfuzz 1\nstorage s0 f32[4] = random(1)\nstorage m i64[2] = [0, 1]\n"
                   "input x = s0\ninput i = m\nreturn x\n"),
             "(unchanged)");
 }
 
 TEST(RecallLayout, DirectionIsThatOfTheMove) {
-  auto shared = parse_and_validate("aliasfuzz 1\nstorage s0 f32[4] = random(1)\ninput x = s0\ninput y = s0\nreturn x\n");
+  auto shared =
+      parse_and_validate("aliasfuzz 1\nstorage s0 f32[4] = random(1)\ninput x = s0\ninput y = s0\nreturn x\n");
   auto apart = recall_layout(*shared);
   ASSERT_TRUE(apart);
   EXPECT_EQ(recall_direction(*shared), "apart");
