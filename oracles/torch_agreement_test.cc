@@ -14,6 +14,7 @@
 #include "fuzz/generator.h"
 #include "fuzz/invalid.h"
 #include "ir/analysis.h"
+#include "ir/relayout.h"
 #include "ir/text.h"
 #include "oracles/eager.h"
 #include "oracles/torch_bridge.h"
@@ -107,6 +108,35 @@ TEST(TorchAgreement, GeneratedPrograms) {
   }
   EXPECT_EQ(failures, 0) << failures << " of " << compared << " generated programs disagree";
   std::cout << "generated: " << compared << " programs compared, " << failures << " disagree\n";
+}
+
+// Format v1.4's --recall: the recall layouts of generated programs (the
+// same statements, the inputs moved apart or together) through PyTorch:
+// the oracle agrees on values and on which layouts are errors; at least 5%
+// of the programs have a second call, and PyTorch accepts at least 80% of
+// those layouts (issue #37's shares). Environment: AF_TORCH_RECALL_N
+// programs (default 300), AF_TORCH_RECALL_SEED.
+TEST(TorchAgreement, RecallLayouts) {
+  const int n = std::getenv("AF_TORCH_RECALL_N") ? std::atoi(std::getenv("AF_TORCH_RECALL_N")) : 300;
+  const uint64_t seed =
+      std::getenv("AF_TORCH_RECALL_SEED") ? std::stoull(std::getenv("AF_TORCH_RECALL_SEED")) : 20261204;
+  int with_layout = 0, accepted = 0, failures = 0, apart = 0;
+  for (int k = 0; k < n; ++k) {
+    const ir::Program p = fuzz::generate(seed, k, fuzz::GenOptions());
+    const auto q = ir::recall_layout(p);
+    if (!q) continue;
+    ++with_layout;
+    apart += ir::recall_direction(p) == "apart";
+    const TorchResult t = test_runner().run(*q);
+    accepted += t.ok;
+    if (const std::string d = disagreement(*q, t); !d.empty() && ++failures <= 10)
+      ADD_FAILURE() << "recall layout of program " << k << " of seed " << seed << ": " << d << "\n" << ir::print(*q);
+  }
+  EXPECT_EQ(failures, 0) << failures << " of " << with_layout << " recall layouts disagree";
+  EXPECT_GE(with_layout * 20, n) << "fewer than 5% of the programs have a second call";
+  EXPECT_GE(accepted * 5, with_layout * 4) << "PyTorch rejects more than 20% of the recall layouts";
+  std::cout << "recall: " << with_layout << " of " << n << " programs have a recall layout (" << apart
+            << " apart), PyTorch accepts " << accepted << ", " << failures << " disagree\n";
 }
 
 // The ops a format version added (docs/format.md), through PyTorch:
