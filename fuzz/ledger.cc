@@ -56,6 +56,13 @@ std::optional<LedgerEntry> parse_ledger_entry(const std::string& name, const std
     return std::nullopt;
   }
   e.spec.strategy = std::move(*parsed);
+  // A bug of the second call (what: recall-...) replays with --recall.
+  e.spec.recall = e.what.rfind(kRecallPrefix, 0) == 0;
+  if (e.spec.recall && !e.spec.is_external()) {
+    *error = name + ": what: " + e.what + " is a bug of a compiled function's second call (--recall), which only "
+                    "the compilers under study make";
+    return std::nullopt;
+  }
   const size_t sp = e.status.find(' ');
   if (sp != std::string::npos) e.reference = e.status.substr(sp + 1), e.status = e.status.substr(0, sp);
   if (e.status != "new" && e.status != "known" && e.status != "fixed") {

@@ -4,7 +4,8 @@
 //   # aliasfuzz finding: ONE-LINE CAUSE
 //   # system: thunder 0.2.6 (torch 2.9.1)
 //   # strategy: thunder-dataflow
-//   # what: values            (or input-meta: an input's final geometry; or the error type the compiler raises)
+//   # what: values            (or input-meta: an input's final geometry; or the error type the compiler raises;
+//                             recall-WHAT: the same on the second call of --recall, which the entry replays)
 //   # status: new | known URL | fixed VERSION
 //   # on torch 2.9.1: reproduces       (one line per version replayed, by
 //   # on torch 2.15.0: agrees           `aliasfuzz ledger check`)
