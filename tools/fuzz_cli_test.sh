@@ -22,11 +22,19 @@ check() {  # check NAME EXPECTED_STATUS CMD...
 }
 for bad in "--strategy bogus" "--inject bogus" "--time -1" "--time 0" "--seed -1" "--seed 12x" "--case-timeout 0" \
            "--jobs 0" "--shard 3/2" "--shard x" "--fail-on maybe" "--size 0" "--target tpu" "--programs -5" \
-           "--minimize-budget 0.95" "--minimize-budget -1" "--minimize-budget x"; do
+           "--minimize-budget 0.95" "--minimize-budget -1" "--minimize-budget x" "--recall"; do
   # shellcheck disable=SC2086
   check "rejects $bad" 2 $A fuzz $bad --out "$T/bad" --quiet
 done
 [[ ! -e "$T/bad/state.json" ]] || { echo "FAIL a rejected campaign wrote state"; fail=1; }
+# --recall calls a compiled function again: only the compilers under study have one.
+printf 'aliasfuzz 1\nstorage s0 f32[2] = full(0.0)\nstorage s1 f32[2] = full(0.0)\ninput x0 = s0\ninput x1 = s1\nadd_(x0, 1.0)\nreturn x1\n' > "$T/two.af"
+check "run --recall of our own strategies" 2 $A run "$T/two.af" --recall
+grep -q "external" "$T/err" || { echo "FAIL run --recall does not say why"; cat "$T/err"; fail=1; }
+check "run --recall --dump-passes prints the layout" 0 $A run "$T/two.af" --recall --dump-passes \
+  --strategy py:oracles.testdata.toy_compiler:as_is@/usr/bin/python3
+grep -q "after recall_layout (together)" "$T/out" && grep -q "input x1 = s0" "$T/out" ||
+  { echo "FAIL no recall layout printed"; cat "$T/out"; fail=1; }
 
 check "under-study findings only: exit 0" 0 $A fuzz --inject fn-per-input-base --programs 200 --seed 2 --out "$T/m0" --quiet --minimize-time 0
 grep -q "findings in [1-9]" "$T/out" || { echo "FAIL expected findings"; cat "$T/out"; fail=1; }
