@@ -38,7 +38,9 @@ Protocol, one JSON object per line:
     or {"id": ID, "internal": M}                                      a broken request
 OBS is {"returns": [{"sizes", "values"}], "storages": {name: values},
 "inputs": [{"sizes", "strides", "offset"}]}: the input tensors' geometry
-after the call, what a compiler must replay of format v1.3's metadata ops.
+after the call, what a compiler must replay of format v1.3's metadata ops;
+a training program (format v1.4) adds "grads": [values or null] by input,
+after its backward, which _call runs after the function (eager or compiled).
 Eager runs _fn on the inputs of one _setup(); the strategy runs the
 compiled _fn on the inputs of a second, independent _setup() (fresh
 copies with the same aliasing), never on tensors eager mutated. Dynamo's
@@ -90,16 +92,16 @@ def _second_call(code, cfn):
     layout, against eager on its own copy of them."""
     mod = types.ModuleType("aliasfuzz_recall")
     exec(compile(code, "<aliasfuzz-recall>", "exec"), mod.__dict__)
-    setup, fn, observe = mod._setup, mod._fn, mod._observe
+    setup, fn, observe, call = mod._setup, mod._fn, mod._observe, mod._call
     out = {}
     try:
         inputs, storages = setup()
-        out["eager"] = observe(list(fn(*inputs)), storages, inputs)
+        out["eager"] = observe(call(fn, inputs), storages, inputs)
     except Exception as e:
         return {"eager_error": _err(e)}
     inputs, storages = setup()
     try:
-        out["actual"] = observe(list(cfn(*inputs)), storages, inputs)
+        out["actual"] = observe(call(cfn, inputs), storages, inputs)
     except Exception as e:
         out["error"] = _err(e)
         if os.environ.get("AF_EXTERNAL_TRACEBACK"):
@@ -116,11 +118,12 @@ def handle(req):
         exec(compile(req["code"], "<aliasfuzz>", "exec"), ns)
     except NotImplementedError as e:  # what the program needs is not in this torch (custom ops before 2.4)
         return {"unsupported": _err(e)}
-    setup, fn, observe = ns["_setup"], ns["_fn"], ns["_observe"]
+    # _call runs a function on the inputs, then a training program's backward (format v1.4).
+    setup, fn, observe, call = ns["_setup"], ns["_fn"], ns["_observe"], ns["_call"]
     res = {}
     try:
         inputs, storages = setup()
-        res["eager"] = observe(list(fn(*inputs)), storages, inputs)
+        res["eager"] = observe(call(fn, inputs), storages, inputs)
     except Exception as e:
         res["eager_error"] = _err(e)
         # A program the oracle accepts: eager's error is the answer. One it
@@ -136,9 +139,9 @@ def handle(req):
     cfn = None
     try:
         cfn = compile_fn(req, fn)
-        rets = cfn(*inputs)
+        rets = call(cfn, inputs)
         res["exec_s"] = time.perf_counter() - t0
-        res["actual"] = observe(list(rets), storages, inputs)
+        res["actual"] = observe(rets, storages, inputs)
     except Exception as e:
         res["exec_s"] = time.perf_counter() - t0
         res["error"] = _err(e)

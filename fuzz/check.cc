@@ -179,6 +179,14 @@ std::optional<RunRecord> check_external_result(const ir::Program& p, const ir::A
       r.op = res.error_type.empty() ? "exception" : res.error_type;
       return r;
     case S::EagerError:  // eager PyTorch of that Python refused a program the oracle accepts
+      // A training program (format v1.4): PyTorch's autograd is the arbiter
+      // of its validity (an in-place write to a leaf that requires grad, a
+      // saved tensor modified in place), which the oracle does not model:
+      // nothing to compare, counted apart like an unsupported program.
+      if (ir::is_training(p)) {
+        r.unsupported = kEagerRejectsTraining + res.error_type + ": " + res.message;
+        return r;
+      }
       r.agree = false;
       r.error = "eager PyTorch raised " + res.error_type + ": " + res.message;
       r.op = "eager-raised";

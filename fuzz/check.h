@@ -48,6 +48,10 @@ struct RunRecord {
   double ms = 0;  // wall time of the run, first-op bisection included
 };
 
+// RunRecord::unsupported of a training program (format v1.4) that eager
+// PyTorch refuses under autograd: the arbiter rejects it, nothing to compare.
+inline constexpr char kEagerRejectsTraining[] = "eager PyTorch rejects it under autograd: ";
+
 // What a check computes beyond the verdict. The first diverging op (a
 // bisection over prefixes: one more run per cut, a compile each for a
 // real compiler) names a finding's bucket; a minimizer that only asks

@@ -59,8 +59,9 @@ std::optional<LedgerEntry> parse_ledger_entry(const std::string& name, const std
   // A bug of the second call (what: recall-...) replays with --recall.
   e.spec.recall = e.what.rfind(kRecallPrefix, 0) == 0;
   if (e.spec.recall && !e.spec.is_external()) {
-    *error = name + ": what: " + e.what + " is a bug of a compiled function's second call (--recall), which only "
-                    "the compilers under study make";
+    *error = name + ": what: " + e.what +
+             " is a bug of a compiled function's second call (--recall), which only "
+             "the compilers under study make";
     return std::nullopt;
   }
   const size_t sp = e.status.find(' ');

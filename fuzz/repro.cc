@@ -88,8 +88,10 @@ def _agree(a, e):
 
 def _names(obs):
     # the inputs' final geometry (format v1.3): what the caller holds after the call
+    # and a training program's gradients (format v1.4), by input
     return (["return %d" % i for i in range(len(obs["returns"]))] + list(obs["storages"].keys()) +
-            ["input " + n for n in INPUT_NAMES])
+            ["input " + n for n in INPUT_NAMES] +
+            (["grad " + n for n in INPUT_NAMES] if obs.get("grads") is not None else []))
 
 
 def _get(obs, name):
@@ -100,6 +102,9 @@ def _get(obs, name):
     if name.startswith("input "):
         i, ins = INPUT_NAMES.index(name[6:]), obs.get("inputs") or []
         return {"geometry": ins[i]} if i < len(ins) else None
+    if name.startswith("grad "):  # {"grad": values, or None when the input has no gradient}
+        i, grads = INPUT_NAMES.index(name[5:]), obs.get("grads")
+        return {"grad": grads[i]} if grads is not None and i < len(grads) else None
     if name.startswith("return "):
         i = int(name.split()[1])
         return obs["returns"][i] if i < len(obs["returns"]) else None
@@ -111,6 +116,11 @@ def _first_diff(a, e):
     """Where observable a first differs from e: ("shape", a's, e's), ("count", ...) or (index, a's, e's)."""
     if a is None or e is None:
         return None
+    if "grad" in a or "grad" in e:
+        ga, ge = a.get("grad"), e.get("grad")
+        if ga is None or ge is None:
+            return None if ga is None and ge is None else ("gradient", _fmt(a), _fmt(e))
+        a, e = {"sizes": None, "values": ga}, {"sizes": None, "values": ge}
     if "geometry" in a or "geometry" in e:
         # sizes and offset exactly, strides of the dims of size > 1 (aliasfuzz's rule)
         ga, ge = a.get("geometry"), e.get("geometry")
@@ -140,6 +150,10 @@ def _fmt(o, limit=24):
         return "(unknown)"
     if "geometry" in o:
         return _geometry(o["geometry"])
+    if "grad" in o:
+        if o["grad"] is None:
+            return "(no gradient)"
+        o = {"sizes": None, "values": o["grad"]}
     v = o["values"]
     s = ", ".join("%.8g" % float(x) for x in v[:limit])
     s = "[" + s + (", ... (%d values)" % len(v) if len(v) > limit else "") + "]"
@@ -196,13 +210,13 @@ def _second_call(cfn, label):
     print("\nsecond call of the same compiled function, on the inputs moved %s:" % COMPILER["recall_direction"])
     try:
         inputs, storages = mod._setup()
-        eager2 = mod._observe(list(mod._fn(*inputs)), storages, inputs)
+        eager2 = mod._observe(mod._call(mod._fn, inputs), storages, inputs)
     except Exception as e:
         print("  PyTorch eager raised on that layout: %s: %s (nothing to compare)" % (type(e).__name__, e))
         return False
     inputs, storages = mod._setup()
     try:
-        compiled2 = mod._observe(list(cfn(*inputs)), storages, inputs)
+        compiled2 = mod._observe(mod._call(cfn, inputs), storages, inputs)
     except Exception as e:
         print("  %s raised: %s: %s" % (label, type(e).__name__, e))
         return True
@@ -223,7 +237,10 @@ def main():
     print("aliasfuzz repro of bucket %s" % FINDING["bucket"])
     print("spec: %s" % FINDING["flags"])
     try:
-        eager = _observe(*_program())
+        returns, storages, inputs = _program()
+        if _BACKWARD is not None:  # a training program (format v1.4): its gradients are observed too
+            _backward(returns, _BACKWARD)
+        eager = _observe(returns, storages, inputs)
     except Exception as e:  # PyTorch refused the program
         print("PyTorch eager raised: %s" % (_error(e),))
         if not FINDING["eager_rejects"]:
@@ -262,7 +279,7 @@ def main():
             ns["fn"] = mod._fn
             inputs, storages = mod._setup()
             cfn = eval(COMPILER["compile"], ns)
-            compiled = _observe(list(cfn(*inputs)), storages, inputs)
+            compiled = _observe(mod._call(cfn, inputs), storages, inputs)  # and a training program's backward
             thunder = sys.modules.get("thunder")
             print("%s: %s (torch %s%s)" % (label, COMPILER["compile"], torch.__version__,
                                           ", thunder %s" % getattr(thunder, "__version__", "?") if thunder else ""))

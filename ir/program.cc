@@ -21,7 +21,7 @@ bool StorageDecl::operator==(const StorageDecl& o) const {
 }
 
 bool InputDecl::operator==(const InputDecl& o) const {
-  if (name != o.name || storage != o.storage || whole != o.whole) return false;
+  if (name != o.name || storage != o.storage || whole != o.whole || requires_grad != o.requires_grad) return false;
   return whole || (sizes == o.sizes && strides == o.strides && offset == o.offset);
 }
 
@@ -37,7 +37,7 @@ bool Arg::operator==(const Arg& o) const {
 
 bool Program::operator==(const Program& o) const {
   return storages == o.storages && inputs == o.inputs && value_names == o.value_names && stmts == o.stmts &&
-         returns == o.returns && has_return == o.has_return;
+         returns == o.returns && has_return == o.has_return && backward == o.backward;
 }
 
 std::vector<float> initial_values(const StorageDecl& s) {
@@ -103,6 +103,7 @@ uint64_t structural_hash(const Program& p) {
     h.word(0xfeed);
     for (auto x : in.strides) h.word(static_cast<uint64_t>(x));
     h.word(static_cast<uint64_t>(in.offset));
+    if (in.requires_grad) h.word(0x6ad);  // programs without training hash as before v1.4
   }
   for (const auto& st : p.stmts) {
     h.word(static_cast<uint64_t>(st.op));
@@ -117,6 +118,10 @@ uint64_t structural_hash(const Program& p) {
   }
   for (int r : p.returns) h.word(static_cast<uint64_t>(r));
   h.word(p.has_return);
+  if (p.backward) {
+    h.word(0xbac4);
+    h.word(*p.backward);
+  }
   return h.h;
 }
 

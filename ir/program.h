@@ -4,6 +4,7 @@
 // function from Program to Program.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,10 @@ struct InputDecl {
   bool whole = true;     // `input x = s0`: 1-D contiguous over the storage
   Shape sizes, strides;  // as_strided form
   int64_t offset = 0;
+  // Format v1.4 training: `input x = ... requires_grad`, a leaf of
+  // autograd (f32 only). Values are unchanged; PyTorch judges what autograd
+  // makes of the program (docs/format.md "Training").
+  bool requires_grad = false;
   int line = 0;
   bool operator==(const InputDecl& o) const;
 };
@@ -135,6 +140,12 @@ struct Program {
   std::vector<int> returns;  // value ids
   bool has_return = false;
   int return_line = 0;
+  // Format v1.4 training: `backward(SEED)` after the return: the sum over
+  // the returns that require grad of (return * weights).sum(), weights
+  // drawn like random(SEED + i) for return i, then .backward(); every
+  // leaf's .grad is observed (judged by PyTorch, not by the oracle).
+  std::optional<uint64_t> backward;
+  int backward_line = 0;
 
   int num_values() const { return static_cast<int>(value_names.size()); }
   int new_value(std::string name) {
@@ -145,6 +156,14 @@ struct Program {
   bool operator==(const Program& o) const;
   bool operator!=(const Program& o) const { return !(*this == o); }
 };
+
+// Format v1.4 training: an input requires grad, or the program ends with backward(SEED).
+inline bool is_training(const Program& p) {
+  if (p.backward) return true;
+  for (const auto& in : p.inputs)
+    if (in.requires_grad) return true;
+  return false;
+}
 
 // A 64-bit hash of the program's structure that ignores names and source
 // lines: programs that differ only by renaming hash the same.

@@ -158,7 +158,13 @@ class Parser {
         header = true;
         continue;
       }
-      if (p_.has_return) return Error{ErrorKind::Syntax, line, "'return' must be the last statement"};
+      if (p_.has_return) {  // only format v1.4's backward(SEED) may follow the return, once
+        if (p_.backward || !lx.peek_name() || lx.name() != "backward")
+          return Error{ErrorKind::Syntax, line,
+                       "'return' must be the last statement (only a training program's backward(SEED) follows it)"};
+        if (auto e = backward(lx, line)) return *e;
+        continue;
+      }
       if (auto e = statement(lx, line)) return *e;
     }
     if (!header)
@@ -491,13 +497,31 @@ class Parser {
         }
       }
     }
+    if (lx.peek_name()) {  // format v1.4 training
+      if (lx.name() != "requires_grad") return syntax(line, "unexpected text after the input declaration");
+      in.requires_grad = true;
+    }
     if (!lx.at_end()) return syntax(line, "unexpected text after the input declaration");
     auto it = storages_.find(sname);
     if (it == storages_.end()) return Error{ErrorKind::Name, line, "undefined storage '" + sname + "'"};
     in.storage = it->second;
+    // PyTorch: "only Tensors of floating point dtype can require gradients".
+    if (in.requires_grad && p_.storages[in.storage].dtype != Dtype::F32)
+      return Error{ErrorKind::Dtype, line, "only an input of an f32 storage can require grad"};
     if (auto e = define(in.name, line)) return e;
     values_[in.name] = p_.new_value(in.name);
     p_.inputs.push_back(std::move(in));
+    return std::nullopt;
+  }
+
+  std::optional<Error> backward(Lexer& lx, int line) {
+    double v;
+    int64_t seed;
+    bool is_int;
+    if (!lx.accept('(') || !lx.number(&v, &seed, &is_int) || !is_int || seed < 0 || !lx.accept(')') || !lx.at_end())
+      return syntax(line, "expected backward(SEED) with SEED an integer >= 0");
+    p_.backward = static_cast<uint64_t>(seed);
+    p_.backward_line = line;
     return std::nullopt;
   }
 
@@ -619,6 +643,7 @@ std::string print(const Program& p) {
     else
       o += "as_strided(" + sn + ", " + join_ints(in.sizes) + ", " + join_ints(in.strides) + ", " +
            std::to_string(in.offset) + ")";
+    if (in.requires_grad) o += " requires_grad";
     o += "\n";
   }
   for (const auto& st : p.stmts) {
@@ -648,6 +673,7 @@ std::string print(const Program& p) {
     for (size_t i = 0; i < p.returns.size(); ++i) o += (i ? ", " : " ") + p.value_names[p.returns[i]];
     o += "\n";
   }
+  if (p.backward) o += "backward(" + std::to_string(*p.backward) + ")\n";
   return o;
 }
 

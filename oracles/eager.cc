@@ -347,6 +347,19 @@ std::optional<Mismatch> compare(const ir::Program& p, const Observables& e, cons
       return Mismatch{"input " + name, 0, 0, 0,
                       geometry_text(a.inputs[k]) + ", expected " + geometry_text(e.inputs[k])};
     }
+  // Format v1.4 training: gradients, when both runs computed them (two
+  // PyTorch runs: eager and a compiler; the oracle computes none).
+  if (!e.grads.empty() && !a.grads.empty())
+    for (size_t k = 0; k < e.grads.size() && k < a.grads.size(); ++k) {
+      const std::string name = "grad " + (k < p.inputs.size() ? p.inputs[k].name : std::to_string(k));
+      if (e.grads[k].has_value() != a.grads[k].has_value())
+        return Mismatch{name, 0, 0, 0, e.grads[k] ? "no gradient, expected one" : "a gradient, expected none"};
+      if (!e.grads[k]) continue;
+      if (auto m = cmp(*e.grads[k], *a.grads[k])) {
+        m->observable = name;
+        return m;
+      }
+    }
   return std::nullopt;
 }
 

@@ -32,6 +32,10 @@ struct Observables {
   // (transpose_, as_strided_, ...) change it (docs/format.md "Input
   // geometry").
   std::vector<ir::Geometry> inputs;
+  // Format v1.4 training: each input's .grad after the program's backward
+  // (nullopt: none), as PyTorch computed it; empty where no autograd ran
+  // (the oracle and our own executors compute forward values only).
+  std::vector<std::optional<std::vector<float>>> grads;
 };
 
 // The final geometry of every declared input's tensor object: the geometry
@@ -70,7 +74,8 @@ struct Mismatch {
 };
 // Storages and returns first, then the inputs' geometry: sizes and offset
 // exactly, strides except of dims of size <= 1 (PyTorch's contiguity rules
-// ignore them, and as_strided_/unsqueeze_ may leave any stride there).
+// ignore them, and as_strided_/unsqueeze_ may leave any stride there); then
+// a training program's gradients ("grad x"), when both sides have them.
 std::optional<Mismatch> compare(const ir::Program& p, const Observables& expected, const Observables& actual);
 // Whether a Mismatch's observable is an input's final geometry ("input x",
 // or "inputs" when an executor reported none).

@@ -36,7 +36,13 @@ nlohmann::json observables_json(const ir::Program& p, const Observables& o) {
     ins.push_back({{"sizes", std::vector<int64_t>(g.sizes.begin(), g.sizes.end())},
                    {"strides", std::vector<int64_t>(g.strides.begin(), g.strides.end())},
                    {"offset", g.offset}});
-  return {{"returns", rets}, {"storages", st}, {"inputs", ins}};
+  nlohmann::json out = {{"returns", rets}, {"storages", st}, {"inputs", ins}};
+  if (!o.grads.empty()) {  // format v1.4 training, as PyTorch computed them
+    nlohmann::json grads = nlohmann::json::array();
+    for (const auto& g : o.grads) grads.push_back(g ? values_json(*g) : nlohmann::json(nullptr));
+    out["grads"] = grads;
+  }
+  return out;
 }
 
 nlohmann::json mismatch_json(const Mismatch& m) {

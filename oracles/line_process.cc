@@ -206,6 +206,9 @@ Observables observables_from_json(const ir::Program& p, const nlohmann::json& j)
       g.offset = t.at("offset").get<int64_t>();
       o.inputs.push_back(std::move(g));
     }
+  // Format v1.4 training: each input's gradient, null when it has none.
+  if (j.contains("grads") && j["grads"].is_array())
+    for (const auto& g : j["grads"]) o.grads.push_back(g.is_null() ? std::nullopt : std::optional(json_values(g)));
   return o;
 }
 

@@ -134,6 +134,8 @@ def _error(e):
     while tb is not None:
         if tb.tb_frame.f_code.co_name == "_program":
             line = _LINES.get(tb.tb_lineno, 0)
+        elif tb.tb_frame.f_code.co_name == "_backward" and line == 0:
+            line = _BACKWARD_LINE
         tb = tb.tb_next
     msg = str(e).strip().splitlines()
     return {"kind": _classify(e), "line": line,
@@ -152,10 +154,42 @@ def _values(t):
 def _observe(returns, storages, inputs):
     # inputs: the caller's input tensors after the call (format v1.3's
     # metadata ops change their sizes, strides and offset)
-    return {"returns": [{"sizes": list(t.shape), "values": _values(t)} for t in returns],
-            "storages": {k: _values(s) for k, s in storages.items()},
-            "inputs": [{"sizes": list(t.size()), "strides": list(t.stride()), "offset": t.storage_offset()}
-                       for t in inputs]}
+    obs = {"returns": [{"sizes": list(t.shape), "values": _values(t)} for t in returns],
+           "storages": {k: _values(s) for k, s in storages.items()},
+           "inputs": [{"sizes": list(t.size()), "strides": list(t.stride()), "offset": t.storage_offset()}
+                      for t in inputs]}
+    if _TRAINING:  # format v1.4: each input's .grad after backward (None: it has none)
+        obs["grads"] = [_values(t.grad) if t.is_leaf and t.grad is not None else None for t in inputs]
+    return obs
+
+
+# Format v1.4 training (set after this prelude by a program that has it).
+_TRAINING = False
+_BACKWARD = None
+_BACKWARD_LINE = 0
+
+
+def _backward(returns, seed):
+    # backward(SEED): the sum over the returns that require grad of
+    # (return * w_i).sum(), w_i the values of random(SEED + i) in the
+    # return's shape, then .backward() (nothing when none requires grad)
+    loss = None
+    for i, r in enumerate(returns):
+        if not (r.requires_grad and r.is_floating_point()):
+            continue
+        term = (r * _random(seed + i, r.numel()).reshape(r.shape)).sum()
+        loss = term if loss is None else loss + term
+    if loss is not None:
+        loss.backward()
+
+
+def _call(f, inputs):
+    # The program's function (eager, or compiled) on its inputs, then the
+    # training program's backward: the returned tensors, as a list.
+    returns = list(f(*inputs))
+    if _BACKWARD is not None:
+        _backward(returns, _BACKWARD)
+    return returns
 
 
 try:  # format v1.4's graph_break(): Dynamo's, a no-op outside torch.compile
@@ -201,6 +235,8 @@ const char* kPostlude = R"PY(
 def main():
     try:
         returns, storages, inputs = _program()
+        if _BACKWARD is not None:
+            _backward(returns, _BACKWARD)
     except Exception as e:  # PyTorch refused the program
         return {"error": _error(e)}
     return _observe(returns, storages, inputs)
@@ -271,17 +307,28 @@ class Emitter {
       emit("", 0);
       emit("", 0);
     }
+    if (ir::is_training(p_)) {  // format v1.4
+      emit("_TRAINING = True", 0);
+      if (p_.backward) {
+        emit("_BACKWARD = " + std::to_string(*p_.backward), 0);
+        emit("_BACKWARD_LINE = " + std::to_string(p_.backward_line), 0);
+      }
+      emit("", 0);
+      emit("", 0);
+    }
     emit("def _program():", 0);
     for (size_t k = 0; k < p_.storages.size(); ++k)
       emit("    " + storage_[k] + " = " + storage_init(p_.storages[k]), p_.storages[k].line);
     for (size_t k = 0; k < p_.inputs.size(); ++k) {
       const auto& in = p_.inputs[k];
       const std::string& s = storage_[in.storage];
+      // A leaf of autograd (format v1.4): a detached alias of the view, the same memory.
+      const std::string leaf = in.requires_grad ? ".detach().requires_grad_()" : "";
       if (in.whole)
-        emit("    " + value_[k] + " = " + s + (reshaped_input(k) ? "[...]" : ""), in.line);
+        emit("    " + value_[k] + " = " + s + (reshaped_input(k) && leaf.empty() ? "[...]" : "") + leaf, in.line);
       else
         emit("    " + value_[k] + " = torch.as_strided(" + s + ", " + ints(in.sizes) + ", " + ints(in.strides) + ", " +
-                 std::to_string(in.offset) + ")",
+                 std::to_string(in.offset) + ")" + leaf,
              in.line);
     }
     for (size_t si = 0; si < p_.stmts.size(); ++si)
