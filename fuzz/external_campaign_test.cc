@@ -337,6 +337,26 @@ TEST(PyCampaign, FindsAGraphBreakWriteLost) {
   for (const std::string& text : minimized) EXPECT_NE(text.find("graph_break()"), std::string::npos) << text;
 }
 
+// Format v1.4 training: a compiler whose values are right and whose
+// gradients never reach the leaves (the toy runs on detached inputs) is
+// found by the gradients eager PyTorch computes, and its minimized programs
+// keep a leaf that requires grad and the backward. A compiler that is
+// right (the program as it is) gives no finding on the same programs.
+TEST(PyCampaign, TrainingFindsADroppedGradient) {
+  REQUIRE_DEBIAN_TORCH();  // autograd: torch 1.13 runs it
+  GenOptions gen;
+  gen.training_rate = 1;
+  const ToyCampaign wrong = v14_toy_campaign("drops_gradients@/usr/bin/python3", 6, gen);
+  EXPECT_GT(wrong.findings, 0);
+  ASSERT_FALSE(wrong.minimized.empty());
+  for (const std::string& text : wrong.minimized) {
+    EXPECT_NE(text.find(" requires_grad\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("\nbackward("), std::string::npos) << text;
+  }
+  const ToyCampaign right = v14_toy_campaign("as_is@/usr/bin/python3", 6, gen);
+  EXPECT_EQ(right.findings, 0);
+}
+
 // Format v1.4's --recall: a compiler that decides on its first call how
 // its inputs alias and never checks again (the toy: separate inputs, so it
 // runs on clones and copies back) agrees on every first call, and is found

@@ -24,6 +24,7 @@
 // different libm could in principle flip a decision sitting exactly on a
 // threshold. The golden test in generator_test.cc pins a few programs.
 #include "fuzz/generator.h"
+#include "fuzz/training.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -249,6 +250,7 @@ std::string use_format(const std::string& version, GenOptions* options) {
   // keeps that weight.
   for (ir::OpKind k : generated_ops())
     if (ir::added_in_v14(k)) options->op_weights.emplace(ir::op_name(k), 1.1);
+  options->training_rate = kFormatV14TrainingRate;
   return "";
 }
 
@@ -306,6 +308,14 @@ Generated generate_program(uint64_t seed, uint64_t index, const GenOptions& opts
     if (stats) {
       ++stats->programs;
       stats->statements += static_cast<int64_t>(g.program.stmts.size());
+    }
+    if (options.training_rate > 0) {  // format v1.4: the same statements, under autograd
+      const uint64_t h = ir::mix64(seed ^ ir::mix64(index ^ 0x7EA1D0C5ULL));
+      if (static_cast<double>(h >> 11) * 0x1.0p-53 < options.training_rate)
+        if (auto t = training_form(g.program, h)) {
+          g.program = std::move(*t);
+          if (want_analysis || options.verify) an = ir::analyze(g.program);  // value ids moved
+        }
     }
     if (options.invalid_rate > 0) {
       const uint64_t h = ir::mix64(seed ^ ir::mix64(index ^ 0x1A7A11D0ULL));

@@ -54,7 +54,14 @@ struct GenOptions {
   // the valid program k; which k is drawn from (seed, k) alone, so every
   // other program is the one rate 0 gives.
   double invalid_rate = 0;
+  // Format v1.4 training: the fraction of programs made training programs
+  // (fuzz/training.h: leaves that require grad, backward(SEED)); which k is
+  // drawn from (seed, k) alone. 0 by default; `--format 1.4` sets it.
+  double training_rate = 0;
 };
+
+// `--format 1.4`'s GenOptions::training_rate.
+inline constexpr double kFormatV14TrainingRate = 0.5;
 
 // The k-th program of a campaign seeded with `seed`.
 ir::Program generate(uint64_t seed, uint64_t index, const GenOptions& options = GenOptions());

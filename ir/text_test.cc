@@ -54,6 +54,38 @@ TEST(Text, CanonicalForm) {
             "a, b = chunk(x, 2, 0)\nadd_(a, 1)\nc = mul(b, -2.0)\nreturn c, x\n");
 }
 
+// Format v1.4 training: leaves and the backward print back as written;
+// a leaf of an integer storage is kind dtype, anything after the backward
+// (or a backward without a return before it) is a syntax error.
+TEST(Text, TrainingSyntax) {
+  const std::string text =
+      "aliasfuzz 1\nstorage s0 f32[4] = random(1)\nstorage s1 f32[4] = full(1.0)\n"
+      "input x = s0\ninput w = as_strided(s1, [2, 2], [2, 1], 0) requires_grad\n"
+      "t0 = view(x, [2, 2])\nmul_(t0, w)\nreturn t0\nbackward(7)\n";
+  auto p = parse(text);
+  ASSERT_TRUE(p) << p.error().to_string();
+  EXPECT_TRUE(p->inputs[1].requires_grad);
+  EXPECT_EQ(p->backward, 7u);
+  EXPECT_TRUE(is_training(*p));
+  EXPECT_EQ(print(*p), text);
+  auto plain = parse("aliasfuzz 1\nstorage s0 f32[4] = random(1)\ninput x = s0\nreturn x\n");
+  EXPECT_FALSE(is_training(*plain));
+  auto q = *p;
+  q.backward.reset();
+  EXPECT_FALSE(q == *p);
+  EXPECT_NE(structural_hash(q), structural_hash(*p));
+  auto err = [](const std::string& t) { return parse(t).error(); };
+  EXPECT_EQ(err("aliasfuzz 1\nstorage m i64[2] = [0, 1]\ninput i = m requires_grad\nreturn i\n").kind,
+            ErrorKind::Dtype);
+  for (const char* bad :
+       {"aliasfuzz 1\nstorage s0 f32[1] = full(0.0)\ninput x = s0 grad\nreturn x\n",
+        "aliasfuzz 1\nstorage s0 f32[1] = full(0.0)\ninput x = s0\nreturn x\nbackward(1)\nbackward(2)\n",
+        "aliasfuzz 1\nstorage s0 f32[1] = full(0.0)\ninput x = s0\nreturn x\nbackward(-1)\n",
+        "aliasfuzz 1\nstorage s0 f32[1] = full(0.0)\ninput x = s0\nreturn x\nbackward()\n",
+        "aliasfuzz 1\nstorage s0 f32[1] = full(0.0)\ninput x = s0\nreturn x\nadd_(x, 1.0)\n"})
+    EXPECT_EQ(err(bad).kind, ErrorKind::Syntax) << bad;
+}
+
 // The text parses into a valid program that prints as the same text, and
 // printing then parsing again gives the same program and hash.
 void expect_round_trip(const std::string& text) {

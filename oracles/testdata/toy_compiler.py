@@ -48,6 +48,11 @@ each FUNCTION takes the program's Python function and returns a callable.
                        right only while the inputs do not alias; called
                        again with aliased inputs, a copy-back overwrites
                        the write through another input
+  drops_gradients      deliberately wrong under autograd (format v1.4
+                       training; any torch): runs the program on detached
+                       copies of the inputs that require grad (the same
+                       memory), so the values are right and no gradient
+                       reaches a leaf
 """
 import os
 import signal
@@ -196,4 +201,10 @@ def caches_alias_layout(fn):
                 if isinstance(a, torch.Tensor) and not torch.equal(a, c):
                     a.copy_(c)
         return rets
+    return compiled
+
+
+def drops_gradients(fn):
+    def compiled(*args):
+        return fn(*[a.detach() if isinstance(a, torch.Tensor) and a.requires_grad else a for a in args])
     return compiled
