@@ -108,7 +108,11 @@ namespace {
 
 // The second call of a recall run whose first call agreed: compared with
 // eager on the recall layout's own inputs (no prefix bisection: the first
-// call of every prefix agrees too; the op class says "recall").
+// call of every prefix agrees too; the op class says "recall"). A second
+// call that diverges is a recall bug only when a fresh compile of the
+// recall layout agrees: otherwise the compiler recompiled (or did not
+// need to) and is wrong on that layout itself, a first-call bug of
+// another program (thunderfx on aliased inputs), which is no finding here.
 RunRecord judge_recall(RunRecord r, const ir::Program& p, const compilers::RecallResult& second) {
   using R = compilers::RecallResult::Status;
   switch (second.status) {
@@ -124,10 +128,19 @@ RunRecord judge_recall(RunRecord r, const ir::Program& p, const compilers::Recal
       r.error = second.error_type + ": " + second.message;
       break;
   }
-  if (!r.agree) {
-    r.recall = true;
-    r.op = "recall";
+  if (r.agree) return r;
+  const ir::Program layout = *ir::recall_layout(p);
+  const auto alone = compilers::run_external(layout, r.spec.strategy.name());
+  const bool alone_agrees =
+      alone.status == compilers::ExternalResult::Status::Ok && !oracles::compare(layout, alone.eager, alone.actual);
+  if (!alone_agrees) {
+    r.agree = true;
+    r.mismatch.reset();
+    r.error.clear();
+    return r;
   }
+  r.recall = true;
+  r.op = "recall";
   return r;
 }
 

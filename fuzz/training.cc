@@ -54,7 +54,8 @@ bool autograd_refuses(const ir::Program& p, const ir::Analysis& an, std::set<int
     if ((writes || ir::is_out_variant(st.op)) && has_target && operands) grad.insert(an.values[target].storage);
     for (int o : st.outs) {
       if (operands || (has_target && needs_grad(target))) grad_value[o] = 1;
-      if (ir::is_multi_output(st.op) || (has_target && piece[target] && an.values[o].storage == an.values[target].storage))
+      if (ir::is_multi_output(st.op) ||
+          (has_target && piece[target] && an.values[o].storage == an.values[target].storage))
         piece[o] = 1;
     }
   }
@@ -91,8 +92,8 @@ std::optional<ir::Program> training_form(const ir::Program& p, uint64_t h) {
     names.storages.push_back(ir::StorageDecl{gw});
     names.value_names.push_back(w);
     storages += "storage " + gw + " f32[" + std::to_string(std::max<int64_t>(1, g.numel())) + "] = full(1.0)\n";
-    inputs += "input " + w + " = as_strided(" + gw + ", " + ints(g.sizes) + ", " + ints(ir::contiguous_strides(g.sizes)) +
-              ", 0) requires_grad\n";
+    inputs += "input " + w + " = as_strided(" + gw + ", " + ints(g.sizes) + ", " +
+              ints(ir::contiguous_strides(g.sizes)) + ", 0) requires_grad\n";
     scale += "mul_(" + p.value_names[k] + ", " + w + ")\n";
   }
   std::string text = ir::print(p), out;
