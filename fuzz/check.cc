@@ -115,10 +115,11 @@ namespace {
 // another program (thunderfx on aliased inputs), which is no finding here.
 RunRecord judge_recall(RunRecord r, const ir::Program& p, const compilers::RecallResult& second) {
   using R = compilers::RecallResult::Status;
+  const ir::Program layout = *ir::recall_layout(p);
   switch (second.status) {
     case R::EagerError: return r;  // eager refuses the other layout: nothing to judge
     case R::Ok:
-      r.mismatch = oracles::compare(*ir::recall_layout(p), second.eager, second.actual);
+      r.mismatch = oracles::compare(layout, second.eager, second.actual);
       r.agree = !r.mismatch;
       break;
     case R::StrategyError:
@@ -129,7 +130,6 @@ RunRecord judge_recall(RunRecord r, const ir::Program& p, const compilers::Recal
       break;
   }
   if (r.agree) return r;
-  const ir::Program layout = *ir::recall_layout(p);
   const auto alone = compilers::run_external(layout, r.spec.strategy.name());
   const bool alone_agrees =
       alone.status == compilers::ExternalResult::Status::Ok && !oracles::compare(layout, alone.eager, alone.actual);

@@ -157,6 +157,13 @@ struct Program {
   bool operator!=(const Program& o) const { return !(*this == o); }
 };
 
+// Format v1.4: whether a statement calls a mutable custom op (custom_scale_, custom_copy_).
+inline bool has_custom_ops(const Program& p) {
+  for (const auto& st : p.stmts)
+    if (is_custom_op(st.op)) return true;
+  return false;
+}
+
 // Format v1.4 training: an input requires grad, or the program ends with backward(SEED).
 inline bool is_training(const Program& p) {
   if (p.backward) return true;

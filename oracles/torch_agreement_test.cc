@@ -39,7 +39,7 @@ TEST(TorchAgreement, Corpus) {
     // Format v1.4's custom ops need torch >= 2.4 (torch.library.custom_op):
     // compared there when one is installed, counted (and printed) otherwise.
     TorchRunner* runner = &test_runner();
-    if (std::any_of(p->stmts.begin(), p->stmts.end(), [](const ir::Stmt& st) { return ir::is_custom_op(st.op); })) {
+    if (ir::has_custom_ops(*p)) {
       runner = torch2_runner();
       if (!runner) {
         ++needs_torch2;

@@ -302,7 +302,7 @@ class Emitter {
       ++line;
       if (src_line > 0) lines_.emplace_back(line, src_line);
     };
-    if (std::any_of(p_.stmts.begin(), p_.stmts.end(), [](const ir::Stmt& st) { return ir::is_custom_op(st.op); })) {
+    if (ir::has_custom_ops(p_)) {
       emit("_custom_ops()", 0);
       emit("", 0);
       emit("", 0);

@@ -42,14 +42,10 @@ ir::Program aten_for_custom_ops(const ir::Program& p) {
 
 namespace {
 
-bool has_custom_ops(const ir::Program& p) {
-  return std::any_of(p.stmts.begin(), p.stmts.end(), [](const ir::Stmt& st) { return ir::is_custom_op(st.op); });
-}
-
 Transformed run_strategy(const ir::Program& p0, const ir::Analysis& an, const run::RunConfig& c) {
   // Every strategy schedules a custom op as the aten op of its body (format
   // v1.4): the same values, statements and bindings, so `an` serves both.
-  const bool custom = has_custom_ops(p0);
+  const bool custom = ir::has_custom_ops(p0);
   const ir::Program aten = custom ? aten_for_custom_ops(p0) : ir::Program();
   const ir::Program& p = custom ? aten : p0;
   // Thunder's rule sees the metadata ops (it predicts that Thunder refuses them).
