@@ -65,6 +65,21 @@ bool delete_with_inits(Search& search) {
 
 void delete_decls(Search& search) {
   const Program& cur = search.cur();
+  // Training first (format v1.4): a bug that stays without backward, or
+  // without an input's requires_grad, is a forward bug, and its repro
+  // says so.
+  if (cur.backward && !search.out_of_budget()) {
+    Program c = cur;
+    c.backward.reset();
+    c.backward_line = 0;
+    search.try_candidate(c);
+  }
+  for (size_t k = 0; k < cur.inputs.size() && !search.out_of_budget(); ++k) {
+    if (!cur.inputs[k].requires_grad) continue;
+    Program c = cur;
+    c.inputs[k].requires_grad = false;
+    search.try_candidate(c);
+  }
   for (size_t j = cur.returns.size(); j-- > 0 && !search.out_of_budget();) {
     std::vector<bool> d(cur.returns.size(), false);
     d[j] = true;

@@ -47,7 +47,7 @@ bool acceptable(const ir::Program& q, const MinimizeOptions& o);
 void delete_stmts(Search& search);       // ddmin chunks of statements, from the end
 bool delete_pairs(Search& search);       // two statements that only go together (small programs)
 bool delete_with_inits(Search& search);  // a statement and a simpler initial value together
-void delete_decls(Search& search);       // returns, inputs, storages
+void delete_decls(Search& search);       // backward, requires_grad, returns, inputs, storages
 // minimize_inputs.cc
 void merge_inputs(Search& search);     // two inputs of one storage become one
 void hoist_views(Search& search);      // a view of a declared storage becomes inputs

@@ -79,6 +79,17 @@ TEST(MinimizePasses, DeleteDeclsDropsUnusedInputsAndStorages) {
             "storage s0 f32[4] = iota(0.0, 1.0)\ninput x = s0\nexp_(x)\n");
 }
 
+TEST(MinimizePasses, DeleteDeclsDropsTrainingTheBugDoesNotNeed) {
+  // The forward bug (an exp_) stays without backward and without the
+  // leaf's requires_grad: the repro is an inference program.
+  EXPECT_EQ(after(delete_decls,
+                  "storage s0 f32[2] = iota(0, 1)\nstorage g f32[2] = full(1.0)\ninput x = s0\n"
+                  "input w = g requires_grad\nmul_(x, w)\nexp_(x)\nreturn x\nbackward(7)\n",
+                  both(has(ir::OpKind::ExpI), has(ir::OpKind::MulI))),
+            "storage s0 f32[2] = iota(0.0, 1.0)\nstorage g f32[2] = full(1.0)\ninput x = s0\ninput w = g\n"
+            "mul_(x, w)\nexp_(x)\n");
+}
+
 TEST(MinimizePasses, MergeInputsOfOneStorage) {
   EXPECT_EQ(after(merge_inputs,
                   "storage s0 f32[4] = iota(0, 1)\ninput x = s0\ninput y = s0\nexp_(x)\nz = add(y, 1.0)\nreturn z\n",

@@ -25,17 +25,65 @@ std::string fresh_name(const ir::Program& p, const std::string& base) {
   for (int k = 2;; ++k)
     if (!used.count(base + "_" + std::to_string(k))) return base + "_" + std::to_string(k);
 }
+// What autograd saves for backward when it records a statement: the
+// argument positions of tensors saved before the statement writes, and
+// whether it saves its result. Measured on torch 2.15.0 (a tensor's
+// version bumped after the op, then backward: "modified by an inplace
+// operation"); an in-place op saving its original self saves a clone.
+struct Saved {
+  std::vector<size_t> args;
+  bool result = false;
+};
+Saved saved_for_backward(ir::OpKind k) {
+  using O = ir::OpKind;
+  switch (k) {
+    case O::MulI:
+    case O::DivI: return {{1}, false};
+    case O::Mul:
+    case O::Div:
+    case O::Matmul: return {{0, 1}, false};
+    case O::AddcmulI:
+    case O::AddcdivI:
+    case O::LerpI:
+    case O::ClampTensorI: return {{1, 2}, false};
+    case O::IndexAddI:
+    case O::IndexCopyI: return {{3}, false};
+    case O::Abs:
+    case O::Sin: return {{0}, false};
+    case O::Amax: return {{0}, true};
+    case O::ExpI:
+    case O::ReluI:
+    case O::TanhI:
+    case O::SigmoidI:
+    case O::Exp:
+    case O::Relu:
+    case O::Tanh:
+    case O::Sigmoid:
+    case O::Softmax: return {{}, true};
+    default: return {};
+  }
+}
+
 // Statements autograd refuses (PyTorch's own rules), once the storages in
-// `grad` (the weighted inputs') require grad: an out= op on an operand that
-// requires grad ("functions with out=... arguments don't support automatic
-// differentiation"), and an in-place write that involves grad into a piece
-// of unbind/split/chunk or a view of one ("Output 0 of Split is a view and
-// is being modified inplace"). Requiring grad spreads by storage: a result
-// computed from a tensor that requires grad, and every tensor of a storage
-// such a value was written into. Such programs stay inference programs.
+// `grad` (the weighted inputs') require grad:
+//  - an out= op on an operand that requires grad ("functions with
+//    out=... arguments don't support automatic differentiation");
+//  - an in-place write that involves grad into a piece of
+//    unbind/split/chunk or a view of one ("Output 0 of Split is a view and
+//    is being modified inplace");
+//  - a write into a storage that a recorded statement saved for backward
+//    (saved_for_backward; views share their base's version counter), also
+//    by the statement that saved it ("modified by an inplace operation").
+// Requiring grad spreads by storage: a result computed from a tensor that
+// requires grad, and every tensor of a storage such a value was written
+// into. Such programs stay inference programs.
 bool autograd_refuses(const ir::Program& p, const ir::Analysis& an, std::set<int> grad) {
   std::vector<char> piece(an.values.size(), 0), grad_value(an.values.size(), 0);
+  std::set<int> saved;  // storages whose version backward checks
   auto needs_grad = [&](int v) { return grad_value[v] || grad.count(an.values[v].storage) > 0; };
+  auto tensor_at = [&](const ir::Stmt& st, size_t k) {
+    return k < st.args.size() && st.args[k].kind == ir::Arg::Tensor ? static_cast<int>(st.args[k].i) : -1;
+  };
   for (const auto& st : p.stmts) {
     bool operands = false;  // an operand (not the written tensor) requires grad
     for (size_t k = 0; k < st.args.size(); ++k) {
@@ -46,17 +94,27 @@ bool autograd_refuses(const ir::Program& p, const ir::Analysis& an, std::set<int
       if (a.kind == ir::Arg::TensorList)
         for (int64_t v : a.list) operands = operands || needs_grad(static_cast<int>(v));
     }
-    const bool has_target = !st.args.empty() && st.args[0].kind == ir::Arg::Tensor;
-    const int target = has_target ? static_cast<int>(st.args[0].i) : -1;
+    const int target = tensor_at(st, 0);
+    const bool has_target = target >= 0;
     if (ir::is_out_variant(st.op) && operands) return true;
     const bool writes = ir::is_inplace(st.op) || ir::is_custom_op(st.op) || ir::is_metadata_inplace(st.op);
     if (writes && has_target && piece[target] && (operands || needs_grad(target))) return true;
+    const bool recorded = operands || (has_target && needs_grad(target));
+    const Saved keep = recorded ? saved_for_backward(st.op) : Saved{};
+    for (size_t k : keep.args)
+      if (int v = tensor_at(st, k); v >= 0) saved.insert(an.values[v].storage);
+    const bool bumps = ir::is_inplace(st.op) || ir::is_custom_op(st.op);  // out= ops are in-place too
+    if (bumps && has_target && saved.count(an.values[target].storage)) return true;
     if ((writes || ir::is_out_variant(st.op)) && has_target && operands) grad.insert(an.values[target].storage);
     for (int o : st.outs) {
       if (operands || (has_target && needs_grad(target))) grad_value[o] = 1;
       if (ir::is_multi_output(st.op) ||
           (has_target && piece[target] && an.values[o].storage == an.values[target].storage))
         piece[o] = 1;
+    }
+    if (keep.result) {
+      if (bumps && has_target) saved.insert(an.values[target].storage);
+      for (int o : st.outs) saved.insert(an.values[o].storage);
     }
   }
   return false;
