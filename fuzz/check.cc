@@ -134,6 +134,7 @@ RunRecord judge_recall(RunRecord r, const ir::Program& p, const compilers::Recal
   const bool alone_agrees =
       alone.status == compilers::ExternalResult::Status::Ok && !oracles::compare(layout, alone.eager, alone.actual);
   if (!alone_agrees) {
+    r.recall_layout_diverges = true;
     r.agree = true;
     r.mismatch.reset();
     r.error.clear();

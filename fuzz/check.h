@@ -45,6 +45,10 @@ struct RunRecord {
   // call, on the recall layout, diverged: `mismatch` or `error` is that
   // call's (its observables are the recall layout's, ir::recall_layout).
   bool recall = false;
+  // A recall run whose second call diverged as a fresh compile of the
+  // recall layout does too: the layout's own first-call bug, no recall
+  // bug (the run agrees; `run --recall` says so).
+  bool recall_layout_diverges = false;
   double ms = 0;  // wall time of the run, first-op bisection included
 };
 

@@ -167,7 +167,9 @@ int run(const RunOptions& o) {
       if (!recs[0].unsupported.empty()) runs.back()["unsupported"] = recs[0].unsupported;
       // --recall: the second call, on the recall layout, is the one that diverged.
       if (specs[k].recall)
-        runs.back()["recall"] = {{"layout", ir::recall_direction(*prog)}, {"diverged", recs[0].recall}};
+        runs.back()["recall"] = {{"layout", ir::recall_direction(*prog)},
+                                 {"diverged", recs[0].recall},
+                                 {"layout_diverges_alone", recs[0].recall_layout_diverges}};
       continue;
     }
     // A strategy that produced an invalid program is a bug, reported as a
@@ -212,6 +214,10 @@ int run(const RunOptions& o) {
                         ? " (on the second call, inputs moved " + r["recall"]["layout"].get<std::string>() + ")"
                     : r["recall"]["layout"].get<std::string>().empty()
                         ? " (no second call: fewer than two inputs of one dtype)"
+                    : r["recall"]["layout_diverges_alone"].get<bool>()
+                        ? " (the second call, inputs moved " + r["recall"]["layout"].get<std::string>() +
+                              ", diverged, and so does a fresh compile of that layout: its own first-call bug, "
+                              "no recall bug; run the layout (--dump-passes prints it) to see it)"
                         : " (both calls; the second with inputs moved " + r["recall"]["layout"].get<std::string>() +
                               ")")
                 << "\n";

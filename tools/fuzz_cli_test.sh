@@ -35,6 +35,17 @@ check "run --recall --dump-passes prints the layout" 0 $A run "$T/two.af" --reca
   --strategy py:oracles.testdata.toy_compiler:as_is@/usr/bin/python3
 grep -q "after recall_layout (together)" "$T/out" && grep -q "input x1 = s0" "$T/out" ||
   { echo "FAIL no recall layout printed"; cat "$T/out"; fail=1; }
+# A second call that diverges is a recall bug (exit 1) only when a fresh
+# compile of the recall layout agrees; else run says it is the layout's own.
+check "run --recall: a compiler caching across layouts" 1 $A run "$T/two.af" --recall \
+  --strategy py:oracles.testdata.toy_compiler:caches_alias_layout@/usr/bin/python3
+grep -q "DISAGREES.*(on the second call, inputs moved together)" "$T/out" ||
+  { echo "FAIL the recall divergence is not named"; cat "$T/out"; fail=1; }
+printf 'aliasfuzz 1\nstorage s0 f32[2] = full(1.0)\nstorage s1 f32[2] = full(2.0)\ninput x0 = s0\ninput x1 = s1\nadd_(x0, x1)\nreturn x0\n' > "$T/own.af"
+check "run --recall: the layout's own first-call bug" 0 $A run "$T/own.af" --recall \
+  --strategy py:oracles.testdata.toy_compiler:two_defects@/usr/bin/python3
+grep -q "agrees (the second call, inputs moved together, diverged, and so does a fresh compile" "$T/out" ||
+  { echo "FAIL the layout's own bug is not told apart"; cat "$T/out"; fail=1; }
 
 check "under-study findings only: exit 0" 0 $A fuzz --inject fn-per-input-base --programs 200 --seed 2 --out "$T/m0" --quiet --minimize-time 0
 grep -q "findings in [1-9]" "$T/out" || { echo "FAIL expected findings"; cat "$T/out"; fail=1; }
