@@ -338,7 +338,9 @@ inline OpKind aten_equivalent(OpKind k) {
 }
 // Ops whose PyTorch form returns nothing (setitem_ is a Python assignment,
 // a custom op and graph_break return None): a name bound to one is error
-// kind `name`, as PyTorch's unpacking of nothing is.
+// kind `name`, as PyTorch's unpacking of nothing is. Not "in place":
+// graph_break writes nothing; callers that ask it of an in-place op read
+// it as "writes and binds no result".
 inline bool binds_nothing(OpKind k) { return k == OpKind::SetitemI || is_custom_op(k) || k == OpKind::GraphBreak; }
 // The constructs format v1.4 added: the custom ops and graph_break.
 inline bool added_in_v14(OpKind k) { return is_custom_op(k) || k == OpKind::GraphBreak; }

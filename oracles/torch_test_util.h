@@ -25,7 +25,6 @@ inline TorchRunner& test_runner() {
 // custom ops): the newest .venvs/torch-VERSION under $AF_TORCH_VENVS, else
 // $AF_THUNDER_PYTHON (torch 2.9.1); "" when neither is there.
 inline std::string torch2_python() {
-  std::string best;
   if (const char* root = std::getenv("AF_TORCH_VENVS"); root && *root) {
     std::error_code ec;
     const std::filesystem::path dir = std::filesystem::path(root) / ".venvs";
@@ -37,7 +36,7 @@ inline std::string torch2_python() {
     if (!found.empty()) return found.back();
   }
   if (const char* t = std::getenv("AF_THUNDER_PYTHON"); t && *t && std::filesystem::exists(t)) return t;
-  return best;
+  return "";
 }
 
 // The runner of torch2_python() (null when there is none).
