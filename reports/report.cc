@@ -238,6 +238,7 @@ json summarize(const std::string& dir) {
   // minimization is off), but for a must-agree bucket: a bug of aliasfuzz
   // itself, minimized or not.
   json unfinished = json::array();
+  int64_t bucket_minimized = 0;  // buckets whose minimization reached its fixed point
   for (const json& e : buckets) {
     const json mj = read_json(dir + "/findings/" + e["name"].get<std::string>() + "/minimize.json", false);
     if (mj.value("bug_cut", false)) {
@@ -249,6 +250,10 @@ json summarize(const std::string& dir) {
       unfinished.push_back({{"bucket", e["name"]}, {"count", e["count"]}, {"not_minimized", true}});
       continue;
     }
+    // A must-agree bucket is a bug unminimized too; its program counts
+    // among the minimized ones only when it was minimized.
+    if (!mj.empty() || std::filesystem::exists(dir + "/findings/" + e["name"].get<std::string>() + "/min.af"))
+      ++bucket_minimized;
     json& g = bug_of(mj, e["name"]);
     g["buckets"].push_back(e["name"]);
     g["folders"].push_back("findings/" + e["name"].get<std::string>());
@@ -327,9 +332,7 @@ json summarize(const std::string& dir) {
   if (!unfinished.empty()) r["unfinished_buckets"] = unfinished;
   // Issue #40: how many minimized programs (a bucket's, a lead's) the bugs
   // stand for; the rest were merged into a bug already reported.
-  int64_t minimized_programs = novel_minimized - novel_unfinished;
-  for (const auto& [name, key] : bucket_bug) minimized_programs += key != name;
-  minimized_programs -= static_cast<int64_t>(unfinished.size());
+  const int64_t minimized_programs = bucket_minimized + novel_minimized - novel_unfinished;
   r["merged"] = {{"minimized_programs", minimized_programs},
                  {"duplicates", std::max<int64_t>(0, minimized_programs - static_cast<int64_t>(bugs.size()))}};
   r["must_agree_buckets"] = must;

@@ -341,6 +341,10 @@ TEST(Report, ABucketCutByTheBudgetIsUnfinishedNotABug) {
                          {{"bucket", "thunder__never"}, {"count", 2}, {"not_minimized", true}}}));
   EXPECT_NE(slurp(d + "/report.md").find("| thunder__cut | 7 | cut by the budget |"), std::string::npos);
   EXPECT_NE(slurp(d + "/report.md").find("| thunder__never | 2 | not run |"), std::string::npos);
+  // The minimized programs the bugs stand for: the finished bucket's only
+  // (a thunderfx campaign's summary once said "2 bugs from -5").
+  EXPECT_EQ(r["merged"]["minimized_programs"], 1);
+  EXPECT_EQ(r["merged"]["duplicates"], 0);
 }
 
 // report --issues mirrors the current bugs: an issue it wrote for a bug
