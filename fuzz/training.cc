@@ -107,7 +107,7 @@ bool autograd_refuses(const ir::Program& p, const ir::Analysis& an, std::set<int
     if (bumps && has_target && saved.count(an.values[target].storage)) return true;
     if ((writes || ir::is_out_variant(st.op)) && has_target && operands) grad.insert(an.values[target].storage);
     for (int o : st.outs) {
-      if (operands || (has_target && needs_grad(target))) grad_value[o] = 1;
+      if (recorded) grad_value[o] = 1;
       if (ir::is_multi_output(st.op) ||
           (has_target && piece[target] && an.values[o].storage == an.values[target].storage))
         piece[o] = 1;

@@ -240,20 +240,20 @@ json summarize(const std::string& dir) {
   json unfinished = json::array();
   int64_t bucket_minimized = 0;  // buckets whose minimization reached its fixed point
   for (const json& e : buckets) {
-    const json mj = read_json(dir + "/findings/" + e["name"].get<std::string>() + "/minimize.json", false);
+    const std::string folder = dir + "/findings/" + e["name"].get<std::string>();
+    const json mj = read_json(folder + "/minimize.json", false);
     if (mj.value("bug_cut", false)) {
       unfinished.push_back({{"bucket", e["name"]}, {"count", e["count"]}});
       continue;
     }
-    if (mj.empty() && !e.value("must_agree", false) &&
-        !std::filesystem::exists(dir + "/findings/" + e["name"].get<std::string>() + "/min.af")) {
+    // A must-agree bucket is a bug unminimized too; its program counts
+    // among the minimized ones only when it was minimized.
+    const bool minimized = !mj.empty() || std::filesystem::exists(folder + "/min.af");
+    if (!minimized && !e.value("must_agree", false)) {
       unfinished.push_back({{"bucket", e["name"]}, {"count", e["count"]}, {"not_minimized", true}});
       continue;
     }
-    // A must-agree bucket is a bug unminimized too; its program counts
-    // among the minimized ones only when it was minimized.
-    if (!mj.empty() || std::filesystem::exists(dir + "/findings/" + e["name"].get<std::string>() + "/min.af"))
-      ++bucket_minimized;
+    bucket_minimized += minimized;
     json& g = bug_of(mj, e["name"]);
     g["buckets"].push_back(e["name"]);
     g["folders"].push_back("findings/" + e["name"].get<std::string>());

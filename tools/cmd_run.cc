@@ -80,6 +80,20 @@ void dump_passes(const ir::Program& p, const ir::Analysis& an, const run::RunCon
     std::cout << "# ---- schedule failed: " << sc.error().message << "\n";
 }
 
+// --recall: what the second call showed, after a run's verdict ("" without --recall).
+std::string recall_words(const nlohmann::json& run) {
+  if (!run.contains("recall")) return "";
+  const nlohmann::json& r = run["recall"];
+  const std::string layout = r["layout"].get<std::string>();
+  if (r["diverged"].get<bool>()) return " (on the second call, inputs moved " + layout + ")";
+  if (layout.empty()) return " (no second call: fewer than two inputs of one dtype)";
+  if (r["layout_diverges_alone"].get<bool>())
+    return " (the second call, inputs moved " + layout +
+           ", diverged, and so does a fresh compile of that layout: its own first-call bug, no recall bug; run "
+           "the layout (--dump-passes prints it) to see it)";
+  return " (both calls; the second with inputs moved " + layout + ")";
+}
+
 int run(const RunOptions& o) {
   // Usage errors first: every setting parsed once, here.
   std::vector<std::string> strategies = o.strategies.empty() ? run::must_agree_strategy_names() : o.strategies;
@@ -209,18 +223,7 @@ int run(const RunOptions& o) {
                 << (r.contains("unsupported") ? "not supported (no comparison): " + r["unsupported"].get<std::string>()
                     : r["agree"].get<bool>()  ? "agrees"
                                               : "DISAGREES " + ir::json_text(r["first_mismatch"]))
-                << (!r.contains("recall") ? ""
-                    : r["recall"]["diverged"].get<bool>()
-                        ? " (on the second call, inputs moved " + r["recall"]["layout"].get<std::string>() + ")"
-                    : r["recall"]["layout"].get<std::string>().empty()
-                        ? " (no second call: fewer than two inputs of one dtype)"
-                    : r["recall"]["layout_diverges_alone"].get<bool>()
-                        ? " (the second call, inputs moved " + r["recall"]["layout"].get<std::string>() +
-                              ", diverged, and so does a fresh compile of that layout: its own first-call bug, "
-                              "no recall bug; run the layout (--dump-passes prints it) to see it)"
-                        : " (both calls; the second with inputs moved " + r["recall"]["layout"].get<std::string>() +
-                              ")")
-                << "\n";
+                << recall_words(r) << "\n";
     if (o.stats && on_halide)
       std::cout << "compile cache: " << ir::json_text(cache_json) << "\nper run: " << ir::json_text(all_stats) << "\n";
   }
