@@ -9,8 +9,9 @@
 # table from two builds, one run each); JOBS=N workers per campaign
 # (default 2; 1 each when a before and an after run side by side);
 # FUZZ_FLAGS="..." adds options to every campaign (an ablation: the same
-# binary with "--minimize-budget 0 --minimize-novel 0" minimizes only each
-# bucket's first finding, at the end, as campaigns did before issue #34).
+# binary with "--minimize-budget 0 --minimize-novel 0 --minimize-past-known"
+# minimizes only each bucket's first finding, at the end and to its fixed
+# point, as campaigns did before issue #34).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 af=${AF_BIN:-$root/aliasfuzz}

@@ -21,6 +21,7 @@
 #include "fuzz/features.h"
 #include "fuzz/files.h"
 #include "fuzz/generator.h"
+#include "fuzz/ledger.h"
 #include "fuzz/minimize.h"
 #include "fuzz/repro.h"
 #include "fuzz/signature.h"
@@ -31,6 +32,24 @@
 namespace af::fuzz {
 
 using nlohmann::json;
+
+namespace {
+
+// The ledger entry that labels the bug a candidate is (MinimizeOptions::
+// known_bug); "" when none. The ledger alone, not the bugs this campaign
+// found: which job finds one first depends on --jobs, and the same seed
+// must give the same bugs with any.
+const std::vector<LedgerEntry>& campaign_ledger() {
+  static const std::vector<LedgerEntry> entries = load_ledger(default_ledger_dir(), nullptr);
+  return entries;
+}
+
+std::string ledger_bug(const ir::Program& q, const RunRecord& rec) {
+  const LedgerEntry* e = ledger_label(campaign_ledger(), bug_signature(rec, q), rec.spec.strategy.name());
+  return e ? e->name : "";
+}
+
+}  // namespace
 
 struct CampaignMinimizer::Impl {
   Impl(const CampaignOptions& o, const CampaignTally& tally, double start, std::function<bool()> stopping)
@@ -130,6 +149,7 @@ struct CampaignMinimizer::Impl {
           // same program (and bug) whatever the machine's speed, unless the
           // time runs out first (slow external compilers).
           mo.max_tests = kMinimizeTests;
+          if (!o_.minimize_past_known) mo.known_bug = ledger_bug;
           MinimizedFinding m = minimize_finding(generate(o_.seed, job.k, o_.gen), job.spec, mo, job.keep);
           std::string err;
           if (m.ok) write_minimized(job.dir, m, &err);
@@ -343,6 +363,12 @@ struct CampaignMinimizer::Impl {
     if (mj.is_discarded() || !mj.contains("bug_program")) return false;
     auto bp = ir::parse(mj.value("bug_program", std::string()));
     if (!bp) return false;
+    // Stopped at a known bug: what it covers is the entry's minimized
+    // program, not the larger one it stopped at (whose riders would hide
+    // the leads they are).
+    if (const std::string known = mj.value("known_bug", std::string()); !known.empty())
+      for (const LedgerEntry& e : campaign_ledger())
+        if (e.name == known) bp = e.program;
     auto an = ir::analyze(*bp);
     for (auto& w : program_features(*bp, an ? &*an : nullptr)) covered->insert(std::move(w));
     if (const auto bug = BugSignature::parse(mj.value("bug_key", std::string()))) covered->insert("what:" + bug->what);

@@ -44,6 +44,9 @@ struct CampaignOptions {
   // buckets first), so bugs show, and survive an interrupt, before the end;
   // what is left waits for the end as before. 0: only at the end.
   double minimize_share = 0.2;
+  // A minimization ends at the first candidate that is a ledger bug
+  // (MinimizeOptions::known_bug), unless this is set (--minimize-past-known).
+  bool minimize_past_known = false;
   bool quiet = false;  // no status lines
   // findings.jsonl keeps one line per bucket (with its count); with
   // log_all, findings-all.jsonl also gets every divergence.

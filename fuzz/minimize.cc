@@ -28,7 +28,11 @@ Search::Search(const Interesting& pred, const MinimizeOptions& o, MinimizeStats&
 }
 
 bool Search::out_of_budget() {
-  if (st_.budget_hit) return true;
+  if (st_.budget_hit || st_.stopped) return true;
+  if (o_.stop && o_.stop()) {
+    st_.stopped = true;
+    return true;
+  }
   if ((o_.time_s > 0 && now_s() - start_ > o_.time_s) || (o_.max_tests >= 0 && st_.tests >= o_.max_tests))
     st_.budget_hit = true;
   return st_.budget_hit;
@@ -87,6 +91,9 @@ Program run_passes(const Program& p, const Interesting& pred, const MinimizeOpti
     Program c = canonical_names(search.cur());
     // Renaming cannot change a verdict, but the predicate is the judge.
     if (c != search.cur()) search.try_candidate(c);
+  } else if (o.rename && st.stopped) {
+    // Stopped at what the caller looked for: names cannot change that.
+    return canonical_names(search.cur());
   }
   return search.cur();
 }

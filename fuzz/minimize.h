@@ -60,6 +60,16 @@ struct MinimizeOptions {
   // Minimizing a program the oracle rejects (the accepts-invalid class):
   // candidates must be rejected with this error kind instead of valid.
   std::optional<ir::ErrorKind> error_kind;
+  // Ends the search early, at the current program, when it returns true
+  // (checked between candidates): the caller has what it looked for. Not a
+  // budget cut (MinimizeStats::stopped, not budget_hit).
+  std::function<bool()> stop;
+  // minimize_finding only: the known bug (a ledger entry's name, "" when
+  // none) a diverging candidate and its run are. A campaign's minimizer
+  // ends at the first candidate that is a known bug (issue #34): what is
+  // left of a known bug's minimization is the ledger's work, and its tests
+  // go to findings that may hold a new one. Empty: minimize to the end.
+  std::function<std::string(const ir::Program&, const RunRecord&)> known_bug;
 };
 
 struct MinimizeStats {
@@ -70,6 +80,7 @@ struct MinimizeStats {
   int64_t accepted = 0;     // candidates kept
   int rounds = 0;           // rounds of all passes
   bool budget_hit = false;  // stopped by time_s or max_tests before the fixed point
+  bool stopped = false;     // ended by MinimizeOptions::stop before the fixed point
   double elapsed_s = 0;
   int stmts_before = 0, stmts_after = 0;
   int64_t bytes_before = 0, bytes_after = 0;  // size of the printed program
@@ -117,6 +128,10 @@ struct MinimizedFinding {
   // The bug program's own minimization stopped at its budget (not at a
   // fixed point): it may still hold what a finished one would have shed.
   bool bug_cut = false;
+  // The ledger entry a candidate turned out to be (MinimizeOptions::
+  // known_bug), where the minimization ended: the bug program has that
+  // entry's bug signature, not necessarily its size. "" when it ran on.
+  std::string known_bug;
   // The fusion policies under which the bug program agrees
   // ("agrees-under:none"; empty when it diverges under all, or for an
   // external strategy): part of the bug signature's cause.

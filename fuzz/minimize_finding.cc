@@ -91,15 +91,26 @@ MinimizedFinding minimize_finding(const Program& p, const run::RunSpec& spec, co
   const std::string bucket = m.bucket;
   const std::string what = bug_what(*r);
   bool switch_seeds = false;
+  // A kept candidate that is a known bug ends the search there (see
+  // MinimizeOptions::known_bug); `known` names it.
+  std::string known;
+  auto note_known = [&o, &known](const Program& q, const RunRecord& rec) {
+    if (o.known_bug && known.empty()) known = o.known_bug(q, rec);
+    return true;  // (a predicate's last conjunct: it only notes)
+  };
+  o.stop = [&known] { return !known.empty(); };
   // With features to keep (a finding a campaign found novel, issue #34):
   // any divergence of the same kind (values, error type) while one of them
   // stays, so that the minimizer cannot slip to a bug that needs none of
   // them (the known one the program also holds).
-  auto holds = [&keep, &what, &bucket](const run::RunSpec& s, const Program& q) {
-    if (keep.empty()) return same_bucket(s, bucket)(q);
+  auto holds = [&keep, &what, &bucket, &note_known](const run::RunSpec& s, const Program& q) {
+    if (keep.empty()) {
+      auto rq = run_spec(q, s);
+      return rq && !rq->agree && bucket_of(*rq) == bucket && note_known(q, *rq);
+    }
     if (!shares_feature(features_of(q), keep)) return false;
     auto rq = run_spec(q, s, {/*first_op=*/false});  // the kind of divergence needs no bisection
-    return rq && !rq->agree && bug_what(*rq) == what;
+    return rq && !rq->agree && bug_what(*rq) == what && note_known(q, *rq);
   };
   Interesting pred = [&cur, &alternatives, &holds, &switch_seeds](const Program& q) {
     if (holds(cur, q)) return true;
@@ -121,7 +132,7 @@ MinimizedFinding minimize_finding(const Program& p, const run::RunSpec& spec, co
   MinimizeOptions o1 = o;
   if (o.time_s > 0) o1.time_s = std::max(0.2 * o.time_s, o.time_s - 4 * t_run);
   m.minimized = minimize(p, pred, o1, &m.stats);
-  if (!alternatives.empty() && !m.stats.budget_hit) {
+  if (!alternatives.empty() && !m.stats.budget_hit && !m.stats.stopped) {
     switch_seeds = true;
     MinimizeOptions o2 = o;
     if (o.time_s > 0) o2.time_s = std::max(1e-3, o1.time_s - m.stats.elapsed_s);
@@ -135,11 +146,13 @@ MinimizedFinding minimize_finding(const Program& p, const run::RunSpec& spec, co
     s.accepted += s2.accepted;
     s.rounds += s2.rounds;
     s.budget_hit = s2.budget_hit;
+    s.stopped = s2.stopped;
     s.elapsed_s += s2.elapsed_s;
     s.stmts_after = s2.stmts_after;
     s.bytes_after = s2.bytes_after;
   }
   m.spec = cur;
+  const Program r2_program = m.minimized;
   auto r2 = run_spec(m.minimized, m.spec);
   if (!r2 || r2->agree || (keep.empty() ? bucket_of(*r2) != m.bucket : bug_what(*r2) != what)) {
     // Cannot happen for a deterministic strategy; keep the original then.
@@ -150,6 +163,16 @@ MinimizedFinding minimize_finding(const Program& p, const run::RunSpec& spec, co
   m.record = *r2;
   if (!keep.empty()) m.bucket = bucket_of(m.record);  // may differ from the finding's
   if (auto man = ir::analyze(m.minimized)) m.expected = oracles::run_eager(m.minimized, *man);
+  if (!known.empty() && m.minimized == r2_program) {
+    // A known bug already: its own minimization is the ledger entry's.
+    m.known_bug = known;
+    m.bug_program = m.minimized;
+    m.bug_record = m.record;
+    m.explained = !keep.empty();
+    m.ok = true;
+    return m;
+  }
+  known.clear();  // phase 3 looks again (min.af fell back to the finding's program)
   // The bug behind it: from min.af, shrink further while the same spec
   // still diverges the same way (values, or the same error type), whatever
   // observable or first op; a budget in runs keeps it deterministic.
@@ -177,9 +200,9 @@ MinimizedFinding minimize_finding(const Program& p, const run::RunSpec& spec, co
   const RunRecord first = m.record;
   run::RunSpec bug_spec = m.spec;
   // The same bug: values, an input's geometry, or the same error type.
-  auto same_bug = [&first](const Program& q, const run::RunSpec& s) {
+  auto same_bug = [&first, &note_known](const Program& q, const run::RunSpec& s) {
     auto rq = run_spec(q, s, {/*first_op=*/false});
-    return rq && !rq->agree && bug_what(*rq) == bug_what(first);
+    return rq && !rq->agree && bug_what(*rq) == bug_what(first) && note_known(q, *rq);
   };
   MinimizeStats s3;
   m.bug_program = minimize(
@@ -199,6 +222,7 @@ MinimizedFinding minimize_finding(const Program& p, const run::RunSpec& spec, co
       },
       o3, &s3);
   m.bug_cut = s3.budget_hit;
+  m.known_bug = known;
   auto r3 = run_spec(m.bug_program, bug_spec);
   m.bug_record = r3 && !r3->agree ? *r3 : m.record;
   if (!(r3 && !r3->agree)) m.bug_program = m.minimized;
@@ -211,7 +235,8 @@ MinimizedFinding minimize_finding(const Program& p, const run::RunSpec& spec, co
     std::sort(v.begin(), v.end());
     return v;
   };
-  m.explained = !keep.empty() && !shares_feature(unmarked(features_of(m.bug_program)), unmarked(keep));
+  m.explained =
+      !keep.empty() && (!known.empty() || !shares_feature(unmarked(features_of(m.bug_program)), unmarked(keep)));
   // Which fusion policies the bug needs (our strategies only): a bug that
   // some policy does not show is the schedule's, whatever op shows it.
   if (!bug_spec.is_external()) {

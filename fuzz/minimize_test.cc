@@ -247,6 +247,33 @@ TEST(Minimize, TestBudgetIsRespected) {
   EXPECT_TRUE(ir::analyze(r).ok());
 }
 
+// MinimizeOptions::stop ends the search at the program it holds then:
+// not a budget cut, and the result is that program, renamed.
+TEST(Minimize, StopEndsAtTheCurrentProgram) {
+  GenOptions g;
+  g.size = 30;
+  const ir::Program p = generate(9, 1, g);
+  MinimizeOptions o;
+  o.time_s = 0;
+  bool small = false;
+  o.stop = [&small] { return small; };
+  MinimizeStats st, full;
+  const auto pred = [&small](const ir::Program& q) {
+    if (q.stmts.size() <= 20) small = true;
+    return true;
+  };
+  ir::Program r = minimize(p, pred, o, &st);
+  EXPECT_TRUE(st.stopped);
+  EXPECT_FALSE(st.budget_hit);
+  EXPECT_LE(r.stmts.size(), 20u);
+  EXPECT_GT(r.stmts.size(), 0u);
+  EXPECT_EQ(r, canonical_names(r));
+  ir::Program all = minimize(
+      p, [](const ir::Program&) { return true; }, MinimizeOptions(), &full);
+  EXPECT_FALSE(full.stopped);
+  EXPECT_LT(st.tests, full.tests);
+}
+
 TEST(Minimize, CanonicalNames) {
   const ir::Program p = parse_ok(R"(aliasfuzz 1
 storage mem f32[6] = iota(0, 1)
@@ -397,6 +424,47 @@ TEST(MinimizeFinding, BoundWritesAndFreshTensorsFoldIntoAliasedInputs) {
        "add_(x1, 1.0)\nt0 = add(x0, 0.0)\nreturn t0\n",
        "random:2", "dataflow"},
   });
+}
+
+// A campaign's minimizer ends at the first kept candidate that is a known
+// bug (MinimizeOptions::known_bug, issue #34): min.af and the bug program
+// are that candidate, the finding says which bug, it is not a cut, and it
+// costs fewer runs than minimizing to the fixed point.
+TEST(MinimizeFinding, EndsWhereTheCandidateIsAKnownBug) {
+  const run::RunSpec spec = run::spec_of({"update_aliases-ordered", "ua-writes-only", "random:7", "none"});
+  const ir::Program probe = generate(1, 0);
+  if (!run_spec(probe, spec)) GTEST_SKIP() << "skipped: mutant ua-writes-only not available";
+  GenOptions g;
+  g.size = 14;
+  std::optional<ir::Program> found;
+  for (uint64_t k = 0; k < 300 && !found; ++k) {
+    ir::Program p = generate(21, k, g);
+    auto r = run_spec(p, spec);
+    if (r && !r->agree && p.stmts.size() >= 8) found = p;
+  }
+  ASSERT_TRUE(found.has_value());
+  MinimizeOptions o;
+  o.time_s = 0;
+  o.max_tests = 3000;
+  const MinimizedFinding full = minimize_finding(*found, spec, o);
+  ASSERT_TRUE(full.ok) << full.error;
+  EXPECT_TRUE(full.known_bug.empty());
+  const size_t at = full.minimized.stmts.size() + 2;  // "known" a little before the end
+  o.known_bug = [at](const ir::Program& q, const RunRecord& rec) {
+    return !rec.agree && q.stmts.size() <= at ? std::string("known-entry") : std::string();
+  };
+  const MinimizedFinding m = minimize_finding(*found, spec, o);
+  ASSERT_TRUE(m.ok) << m.error;
+  EXPECT_EQ(m.known_bug, "known-entry");
+  EXPECT_FALSE(m.bug_cut);
+  EXPECT_FALSE(m.stats.budget_hit);
+  EXPECT_LE(m.bug_program.stmts.size(), at);
+  EXPECT_EQ(ir::print(m.bug_program), ir::print(m.minimized));
+  auto r = run_spec(m.minimized, m.spec);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_FALSE(r->agree);
+  EXPECT_EQ(bucket_of(*r), m.bucket);
+  EXPECT_LT(m.stats.tests, full.stats.tests);
 }
 
 TEST(MinimizeFinding, EndToEndThroughCheckProgram) {

@@ -623,6 +623,8 @@ bool write_minimized(const std::string& dir, const MinimizedFinding& m, std::str
     // A bug program the budget cut before its fixed point: its key is not
     // yet its bug's (reports count it as unfinished, not as a bug).
     if (m.bug_cut) j["bug_cut"] = true;
+    // Ended where it turned into this ledger entry's bug (MinimizeOptions::known_bug).
+    if (!m.known_bug.empty()) j["known_bug"] = m.known_bug;
     if (!m.keep.empty()) {
       j["keep_features"] = m.keep;
       j["explained"] = m.explained;

@@ -325,6 +325,9 @@ void register_fuzz(CLI::App& app, int* status) {
   c->add_option("--minimize-budget", a->o.minimize_share,
                 "share of a --time campaign's wall time spent minimizing while it runs, in rounds (default 0.2; 0: "
                 "only at the end); the rest of --minimize-total and --minimize-novel runs at the end");
+  c->add_flag("--minimize-past-known", a->o.minimize_past_known,
+              "minimize a finding to its fixed point even after it turned into a known bug (a ledger entry's "
+              "signature; by default its minimization ends there, and minimize.json says known_bug)");
   c->add_option("--minimize-total", a->o.minimize_total_s,
                 "seconds for all minimization (default: a quarter of --time; with an external strategy no cap, each "
                 "bucket has its --minimize-time; buckets are minimized --jobs at a time)");
