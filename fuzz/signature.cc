@@ -166,7 +166,10 @@ std::string bug_what(const RunRecord& rec) {
   return recall + (rec.mismatch && oracles::is_input_geometry(rec.mismatch->observable) ? kInputMeta : "values");
 }
 
-std::string bug_cause(const ir::Program& minimized, const std::string& schedule_sensitivity) {
+namespace {
+
+// The cause without its mode word (below).
+std::string forward_cause(const ir::Program& minimized, const std::string& schedule_sensitivity) {
   auto an = ir::analyze(minimized);
   std::string cause;
   if (an)
@@ -182,6 +185,18 @@ std::string bug_cause(const ir::Program& minimized, const std::string& schedule_
   for (const auto& st : minimized.stmts) ops.insert(std::string("op:") + ir::op_name(st.op));
   for (const auto& op : ops) cause += (cause.empty() ? "" : ",") + op;
   return cause.empty() ? "no-ops" : cause;
+}
+
+}  // namespace
+
+std::string bug_cause(const ir::Program& minimized, const std::string& schedule_sensitivity) {
+  // A bug program that kept requires_grad or backward needs training (the
+  // minimizer drops them otherwise): a wrong gradient is not the forward
+  // defect of the same ops or alias relations. Without this word thunderfx's
+  // lost gradient through x.add_(w) and a forward write-order bug of add_
+  // shared "values|op:add_", and the known one hid the new one.
+  const std::string cause = forward_cause(minimized, schedule_sensitivity);
+  return ir::is_training(minimized) ? cause + ",mode:training" : cause;
 }
 
 std::string BugSignature::key() const { return who + "|" + what + "|" + cause; }
@@ -260,7 +275,7 @@ BugSignature bug_signature(const RunRecord& rec, const ir::Program& minimized,
   // The name says the cause: "write:input~shared/unfold:holes" reads as
   // input~shared-unfold-holes, "op:exp_,op:sum" as exp_-sum.
   std::string cause = b.cause;
-  for (const char* word : {"alias:", "meta:", "op:", "agrees-under:"})
+  for (const char* word : {"alias:", "meta:", "op:", "agrees-under:", "mode:"})
     for (size_t at; (at = cause.find(word)) != std::string::npos;) cause.erase(at, std::string(word).size());
   if (cause.size() > 60) cause.resize(60);
   char hash[20];

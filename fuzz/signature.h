@@ -9,7 +9,9 @@
 // "meta:input"); when it has none, the fusion policies it agrees under if
 // some does (a defect of scheduling, whatever op shows it:
 // MinimizedFinding::schedule_sensitivity, our strategies only); else its
-// ops (a wrong kernel for exp_ is not one for tanh_). Not the skeleton:
+// ops (a wrong kernel for exp_ is not one for tanh_); "mode:training"
+// after it when the bug program kept requires_grad or backward (a wrong
+// gradient is not the forward defect of the same ops). Not the skeleton:
 // two findings of one defect often minimize to programs that differ by a
 // statement the minimizer could not remove (issue #40), or by the op
 // doing an aliased write, while the relation is the defect's. Alias

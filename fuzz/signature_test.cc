@@ -37,6 +37,21 @@ TEST(Signature, SkeletonKeepsOpsAndAliasingAndDropsNumbers) {
   EXPECT_NE(skeleton(a), skeleton(d));
 }
 
+// A bug program that needs training (it kept requires_grad or backward) is
+// not the forward defect of the same ops: thunderfx's lost gradient through
+// x.add_(w) and a forward write-order bug of add_ once shared one key.
+TEST(Signature, TrainingIsPartOfTheCause) {
+  const ir::Program training = parse(
+      "aliasfuzz 1\nstorage s0 f32[3] = full(0.0)\nstorage gw f32[3] = full(1.0)\ninput x = s0\n"
+      "input w = gw requires_grad\nadd_(x, w)\nreturn x\nbackward(1)\n");
+  const ir::Program forward = parse(
+      "aliasfuzz 1\nstorage s0 f32[1] = full(0.0)\nstorage s2 f32[1] = full(0.0)\ninput x0 = s0\n"
+      "input x2 = s2\nadd_(x0, x2)\nadd_(x2, 1.0)\n");
+  EXPECT_EQ(bug_cause(forward), "op:add_");
+  EXPECT_EQ(bug_cause(training), "op:add_,mode:training");
+  EXPECT_NE(bug_cause(training), bug_cause(forward));
+}
+
 TEST(Signature, InputsInOrderOfFirstUse) {
   // Which of two aliased inputs was declared first is not part of the bug.
   const ir::Program a = parse(
