@@ -53,9 +53,7 @@ struct KnownBug {
 const std::vector<KnownBug>& known_bugs() {
   static const std::vector<KnownBug>* v = [] {
     auto* out = new std::vector<KnownBug>;
-    const std::string dir = default_ledger_dir();
-    if (dir.empty()) return out;
-    for (auto& e : load_ledger(dir, nullptr)) {
+    for (const LedgerEntry& e : default_ledger()) {
       const auto an = ir::analyze(e.program);
       if (!an || !e.spec.is_external() || e.what != "values") continue;
       KnownBug kb{e, compilers::strategy_base(e.spec.strategy.name()), program_features(e.program, &*an)};

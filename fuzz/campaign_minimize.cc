@@ -39,21 +39,13 @@ namespace {
 // known_bug); "" when none. The ledger alone, not the bugs this campaign
 // found: which job finds one first depends on --jobs, and the same seed
 // must give the same bugs with any.
-const std::vector<LedgerEntry>& campaign_ledger() {
-  static const std::vector<LedgerEntry> entries = load_ledger(default_ledger_dir(), nullptr);
-  return entries;
-}
-
 // A cause made of ops alone (no alias relation) is too coarse to stop on:
 // two defects of add_ share "values|op:add_", and the one the ledger
 // knows would end the other's minimization short of its own program.
 std::string ledger_bug(const ir::Program& q, const RunRecord& rec) {
   const BugSignature bug = bug_signature(rec, q);
-  const auto words = bug.cause_words();
-  if (!std::any_of(words.begin(), words.end(),
-                   [](const std::string& w) { return w.rfind("alias:", 0) == 0 || w.rfind("meta:", 0) == 0; }))
-    return "";
-  const LedgerEntry* e = ledger_label(campaign_ledger(), bug, rec.spec.strategy.name());
+  if (bug.alias_roots().empty()) return "";
+  const LedgerEntry* e = ledger_label(default_ledger(), bug, rec.spec.strategy.name());
   return e ? e->name : "";
 }
 
@@ -375,7 +367,7 @@ struct CampaignMinimizer::Impl {
     // program, not the larger one it stopped at (whose riders would hide
     // the leads they are).
     if (const std::string known = mj.value("known_bug", std::string()); !known.empty())
-      for (const LedgerEntry& e : campaign_ledger())
+      for (const LedgerEntry& e : default_ledger())
         if (e.name == known) bp = e.program;
     auto an = ir::analyze(*bp);
     for (auto& w : program_features(*bp, an ? &*an : nullptr)) covered->insert(std::move(w));

@@ -235,6 +235,14 @@ std::string on_summary(const std::map<std::string, std::string>& on) {
   return out;
 }
 
+const std::vector<LedgerEntry>& default_ledger() {
+  static const std::vector<LedgerEntry> entries = [] {
+    const std::string dir = default_ledger_dir();
+    return dir.empty() ? std::vector<LedgerEntry>{} : load_ledger(dir, nullptr);
+  }();
+  return entries;
+}
+
 std::string default_ledger_dir() {
   if (const char* dir = std::getenv("AF_LEDGER"); dir && *dir) return dir;
   const char* root = std::getenv("AF_ROOT");

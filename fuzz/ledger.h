@@ -86,5 +86,7 @@ std::vector<LedgerEntry> load_ledger(const std::string& dir, std::vector<std::st
 // The ledger: $AF_LEDGER, else this checkout's $AF_ROOT/corpus/findings
 // ("" when unknown).
 std::string default_ledger_dir();
+// Its entries, loaded once per process (empty when there is none).
+const std::vector<LedgerEntry>& default_ledger();
 
 }  // namespace af::fuzz

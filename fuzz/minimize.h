@@ -102,9 +102,6 @@ ir::Program canonical_names(const ir::Program& p);
 // was made for the spec (a strategy that does not exist yet).
 std::optional<RunRecord> run_spec(const ir::Program& p, const run::RunSpec& spec, const CheckOptions& options = {});
 
-// The predicate minimize_finding uses: spec disagrees and its bucket is `bucket`.
-Interesting same_bucket(const run::RunSpec& spec, const std::string& bucket);
-
 struct MinimizedFinding {
   bool ok = false;
   std::string error;           // why not (invalid program, no divergence for this spec)

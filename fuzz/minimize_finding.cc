@@ -32,13 +32,6 @@ std::optional<RunRecord> run_spec(const Program& p, const run::RunSpec& spec, co
   return std::nullopt;
 }
 
-Interesting same_bucket(const run::RunSpec& spec, const std::string& bucket) {
-  return [spec, bucket](const Program& p) {
-    auto r = run_spec(p, spec);
-    return r && !r->agree && bucket_of(*r) == bucket;
-  };
-}
-
 constexpr int64_t kBugTests = 1000;
 
 std::vector<std::string> features_of(const Program& q) {

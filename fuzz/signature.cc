@@ -224,15 +224,16 @@ std::vector<std::string> BugSignature::cause_words() const {
   return out;
 }
 
+std::set<std::string> BugSignature::alias_roots() const {
+  std::set<std::string> r;
+  for (const std::string& w : cause_words())
+    if (w.rfind("alias:", 0) == 0 || w.rfind("meta:", 0) == 0) r.insert(w.substr(0, w.find('/')));
+  return r;
+}
+
 bool BugSignature::resembles(const BugSignature& o) const {
   if (who != o.who || what != o.what) return false;
-  auto roots = [](const BugSignature& b) {
-    std::set<std::string> r;
-    for (const std::string& w : b.cause_words())
-      if (w.rfind("alias:", 0) == 0 || w.rfind("meta:", 0) == 0) r.insert(w.substr(0, w.find('/')));
-    return r;
-  };
-  const auto mine = roots(*this), theirs = roots(o);
+  const auto mine = alias_roots(), theirs = o.alias_roots();
   for (const auto& x : mine)
     if (theirs.count(x)) return true;
   return false;

@@ -20,6 +20,7 @@
 // of it (a property of the bug), nor are sizes, constants or names.
 #pragma once
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,9 @@ struct BugSignature {
   // "alias:input" of "alias:input/chunk", "meta:input"): a lead that this
   // bug may be another face of one already known.
   bool resembles(const BugSignature& other) const;
+  // The alias roots of the cause ("alias:input~shared", "alias:input",
+  // "meta:input"); empty for a cause of ops or fusion policies alone.
+  std::set<std::string> alias_roots() const;
   bool operator==(const BugSignature& o) const { return who == o.who && what == o.what && cause == o.cause; }
   bool operator!=(const BugSignature& o) const { return !(*this == o); }
 };
