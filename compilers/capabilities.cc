@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -324,11 +325,11 @@ std::string forms_hash() {
 // a dead runner while its control runs (a value divergence is no failure:
 // the campaign compares those). Ran forms count in *probes.
 std::map<std::string, std::string> run_form_checks(const std::string& strategy, const std::string& python,
-                                                   int* probes) {
+                                                   const ProbeLimits& limits, int* probes) {
   std::map<std::string, std::string> failing;
   ExternalOptions o;
   o.python = python;
-  o.timeout_s = 60;
+  o.timeout_s = limits.program_s;
   ExternalRunner runner(o);
   std::string err;
   if (!runner.start(&err)) return failing;
@@ -350,7 +351,7 @@ std::map<std::string, std::string> run_form_checks(const std::string& strategy, 
 // The failing forms of `strategy` from their cache file, else probed and cached.
 std::map<std::string, std::string> failing_forms(const std::string& strategy, const std::string& python,
                                                  const json& versions, const std::string& versions_txt, bool refresh,
-                                                 int* probes) {
+                                                 const ProbeLimits& limits, int* probes) {
   const std::string dir = cache_dir();
   const std::string path =
       dir.empty() ? "" : dir + "/" + file_safe(strategy + "--" + versions_txt + "--forms-" + forms_hash()) + ".json";
@@ -366,7 +367,7 @@ std::map<std::string, std::string> failing_forms(const std::string& strategy, co
       return out;
     }
   }
-  std::map<std::string, std::string> out = run_form_checks(strategy, python, probes);
+  std::map<std::string, std::string> out = run_form_checks(strategy, python, limits, probes);
   if (!path.empty())
     write_atomic(
         path,
@@ -387,31 +388,44 @@ std::string probe_key(const std::string& strategy) {
   return probe_hash() + "-" + std::string(buf, 6);
 }
 
-Capabilities run_probe(const std::string& strategy, const std::string& python) {
+Capabilities run_probe(const std::string& strategy, const std::string& python, const ProbeLimits& limits) {
   Capabilities c;
   c.strategy = strategy;
   ExternalOptions o;
   o.python = python;
-  o.timeout_s = 60;
+  o.timeout_s = limits.program_s;
   ExternalRunner runner(o);  // its own process, stopped when the probe ends
   std::string err;
   if (!runner.start(&err)) {
     c.error = err;
     return c;
   }
+  const double t0 = oracles::now_s();
   std::map<std::string, bool> control_ok, control_fell_back;  // by variant
   std::map<std::string, std::string> unsupported;
-  for (const ProbeProgram& pp : probe_programs()) {
+  const std::vector<ProbeProgram> programs = probe_programs();
+  for (const ProbeProgram& pp : programs) {
     if (!pp.op.empty() && (unsupported.count(pp.op) || !control_ok[pp.variant])) continue;
     auto p = ir::parse_and_validate(pp.text);
     if (!p) continue;  // never: the test suite checks that every probe is valid
+    if (oracles::now_s() - t0 > limits.total_s) {
+      c.inconclusive_why = "the probe ran past its bound of " + std::to_string(static_cast<int>(limits.total_s)) + " s";
+      break;
+    }
     const ExternalResult r = runner.run(*p, strategy);
     ++c.probes;
+    if (limits.progress) limits.progress(c.probes, static_cast<int>(programs.size()));
     if (pp.op.empty()) {
       control_ok[pp.variant] = r.status == ExternalResult::Status::Ok;
       control_fell_back[pp.variant] = !r.fallbacks.empty();
       if (r.status != ExternalResult::Status::Ok)
         c.inconclusive[pp.variant] = (r.error_type.empty() ? "failed" : r.error_type) + ": " + r.message;
+      // The simplest program hangs or kills the Python: nothing the probe
+      // runs after it can tell an op it does not support.
+      if (r.status == ExternalResult::Status::Failed && c.probes == 1) {
+        c.inconclusive_why = "its first control program (" + pp.name + ") ended in " + c.inconclusive[pp.variant];
+        break;
+      }
       continue;
     }
     if (r.status == ExternalResult::Status::StrategyError && is_unsupported_error(r.error_type, r.message))
@@ -419,7 +433,10 @@ Capabilities run_probe(const std::string& strategy, const std::string& python) {
     else if (!r.fallbacks.empty() && !control_fell_back[pp.variant])  // it ran the op in eager PyTorch, not itself
       unsupported[pp.op] = "handed back to PyTorch: " + r.fallbacks.front().substr(0, 200) + " [" + pp.name + "]";
   }
-  c.unsupported = unsupported;
+  if (c.inconclusive_why.empty() && !control_ok.empty() &&
+      std::none_of(control_ok.begin(), control_ok.end(), [](const auto& v) { return v.second; }))
+    c.inconclusive_why = "every control program failed (" + c.inconclusive.begin()->second + ")";
+  c.unsupported = c.inconclusive_why.empty() ? unsupported : std::map<std::string, std::string>();
   c.available = true;
   return c;
 }
@@ -458,7 +475,7 @@ std::vector<ProbeProgram> probe_programs() {
   return out;
 }
 
-Capabilities probe_capabilities(const std::string& strategy, bool refresh) {
+Capabilities probe_capabilities(const std::string& strategy, bool refresh, const ProbeLimits& limits) {
   std::lock_guard<std::mutex> lock(g_mu);
   if (!refresh)
     if (auto it = memo().find(strategy); it != memo().end()) return it->second;
@@ -488,16 +505,20 @@ Capabilities probe_capabilities(const std::string& strategy, bool refresh) {
           c.inconclusive[v] = why.is_string() ? why.get<std::string>() : "";
       c.available = true;
       c.from_cache = true;
-      c.failing_forms = failing_forms(strategy, py, versions, c.versions, false, &c.probes);
+      c.failing_forms = failing_forms(strategy, py, versions, c.versions, false, limits, &c.probes);
       memo()[strategy] = c;
       return c;
     }
   }
-  Capabilities probed = run_probe(strategy, py);
+  Capabilities probed = run_probe(strategy, py, limits);
   probed.versions = c.versions;
   probed.cache_path = c.cache_path;
   if (!probed.available) return probed;
-  probed.failing_forms = failing_forms(strategy, py, versions, c.versions, refresh, &probed.probes);
+  if (!probed.inconclusive_why.empty()) {  // nothing learnt: not cached, nor memoized (a later probe may learn)
+    probed.cache_path.clear();
+    return probed;
+  }
+  probed.failing_forms = failing_forms(strategy, py, versions, c.versions, refresh, limits, &probed.probes);
   if (!probed.cache_path.empty() &&
       !write_atomic(probed.cache_path, ir::json_text(to_json(probed, versions), 2) + "\n"))
     probed.cache_path.clear();  // not cached (unwritable): probed again next time

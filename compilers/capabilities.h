@@ -1,6 +1,7 @@
 // The capability probe: what an external strategy cannot run (ops, forms),
 // probed once per strategy and system version and cached across processes.
 #pragma once
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -32,6 +33,10 @@ struct Capabilities {
   bool from_cache = false;
   bool available = false;  // the strategy's Python is installed and the probe ran
   std::string error;       // why not available
+  // Why the probe as a whole concluded nothing ("" when it did): the first
+  // control program hung or killed the Python, or the probe ran past its
+  // total bound. Nothing is then known unsupported, and nothing is cached.
+  std::string inconclusive_why;
   std::string cache_path;
 };
 
@@ -41,7 +46,13 @@ struct Capabilities {
 // ~/.cache/aliasfuzz/capabilities (STRATEGY--VERSIONS.json, written
 // atomically; a cache of another version is never read). refresh: probe
 // again and rewrite the cache. Unavailable (no Python): available false.
-Capabilities probe_capabilities(const std::string& strategy, bool refresh = false);
+struct ProbeLimits {
+  double program_s = 60;   // one probe program's answer (a campaign: its case timeout)
+  double total_s = 600;    // the whole probe; past it the probe is inconclusive
+  // Called after each probe program: programs run, programs at most.
+  std::function<void(int done, int most)> progress;
+};
+Capabilities probe_capabilities(const std::string& strategy, bool refresh = false, const ProbeLimits& limits = {});
 // Forgets what this process probed or read (the next call reads the cache): for tests.
 void forget_capabilities();
 

@@ -43,17 +43,38 @@ a training program (format v1.4) adds "grads": [values or null] by input,
 after its backward, which _call runs after the function (eager or compiled).
 Eager runs _fn on the inputs of one _setup(); the strategy runs the
 compiled _fn on the inputs of a second, independent _setup() (fresh
-copies with the same aliasing), never on tensors eager mutated. Dynamo's
-caches are reset before each program: every program compiles afresh.
+copies with the same aliasing), never on tensors eager mutated.
+
+A run is the user's run (issue #56):
+- Each program is a module imported from its own file (PRIVATE/
+  aliasfuzz_program_N.py), as repro.py imports itself: inspect.getsourcefile
+  finds it, so Dynamo traces _fn as it traces a function of a user's .py
+  file (an exec'd function is wrapped in external_utils.wrap_inline, which
+  takes the graph's inputs by position, not in order of first use).
+- A verdict is a function of its program: Dynamo's caches are reset before
+  each program; Inductor's cache folder is private to this process and its
+  FX-graph and AOTAutograd caches are off, so no program is served another's
+  artifact. AF_RUNNER_CACHE_DIR=DIR instead uses DIR with the caches on:
+  the `stale-from-cache` history check runs a second process over the
+  folder a first one filled.
 """
 import gc
+import importlib.util
 import json
 import os
+import shutil
 import sys
+import tempfile
 import time
 import traceback
 import types
 import warnings
+
+# This process's private folder: the program files, and Inductor's cache
+# unless AF_RUNNER_CACHE_DIR names a shared one (set in isolate_caches()).
+_PRIVATE = None
+_files = []  # the files of the request in hand (removed at the next one)
+_count = 0
 
 def _unwrap(e):
     # torch.compile wraps a backend's exception (BackendCompilerFailed:
@@ -90,8 +111,7 @@ def _imported(imports):
 def _second_call(code, cfn):
     """The compiled callable called again, on the inputs of the recall
     layout, against eager on its own copy of them."""
-    mod = types.ModuleType("aliasfuzz_recall")
-    exec(compile(code, "<aliasfuzz-recall>", "exec"), mod.__dict__)
+    mod = program_module(code, "aliasfuzz_recall")
     setup, fn, observe, call = mod._setup, mod._fn, mod._observe, mod._call
     out = {}
     try:
@@ -109,15 +129,55 @@ def _second_call(code, cfn):
     return out
 
 
+def isolate_caches():
+    """Before torch is imported: this process's private folder, and
+    Inductor's caches in it and off (or in AF_RUNNER_CACHE_DIR and on)."""
+    global _PRIVATE
+    _PRIVATE = tempfile.mkdtemp(prefix="aliasfuzz-runner-")
+    import atexit
+    atexit.register(shutil.rmtree, _PRIVATE, True)
+    shared = os.environ.get("AF_RUNNER_CACHE_DIR")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = shared or os.path.join(_PRIVATE, "inductor")
+    os.environ["TRITON_CACHE_DIR"] = os.path.join(shared or _PRIVATE, "triton")
+    caches = "1" if shared else "0"
+    os.environ["TORCHINDUCTOR_FX_GRAPH_CACHE"] = caches
+    os.environ["TORCHINDUCTOR_AUTOGRAD_CACHE"] = caches
+
+
+def program_module(code, name):
+    """The program as a module imported from a file of its own, as a user's
+    function in a .py file is (AOTAutograd treats a function of __main__
+    otherwise, so the program is not __main__'s; repro.py imports itself
+    under the same name). A fresh file per program: no line cache or code
+    object of an earlier program is met."""
+    global _count
+    _count += 1
+    path = os.path.join(_PRIVATE or tempfile.gettempdir(), "%s_%d.py" % (name, _count))
+    with open(path, "w") as f:
+        f.write(code)
+    _files.append(path)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def forget_files():
+    while _files:
+        try:
+            os.unlink(_files.pop())
+        except OSError:
+            pass
+
+
 def handle(req):
-    # A real module: Dynamo looks up the module of the function's globals.
-    mod = types.ModuleType("aliasfuzz_program")
-    sys.modules[mod.__name__] = mod
-    ns = mod.__dict__
+    forget_files()  # the previous request's program files
     try:
-        exec(compile(req["code"], "<aliasfuzz>", "exec"), ns)
+        mod = program_module(req["code"], "aliasfuzz_program")
     except NotImplementedError as e:  # what the program needs is not in this torch (custom ops before 2.4)
         return {"unsupported": _err(e)}
+    ns = mod.__dict__
     # _call runs a function on the inputs, then a training program's backward (format v1.4).
     setup, fn, observe, call = ns["_setup"], ns["_fn"], ns["_observe"], ns["_call"]
     res = {}
@@ -166,6 +226,8 @@ def main():
     sys.stdout = sys.stderr  # nothing a program or Thunder prints may corrupt the protocol
     warnings.filterwarnings("ignore")
     sys.path.append(os.getcwd())
+    sys.dont_write_bytecode = True  # no __pycache__ of the program files
+    isolate_caches()
     import torch
     torch.set_num_threads(int(os.environ.get("AF_TORCH_THREADS", "1")))
     try:

@@ -637,5 +637,36 @@ TEST(Capabilities, ThunderProbe) {
   forget_capabilities();
 }
 
+// Issue #60: the probe of a compiler that hangs or dies on its first
+// control program ends within its bounds, says it is inconclusive (never
+// "every op supported"), lists nothing as unsupported and caches nothing.
+TEST(Capabilities, AProbeOfAFaultyCompilerIsBoundedAndInconclusive) {
+  REQUIRE_DEBIAN_TORCH();
+  for (const char* toy : {"hangs_on_call", "exits_on_call"}) {
+    const std::string cache = tmp_dir(std::string("caps-faulty-") + toy);
+    ScopedEnv e("AF_CAPABILITY_CACHE", cache);
+    forget_capabilities();
+    ProbeLimits limits;
+    limits.program_s = 2;
+    limits.total_s = 60;
+    int progress_calls = 0;
+    limits.progress = [&](int done, int most) {
+      ++progress_calls;
+      EXPECT_LE(done, most);
+    };
+    const std::string strategy = std::string("py:oracles.testdata.toy_compiler:") + toy + "@/usr/bin/python3";
+    const Capabilities c = probe_capabilities(strategy, false, limits);
+    ASSERT_TRUE(c.available) << toy << ": " << c.error;
+    EXPECT_NE(c.inconclusive_why.find("first control program"), std::string::npos) << toy << ": " << c.inconclusive_why;
+    EXPECT_EQ(c.probes, 1) << toy;
+    EXPECT_EQ(progress_calls, 1) << toy;
+    EXPECT_TRUE(c.unsupported.empty()) << toy;
+    EXPECT_FALSE(std::filesystem::exists(cache) && !std::filesystem::is_empty(cache)) << toy << ": cached";
+    // Not memoized either: the next probe probes again.
+    EXPECT_FALSE(probe_capabilities(strategy, false, limits).from_cache) << toy;
+  }
+  forget_capabilities();
+}
+
 }  // namespace
 }  // namespace af::compilers

@@ -1,5 +1,7 @@
 #include "compilers/runner.h"
 
+#include "base/activity.h"
+
 #include "ir/json_text.h"
 
 #include <fcntl.h>
@@ -69,6 +71,8 @@ bool ExternalRunner::start(std::string* error) {
   po.lift_memory_limit = true;
   po.die_with_parent = true;
   nlohmann::json hello;
+  // A campaign gives the start-up its own bound, not the case's.
+  const base::ExternalActivity starting(base::ActivitySlot::kStarting);
   if (!start_runner(proc_, o_.python, o_.runner, po, o_.startup_s, "the external runner", &hello, error)) return false;
   torch_version_ = hello.contains("torch") && hello["torch"].is_string() ? hello["torch"].get<std::string>() : "";
   thunder_version_ =
@@ -128,7 +132,10 @@ ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& stra
     const std::string second = torch_function_module(*recall);
     if (!second.empty()) req["recall"] = second;
   }
-  LineReply reply = proc_.request(req, o_.timeout_s);
+  LineReply reply = [&] {
+    const base::ExternalActivity answering(base::ActivitySlot::kAnswering);  // a hang now is the compiler's
+    return proc_.request(req, o_.timeout_s);
+  }();
   if (!reply.ok) {  // hung or dead: the next program starts a new process
     r.status = S::Failed;
     r.error_type = reply.failure;
@@ -200,16 +207,23 @@ struct Registry {
     if (!r) {
       ExternalOptions o;
       o.python = python;
+      if (request_timeout_s > 0) o.timeout_s = request_timeout_s;
       r = std::make_unique<ExternalRunner>(o);
     }
     return r.get();
   }
+  double request_timeout_s = 0;  // set_external_timeout; 0: ExternalOptions' default
 };
 Registry& registry() {
   static Registry* r = new Registry();  // never destroyed: children die with PDEATHSIG or EOF
   return *r;
 }
 }  // namespace
+
+void set_external_timeout(double seconds) {
+  registry().request_timeout_s = seconds;
+  for (auto& [py, r] : registry().by_python) r->set_timeout(seconds);
+}
 
 ExternalResult run_external(const ir::Program& p, const std::string& strategy, bool invalid,
                             const ir::Program* recall) {

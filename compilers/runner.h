@@ -83,6 +83,7 @@ class ExternalRunner {
   const std::string& torch_version() const { return torch_version_; }
   const std::string& thunder_version() const { return thunder_version_; }
   int restarts() const { return restarts_; }
+  void set_timeout(double seconds) { o_.timeout_s = seconds; }
 
  private:
   ExternalOptions o_;
@@ -98,6 +99,10 @@ class ExternalRunner {
 // forked child starts its own).
 ExternalResult run_external(const ir::Program& p, const std::string& strategy, bool invalid = false,
                             const ir::Program* recall = nullptr);
+// The bound on one program's answer for this process's runners (a
+// campaign worker: below the case timeout, so that a compiler that hangs
+// is that compiler's `runner-timeout` finding and the worker goes on).
+void set_external_timeout(double seconds);
 // The versions the per-process runner of `strategy` reports ("" before it started).
 std::string external_versions(const std::string& strategy);
 

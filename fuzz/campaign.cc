@@ -64,7 +64,9 @@ class Campaign {
                     {[this] { return queue_.next(); }, [this](uint64_t k) { queue_.give_back(k); },
                      [this](uint64_t k, const json& r) { record(k, r); },
                      [this](uint64_t k, const RoutineAnswer& a) { record(k, a); },
-                     [this](uint64_t k, const std::string& kind, const std::string& detail) { died(k, kind, detail); },
+                     [this](uint64_t k, const std::string& kind, const std::string& detail, int spec) {
+                       died(k, kind, detail, spec);
+                     },
                      [] { return g_stop != 0; }});
     pool.start(o_.jobs);
     double last_status = now_s(), last_save = now_s();
@@ -127,10 +129,16 @@ class Campaign {
   double start_ = 0, elapsed_before_ = 0;
   std::unique_ptr<CampaignMinimizer> minimizer_;  // made when the run starts
 
-  // Program k crashed or hung the worker: a finding of kind crash or timeout.
-  void died(uint64_t k, const std::string& kind, const std::string& detail) {
-    json f = {{"spec", nullptr}, {"bucket", kind}, {"op", ""}, {"error", detail}};
-    (kind == "crash" ? tally_.crashes : tally_.timeouts)++;
+  // Program k crashed or hung the worker. A hang while an external
+  // compiler computed (spec >= 0) is that compiler's runner-timeout
+  // finding; otherwise a finding of aliasfuzz itself, of kind crash or
+  // timeout.
+  void died(uint64_t k, const std::string& kind, const std::string& detail, int spec) {
+    json f = spec >= 0 ? hang_finding(o_, k, spec) : json();
+    if (f.is_null()) {
+      f = {{"spec", nullptr}, {"bucket", kind}, {"op", ""}, {"error", detail}};
+      (kind == "crash" ? tally_.crashes : tally_.timeouts)++;
+    }
     record(k, json{{"k", k}, {"valid", true}, {"runs", 0}, {"findings", json::array({f})}});
   }
 
@@ -243,9 +251,32 @@ void resolve_capabilities(CampaignOptions& o) {
   for (const auto& strategy : o.strategies) {
     const std::string& s = strategy.name();
     const double t0 = now_s();
-    const compilers::Capabilities c = compilers::probe_capabilities(s);
+    // Each probe program has the case timeout, the probe a total bound: a
+    // compiler that hangs or dies costs a bounded start, never a stall.
+    compilers::ProbeLimits limits;
+    limits.program_s = o.case_timeout_s;
+    limits.total_s = std::clamp(20 * o.case_timeout_s, 60.0, 900.0);
+    const bool tty = isatty(2);
+    double last_progress = 0;
+    limits.progress = [&](int done, int most) {
+      if (o.quiet || now_s() - last_progress < (tty ? 0.5 : 10)) return;
+      last_progress = now_s();
+      std::fprintf(stderr, "%saliasfuzz fuzz: probing what %s supports: %d of at most %d programs, %.0f s%s", tty ? "\r" : "",
+                   s.c_str(), done, most, now_s() - t0, tty ? "" : "\n");
+    };
+    const compilers::Capabilities c = compilers::probe_capabilities(s, false, limits);
+    if (tty && last_progress > 0 && !o.quiet) std::fprintf(stderr, "\n");
     if (!c.available) {  // not installed (the strategy is skipped, check.h), or the probe could not start
       if (!o.quiet) std::fprintf(stderr, "aliasfuzz fuzz: no capability probe of %s: %s\n", s.c_str(), c.error.c_str());
+      continue;
+    }
+    if (!c.inconclusive_why.empty()) {
+      if (!o.quiet)
+        std::fprintf(stderr,
+                     "aliasfuzz fuzz: capability probe of %s inconclusive (%s, %.0f s): every op stays in the "
+                     "programs, nothing cached\n",
+                     s.c_str(), c.inconclusive_why.substr(0, 300).c_str(), now_s() - t0);
+      if (!c.versions.empty()) o.versions[s] = c.versions;
       continue;
     }
     if (!c.versions.empty()) o.versions[s] = c.versions;

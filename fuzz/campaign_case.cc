@@ -22,6 +22,7 @@
 #include "fuzz/invalid.h"
 #include "fuzz/signature.h"
 #include "ir/analysis.h"
+#include "compilers/runner.h"
 #include "compilers/table.h"
 #include "oracles/json_out.h"
 
@@ -77,7 +78,39 @@ std::string known_bug_of(const RunRecord& rec, const std::vector<std::string>& w
   return "";
 }
 
+// A finding as the parent records it: its spec, bucket, first diverging
+// op, first mismatch or error, and features.
+json finding_json(const RunRecord& rec, std::string bucket, const std::vector<std::string>& words) {
+  json m = {{"spec", run::spec_json(rec.spec)}, {"bucket", std::move(bucket)}, {"op", rec.op}, {"regions", rec.regions}};
+  if (!rec.accepted_invalid.empty()) m["accepted_invalid"] = rec.accepted_invalid;
+  if (rec.mismatch) m.update(oracles::mismatch_json(*rec.mismatch));  // observable, index, expected, actual[, what]
+  if (!rec.error.empty()) m["error"] = rec.error;
+  if (!rec.stderr_tail.empty()) m["stderr_tail"] = rec.stderr_tail;  // what the dying compiler said last
+  if (rec.first_failure) m["first_diverging_op"] = check_failure_json(*rec.first_failure);
+  m["features"] = words;
+  return m;
+}
+
 }  // namespace
+
+json hang_finding(const CampaignOptions& o, uint64_t k, int spec) {
+  const auto specs = campaign_specs(o.seed, k, o.strategies, o.injects, o.target, o.checked, o.recall);
+  if (spec < 0 || static_cast<size_t>(spec) >= specs.size() || !specs[spec].is_external()) return nullptr;
+  RunRecord rec;
+  rec.spec = specs[spec];
+  rec.agree = false;
+  // The words runner_failure_kind reads: a runner-timeout, the compiler's.
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%g s", o.case_timeout_s);
+  rec.error = std::string("external runner timeout: no answer within the case timeout (") + secs +
+              "): the campaign killed the case";
+  rec.op = "runner-timeout";
+  const Generated g = generate_analyzed(o.seed, k, o.gen);
+  std::vector<std::string> words = program_features(g.program, g.analysis ? &*g.analysis : nullptr);
+  words.push_back("what:" + bug_what(rec));
+  std::sort(words.begin(), words.end());
+  return finding_json(rec, bucket_of(rec), words);
+}
 
 std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) {
   auto has = [k](const std::vector<uint64_t>& v) { return std::find(v.begin(), v.end(), k) != v.end(); };
@@ -158,15 +191,8 @@ std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) 
       }
       if (fresh || k < it->second) it->second = k;
     }
-    json m = {
-        {"spec", run::spec_json(rec.spec)}, {"bucket", std::move(bucket)}, {"op", rec.op}, {"regions", rec.regions}};
-    if (!rec.accepted_invalid.empty()) m["accepted_invalid"] = rec.accepted_invalid;
-    if (rec.mismatch) m.update(oracles::mismatch_json(*rec.mismatch));  // observable, index, expected, actual[, what]
-    if (!rec.error.empty()) m["error"] = rec.error;
-    if (!rec.stderr_tail.empty()) m["stderr_tail"] = rec.stderr_tail;  // what the dying compiler said last
-    if (rec.first_failure) m["first_diverging_op"] = check_failure_json(*rec.first_failure);
+    json m = finding_json(rec, std::move(bucket), words);
     if (auto a = attribution(rec)) m["attribution"] = *a;
-    m["features"] = words;
     f.push_back(m);
   }
   if (sampled) {
@@ -202,6 +228,11 @@ void worker_main(const CampaignOptions& o, int in_fd, int out_fd) {
     rlimit rl{mb << 20, mb << 20};
     setrlimit(RLIMIT_AS, &rl);
   }
+  // A compiler that hangs is caught by the worker itself, below the case
+  // timeout: a runner-timeout finding of that compiler, and the worker goes
+  // on (the parent's kill at the case timeout is the last resort).
+  compilers::set_external_timeout(o.test_external_timeout_s > 0 ? o.test_external_timeout_s
+                                                                : std::max(1.0, o.case_timeout_s * kExternalShareOfCase));
   FILE* in = fdopen(in_fd, "r");
   char buf[64];
   std::string out;

@@ -6,6 +6,8 @@
 #include <string>
 #include <unordered_map>
 
+#include <nlohmann/json.hpp>
+
 #include "fuzz/campaign_options.h"
 #include "oracles/line_process.h"
 
@@ -47,6 +49,17 @@ int feature_sample_stride(const CampaignOptions& o);
 // program with no finding to send and no external run is answered with a
 // routine line instead (fuzz/answer_line.h: its tiers and repeats).
 std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent = nullptr);
+
+// The finding of program k whose external spec `spec` (an index in its
+// campaign_specs) hung past the case timeout, so that the worker was
+// killed: that compiler's `runner-timeout` finding, as check_case would
+// have sent it had the compiler's own bound caught the hang. Null when the
+// index names no external spec of that program.
+nlohmann::json hang_finding(const CampaignOptions& o, uint64_t k, int spec);
+
+// The share of the case timeout one answer of an external compiler may
+// take in a worker or a minimizer child (compilers::set_external_timeout).
+inline constexpr double kExternalShareOfCase = 0.8;
 
 // The worker's main loop: an index per line on in_fd, a JSON line each on
 // out_fd; under the campaign's memory limit. Never returns.

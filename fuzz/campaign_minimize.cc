@@ -25,6 +25,7 @@
 #include "fuzz/minimize.h"
 #include "fuzz/repro.h"
 #include "fuzz/signature.h"
+#include "compilers/runner.h"
 #include "ir/analysis.h"
 #include "ir/json_text.h"
 #include "ir/text.h"
@@ -68,6 +69,7 @@ struct CampaignMinimizer::Impl {
   std::set<std::string> started_, bugs_;
 
   static constexpr int64_t kMinimizeTests = 3000;
+
   static constexpr double kLeastJobS = 0.5;  // at the end: what is left goes to the next job
 
   // One minimization: a finding's program, its spec, the folder it goes
@@ -78,6 +80,7 @@ struct CampaignMinimizer::Impl {
     uint64_t k = 0;
     std::vector<std::string> keep;
     nlohmann::json settings;  // novelty: its settings.json, with case.af written when it starts
+    bool hang = false;        // a compiler's hang (runner-timeout): a case timeout per candidate
   };
 
   // Runs the jobs in order, up to --jobs at a time, in child processes
@@ -131,6 +134,8 @@ struct CampaignMinimizer::Impl {
       }
       if (pid == 0) {
         signal(SIGINT, SIG_IGN);
+        // Each candidate's run of a real compiler has the case's bound, as in the workers.
+        compilers::set_external_timeout(std::max(1.0, o_.case_timeout_s * kExternalShareOfCase));
         ::close(down[1]);
         ::close(up[0]);
         for (const Child& other : children)
@@ -214,7 +219,9 @@ struct CampaignMinimizer::Impl {
         ++*left;
         continue;
       }
-      const double budget = std::min(o_.minimize_s, budget_left);
+      // A hang costs a case timeout per candidate: a few candidates' worth,
+      // not a real compiler's minute each.
+      const double budget = std::min({o_.minimize_s, budget_left, job.hang ? 3 * o_.case_timeout_s : 1e300});
       const std::string line = std::to_string(i) + " " + std::to_string(budget) + "\n";
       if (::write(c->to, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
         stop(*c, true);
@@ -226,7 +233,9 @@ struct CampaignMinimizer::Impl {
       // Slack past the budget for the minimizer's last checks (it keeps
       // about three runs of the program out of its budget; a run of a real
       // compiler on a loaded machine can take a minute).
-      c->deadline = now_s() + budget + (job.spec.is_external() ? std::max(120.0, budget) : 10);
+      c->deadline = now_s() + budget + (job.hang                   ? o_.case_timeout_s + 10
+                                        : job.spec.is_external() ? std::max(120.0, budget)
+                                                                 : 10);
     }
     reap(0);
     for (Child& c : children) stop(c, false);  // closing its pipe ends it
@@ -308,7 +317,8 @@ struct CampaignMinimizer::Impl {
       if (st.is_discarded()) continue;
       const auto spec = run::spec_from_json(st["finding"]["spec"]);
       if (!spec) continue;  // settings of another version of aliasfuzz
-      jobs.push_back({dir, name, *spec, st.value("program", uint64_t{0}), {}, nullptr});
+      jobs.push_back({dir, name, *spec, st.value("program", uint64_t{0}), {}, nullptr,
+                      runner_failure_kind(st["finding"].value("error", std::string())) == "runner-timeout"});
     }
     return jobs;
   }
@@ -407,6 +417,9 @@ struct CampaignMinimizer::Impl {
       const auto [who, word] = who_word(key);
       const uint64_t k = tally_.feature_first.at(key);
       const json& f = tally_.candidates.at(std::to_string(k) + "|" + who);
+      // A hang is no lead: each candidate costs a case timeout, and what
+      // else its program holds says nothing of why the compiler hung.
+      if (runner_failure_kind(f.value("error", std::string())) == "runner-timeout") continue;
       std::string slug = who + "__" + word;
       for (char& c : slug)
         if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '+' || c == '.')) c = '-';

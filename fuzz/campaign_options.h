@@ -71,6 +71,10 @@ struct CampaignOptions {
   // Fault injection for the campaign's own tests: these programs abort or
   // hang inside the worker.
   std::vector<uint64_t> test_crash_on, test_hang_on;
+  // Tests: a worker's bound on one answer of an external compiler (0: the
+  // case timeout's kExternalShareOfCase), so that a test can make the
+  // campaign's own kill at the case timeout catch a compiler's hang.
+  double test_external_timeout_s = 0;
 };
 
 }  // namespace af::fuzz

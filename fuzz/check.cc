@@ -1,5 +1,7 @@
 #include "fuzz/check.h"
 
+#include "base/activity.h"
+
 #include <algorithm>
 #include <chrono>
 #include <functional>
@@ -248,8 +250,10 @@ std::optional<RunRecord> check_external_invalid(const ir::Program& p, const ir::
 std::vector<RunRecord> check_invalid_program(const ir::Program& p, const ir::Error& error,
                                              const std::vector<run::RunSpec>& specs) {
   std::vector<RunRecord> out;
-  for (const run::RunSpec& s : specs) {
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const run::RunSpec& s = specs[i];
     if (!s.is_external()) continue;
+    const base::SpecActivity running(static_cast<int32_t>(i));  // a hang from here on is this compiler's
     const auto t0 = std::chrono::steady_clock::now();
     if (auto r = check_external_invalid(p, error, s)) {
       r->ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -280,10 +284,12 @@ std::vector<RunRecord> check_program(const ir::Program& p, const ir::Analysis& a
                                      const std::vector<run::RunSpec>& specs, const CheckOptions& options) {
   std::vector<RunRecord> out;
   Prefixes prefixes(p, an);
-  for (const run::RunSpec& s : specs) {
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const run::RunSpec& s = specs[i];
     const auto t0 = std::chrono::steady_clock::now();
     auto ms = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); };
     if (s.is_external()) {
+      const base::SpecActivity running(static_cast<int32_t>(i));  // a hang from here on is this compiler's
       if (auto r = check_external(p, an, s, options)) {
         r->ms = ms();
         out.push_back(std::move(*r));

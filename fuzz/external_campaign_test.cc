@@ -440,5 +440,89 @@ TEST(PyCampaign, AcceptsInvalidIsAClassOfItsOwn) {
   EXPECT_GT(checked, 0);
 }
 
+// Issue #60: a compiler that hangs (in its call or in its compile), exits
+// or kills itself mid-case never stalls a campaign and is never blamed on
+// aliasfuzz. Each campaign ends (its capability probe is inconclusive, said
+// so and not cached), writes a valid report.json, and every finding is a
+// bucket of the plug-in, of kind runner-timeout or runner-crash.
+struct FaultyRun {
+  CampaignSummary summary;
+  std::vector<std::string> buckets;
+  json report;
+  double seconds = 0;
+  bool probe_cached = false;
+};
+
+FaultyRun faulty_campaign(const std::string& toy, double minimize_s, double external_timeout_s = 0) {
+  const std::string cache = tmp("faulty-caps-" + toy);
+  std::filesystem::remove_all(cache);
+  setenv("AF_CAPABILITY_CACHE", cache.c_str(), 1);
+  compilers::forget_capabilities();
+  CampaignOptions o;
+  o.out = tmp("faulty-" + toy + (external_timeout_s > 0 ? "-parent" : ""));
+  std::filesystem::remove_all(o.out);
+  o.seed = 3;
+  o.programs = 2;
+  o.jobs = 2;
+  o.quiet = true;
+  o.case_timeout_s = 3;
+  o.minimize_s = minimize_s;
+  o.test_external_timeout_s = external_timeout_s;
+  o.strategies = {run::strategy_of("py:oracles.testdata.toy_compiler:" + toy + "@/usr/bin/python3")};
+  FaultyRun r;
+  const double t0 = oracles::now_s();
+  r.summary = run_campaign(o);
+  r.seconds = oracles::now_s() - t0;
+  reports::write_reports(o.out);
+  std::printf("%s: %.1f s\n", toy.c_str(), r.seconds);
+  unsetenv("AF_CAPABILITY_CACHE");
+  compilers::forget_capabilities();
+  for (const auto& e : std::filesystem::directory_iterator(o.out + "/findings"))
+    r.buckets.push_back(e.path().filename().string());
+  r.report = read_json(o.out + "/report.json");
+  r.probe_cached = std::filesystem::exists(cache) && !std::filesystem::is_empty(cache);
+  return r;
+}
+
+void expect_blamed_on_the_plugin(const FaultyRun& r, const std::string& toy, const std::string& kind) {
+  EXPECT_EQ(r.summary.programs, 2) << toy;
+  EXPECT_EQ(r.summary.must_agree_buckets, 0) << toy << ": a compiler's fault counted as aliasfuzz's";
+  EXPECT_EQ(r.summary.timeouts, 0) << toy;
+  EXPECT_EQ(r.summary.crashes, 0) << toy;
+  EXPECT_FALSE(r.report.is_discarded()) << toy;
+  EXPECT_FALSE(r.probe_cached) << toy << ": an inconclusive probe was cached";
+  ASSERT_FALSE(r.buckets.empty()) << toy;
+  for (const std::string& b : r.buckets) {
+    EXPECT_NE(b.find(toy), std::string::npos) << b;
+    EXPECT_NE(b.find("__" + kind), std::string::npos) << b;
+  }
+  // Not a timing bound: a stalled campaign would run for ever (a hang of
+  // 10^6 s), a bounded one ends in its two cases, probe and minimizations.
+  EXPECT_LT(r.seconds, 240) << toy;
+}
+
+TEST(PyCampaign, ACompilerThatHangsIsNamedAndTheCampaignEnds) {
+  REQUIRE_DEBIAN_TORCH();
+  // Minimized too: each candidate within the case's bound, the whole within a few cases.
+  expect_blamed_on_the_plugin(faulty_campaign("hangs_on_call", 10), "hangs_on_call", "runner-timeout");
+  expect_blamed_on_the_plugin(faulty_campaign("hangs_in_compile", 0), "hangs_in_compile", "runner-timeout");
+}
+
+// The campaign's own kill at the case timeout (here the worker's bound on
+// an answer is longer than the case's) still names the compiler that was
+// computing: the worker's shared activity slot (base/activity.h).
+TEST(PyCampaign, AHangTheCampaignKillsIsTheCompilers) {
+  REQUIRE_DEBIAN_TORCH();
+  const FaultyRun r = faulty_campaign("hangs_on_call", 0, /*external_timeout_s=*/1000);
+  expect_blamed_on_the_plugin(r, "hangs_on_call", "runner-timeout");
+}
+
+TEST(PyCampaign, ACompilerThatDiesIsNamed) {
+  REQUIRE_DEBIAN_TORCH();
+  expect_blamed_on_the_plugin(faulty_campaign("exits_on_call", 0), "exits_on_call", "runner-crash");
+  expect_blamed_on_the_plugin(faulty_campaign("kills_itself_on_call", 0), "kills_itself_on_call",
+                              "runner-crash-SIGSEGV");
+}
+
 }  // namespace
 }  // namespace af::fuzz

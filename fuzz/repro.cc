@@ -74,6 +74,15 @@ std::string comment_block(const std::string& text) {
   return out;
 }
 
+const char* kReproCaches = R"PY(import os as _os, tempfile as _tempfile  # (before torch is imported)
+# A fresh Inductor cache folder, its caches off; AF_RUNNER_CACHE_DIR=DIR: DIR, caches on.
+if __name__ == "__main__":  # (not again when _this_file_as_module imports this file)
+    _os.environ["TORCHINDUCTOR_CACHE_DIR"] = (_os.environ.get("AF_RUNNER_CACHE_DIR") or
+                                             _tempfile.mkdtemp(prefix="aliasfuzz-repro-"))
+    _os.environ["TORCHINDUCTOR_FX_GRAPH_CACHE"] = _os.environ["TORCHINDUCTOR_AUTOGRAD_CACHE"] = (
+        "1" if _os.environ.get("AF_RUNNER_CACHE_DIR") else "0")
+)PY";
+
 const char* kReproMain = R"PY(
 
 def _agree(a, e):
@@ -200,12 +209,23 @@ def _thunder_trace(cfn):
         return None
 
 
+def _this_file_as_module():
+    """This file imported as the module `aliasfuzz_program` (its main block
+    does not run then): the program's functions as a user's module has them."""
+    import importlib.util, os
+    spec = importlib.util.spec_from_file_location("aliasfuzz_program", os.path.abspath(__file__))
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["aliasfuzz_program"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def _second_call(cfn, label):
     """--recall: the compiled function called again, on the program's inputs in
     the recall layout (COMPILER["recall"]), against eager on its own copy of
     them. True when the two differ (or the compiled call raised)."""
     import types
-    mod = types.ModuleType("aliasfuzz_recall")
+    mod = types.ModuleType("aliasfuzz_recall")  # its _setup and eager _fn only: a plain module serves
     exec(compile(COMPILER["recall"], "<aliasfuzz-recall>", "exec"), mod.__dict__)
     print("\nsecond call of the same compiled function, on the inputs moved %s:" % COMPILER["recall_direction"])
     try:
@@ -267,19 +287,15 @@ def main():
             sys.path.append(os.getcwd())  # a py:MODULE:FUNCTION module beside this script
             ns = {}
             exec(COMPILER["imports"], ns)
-            # _setup and _fn exactly as the campaign's runner defined them
-            # (compilers/external_runner.py): compiled from the same text into
-            # a module of their own. Compilers can behave differently for a
-            # function of __main__ (AOTAutograd in torch 2.9 classifies an
-            # output otherwise), and the repro must not differ from the campaign.
-            import types
-            mod = types.ModuleType("aliasfuzz_program")
-            sys.modules[mod.__name__] = mod
-            exec(compile(COMPILER["module"], "<aliasfuzz>", "exec"), mod.__dict__)
-            ns["fn"] = mod._fn
-            inputs, storages = mod._setup()
+            # _setup and _fn are this file's own top-level functions, imported
+            # from this file as a module (not __main__'s), as the campaign's
+            # runner imports the program's file (compilers/external_runner.py)
+            # and as a user's function in a .py file is.
+            prog = _this_file_as_module()
+            ns["fn"] = prog._fn
+            inputs, storages = prog._setup()
             cfn = eval(COMPILER["compile"], ns)
-            compiled = _observe(mod._call(cfn, inputs), storages, inputs)  # and a training program's backward
+            compiled = _observe(prog._call(cfn, inputs), storages, inputs)  # and a training program's backward
             thunder = sys.modules.get("thunder")
             print("%s: %s (torch %s%s)" % (label, COMPILER["compile"], torch.__version__,
                                           ", thunder %s" % getattr(thunder, "__version__", "?") if thunder else ""))
@@ -510,7 +526,11 @@ std::string repro_script(const ir::Program& p, const run::RunSpec& spec, const R
               comment_block(ir::print(*second));
   // (and the script's own leading comment lines: they describe `aliasfuzz torch`).
   while (!script.empty() && script[0] == '#') script.erase(0, script.find('\n') + 1);
-  std::string out = head + script;
+  // As the campaign's runner (compilers/external_runner.py, isolate_caches):
+  // a fresh Inductor cache folder with its FX-graph and AOTAutograd caches
+  // off, so the verdict is this program's alone, not an artifact an earlier
+  // run left in the user's cache.
+  std::string out = head + kReproCaches + script;
   out += "import sys\n\n";
   // As the external runner does (AF_TORCH_THREADS, default 1): a compiled
   // kernel may differ by thread count (Inductor's CPU code on torch 2.15.0
@@ -558,12 +578,11 @@ std::string repro_script(const ir::Program& p, const run::RunSpec& spec, const R
   out +=
       "# The real compiler of an external strategy (aliasfuzz's table, compilers/table.cc): `imports`,\n"
       "# then `compile` with fn = _fn gives the compiled function; compared with eager PyTorch of this Python.\n"
-      "# `module` is _setup and _fn as the campaign's runner compiled them (the same text as above).\n";
+      "# `fn` is this file's _fn, compiled as the campaign's runner compiles it.\n";
   // --recall: the module of the recall layout, whose _setup gives the second call's inputs.
   const std::optional<ir::Program> second = spec.recall ? ir::recall_layout(p) : std::nullopt;
   out += "COMPILER = " +
          (ext ? "{\"imports\": " + py_str(ext->imports) + ", \"compile\": " + py_str(ext->compile) +
-                    ",\n            \"module\": " + py_str(oracles::torch_function_module(p)) +
                     (second ? ",\n            \"recall_direction\": " + py_str(ir::recall_direction(p)) +
                                   ",\n            \"recall\": " + py_str(oracles::torch_function_module(*second))
                             : std::string()) +

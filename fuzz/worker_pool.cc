@@ -18,7 +18,13 @@ namespace af::fuzz {
 using nlohmann::json;
 
 void WorkerPool::start(int jobs) {
-  for (int i = 0; i < jobs; ++i) workers_.emplace_back(), spawn(workers_.back());
+  base::ActivitySlot* slots = base::shared_activity_slots(static_cast<size_t>(std::max(jobs, 1)));
+  workers_.reserve(static_cast<size_t>(jobs));
+  for (int i = 0; i < jobs; ++i) {
+    workers_.emplace_back();
+    workers_.back().activity = &slots[i];
+    spawn(workers_.back());
+  }
 }
 
 bool WorkerPool::busy() const {
@@ -39,6 +45,8 @@ void WorkerPool::finish() {
 void WorkerPool::spawn(Worker& w) {
   int a[2], b[2];
   if (pipe(a) != 0 || pipe(b) != 0) throw std::runtime_error("pipe failed");
+  w.activity->spec.store(-1);
+  w.activity->external.store(base::ActivitySlot::kIdle);
   std::fflush(nullptr);
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
@@ -47,6 +55,7 @@ void WorkerPool::spawn(Worker& w) {
     ::close(b[0]);
     for (auto& other : workers_)
       if (other.to >= 0) ::close(other.to), ::close(other.from);
+    base::set_activity(w.activity);
     worker_main(o_, a[0], b[1]);
   }
   ::close(a[0]);
@@ -151,7 +160,11 @@ void WorkerPool::poll() {
 
 void WorkerPool::check_timeouts() {
   for (auto& w : workers_)
-    if (!w.queue.empty() && now_s() - w.last_progress > o_.case_timeout_s) {
+    if (!w.queue.empty() &&
+        now_s() - w.last_progress >
+            o_.case_timeout_s + (w.activity->external.load(std::memory_order_relaxed) == base::ActivitySlot::kStarting
+                                     ? kStartupGrace_s
+                                     : 0)) {
       ::kill(w.pid, SIGKILL);
       died(w, "timeout");
     }
@@ -164,12 +177,18 @@ void WorkerPool::died(Worker& w, const std::string& kind) {
   ::close(w.from);
   waitpid(w.pid, &st, 0);
   w.pid = -1;
+  // Read after it is gone: the external compiler it was waiting for when
+  // it hung (-1: it was in aliasfuzz's own code, or it crashed: the worker
+  // is aliasfuzz's process, whatever ran in its Python child).
+  const bool compiler_hung = kind == "timeout" && w.activity->external.load(std::memory_order_relaxed) !=
+                                                      base::ActivitySlot::kIdle;
+  const int spec = compiler_hung ? w.activity->spec.load(std::memory_order_relaxed) : -1;
   if (!w.queue.empty()) {
     const uint64_t k = w.queue.front();
     w.queue.pop_front();
     std::string detail = kind;
     if (kind == "crash" && WIFSIGNALED(st)) detail += " (signal " + std::to_string(WTERMSIG(st)) + ")";
-    cb_.died(k, kind, detail);
+    cb_.died(k, kind, detail, spec);
   }
   give_back(w);
   if (!cb_.stopping()) spawn(w);

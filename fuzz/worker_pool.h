@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/activity.h"
 #include "fuzz/answer_line.h"
 #include "fuzz/campaign_options.h"
 
@@ -28,7 +29,10 @@ class WorkerPool {
     std::function<void(uint64_t k, const nlohmann::json& r)> answer;  // a worker's JSON line for program k
     std::function<void(uint64_t k, const RoutineAnswer& a)> routine;  // its routine line (fuzz/answer_line.h)
     // Program k crashed ("crash", detail with the signal) or hung ("timeout").
-    std::function<void(uint64_t k, const std::string& kind, const std::string& detail)> died;
+    // spec: for a hang, the index (in campaign_specs) of the external
+    // strategy whose Python was computing or starting then; else -1 (a
+    // crash of the worker, or a hang in aliasfuzz's own code).
+    std::function<void(uint64_t k, const std::string& kind, const std::string& detail, int spec)> died;
     std::function<bool()> stopping;  // an interrupt: restart no worker
   };
 
@@ -44,6 +48,9 @@ class WorkerPool {
   // kInterruptGrace_s is killed and its case handed back too.
   void finish();
   static constexpr double kInterruptGrace_s = 2;
+  // A worker starting a compiler's Python (importing torch, thunder) gets
+  // this much time past the case timeout: the start-up is not the case.
+  static constexpr double kStartupGrace_s = 180;
 
  private:
   struct Worker {
@@ -52,6 +59,7 @@ class WorkerPool {
     std::deque<uint64_t> queue;  // assigned, not yet answered (front = in progress)
     double last_progress = 0;
     std::string partial;  // bytes of an unfinished line
+    base::ActivitySlot* activity = nullptr;  // what it is doing (shared memory)
   };
   void spawn(Worker& w);
   void feed(Worker& w);

@@ -1,6 +1,7 @@
 #include "ir/json_text.h"
 #include "oracles/line_process.h"
 
+#include <cstdio>
 #include <filesystem>
 
 #include <fcntl.h>
@@ -130,6 +131,12 @@ bool LineProcess::read_line(std::string* line, double deadline) {
   }
 }
 
+static std::string seconds_text(double s) {  // 3, 2.5 (not 3.000000)
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", s);
+  return b;
+}
+
 LineReply LineProcess::request(const nlohmann::json& req, double timeout_s) {
   LineReply r;
   const long id = req.value("id", -1L);
@@ -160,7 +167,7 @@ LineReply LineProcess::request(const nlohmann::json& req, double timeout_s) {
   r.death = dead ? death_name(st) : "";
   r.stderr_tail = stderr_tail();
   r.message = r.failure == "timeout"
-                  ? "no answer within " + std::to_string(timeout_s) + " s"
+                  ? "no answer within " + seconds_text(timeout_s) + " s"
                   : "the Python process died" + (r.death.empty() ? std::string() : " (" + r.death + ")");
   kill();
   return r;

@@ -57,6 +57,13 @@ int run(CapArgs& a) {
       out[s] = {{"available", false}, {"error", c.error}};
       continue;
     }
+    if (!c.inconclusive_why.empty()) {
+      std::cerr << "aliasfuzz capabilities: the probe of " << s << " is inconclusive: " << c.inconclusive_why
+                << " (nothing cached)\n";
+      out[s] = {{"available", true}, {"versions", c.versions}, {"inconclusive_why", c.inconclusive_why},
+                {"inconclusive", c.inconclusive}, {"probes", c.probes}};
+      continue;
+    }
     for (const auto& [op, why] : c.unsupported) weights[op] = 0.0;
     out[s] = {{"available", true},
               {"versions", c.versions},

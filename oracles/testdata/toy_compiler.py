@@ -53,6 +53,12 @@ each FUNCTION takes the program's Python function and returns a callable.
                        copies of the inputs that require grad (the same
                        memory), so the values are right and no gradient
                        reaches a leaf
+  hangs_on_call        a compiler that never returns: the compiled
+                       callable sleeps for good (issue #60: a hang is the
+                       compiler's finding, and never stalls a campaign)
+  hangs_in_compile     the same, in the compile call itself
+  exits_on_call        the process running it exits (status 3) mid-case
+  kills_itself_on_call the process running it dies of SIGSEGV mid-case
 """
 import os
 import signal
@@ -208,3 +214,25 @@ def drops_gradients(fn):
     def compiled(*args):
         return fn(*[a.detach() if isinstance(a, torch.Tensor) and a.requires_grad else a for a in args])
     return compiled
+
+
+def hangs_on_call(fn):
+    import time
+    return lambda *args: time.sleep(10 ** 6)
+
+
+def hangs_in_compile(fn):
+    import time
+    time.sleep(10 ** 6)
+
+
+def exits_on_call(fn):
+    return lambda *args: os._exit(3)
+
+
+def kills_itself_on_call(fn):
+    def call(*args):
+        sys.stderr.write("toy compiler: SIGSEGV on purpose\n")
+        sys.stderr.flush()
+        os.kill(os.getpid(), signal.SIGSEGV)
+    return call
