@@ -237,6 +237,21 @@ ExternalResult run_external(const ir::Program& p, const std::string& strategy, b
   return registry().get(py)->run(p, strategy, invalid, recall);
 }
 
+ExternalResult run_external_fresh(const ir::Program& p, const std::string& strategy) {
+  const std::string py = external_python(strategy);
+  if (py.empty()) {
+    ExternalResult r;
+    r.status = ExternalResult::Status::Unavailable;
+    r.message = external_unavailable(strategy);
+    return r;
+  }
+  ExternalOptions o;
+  o.python = py;
+  if (registry().request_timeout_s > 0) o.timeout_s = registry().request_timeout_s;
+  ExternalRunner fresh(o);  // a new Python with a new private cache folder, stopped when done
+  return fresh.run(p, strategy);
+}
+
 std::string external_versions(const std::string& strategy) {
   const std::string py = external_python(strategy);
   if (py.empty()) return "";

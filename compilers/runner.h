@@ -99,6 +99,11 @@ class ExternalRunner {
 // forked child starts its own).
 ExternalResult run_external(const ir::Program& p, const std::string& strategy, bool invalid = false,
                             const ir::Program* recall = nullptr);
+// The same in a new Python process of its own (a fresh Dynamo, a fresh
+// Inductor cache folder, nothing an earlier program left in memory): what
+// a user's fresh process gets. Costs the Python's start-up.
+ExternalResult run_external_fresh(const ir::Program& p, const std::string& strategy);
+
 // The bound on one program's answer for this process's runners (a
 // campaign worker: below the case timeout, so that a compiler that hangs
 // is that compiler's `runner-timeout` finding and the worker goes on).

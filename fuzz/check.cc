@@ -132,7 +132,10 @@ RunRecord judge_recall(RunRecord r, const ir::Program& p, const compilers::Recal
       break;
   }
   if (r.agree) return r;
-  const auto alone = compilers::run_external(layout, r.spec.strategy.name());
+  // A second-call divergence is the layout's own first-call bug only when a
+  // fresh compile in a new process, with a fresh cache folder, shows it too
+  // (issue #56): the same process could carry what the first call left.
+  const auto alone = compilers::run_external_fresh(layout, r.spec.strategy.name());
   const bool alone_agrees =
       alone.status == compilers::ExternalResult::Status::Ok && !oracles::compare(layout, alone.eager, alone.actual);
   if (!alone_agrees) {

@@ -14,6 +14,7 @@
 #include "fuzz/campaign_specs.h"
 #include "fuzz/check.h"
 #include "fuzz/files.h"
+#include "fuzz/generator.h"
 #include "fuzz/minimize.h"
 #include "fuzz/repro.h"
 #include "fuzz/signature.h"
@@ -21,6 +22,7 @@
 #include "ir/text.h"
 #include "oracles/eager.h"
 #include "oracles/line_process.h"
+#include "compilers/runner.h"
 #include "compilers/table.h"
 
 namespace af::fuzz {
@@ -390,6 +392,75 @@ TEST(RealThunder, PredictedBugsReproduce) {
     ++cases;
   }
   EXPECT_GE(cases, 3);
+}
+
+// Issue #56: the runner and repro.py cannot disagree. Each generated
+// program's verdict through the campaign's runner is the exit status of
+// its repro.py run alone in a fresh process (1 diverges, 0 agrees): for a
+// wrong toy compiler (both verdicts occur) under Debian's torch, and for
+// aot-eager under the newest installed torch 2.x when there is one
+// (bench/runner_vs_repro.sh runs hundreds, and the ledger).
+TEST(ExternalCheck, RunnerAndReproAgreeOnEveryProgram) {
+  REQUIRE_DEBIAN_TORCH();
+  std::vector<std::pair<std::string, int>> systems = {
+      {"py:oracles.testdata.toy_compiler:drop_inplace_writes@/usr/bin/python3", 12}};
+  if (!compilers::newest_torch().empty()) systems.push_back({"aot-eager@" + compilers::newest_torch(), 6});
+  else std::printf("(no torch 2.x venv: aot-eager not compared; ./aliasfuzz setup --torch)\n");
+  for (const auto& [strategy, n] : systems) {
+    run::RunSpec spec;
+    spec.strategy = run::strategy_of(strategy);
+    const std::string py = compilers::external_python(strategy);
+    ASSERT_FALSE(py.empty()) << strategy;
+    int agreed = 0, diverged = 0;
+    for (uint64_t k = 0; agreed + diverged < n && k < 200; ++k) {
+      const ir::Program p = generate(31, k);
+      const auto an = ir::analyze(p);
+      if (!an) continue;
+      const oracles::Observables expected = oracles::run_eager(p, *an);
+      const auto recs = check_program(p, *an, expected, {spec});
+      if (recs.empty() || !recs[0].unsupported.empty()) continue;
+      const std::string path = tmpdir() + "/repro-vs-runner.py";
+      write_atomic(path, repro_script(p, spec, recs[0], expected, nullptr));
+      int status = -1;
+      const std::string out = run_python(py, path, &status);
+      EXPECT_EQ(status, recs[0].agree ? 0 : 1) << strategy << ", program " << k << ":\n" << ir::print(p) << out;
+      (recs[0].agree ? agreed : diverged)++;
+    }
+    std::printf("%s: %d programs agree, %d diverge, the same through the runner and repro.py\n", strategy.c_str(),
+                agreed, diverged);
+    EXPECT_EQ(agreed + diverged, n) << strategy;
+    if (strategy.rfind("py:", 0) == 0) {
+      EXPECT_GT(agreed, 0);
+      EXPECT_GT(diverged, 0);
+    }
+  }
+}
+
+// Issue #56: a verdict is a function of its program. The observables a
+// compiler gives a program after 30 others in the same runner process
+// are those of a new process that runs it first (private cache folder,
+// caches off, Dynamo reset per program).
+TEST(ExternalCheck, AVerdictDoesNotDependOnTheProgramsBefore) {
+  REQUIRE_DEBIAN_TORCH();
+  std::vector<std::string> systems = {"torch-functionalize"};
+  if (!compilers::newest_torch().empty()) systems.push_back("aot-eager@" + compilers::newest_torch());
+  else std::printf("(no torch 2.x venv: aot-eager not compared; ./aliasfuzz setup --torch)\n");
+  for (const std::string& strategy : systems) {
+    std::vector<ir::Program> programs;
+    for (uint64_t k = 0; programs.size() < 31 && k < 300; ++k)
+      if (ir::Program p = generate(77, k); ir::analyze(p)) programs.push_back(std::move(p));
+    for (size_t i = 1; i < programs.size(); ++i) compilers::run_external(programs[i], strategy);
+    for (size_t i = 0; i < 3; ++i) {  // the first, and two the process saw before
+      const compilers::ExternalResult after = compilers::run_external(programs[i], strategy);
+      const compilers::ExternalResult fresh = compilers::run_external_fresh(programs[i], strategy);
+      ASSERT_EQ(after.status, fresh.status) << strategy << " " << i << ": " << after.message << " | " << fresh.message;
+      EXPECT_EQ(after.error_type, fresh.error_type) << strategy << " " << i;
+      if (after.status == compilers::ExternalResult::Status::Ok) {
+        EXPECT_FALSE(oracles::compare(programs[i], fresh.actual, after.actual))
+            << strategy << ", program " << i << ":\n" << ir::print(programs[i]);
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -14,6 +14,8 @@
 
 #include "ir/json_text.h"
 #include "fuzz/check.h"
+#include "fuzz/files.h"
+#include "fuzz/repro.h"
 #include "ir/analysis.h"
 #include "ir/relayout.h"
 #include "ir/text.h"
@@ -34,6 +36,7 @@ struct RunOptions {
   std::string path;
   std::vector<std::string> strategies;
   std::string inject, reorder = "program", fusion = "none", target = "interp", torch;
+  std::string write_repro;  // --write-repro PATH: the repro.py of the (one) external strategy's run
   bool checked = false, recall = false, json = false, stats = false, dump_passes = false;
 };
 
@@ -116,6 +119,10 @@ int run(const RunOptions& o) {
     std::cerr << "aliasfuzz run: " << why << "\n";
     return 2;
   }
+  if (!o.write_repro.empty() && (specs.size() != 1 || !specs[0].is_external())) {
+    std::cerr << "aliasfuzz run: --write-repro takes exactly one external --strategy\n";
+    return 2;
+  }
   std::vector<std::optional<run::RunConfig>> configs;  // by strategy; none for an external one
   for (auto& spec : specs) {
     configs.emplace_back();
@@ -169,6 +176,15 @@ int run(const RunOptions& o) {
       if (recs[0].mismatch) first_mismatch = oracles::mismatch_json(*recs[0].mismatch);
       if (!recs[0].error.empty()) first_mismatch = {{"observable", "error"}, {"what", recs[0].error}};
       all_agree = all_agree && recs[0].agree;
+      if (!o.write_repro.empty()) {
+        // The script a finding of this run would carry: its verdict must be the runner's (issue #56).
+        try {
+          fuzz::write_atomic(o.write_repro, fuzz::repro_script(*prog, specs[k], recs[0], expected, nullptr));
+        } catch (const std::exception& e) {
+          std::cerr << "aliasfuzz run: --write-repro: " << e.what() << "\n";
+          return 2;
+        }
+      }
       runs.push_back({{"strategy", s},
                       {"inject", nullptr},
                       {"reorder", "program"},
@@ -245,6 +261,9 @@ void register_run(CLI::App& app, int* status) {
   flags::checked(c, o->checked);
   flags::recall(c, o->recall);
   c->add_flag("--json", o->json, "print one JSON object");
+  c->add_option("--write-repro", o->write_repro,
+                "write the repro.py of the external strategy's run to this path (its exit status is the verdict: "
+                "1 diverges, 0 agrees)");
   c->add_flag("--dump-passes", o->dump_passes,
               "print the program after the strategy pass and the mutant pass (.af), the DAG, the order and the "
               "regions, then the schedule (.af with comments); runs nothing");

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The runner and repro.py cannot disagree (issue #56): N generated programs
+# (and, with LEDGER=1, every ledger entry of the strategy's system) each run
+# through the campaign's runner (`aliasfuzz run --json`) and as
+# `python repro.py` alone in a fresh process (`run --write-repro`); a
+# program whose verdicts differ is listed with both. Not a test (hours at
+# the issue's 500 programs of inductor).
+#   bench/runner_vs_repro.sh STRATEGY [N=100] [SEED=1] [MAX_NUMEL]
+#   e.g. bench/runner_vs_repro.sh aot-eager@2.15.0 500
+# LEDGER=1 also replays corpus/findings/*.af whose `# strategy:` is STRATEGY's
+# name without @VERSION.
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+af=${AF_BIN:-$root/aliasfuzz}
+export AF_ROOT=${AF_ROOT:-$root}
+strategy=${1:?STRATEGY}
+n=${2:-100}
+seed=${3:-1}
+numel=${4:-64}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$af" gen --seed "$seed" --count "$n" --max-numel "$numel" --out "$work/progs" >/dev/null || exit 2
+files=("$work"/progs/*.af)
+if [[ "${LEDGER:-0}" == 1 ]]; then
+  base=${strategy%@*}
+  for f in "$root"/corpus/findings/*.af; do
+    grep -q "^# strategy: $base\$" "$f" && files+=("$f")
+  done
+fi
+same=0 differ=0 skipped=0
+for f in "${files[@]}"; do
+  json=$("$af" run "$f" --strategy "$strategy" --json --write-repro "$work/repro.py" 2>/dev/null)
+  runner=$(/usr/bin/python3 -c '
+import json, sys
+try:
+    r = json.loads(sys.stdin.read())["runs"][0]
+except Exception:
+    print("none"); sys.exit()
+print("unsupported" if r.get("unsupported") else ("agree" if r["agree"] else "diverge"))' <<<"$json")
+  if [[ "$runner" == none || "$runner" == unsupported || ! -f "$work/repro.py" ]]; then
+    skipped=$((skipped + 1))
+    continue
+  fi
+  py=$(head -1 "$work/repro.py" | cut -c3-)
+  timeout 600 "$py" "$work/repro.py" >"$work/repro.out" 2>&1  # from here: a py: module beside the caller
+  rc=$?
+  repro=$([[ $rc == 0 ]] && echo agree || ([[ $rc == 1 ]] && echo diverge || echo "exit-$rc"))
+  if [[ "$runner" == "$repro" ]]; then
+    same=$((same + 1))
+  else
+    differ=$((differ + 1))
+    echo "DIFFER $f: runner $runner, repro.py $repro"
+    tail -3 "$work/repro.out" | sed 's/^/    /'
+  fi
+  rm -f "$work/repro.py"
+done
+echo "$strategy: $same programs with the same verdict, $differ differ, $skipped not compared (unsupported or unavailable)"
+[[ $differ == 0 ]]
