@@ -71,6 +71,7 @@ std::string adopt_campaign_settings(FuzzArgs& a) {
   take("--checked", "checked", o.checked);
   take("--recall", "recall", o.recall);
   take("--size", "gen_size", o.gen.size);
+  take("--max-numel", "gen_max_numel", o.gen.max_numel);
   take("--weight", "weights", o.gen_weights);
   take("--format", "format", o.gen_format);
   take("--invalid-rate", "gen_invalid_rate", o.gen.invalid_rate);
@@ -129,6 +130,7 @@ std::string invalid_options(FuzzArgs& a) {
   if (!(o.minimize_s >= 0)) return "--minimize-time must be >= 0";
   if (!(o.minimize_share >= 0 && o.minimize_share <= 0.9)) return "--minimize-budget must be in [0, 0.9]";
   if (o.gen.size < 1 || o.gen.size > 9000) return "--size must be in 1..9000";
+  if (o.gen.max_numel < 1 || o.gen.max_numel > 65536) return "--max-numel must be in 1..65536";
   if (!(o.gen.invalid_rate >= 0 && o.gen.invalid_rate <= 1)) return "--invalid-rate must be in [0, 1]";
   if (auto e = gen_settings(o); !e.empty()) return e;
   if (a.fail_on != "bugs" && a.fail_on != "any") return "--fail-on takes bugs or any";
@@ -305,6 +307,9 @@ void register_fuzz(CLI::App& app, int* status) {
   c->add_option("--case-timeout", a->o.case_timeout_s,
                 "seconds before a case counts as a hang (default 20; 120 with an external strategy)");
   c->add_option("--size", a->o.gen.size, "statements per generated program");
+  c->add_option("--max-numel", a->o.gen.max_numel,
+                "largest storage / tensor of a generated program (default 64; thousands reach the vectorized and "
+                "tiled loops of a real compiler's CPU code)");
   c->add_option("--weight", a->o.gen_weights, "op weight multiplier OP=W (repeatable; 0 disables an op)");
   c->add_option("--format", a->o.gen_format,
                 "1.3 (default) or 1.4: also draw format v1.4's constructs (mutable custom ops, graph breaks, training; "
