@@ -80,6 +80,12 @@ std::string on_summary(const std::map<std::string, std::string>& on);
 // Parses one entry; nullopt and *error when the header or program is bad.
 std::optional<LedgerEntry> parse_ledger_entry(const std::string& name, const std::string& text, std::string* error);
 
+// What breaks the header rules (issue #56), one line per problem: status
+// exactly `new`, `known URL` or `fixed VERSION`; it reproduces on some
+// version of its `on` lines, and is `fixed` exactly when the newest one
+// agrees; a torch `system:` names exactly the versions it reproduces on
+// (of those replayed); the file name's prefix names its strategy's system.
+std::vector<std::string> lint_ledger_entry(const LedgerEntry& e);
 // Every entry of DIR (*.af); entries that do not parse are reported in *errors.
 std::vector<LedgerEntry> load_ledger(const std::string& dir, std::vector<std::string>* errors);
 

@@ -49,6 +49,50 @@ TEST(Ledger, EveryEntryParses) {
   }
 }
 
+// The header lint (issue #56) holds on every entry of the ledger.
+TEST(Ledger, EveryEntryKeepsTheHeaderRules) {
+  const std::string dir = ledger_dir();
+  ASSERT_FALSE(dir.empty());
+  for (const auto& e : load_ledger(dir, nullptr))
+    for (const std::string& problem : lint_ledger_entry(e)) ADD_FAILURE() << e.name << ": " << problem;
+}
+
+// Each rule of the lint names what breaks it.
+TEST(Ledger, TheHeaderLintNamesEachProblem) {
+  const std::string prog = "aliasfuzz 1\nstorage s0 f32[1] = full(0.0)\ninput x0 = s0\nreturn x0\n";
+  auto lint = [&](const std::string& name, const std::string& head) {
+    std::string err;
+    auto e = parse_ledger_entry(name, "# aliasfuzz finding: c\n# what: values\n" + head + prog, &err);
+    EXPECT_TRUE(e) << err;
+    std::string all;
+    for (const auto& p : lint_ledger_entry(*e)) all += p + "\n";
+    return all;
+  };
+  const std::string ok = "# system: torch 2.9.1 and 2.15.0 (AOTAutograd)\n# strategy: aot-eager\n";
+  EXPECT_EQ(lint("aot-autograd-x", ok + "# status: new\n# on torch 2.9.1: reproduces\n# on torch 2.15.0: reproduces\n"),
+            "");
+  EXPECT_NE(lint("aot-autograd-x", ok + "# status: new (family: https://x/1)\n# on torch 2.15.0: reproduces\n")
+                .find("`new` stands alone"),
+            std::string::npos);
+  EXPECT_NE(lint("aot-autograd-x", ok + "# status: known see-above\n").find("`known URL`"), std::string::npos);
+  EXPECT_NE(lint("aot-autograd-x", ok + "# status: new\n# on torch 2.9.1: agrees\n# on torch 2.15.0: agrees\n")
+                .find("reproduces on no version"),
+            std::string::npos);
+  const std::string fixed_later = "# on torch 2.9.1: reproduces\n# on torch 2.15.0: agrees\n";
+  EXPECT_NE(lint("aot-autograd-x", "# system: torch 2.9.1 (AOTAutograd)\n# strategy: aot-eager\n# status: new\n" +
+                                       fixed_later)
+                .find("no longer shows it: status `fixed 2.15.0`"),
+            std::string::npos);
+  EXPECT_EQ(lint("aot-autograd-x",
+                 "# system: torch 2.9.1 (AOTAutograd)\n# strategy: aot-eager\n# status: fixed 2.15.0\n" + fixed_later),
+            "");
+  EXPECT_NE(lint("aot-autograd-x", "# system: torch 2.9.1 (AOTAutograd)\n# strategy: aot-eager\n# status: new\n"
+                                   "# on torch 2.9.1: reproduces\n# on torch 2.15.0: reproduces\n")
+                .find("leaves out torch 2.15.0"),
+            std::string::npos);
+  EXPECT_NE(lint("thunder-x", ok + "# status: new\n").find("does not start with aot-autograd-"), std::string::npos);
+}
+
 TEST(Ledger, HeaderErrorsAreNamed) {
   std::string err;
   EXPECT_FALSE(parse_ledger_entry("x", "aliasfuzz 1\nstorage s0 f32[1] = full(0.0)\ninput x0 = s0\nreturn x0\n", &err));

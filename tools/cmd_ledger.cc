@@ -2,6 +2,8 @@
 // (corpus/findings) under every installed version of its system, prints
 // the per-version table, and records it in each entry's `# on` lines
 // (fuzz/ledger.h). Versions not installed here keep their recorded lines.
+// Exit 1 when an entry replayed here reproduces on none of its installed
+// versions, or an entry breaks a header rule (fuzz::lint_ledger_entry).
 #include <fmt/format.h>
 
 #include <iostream>
@@ -31,16 +33,23 @@ int check(const LedgerArgs& a) {
     return 2;
   }
   int changed = 0, replays = 0, skipped = 0;
+  std::vector<std::string> nowhere, lint;  // reproduce on no version installed here; break a header rule
   for (const auto& e : entries) {
     auto on = e.on;
     std::string here;
+    bool reproduces_here = false;
     for (const auto& s : fuzz::ledger_strategies(e)) {
       const auto r = fuzz::replay_entry(e, s);
       if (!r) continue;
       ++replays;
       on[r->version] = r->status;
+      reproduces_here = reproduces_here || r->status == "reproduces";
       here += fmt::format(" {}: {};", r->version, r->status);
     }
+    fuzz::LedgerEntry updated = e;
+    updated.on = on;
+    for (const std::string& problem : fuzz::lint_ledger_entry(updated)) lint.push_back(e.name + ": " + problem);
+    if (!here.empty() && !reproduces_here) nowhere.push_back(e.name);
     if (here.empty()) {
       ++skipped;
       std::cout << e.name << ": not installed here (" << e.spec.strategy.name() << ")"
@@ -48,16 +57,24 @@ int check(const LedgerArgs& a) {
       continue;
     }
     std::cout << e.name << ":" << here << " => " << fuzz::on_summary(on) << "\n";
-    if (on == e.on || a.dry_run) continue;
+    if (on == e.on) continue;
+    ++changed;
+    if (a.dry_run) continue;
     std::string text;
     const std::string path = dir + "/" + e.name + ".af";
     if (!fuzz::read_text(path, &text)) continue;
     fuzz::write_atomic(path, fuzz::with_on_lines(text, on));
-    ++changed;
   }
   std::cout << entries.size() << " entries, " << replays << " replays, " << skipped << " not installed here, "
             << changed << (a.dry_run ? " would change" : " headers updated") << "\n";
-  return errors.empty() ? 0 : 2;
+  for (const std::string& l : lint) std::cout << "header: " << l << "\n";
+  if (!nowhere.empty()) {
+    std::cout << nowhere.size() << " entries reproduce on no version installed here (replayed cold):";
+    for (const std::string& n : nowhere) std::cout << " " << n;
+    std::cout << "\n";
+  }
+  if (!errors.empty()) return 2;
+  return nowhere.empty() && lint.empty() ? 0 : 1;
 }
 
 }  // namespace
