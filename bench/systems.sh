@@ -41,10 +41,13 @@ except OSError:
     sys.exit()
 wall = t1 - t0
 # "minimized N buckets in T s", "novelty: ... minimized M in T s" (at the
-# end), "minimize round N: T s" (while it runs)
+# end), "minimization while running: N rounds, T s" (the summary; older
+# binaries printed "minimize round N: T s" per round)
 text = open(err).read()
 mins = sum(float(x) for x in re.findall(r"minimized \d+(?: buckets)? in ([0-9.]+) s", text))
-mins += sum(float(x) for x in re.findall(r"minimize round \d+: ([0-9.]+) s", text))
+rounds = re.findall(r"minimize round \d+: ([0-9.]+) s", text)  # (binaries before -v printed a line per round)
+mins += sum(float(x) for x in rounds) if rounds else sum(
+    float(x) for x in re.findall(r"minimization while running: \d+ rounds, ([0-9.]+) s", text))
 bugs = r["bugs"]
 known = sum("ledger" in b for b in bugs)
 print("%s | %.1f | %d | %d | %d | %d | %d | %.0f%%" % (name, st["programs"] / max(st["elapsed_s"], 1e-9), r["findings"],

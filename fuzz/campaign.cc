@@ -70,6 +70,10 @@ class Campaign {
                      [] { return g_stop != 0; }});
     pool.start(o_.jobs);
     double last_status = now_s(), last_save = now_s();
+    // A status line a second on a terminal; in a log, one every 10 s (a
+    // 60 s campaign's output stays a screenful).
+    const double status_every = isatty(2) ? 1.0 : 10.0;
+    double last_printed = now_s();
     while (!g_stop) {
       const double t = now_s();
       const bool time_up = o_.programs < 0 && t - start_ >= o_.time_s;
@@ -86,7 +90,10 @@ class Campaign {
       if (now_s() - last_status >= 1.0) {
         last_status = now_s();
         tally_.add_timeline_point(last_status - start_);
-        if (!o_.quiet) status_line(stderr);
+        if (!o_.quiet && now_s() - last_printed >= status_every) {
+          last_printed = now_s();
+          status_line(stderr);
+        }
       }
       if (now_s() - last_save >= 1.0) {
         last_save = now_s();
@@ -128,6 +135,8 @@ class Campaign {
   std::unique_ptr<LineAppender> all_out_;  // findings-all.jsonl (--log-all)
   double start_ = 0, elapsed_before_ = 0;
   std::unique_ptr<CampaignMinimizer> minimizer_;  // made when the run starts
+  int new_lines_ = 0;                               // NEW lines printed for buckets under study
+  static constexpr int kNewLines = 12;
 
   // Program k crashed or hung the worker. A hang while an external
   // compiler computed (spec >= 0) is that compiler's runner-timeout
@@ -173,10 +182,16 @@ class Campaign {
     const std::string name = f.value("bucket", "unknown");
     const CampaignTally::Added added = tally_.add_finding(k, f, now_s() - start_);
     store_.findings_dirty = true;
-    if (added.fresh && !o_.quiet) {
-      // Like AFL++/libFuzzer: a line when a bucket appears; bugs in
-      // aliasfuzz itself (must-agree, crashes, hangs) in red on a terminal.
-      const bool must = finding_must_agree(f);
+    const bool must = added.fresh && finding_must_agree(f);
+    // Like AFL++/libFuzzer: a line when a bucket appears; bugs in aliasfuzz
+    // itself (must-agree, crashes, hangs) always, in red on a terminal;
+    // buckets of the systems under study up to a screenful, the rest in
+    // the status line's count (-v: every one).
+    if (added.fresh && !o_.quiet && !must && !o_.verbose && ++new_lines_ > kNewLines) {
+      if (new_lines_ == kNewLines + 1)
+        std::fprintf(stderr, "[%6.1fs] (further new buckets of the systems under study: the status line counts them, "
+                             "report.md lists them; -v prints each)\n", tally_.last_new);
+    } else if (added.fresh && !o_.quiet) {
       const bool tty = isatty(2);
       std::fprintf(stderr, "[%6.1fs] %sNEW %s%s (program %llu)%s\n", tally_.last_new, must && tty ? "\033[1;31m" : "",
                    must ? "BUG IN ALIASFUZZ " : "", name.c_str(), static_cast<unsigned long long>(k),

@@ -278,7 +278,7 @@ struct CampaignMinimizer::Impl {
     round_spent_s_ += now_s() - t0;
     ++minimize_rounds_;
     queued_ = count_queued();
-    if (!o_.quiet)
+    if (o_.verbose && !o_.quiet)
       std::fprintf(stderr, "[%6.1fs] minimize round %lld: %.1f s, %zu new bugs, %lld findings queued\n",
                    now_s() - start_, static_cast<long long>(minimize_rounds_), now_s() - t0, bugs_.size() - bugs_before,
                    static_cast<long long>(queued_));

@@ -48,6 +48,7 @@ struct CampaignOptions {
   // (MinimizeOptions::known_bug), unless this is set (--minimize-past-known).
   bool minimize_past_known = false;
   bool quiet = false;  // no status lines
+  bool verbose = false;  // also a line per minimization round (the status line counts them anyway)
   // findings.jsonl keeps one line per bucket (with its count); with
   // log_all, findings-all.jsonl also gets every divergence.
   bool log_all = false;

@@ -3,6 +3,8 @@
 // the oracle and the noise model accept it.
 #include "fuzz/gen_state.h"
 
+#include <algorithm>
+
 #include <utility>
 
 #include "fuzz/noise_model.h"
@@ -199,6 +201,18 @@ void Gen::drop_partial_alias(const PartialAlias& a) {
 }
 
 int Gen::emit_statement(OpKind op, std::vector<Arg> args, bool bind_inplace) {
+  // An operand must be a value that exists: a recipe that tries again after
+  // a failed emit may hold the id of a partial-alias view that emit dropped
+  // (drop_partial_alias), which the next statement's output would take:
+  // `t5 = reshape(t5, [-1])`, run by the oracle on no geometry (a worker
+  // crash, seed 1796561188 program 11157).
+  auto exists = [&](int64_t v) { return v >= 0 && v < num_values(); };
+  for (const Arg& a : args)
+    if ((a.kind == Arg::Tensor && !exists(a.i)) ||
+        (a.kind == Arg::TensorList && !std::all_of(a.list.begin(), a.list.end(), exists))) {
+      ++invalid_rejected;
+      return -1;
+    }
   ir::Stmt st{op, {}, std::move(args), 0};
   const std::vector<ir::CheckedArg> checked = ir::checked_args(st, analysis.values);
   ir::OutMetas outs;

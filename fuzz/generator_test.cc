@@ -509,3 +509,18 @@ TEST(Generator, PartialAliasOperandsForEveryMultiOperandOp) {
 
 }  // namespace
 }  // namespace af::fuzz
+
+namespace af::fuzz {
+namespace {
+// A recipe that retried after a failed emit held the id of the partial-alias
+// view emit had dropped, and made `t5 = reshape(t5, [-1])`: the oracle ran
+// it on no geometry and the campaign's worker crashed. Every operand of a
+// generated statement is a value defined before it.
+TEST(Generator, NoStatementReadsAValueNotYetDefined) {
+  const ir::Program p = generate(1796561188, 11157);
+  const auto back = ir::parse(ir::print(p));
+  ASSERT_TRUE(back) << back.error().to_string() << "\n" << ir::print(p);
+  EXPECT_TRUE(ir::analyze(*back)) << ir::print(p);
+}
+}  // namespace
+}  // namespace af::fuzz

@@ -318,6 +318,7 @@ void register_fuzz(CLI::App& app, int* status) {
                 "fraction of programs made ones eager PyTorch rejects (overlap, shape, view, arg errors): an external "
                 "strategy that runs one is a finding of the accepts-invalid class (default 0)");
   c->add_flag("--quiet", a->o.quiet, "no status lines");
+  c->add_flag("-v,--verbose", a->o.verbose, "also a line per minimization round");
   c->add_flag("--log-all", a->o.log_all,
               "also log every divergence to findings-all.jsonl (findings.jsonl keeps one line per bucket)");
   c->add_option(

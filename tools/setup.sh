@@ -1,14 +1,33 @@
 #!/usr/bin/env bash
 # Installs the Debian packages aliasfuzz needs, only those missing, so a
-# second run takes a fraction of a second. Usage: tools/setup.sh [--quiet]
+# second run takes a fraction of a second.
+#   tools/setup.sh            what building the tool and a CPU campaign need
+#   tools/setup.sh --all      also what the test suite and every command need
+#                             (PyTorch 1.13, RapidCheck, GoogleTest, Google
+#                             Benchmark, clang for libFuzzer, Graphviz,
+#                             C-Reduce, Slurm and munge, headless Chromium)
+#   tools/setup.sh GROUP...   core plus groups: torch graphviz slurm creduce
 set -euo pipefail
-PACKAGES=(
-  bazel-bootstrap g++ libhalide14-0-dev librapidcheck-dev libgtest-dev
-  libbenchmark-dev libcli11-dev nlohmann-json3-dev libfmt-dev libmimalloc-dev
-  clang clang-format libclang-rt-14-dev python3-torch graphviz creduce
-  slurm-wlm munge chromium
-  pocl-opencl-icd ocl-icd-opencl-dev clinfo
+# Building //tools:aliasfuzz: the compilers, Bazel, Halide, the header
+# libraries, mimalloc, and pocl (the opencl target is linked in).
+CORE=(bazel-bootstrap g++ libhalide14-0-dev libcli11-dev nlohmann-json3-dev libfmt-dev libmimalloc-dev
+      pocl-opencl-icd ocl-icd-opencl-dev)
+declare -A GROUP=(
+  [torch]="python3-torch"
+  [graphviz]="graphviz"
+  [slurm]="slurm-wlm munge"
+  [creduce]="creduce"
+  [test]="librapidcheck-dev libgtest-dev libbenchmark-dev clang clang-format libclang-rt-14-dev clinfo chromium"
 )
+PACKAGES=("${CORE[@]}")
+for a in "$@"; do
+  case "$a" in
+    --all) for g in "${!GROUP[@]}"; do read -ra more <<<"${GROUP[$g]}"; PACKAGES+=("${more[@]}"); done ;;
+    --quiet) ;;
+    *) if [[ -z "${GROUP[$a]:-}" ]]; then echo "tools/setup.sh: unknown group '$a' (--all, ${!GROUP[*]})" >&2; exit 2; fi
+       read -ra more <<<"${GROUP[$a]}"; PACKAGES+=("${more[@]}") ;;
+  esac
+done
 missing=()
 for p in "${PACKAGES[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
@@ -21,4 +40,8 @@ echo "aliasfuzz setup: installing ${missing[*]}" >&2
 SUDO=""
 if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
 $SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >&2
+# The core alone without Debian's recommends (a CPU campaign needs none of
+# them); the test suite's tools with theirs (Chromium's fonts, ...).
+recommends=()
+[[ ${#PACKAGES[@]} -eq ${#CORE[@]} ]] && recommends=(--no-install-recommends)
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${recommends[@]}" "${missing[@]}" >&2
