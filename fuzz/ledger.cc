@@ -281,6 +281,23 @@ std::vector<std::string> label_strategies(const std::string& strategy) {
   return out;
 }
 
+std::vector<std::string> modelled_systems(const std::string& strategy) {
+  // update_aliases (unfixed) is Thunder 0.2.6's pass, which every Thunder front end runs.
+  if (strategy == "update_aliases") return {"thunder", "thunder-dataflow", "thunderfx"};
+  return {};
+}
+
+std::optional<LedgerPrediction> ledger_prediction(const std::vector<LedgerEntry>& entries, const BugSignature& bug,
+                                                  const std::string& strategy) {
+  for (const std::string& real : modelled_systems(strategy)) {
+    BugSignature k = bug;
+    k.who = real;
+    for (const auto& e : entries)
+      if (e.bug == k && e.status != "fixed") return LedgerPrediction{real, &e};
+  }
+  return std::nullopt;
+}
+
 const LedgerEntry* ledger_label(const std::vector<LedgerEntry>& entries, const BugSignature& bug,
                                 const std::string& strategy, std::string* refused) {
   for (const std::string& s : label_strategies(strategy)) {

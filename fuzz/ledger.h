@@ -73,6 +73,18 @@ std::vector<std::string> label_strategies(const std::string& strategy);
 // an entry of the same cause does not label it.
 const LedgerEntry* ledger_label(const std::vector<LedgerEntry>& entries, const BugSignature& bug,
                                 const std::string& strategy, std::string* refused = nullptr);
+// The real systems one of our strategies models (update_aliases: the Thunder
+// front ends, whose update_aliases pass it follows); empty for the others.
+std::vector<std::string> modelled_systems(const std::string& strategy);
+// A bug of such a model that a ledger entry of its real system holds (the
+// same kind of divergence and cause; an entry not marked fixed): the model
+// predicts that entry, and a report says so instead of calling it new.
+struct LedgerPrediction {
+  std::string system;  // "thunder"
+  const LedgerEntry* entry = nullptr;
+};
+std::optional<LedgerPrediction> ledger_prediction(const std::vector<LedgerEntry>& entries, const BugSignature& bug,
+                                                  const std::string& strategy);
 // "reproduces on 2.9.1, fixed in <= 2.15.0": the versions in order, a run of
 // one status named once.
 std::string on_summary(const std::map<std::string, std::string>& on);

@@ -93,6 +93,31 @@ TEST(Ledger, TheHeaderLintNamesEachProblem) {
   EXPECT_NE(lint("thunder-x", ok + "# status: new\n").find("does not start with aot-autograd-"), std::string::npos);
 }
 
+// A bug of our update_aliases model whose signature is a Thunder entry's
+// (the same kind and cause) predicts that entry; another strategy's does
+// not, nor does an entry marked fixed.
+TEST(Ledger, AModelsBugPredictsItsRealSystemsEntry) {
+  const std::string prog =
+      "aliasfuzz 1\nstorage s0 f32[8] = iota(0, 1)\ninput x0 = as_strided(s0, [4], [1], 0)\n"
+      "input x1 = as_strided(s0, [4], [1], 2)\nadd_(x0, 1.0)\nt0 = add(x1, 0.0)\nreturn t0\n";
+  std::string err;
+  auto e = parse_ledger_entry("thunder-x", "# aliasfuzz finding: c\n# system: lightning-thunder 0.2.6\n"
+                                           "# strategy: thunder\n# what: values\n# status: new\n" + prog, &err);
+  ASSERT_TRUE(e) << err;
+  std::vector<LedgerEntry> entries = {*e};
+  BugSignature bug = e->bug;
+  bug.who = "update_aliases";
+  const auto p = ledger_prediction(entries, bug, "update_aliases");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->system, "thunder");
+  EXPECT_EQ(p->entry->name, "thunder-x");
+  bug.who = "none";
+  EXPECT_FALSE(ledger_prediction(entries, bug, "none"));
+  entries[0].status = "fixed";
+  bug.who = "update_aliases";
+  EXPECT_FALSE(ledger_prediction(entries, bug, "update_aliases"));
+}
+
 TEST(Ledger, HeaderErrorsAreNamed) {
   std::string err;
   EXPECT_FALSE(parse_ledger_entry("x", "aliasfuzz 1\nstorage s0 f32[1] = full(0.0)\ninput x0 = s0\nreturn x0\n", &err));

@@ -213,6 +213,14 @@ json summarize(const std::string& dir) {
       const auto bug = fuzz::BugSignature::parse(key);  // none in folders older than bug_key
       const fuzz::LedgerEntry* label = bug ? fuzz::ledger_label(entries, *bug, strategy, &refused) : nullptr;
       if (!label && !refused.empty()) g["resembles"].push_back(refused);
+      // A bug of our model of a real compiler that the ledger holds for
+      // that compiler: the model predicts it (not a new bug).
+      const auto predicted = bug && !label ? fuzz::ledger_prediction(entries, *bug, strategy) : std::nullopt;
+      if (predicted)
+        g["predicts"] = {{"system", predicted->system},
+                         {"entry", predicted->entry->name},
+                         {"status", predicted->entry->status},
+                         {"reference", predicted->entry->reference}};
       if (label) {
         const fuzz::LedgerEntry& le = *label;
         g["ledger"] = {{"entry", le.name}, {"status", le.status}, {"reference", le.reference}, {"cause", le.cause}};
@@ -323,7 +331,9 @@ json summarize(const std::string& dir) {
   // The bug is the unit: aliasfuzz's own first, then new ones, then those
   // the ledger knows; biggest first within each.
   std::stable_sort(bugs.begin(), bugs.end(), [](const json& a, const json& b) {
-    auto rank = [](const json& g) { return g["must_agree"].get<bool>() ? 0 : g.contains("ledger") ? 2 : 1; };
+    auto rank = [](const json& g) {
+      return g["must_agree"].get<bool>() ? 0 : g.contains("ledger") || g.contains("predicts") ? 2 : 1;
+    };
     if (rank(a) != rank(b)) return rank(a) < rank(b);
     return a["count"].get<int64_t>() > b["count"].get<int64_t>();
   });
@@ -381,6 +391,10 @@ std::string bugs_markdown(const json& s) {
       for (const auto& e : g["resembles"]) known += " " + value_text(e);
       known += ")";
     }
+    if (g.contains("predicts"))
+      known = "predicts " + value_text(g["predicts"]["system"]) + ": " + value_text(g["predicts"]["entry"]) + " (" +
+              value_text(g["predicts"]["status"]) +
+              (g["predicts"]["reference"] == "" ? "" : " " + value_text(g["predicts"]["reference"])) + ")";
     if (g.contains("ledger"))
       known = value_text(g["ledger"]["entry"]) + " (" + value_text(g["ledger"]["status"]) +
               (g["ledger"]["reference"] == "" ? "" : " " + value_text(g["ledger"]["reference"])) +
