@@ -57,10 +57,6 @@ std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent =
 // index names no external spec of that program.
 nlohmann::json hang_finding(const CampaignOptions& o, uint64_t k, int spec);
 
-// The share of the case timeout one answer of an external compiler may
-// take in a worker or a minimizer child (compilers::set_external_timeout).
-inline constexpr double kExternalShareOfCase = 0.8;
-
 // The worker's main loop: an index per line on in_fd, a JSON line each on
 // out_fd; under the campaign's memory limit. Never returns.
 [[noreturn]] void worker_main(const CampaignOptions& o, int in_fd, int out_fd);

@@ -12,6 +12,11 @@
 
 namespace af::fuzz {
 
+// The share of the case timeout one answer of an external compiler may
+// take in a worker or a minimizer child (compilers::set_external_timeout):
+// the worker catches the hang itself, before the campaign's kill.
+inline constexpr double kExternalShareOfCase = 0.8;
+
 struct CampaignOptions {
   double time_s = 60;     // stop after this many seconds (when programs < 0)
   int64_t programs = -1;  // global program indices [0, programs); -1: until time_s

@@ -53,7 +53,8 @@ void write_bucket_folder(const CampaignOptions& o, const std::string& name, uint
   ir::Program p = generate(o.seed, k, o.gen);
   write_atomic(dir + "/case.af", "# aliasfuzz campaign seed " + std::to_string(o.seed) + ", program " +
                                      std::to_string(k) + "\n" + ir::print(p));
-  json settings = {{"seed", o.seed}, {"program", k}, {"finding", f}, {"gen_size", o.gen.size}};
+  json settings = {{"seed", o.seed}, {"program", k}, {"finding", f}, {"gen_size", o.gen.size},
+                   {"case_timeout_s", o.case_timeout_s}};
   write_atomic(dir + "/settings.json", ir::json_text(settings, 2) + "\n");
   const bool must = finding_must_agree(f);
   std::string note = "# " + name + "\n\n";

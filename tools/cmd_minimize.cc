@@ -8,11 +8,13 @@
 #include <iostream>
 #include <memory>
 
+#include "fuzz/campaign_options.h"
 #include "fuzz/invalid.h"
 #include "fuzz/minimize.h"
 #include "fuzz/repro.h"
 #include "ir/analysis.h"
 #include "ir/text.h"
+#include "compilers/runner.h"
 #include "compilers/table.h"
 #include "tools/commands.h"
 #include "tools/run_flags.h"
@@ -25,6 +27,7 @@ struct MinimizeCmd {
   std::string path, out, torch;
   run::SpelledSpec spec;  // as the flags (or the bucket's settings.json) spell it
   double time_s = 60;
+  double case_timeout_s = 0;  // one candidate's run of a real compiler (0: the runner's default, 120 s)
   int64_t max_tests = -1;
   int seeds = 16;
   bool add_to_corpus = false;
@@ -65,6 +68,9 @@ std::string from_bucket_folder(MinimizeCmd& o, const CLI::App& c) {
   take("--target", o.spec.target, file.target);
   take("--checked", o.spec.checked, file.checked);
   take("--recall", o.spec.recall, file.recall);
+  // The campaign's case timeout bounds each candidate's run, as in the campaign.
+  if (c.count("--case-timeout") == 0 && st.contains("case_timeout_s") && st["case_timeout_s"].is_number())
+    o.case_timeout_s = st["case_timeout_s"].get<double>();
   o.path = dir + "/case.af";
   if (o.out.empty()) o.out = dir;
   return "";
@@ -110,6 +116,9 @@ int minimize_main(MinimizeCmd& o, const CLI::App& c) {
     std::cerr << "aliasfuzz minimize: " << why << "\n";
     return 2;
   }
+  // A compiler that hangs costs each candidate the bound on one answer,
+  // never more (a hang's finding: every candidate may hang).
+  if (o.case_timeout_s > 0) compilers::set_external_timeout(std::max(1.0, o.case_timeout_s * fuzz::kExternalShareOfCase));
   fuzz::MinimizeOptions mo;
   mo.time_s = o.time_s;
   mo.max_tests = o.max_tests;
@@ -166,6 +175,9 @@ void register_minimize(CLI::App& app, int* status) {
   c->add_option("--out", o->out, "output folder (required with a .af case)");
   c->add_option("--time", o->time_s, "time budget in seconds (default 60; 0: none)");
   c->add_option("--max-tests", o->max_tests, "budget in candidate runs (deterministic; default none)");
+  c->add_option("--case-timeout", o->case_timeout_s,
+                "seconds one candidate's run of a real compiler may take before it counts as a hang (a campaign "
+                "bucket: the campaign's; default 96)");
   c->add_option("--seeds", o->seeds,
                 "random:SEED findings: also try seeds 0..N-1 when a candidate loses the divergence (default 16; 0: "
                 "keep the seed)");
