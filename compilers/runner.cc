@@ -73,7 +73,19 @@ bool ExternalRunner::start(std::string* error) {
   nlohmann::json hello;
   // A campaign gives the start-up its own bound, not the case's.
   const base::ExternalActivity starting(base::ActivitySlot::kStarting);
-  if (!start_runner(proc_, o_.python, o_.runner, po, o_.startup_s, "the external runner", &hello, error)) return false;
+  // The child inherits the environment: a shared cache folder is named in
+  // it for the start only (this process is single-threaded here).
+  const char* before = std::getenv("AF_RUNNER_CACHE_DIR");
+  const std::string saved = before ? before : "";
+  if (!o_.cache_dir.empty()) setenv("AF_RUNNER_CACHE_DIR", o_.cache_dir.c_str(), 1);
+  const bool started = start_runner(proc_, o_.python, o_.runner, po, o_.startup_s, "the external runner", &hello, error);
+  if (!o_.cache_dir.empty()) {
+    if (before)
+      setenv("AF_RUNNER_CACHE_DIR", saved.c_str(), 1);
+    else
+      unsetenv("AF_RUNNER_CACHE_DIR");
+  }
+  if (!started) return false;
   torch_version_ = hello.contains("torch") && hello["torch"].is_string() ? hello["torch"].get<std::string>() : "";
   thunder_version_ =
       hello.contains("thunder") && hello["thunder"].is_string() ? hello["thunder"].get<std::string>() : "";
@@ -250,6 +262,41 @@ ExternalResult run_external_fresh(const ir::Program& p, const std::string& strat
   if (registry().request_timeout_s > 0) o.timeout_s = registry().request_timeout_s;
   ExternalRunner fresh(o);  // a new Python with a new private cache folder, stopped when done
   return fresh.run(p, strategy);
+}
+
+ExternalResult run_external_over_cache(const ir::Program& first, const ir::Program& second,
+                                       const std::string& strategy, ExternalResult::Status* first_status) {
+  ExternalOptions o;
+  o.python = external_python(strategy);
+  if (o.python.empty()) {
+    ExternalResult r;
+    r.status = ExternalResult::Status::Unavailable;
+    r.message = external_unavailable(strategy);
+    return r;
+  }
+  if (registry().request_timeout_s > 0) o.timeout_s = registry().request_timeout_s;
+  char tmpl[] = "/tmp/aliasfuzz-cache-XXXXXX";
+  if (!mkdtemp(tmpl)) {
+    ExternalResult r;
+    r.status = ExternalResult::Status::Failed;
+    r.error_type = "internal";
+    r.message = "cannot make a cache folder";
+    return r;
+  }
+  o.cache_dir = tmpl;
+  ExternalResult r;
+  {
+    ExternalRunner a(o);
+    const ExternalResult ra = a.run(first, strategy);
+    if (first_status) *first_status = ra.status;
+  }  // the first process ends here: only its cache folder carries over
+  {
+    ExternalRunner b(o);
+    r = b.run(second, strategy);
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(o.cache_dir, ec);
+  return r;
 }
 
 std::string external_versions(const std::string& strategy) {

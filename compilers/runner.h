@@ -59,6 +59,10 @@ struct ExternalOptions {
   std::string runner;      // default: find_external_runner()
   double timeout_s = 120;  // per program
   double startup_s = 180;  // importing torch (and thunder)
+  // The history check: a compiler cache folder shared with another runner
+  // process, its caches on (the runner's AF_RUNNER_CACHE_DIR); "": the
+  // runner's private folder, caches off.
+  std::string cache_dir;
 };
 
 // One long-lived Python process running external_runner.py.
@@ -103,6 +107,14 @@ ExternalResult run_external(const ir::Program& p, const std::string& strategy, b
 // Inductor cache folder, nothing an earlier program left in memory): what
 // a user's fresh process gets. Costs the Python's start-up.
 ExternalResult run_external_fresh(const ir::Program& p, const std::string& strategy);
+
+// The history check across processes (issue #56, `stale-from-cache`): a
+// runner process compiles and runs `first` with a compiler cache folder it
+// shares with a second, new process that then compiles and runs `second`
+// (the same program in another alias layout) over what the first left
+// there. The second's result; the first's status in *first_status.
+ExternalResult run_external_over_cache(const ir::Program& first, const ir::Program& second,
+                                       const std::string& strategy, ExternalResult::Status* first_status = nullptr);
 
 // The bound on one program's answer for this process's runners (a
 // campaign worker: below the case timeout, so that a compiler that hangs

@@ -88,7 +88,8 @@ Bucket Bucket::of(const RunRecord& r) {
     b.what = kInputMeta;
   else
     b.what = "storage";
-  if (r.recall) b.what = kRecallPrefix + b.what;
+  if (r.stale_from_cache) b.what = kStaleFromCachePrefix + b.what;
+  else if (r.recall) b.what = kRecallPrefix + b.what;
   b.who = r.spec.strategy_name();
   if (r.spec.mutant != Mutant::None) b.who += "+" + r.spec.mutant_name();
   b.who = folder_safe(b.who);

@@ -52,6 +52,9 @@ inline constexpr char kInputMeta[] = "input-meta";
 // compiled function that is right on its first inputs and wrong on
 // another alias layout is a bug of its own.
 inline constexpr char kRecallPrefix[] = "recall-";
+// The history across processes (issue #56): the recall layout compiled in a
+// new process over the compiler cache the program's own layout left.
+inline constexpr char kStaleFromCachePrefix[] = "stale-from-cache-";
 
 // "runner-crash-SIGSEGV", "runner-crash-exit-1", "runner-crash" (how it
 // died unknown) or "runner-timeout" for the error of a run whose external

@@ -220,12 +220,45 @@ std::optional<RunRecord> check_external_result(const ir::Program& p, const ir::A
   return std::nullopt;
 }
 
+// The history across processes: a first process compiles and runs p with
+// a compiler cache folder it shares with a second, new process, which
+// then compiles and runs the recall layout. A divergence there that a
+// fresh cache folder does not show is stale_from_cache. `r`: the agreeing
+// record of the ordinary (and recall) check.
+RunRecord judge_across_processes(RunRecord r, const ir::Program& p, const ir::Program& layout) {
+  using S = compilers::ExternalResult::Status;
+  S first = S::Failed;
+  const auto res = compilers::run_external_over_cache(p, layout, r.spec.strategy.name(), &first);
+  if (first != S::Ok) return r;  // the first layout did not run: no history to judge
+  RunRecord h = r;
+  if (res.status == S::Ok) {
+    h.mismatch = oracles::compare(layout, res.eager, res.actual);
+  } else if (res.status == S::StrategyError && !compilers::is_unsupported_error(res.error_type, res.message)) {
+    h.error = res.error_type + ": " + res.message;
+  } else {
+    return r;
+  }
+  if (!h.mismatch && h.error.empty()) return r;
+  const auto fresh = compilers::run_external_fresh(layout, r.spec.strategy.name());
+  if (fresh.status != S::Ok || oracles::compare(layout, fresh.eager, fresh.actual)) return r;  // its own bug
+  h.agree = false;
+  h.stale_from_cache = true;
+  h.op = "stale-from-cache";
+  return h;
+}
+
 std::optional<RunRecord> check_external(const ir::Program& p, const ir::Analysis& an, const run::RunSpec& s,
                                         const CheckOptions& options) {
   const std::optional<ir::Program> second = s.recall ? ir::recall_layout(p) : std::nullopt;
-  return check_external_result(p, options.first_op ? &an : nullptr, s,
-                               compilers::run_external(p, s.strategy.name(), false, second ? &*second : nullptr),
-                               options);
+  // Across processes, the second layout's history is the other process's
+  // cache, not a second call of the same compiled function.
+  const bool in_process = second && !options.across_processes;
+  auto r = check_external_result(p, options.first_op ? &an : nullptr, s,
+                                 compilers::run_external(p, s.strategy.name(), false, in_process ? &*second : nullptr),
+                                 options);
+  if (r && r->agree && r->unsupported.empty() && second && options.across_processes)
+    return judge_across_processes(std::move(*r), p, *second);
+  return r;
 }
 
 // One run of an external strategy on a program the oracle rejects.

@@ -49,6 +49,12 @@ struct RunRecord {
   // recall layout does too: the layout's own first-call bug, no recall
   // bug (the run agrees; `run --recall` says so).
   bool recall_layout_diverges = false;
+  // A recall run checked across processes (CheckOptions::across_processes)
+  // whose recall layout, compiled in a new process over the compiler cache
+  // a first process left compiling the program, diverged while a fresh
+  // cache folder gives the right result: `mismatch` or `error` is that
+  // run's (the recall layout's observables).
+  bool stale_from_cache = false;
   double ms = 0;  // wall time of the run, first-op bisection included
 };
 
@@ -67,6 +73,11 @@ struct CheckOptions {
   // non-empty answer (a known bug's name, e.g. its ledger entry) is the
   // finding's op class instead ("ledger-NAME"), and no prefix is compiled.
   std::function<std::string(const RunRecord&)> known_bug;
+  // Recall runs (RunSpec::recall) of an external strategy check the history
+  // across processes instead of a second call: compile the program in one
+  // process and the recall layout in a second over the first's compiler
+  // cache folder (RunRecord::stale_from_cache). Two Python start-ups a program.
+  bool across_processes = false;
 };
 
 // A model's prediction that the real compiler refuses the program as

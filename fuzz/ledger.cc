@@ -58,7 +58,10 @@ std::optional<LedgerEntry> parse_ledger_entry(const std::string& name, const std
   }
   e.spec.strategy = std::move(*parsed);
   // A bug of the second call (what: recall-...) replays with --recall.
-  e.spec.recall = e.what.rfind(kRecallPrefix, 0) == 0;
+  // One of the history across processes (what: stale-from-cache-...) with
+  // --recall across processes.
+  e.across_processes = e.what.rfind(kStaleFromCachePrefix, 0) == 0;
+  e.spec.recall = e.what.rfind(kRecallPrefix, 0) == 0 || e.across_processes;
   if (e.spec.recall && !e.spec.is_external()) {
     *error = name + ": what: " + e.what +
              " is a bug of a compiled function's second call (--recall), which only "
@@ -216,7 +219,9 @@ std::optional<LedgerReplay> replay_entry(const LedgerEntry& e, const std::string
   auto parsed = run::RunStrategy::parse(strategy);
   if (!parsed) return std::nullopt;
   spec.strategy = std::move(*parsed);
-  const auto r = run_spec(e.program, spec);
+  CheckOptions options;
+  options.across_processes = e.across_processes;
+  const auto r = run_spec(e.program, spec, options);
   if (!r) return std::nullopt;
   LedgerReplay out{strategy, ledger_version(strategy), ""};
   if (out.version.empty()) return std::nullopt;

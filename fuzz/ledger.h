@@ -5,7 +5,9 @@
 //   # system: thunder 0.2.6 (torch 2.9.1)
 //   # strategy: thunder-dataflow
 //   # what: values            (or input-meta: an input's final geometry; or the error type the compiler raises;
-//                             recall-WHAT: the same on the second call of --recall, which the entry replays)
+//                             recall-WHAT: the same on the second call of --recall, which the entry replays;
+//                             stale-from-cache-WHAT: the recall layout in a second process over the first's
+//                             compiler cache folder)
 //   # status: new | known URL | fixed VERSION
 //   # on torch 2.9.1: reproduces       (one line per version replayed, by
 //   # on torch 2.15.0: agrees           `aliasfuzz ledger check`)
@@ -39,6 +41,7 @@ struct LedgerEntry {
   ir::Program program;
   BugSignature bug;                       // its bug signature (fuzz/signature.h; no name)
   std::map<std::string, std::string> on;  // `on` lines: system version ("torch 2.15.0") -> status
+  bool across_processes = false;          // what: stale-from-cache-...: replayed across two processes
 };
 
 // One replay of an entry: the strategy it ran (aot-eager@2.15.0), the

@@ -398,6 +398,81 @@ def main():
     return 0
 
 
+def _phase(phase):
+    """One process of a stale-from-cache finding (COMPILER["across_processes"]):
+    "first" compiles and runs the program in its own layout, "second" the
+    recall layout's inputs, over the compiler cache folder AF_RUNNER_CACHE_DIR
+    names (the script's prologue turns the caches on there). Exit 1 when
+    the second diverges from eager PyTorch (or raises)."""
+    import os, types, warnings
+    warnings.filterwarnings("ignore")
+    sys.path.append(os.getcwd())
+    ns = {}
+    exec(COMPILER["imports"], ns)
+    prog = _this_file_as_module()
+    ns["fn"] = prog._fn
+    cfn = eval(COMPILER["compile"], ns)
+    if phase == "first":
+        inputs, storages = prog._setup()
+        _observe(prog._call(cfn, inputs), storages, inputs)
+        print("first process: compiled and ran the program (inputs %s) with the compiler cache in %s" % (
+            "apart" if COMPILER["recall_direction"] == "together" else "together", os.environ["AF_RUNNER_CACHE_DIR"]))
+        return 0
+    mod = types.ModuleType("aliasfuzz_recall")
+    exec(compile(COMPILER["recall"], "<aliasfuzz-recall>", "exec"), mod.__dict__)
+    inputs, storages = mod._setup()
+    eager = mod._observe(mod._call(mod._fn, inputs), storages, inputs)
+    inputs, storages = mod._setup()
+    try:
+        compiled = mod._observe(mod._call(cfn, inputs), storages, inputs)
+    except Exception as e:
+        print("  the compiled function raised: %s: %s" % (type(e).__name__, e))
+        return 1
+    diverged = False
+    for name in _names(eager):
+        d = _first_diff(_get(compiled, name), _get(eager, name))
+        if d is not None:
+            diverged = True
+            print("  %s DIVERGES: eager %s, compiled %s" % (name, _fmt(_get(eager, name)), _fmt(_get(compiled, name))))
+    if not diverged:
+        print("  agrees with eager PyTorch on every observable")
+    return 1 if diverged else 0
+
+
+def _across_processes():
+    """A stale-from-cache finding: the recall layout compiled in a new
+    process over the compiler cache folder a first process left compiling
+    the program diverges, where a fresh folder does not. This script runs
+    itself three times (phases above) and judges by the second and third."""
+    import os, subprocess, tempfile
+    label = FINDING["strategy"]
+    print("aliasfuzz repro of bucket %s: %s across processes sharing a compiler cache folder" % (
+        FINDING["bucket"], COMPILER["compile"]))
+    def child(phase, cache):
+        env = dict(os.environ, ALIASFUZZ_REPRO_PHASE=phase, AF_RUNNER_CACHE_DIR=cache)
+        out = subprocess.run([sys.executable, os.path.abspath(__file__)], env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, errors="replace")
+        print(out.stdout.rstrip())
+        return out.returncode
+    shared = tempfile.mkdtemp(prefix="aliasfuzz-cache-")
+    if child("first", shared) != 0:
+        print("the first process failed: nothing to judge")
+        return 2
+    print("second process, over that folder, on the inputs moved %s:" % COMPILER["recall_direction"])
+    stale = child("second", shared)
+    print("a third process, with a fresh cache folder, on the same inputs:")
+    fresh = child("second", tempfile.mkdtemp(prefix="aliasfuzz-cache-"))
+    if stale == 1 and fresh == 0:
+        print("DIVERGENCE: %s serves what an earlier process left in its cache: the second process diverges "
+              "from eager PyTorch, a fresh cache folder agrees (stale-from-cache)" % label)
+        return 1
+    if stale == 1:
+        print("%s diverges with a fresh cache folder too: the layout's own bug, not the cache's" % label)
+        return 1
+    print("%s agrees over the shared cache folder: the finding no longer reproduces" % label)
+    return 0
+
+
 def _crash_check():
     """A finding whose compiler killed the Python process running it (the
     campaign saw the process die): this script runs itself again in a child
@@ -435,9 +510,14 @@ def _crash_check():
 
 
 if __name__ == "__main__":
-    # CRASH: the finding is a crash of the compiler's process (see _crash_check).
-    sys.exit(_crash_check() if CRASH and COMPILER is not None and not __import__("os").environ.get(
-        "ALIASFUZZ_REPRO_CHILD") else main())
+    # CRASH: the finding is a crash of the compiler's process (see _crash_check);
+    # across_processes: a history across processes (see _across_processes).
+    _os_env = __import__("os").environ
+    if _os_env.get("ALIASFUZZ_REPRO_PHASE"):
+        sys.exit(_phase(_os_env["ALIASFUZZ_REPRO_PHASE"]))
+    if COMPILER is not None and COMPILER.get("across_processes"):
+        sys.exit(_across_processes())
+    sys.exit(_crash_check() if CRASH and COMPILER is not None and not _os_env.get("ALIASFUZZ_REPRO_CHILD") else main())
 )PY";
 
 }  // namespace
@@ -586,6 +666,7 @@ std::string repro_script(const ir::Program& p, const run::RunSpec& spec, const R
                     (second ? ",\n            \"recall_direction\": " + py_str(ir::recall_direction(p)) +
                                   ",\n            \"recall\": " + py_str(oracles::torch_function_module(*second))
                             : std::string()) +
+                    (rec.stale_from_cache ? ",\n            \"across_processes\": True" : "") +
                     "}"
               : std::string("None")) +
          "\n";

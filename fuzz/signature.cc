@@ -160,7 +160,7 @@ std::string error_type(const std::string& error) {
 
 std::string bug_what(const RunRecord& rec) {
   if (!rec.accepted_invalid.empty()) return accepts_invalid_what(rec.accepted_invalid);
-  const std::string recall = rec.recall ? kRecallPrefix : "";
+  const std::string recall = rec.stale_from_cache ? kStaleFromCachePrefix : rec.recall ? kRecallPrefix : "";
   if (!rec.error.empty()) return recall + error_type(rec.error);
   // Values agree but an input's final geometry differs: a metadata bug.
   return recall + (rec.mismatch && oracles::is_input_geometry(rec.mismatch->observable) ? kInputMeta : "values");
@@ -246,6 +246,9 @@ RunRecord record_of_what(const run::RunSpec& spec, const std::string& what_word)
   if (what.rfind(kRecallPrefix, 0) == 0) {
     r.recall = true;
     what.erase(0, std::string(kRecallPrefix).size());
+  } else if (what.rfind(kStaleFromCachePrefix, 0) == 0) {
+    r.stale_from_cache = true;
+    what.erase(0, std::string(kStaleFromCachePrefix).size());
   }
   r.accepted_invalid = accepted_invalid_kind(what);
   if (what == kInputMeta)

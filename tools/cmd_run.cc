@@ -38,6 +38,7 @@ struct RunOptions {
   std::string inject, reorder = "program", fusion = "none", target = "interp", torch;
   std::string write_repro;  // --write-repro PATH: the repro.py of the (one) external strategy's run
   bool checked = false, recall = false, json = false, stats = false, dump_passes = false;
+  bool across_processes = false;  // --recall across two processes over a shared compiler cache
 };
 
 // The "first_mismatch" JSON of a run that did not agree (null when it did).
@@ -89,6 +90,10 @@ std::string recall_words(const nlohmann::json& run) {
   const nlohmann::json& r = run["recall"];
   const std::string layout = r["layout"].get<std::string>();
   if (r["diverged"].get<bool>()) return " (on the second call, inputs moved " + layout + ")";
+  if (r.value("stale_from_cache", false))
+    return " (the inputs moved " + layout +
+           ", compiled in a new process over the compiler cache a first process left compiling the program: "
+           "stale-from-cache; a fresh cache folder agrees)";
   if (layout.empty()) return " (no second call: fewer than two inputs of one dtype)";
   if (r["layout_diverges_alone"].get<bool>())
     return " (the second call, inputs moved " + layout +
@@ -167,7 +172,9 @@ int run(const RunOptions& o) {
     if (!configs[k]) {
       // A real compiler under study (PyTorch functionalize, Thunder), run
       // in its own Python and compared with eager PyTorch of that Python.
-      auto recs = fuzz::check_program(*prog, expected, {specs[k]});
+      fuzz::CheckOptions check_options;
+      check_options.across_processes = o.across_processes;
+      auto recs = fuzz::check_program(*prog, expected, {specs[k]}, check_options);
       if (recs.empty()) {
         std::cerr << "aliasfuzz run: strategy " << s << " is not available here (see above)\n";
         return 2;
@@ -199,7 +206,8 @@ int run(const RunOptions& o) {
       if (specs[k].recall)
         runs.back()["recall"] = {{"layout", ir::recall_direction(*prog)},
                                  {"diverged", recs[0].recall},
-                                 {"layout_diverges_alone", recs[0].recall_layout_diverges}};
+                                 {"layout_diverges_alone", recs[0].recall_layout_diverges},
+                                 {"stale_from_cache", recs[0].stale_from_cache}};
       continue;
     }
     // A strategy that produced an invalid program is a bug, reported as a
@@ -260,6 +268,9 @@ void register_run(CLI::App& app, int* status) {
   flags::target(c, o->target, "default interp");
   flags::checked(c, o->checked);
   flags::recall(c, o->recall);
+  c->add_flag("--across-processes", o->across_processes,
+              "with --recall: instead of a second call, compile the program in one process and the recall layout "
+              "in a second one over the first's compiler cache folder (stale-from-cache)");
   c->add_flag("--json", o->json, "print one JSON object");
   c->add_option("--write-repro", o->write_repro,
                 "write the repro.py of the external strategy's run to this path (its exit status is the verdict: "
