@@ -31,8 +31,9 @@ void expect_agree(const ir::Program& p, int per_region, CompileCache& cache, con
 
 TEST(HostLowering, CorpusAgreesWithOracle) {
   CompileCache cache;
-  auto cases = testing::corpus_cases();
-  ASSERT_GE(cases.size(), 5u) << "corpus not found in runfiles";
+  const auto all = testing::corpus_cases();
+  ASSERT_GE(all.size(), 5u) << "corpus not found in runfiles";
+  const auto cases = testing::sampled(all, 2, "host corpus");
   for (const auto& c : cases)
     for (int k : {1, 0, 2}) expect_agree(c.program, k, cache, c.path);
   std::printf("corpus: %zu programs, cache hits %lld misses %lld compile %.0f ms\n", cases.size(),
@@ -43,7 +44,7 @@ TEST(HostLowering, CorpusAgreesWithOracle) {
 // third of them the whole program as one region and regions of 3.
 TEST(HostLowering, GeneratedProgramsAgreeWithOracle) {
   CompileCache cache;
-  const int n = 300;
+  const int n = testing::budget(300, 120);
   int whole = 0;
   for (int i = 0; i < n; ++i) {
     ir::Program p = fuzz::generate(20261129, i, fuzz::halide_options());

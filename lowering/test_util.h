@@ -1,6 +1,8 @@
 // Shared helpers of the lowering tests (no Halide here).
 #pragma once
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -38,6 +40,31 @@ inline std::vector<Case> corpus_cases() {
   }
   return out;
 }
+
+// The suite's default budget samples its slowest loops (issue #59: the
+// whole suite within 30 minutes on a 2-core machine); AF_TEST_FULL=1
+// (`./aliasfuzz test --full`) runs them whole. A sampled loop says so.
+inline bool full_budget() {
+  const char* e = std::getenv("AF_TEST_FULL");
+  return e && *e && std::string(e) != "0";
+}
+
+// Every `stride`-th case from AF_TEST_SAMPLE_OFFSET (default 0: the same
+// sample every run), all of them with the full budget.
+inline std::vector<Case> sampled(const std::vector<Case>& all, size_t stride, const char* what) {
+  if (full_budget() || stride <= 1) return all;
+  const char* fixed = std::getenv("AF_TEST_SAMPLE_OFFSET");
+  const size_t offset = fixed && *fixed ? static_cast<size_t>(std::atoll(fixed)) % stride : 0;
+  std::vector<Case> out;
+  for (size_t i = offset; i < all.size(); i += stride) out.push_back(all[i]);
+  std::printf("%s: every %zuth of %zu cases from offset %zu (AF_TEST_SAMPLE_OFFSET=%zu repeats it; AF_TEST_FULL=1 "
+              "runs all)\n",
+              what, stride, all.size(), offset, offset);
+  return out;
+}
+
+// The full count, or the default budget's.
+inline int budget(int full, int sampled_count) { return full_budget() ? full : std::min(full, sampled_count); }
 
 // The oracle's per-statement values of a valid program.
 inline Expected expected_of(const ir::Program& p) { return expected_values(p, *ir::analyze(p)); }

@@ -5,19 +5,25 @@
 #   N passed, N failed[, N skipped]
 # Options: --thunder  also install .venv-thunder (torch 2.x + lightning-thunder)
 #                     first, so the Thunder tests run instead of being skipped.
+#          --full     the slowest loops whole (AF_TEST_FULL=1), not their
+#                     default samples (each sampled loop prints what it ran).
 # The torches of `./aliasfuzz setup --torch` (.venvs/) are used where installed.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 args=()
-for a in "$@"; do
-  if [[ "$a" == --thunder ]]; then tools/thunder/setup.sh || exit 1; else args+=("$a"); fi
-done
 test_env=()
+for a in "$@"; do
+  if [[ "$a" == --thunder ]]; then tools/thunder/setup.sh || exit 1
+  elif [[ "$a" == --full ]]; then test_env+=(--test_env=AF_TEST_FULL=1)  # the sampled loops whole
+  else args+=("$a"); fi
+done
 if [[ -x "$root/.venv-thunder/bin/python" ]]; then
   test_env+=(--test_env=AF_THUNDER_PYTHON="$root/.venv-thunder/bin/python")
 fi
 # The torches of ./aliasfuzz setup --torch: the ledger replays under each.
+[[ -n "${AF_TEST_SAMPLE_OFFSET:-}" ]] && test_env+=(--test_env=AF_TEST_SAMPLE_OFFSET)
+[[ -n "${AF_TEST_FULL:-}" ]] && test_env+=(--test_env=AF_TEST_FULL)
 if [[ -d "$root/.venvs" ]]; then test_env+=(--test_env=AF_TORCH_VENVS="$root"); fi
 if ! bazel build --noshow_progress //...; then
   echo "0 passed, 1 failed"
