@@ -67,6 +67,32 @@ std::string stories(const json& summary) {
   return h.empty() ? "<p>None.</p>\n" : h;
 }
 
+// The bugs first (issue #59): what a person acts on, before the campaign's
+// details and its buckets. Each bug: its ledger label, findings, smallest
+// program and where its folders are (repro.py there).
+std::string bug_table(const json& s) {
+  const json bugs = s.value("bugs", json::array());
+  std::string h = "<h2 id=\"bugs\">Bugs: " + std::to_string(bugs.size()) + "</h2>\n";
+  if (bugs.empty()) return h + "<p>None minimized yet.</p>\n";
+  h += "<table>\n<tr><th>bug</th><th>ledger</th><th>findings</th><th>smallest program</th><th>repro</th></tr>\n";
+  for (const json& g : bugs) {
+    std::string label = bug_ledger_text(g), where;
+    for (size_t at; (at = label.find("**")) != std::string::npos;) label.erase(at, 2);  // Markdown emphasis
+    for (const auto& f : g.value("folders", json::array()))
+      if (f.is_string()) where += "<a href=\"" + html_escape(f.get<std::string>()) + "/repro.py\">" +
+                                  html_escape(f.get<std::string>()) + "</a><br>";
+    const bool must = g.value("must_agree", false);
+    h += std::string("<tr") + (must ? " class=\"bug\"" : "") + "><td>" + html_escape(g.value("name", std::string())) +
+         (must ? " <b>(aliasfuzz)</b>" : "") + "</td><td>" + html_escape(label) + "</td><td class=\"n\">" +
+         std::to_string(g.value("count", int64_t{0})) + "</td><td>" +
+         (g.contains("program") ? "<details><summary>show</summary><pre>" + html_escape(value_text(g["program"])) +
+                                      "</pre></details>"
+                                : std::string()) +
+         "</td><td>" + where + "</td></tr>\n";
+  }
+  return h + "</table>\n";
+}
+
 }  // namespace
 
 std::string render_html(const json& s, const json& state) {
@@ -77,6 +103,8 @@ std::string render_html(const json& s, const json& state) {
       "td.n{text-align:right}.bug{color:#b00}pre{background:#f6f6f6;padding:0.5em;overflow-x:auto}.plots "
       "svg{margin:0.5em 0.5em 0 0}\ncode{font-size:90%}\n</style>\n"
       "</head>\n<body>\n<h1>aliasfuzz campaign report</h1>\n";
+  h += bug_table(s);
+  h += "<h2>The campaign</h2>\n";
   const int64_t must = s.value("must_agree_buckets", int64_t{0});
   h += "<ul>\n<li>seed " + html_escape(ir::json_text(s.value("seed", json(nullptr)))) + ", shard " +
        html_escape(s.value("shard", std::string())) +

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# report.html renders in headless Chromium with no console errors, and a
-# screenshot of it holds its plots (a non-trivial PNG). Writes gtest-style
+# report.html renders in headless Chromium with no console errors, its
+# first screen shows the bug table, and a screenshot of it holds its plots
+# (a non-trivial PNG). Writes gtest-style
 # XML so the test command counts the cases.
 set -uo pipefail
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -36,6 +37,15 @@ if echo "$log" | grep -E "CONSOLE|Uncaught|ERROR:.*(console|javascript)" | grep 
 else
   record NoConsoleErrors 0 ""
 fi
+# The first screen (1280x800) shows the bug table (issue #59): a copy of
+# the page whose script names, in its title, where the table starts.
+sed 's|</body>|<script>var b = document.getElementById("bugs"), t = document.querySelector("#bugs + table, #bugs + p");\
+document.title = b \&\& t \&\& t.getBoundingClientRect().top < window.innerHeight ? "FIRST-SCREEN-SHOWS-BUGS" : "BUGS-BELOW";</script></body>|' \
+  "$work/run/report.html" > "$work/run/probe.html"
+title=$(timeout 120 "$chrome" --headless=new --no-sandbox --disable-gpu --window-size=1280,800 --dump-dom \
+        "file://$work/run/probe.html" 2>/dev/null | grep -o "<title>[A-Z-]*</title>" | head -1)
+if [[ "$title" == "<title>FIRST-SCREEN-SHOWS-BUGS</title>" ]]; then record FirstScreenShowsTheBugs 0 ""
+else record FirstScreenShowsTheBugs 1 "the bug table is not on the first screen of report.html ($title)"; fi
 size=$(stat -c %s "$work/shot.png" 2>/dev/null || echo 0)
 if [[ "$size" -gt 20000 ]]; then record ScreenshotShowsPage 0 ""; else record ScreenshotShowsPage 1 "screenshot of $size bytes: $log"; fi
 if [[ -n "${TEST_UNDECLARED_OUTPUTS_DIR:-}" ]]; then cp "$work/shot.png" "$TEST_UNDECLARED_OUTPUTS_DIR/report.png" 2>/dev/null; fi

@@ -370,6 +370,24 @@ std::string merged_line(const json& s) {
 
 // The bugs, the unit a reader triages (new ones first, then those the
 // ledger knows), each with its count, minimized program and folders.
+std::string bug_ledger_text(const json& g) {
+  if (g.contains("ledger"))
+    return value_text(g["ledger"]["entry"]) + " (" + value_text(g["ledger"]["status"]) +
+           (g["ledger"]["reference"] == "" ? "" : " " + value_text(g["ledger"]["reference"])) +
+           (g["ledger"].contains("versions") ? "; " + value_text(g["ledger"]["versions"]) : "") + ")";
+  if (g.contains("predicts"))
+    return "predicts " + value_text(g["predicts"]["system"]) + ": " + value_text(g["predicts"]["entry"]) + " (" +
+           value_text(g["predicts"]["status"]) +
+           (g["predicts"]["reference"] == "" ? "" : " " + value_text(g["predicts"]["reference"])) + ")";
+  std::string known = "**new**";
+  if (g.contains("resembles")) {
+    known += " (resembles";
+    for (const auto& e : g["resembles"]) known += " " + value_text(e);
+    known += ")";
+  }
+  return known;
+}
+
 std::string bugs_markdown(const json& s) {
   std::string m = "## Bugs (one per cause; aliasfuzz's own first, then new, then known)\n\n";
   const json nv = s.value("novelty", json::object());
@@ -385,20 +403,7 @@ std::string bugs_markdown(const json& s) {
   for (const json& g : s.value("bugs", json::array())) {
     std::string where;
     for (const auto& f : g.value("folders", json::array())) where += (where.empty() ? "" : ", ") + f.get<std::string>();
-    std::string known = "**new**";
-    if (g.contains("resembles")) {
-      known += " (resembles";
-      for (const auto& e : g["resembles"]) known += " " + value_text(e);
-      known += ")";
-    }
-    if (g.contains("predicts"))
-      known = "predicts " + value_text(g["predicts"]["system"]) + ": " + value_text(g["predicts"]["entry"]) + " (" +
-              value_text(g["predicts"]["status"]) +
-              (g["predicts"]["reference"] == "" ? "" : " " + value_text(g["predicts"]["reference"])) + ")";
-    if (g.contains("ledger"))
-      known = value_text(g["ledger"]["entry"]) + " (" + value_text(g["ledger"]["status"]) +
-              (g["ledger"]["reference"] == "" ? "" : " " + value_text(g["ledger"]["reference"])) +
-              (g["ledger"].contains("versions") ? "; " + value_text(g["ledger"]["versions"]) : "") + ")";
+    const std::string known = bug_ledger_text(g);
     m += "| " + md_cell(g.value("name", std::string())) + (g.value("must_agree", false) ? " **(aliasfuzz)**" : "") +
          " | " + md_cell(known) + " | " + (g.value("count_estimated", false) ? "≈ " : "") +
          std::to_string(g.value("count", int64_t{0})) + " | " + std::to_string(g.value("explained", int64_t{0})) +

@@ -76,5 +76,9 @@ nlohmann::json read_json(const std::string& path, bool required);
 std::vector<nlohmann::json> read_findings(const std::string& dir);  // findings.jsonl, torn lines dropped
 std::string strategy_label(const nlohmann::json& finding);          // "update_aliases", "mutant+M", "crash"
 std::string html_escape(const std::string& s);
+// What the ledger says of one of report.json's bugs: "**new**" (with what
+// it resembles), its entry and status, or "predicts SYSTEM: ENTRY" (a
+// model's bug that its real system's entry holds). Markdown emphasis only.
+std::string bug_ledger_text(const nlohmann::json& bug);
 
 }  // namespace af::reports
