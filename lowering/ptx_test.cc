@@ -37,7 +37,9 @@ TEST(PtxTarget, CorpusAndGeneratedRegionsAssemble) {
   if (access(kPtxas, X_OK) != 0) GTEST_SKIP() << "skipped: no ptxas at " << kPtxas;
   CompileCache cache;
   LowerStats total;
-  for (const auto& c : testing::corpus_cases())
+  // PTX codegen and ptxas per distinct region: a third of the corpus by
+  // default (AF_TEST_FULL=1: all; host_test runs all of it through the lowering).
+  for (const auto& c : testing::sampled(testing::corpus_cases(), 3, "ptx corpus"))
     for (int k : {1, 0}) run_ptx(c.program, k, k == 0, cache, c.path, &total);
   int e = 0;
   for (const auto& p : testing::edge_cases()) run_ptx(p, 0, true, cache, "edge case " + std::to_string(e++), &total);
