@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "fuzz/files.h"
+#include "run/vocabulary.h"
 #include "fuzz/invalid.h"
 #include "fuzz/minimize.h"
 #include "fuzz/signature.h"
@@ -287,8 +288,10 @@ std::vector<std::string> label_strategies(const std::string& strategy) {
 }
 
 std::vector<std::string> modelled_systems(const std::string& strategy) {
-  // update_aliases (unfixed) is Thunder 0.2.6's pass, which every Thunder front end runs.
-  if (strategy == "update_aliases") return {"thunder", "thunder-dataflow", "thunderfx"};
+  // update_aliases without fixes is Thunder 0.2.6's pass, which every Thunder front end runs.
+  const auto s = run::parse_strategy(strategy);
+  if (s && s->kind == run::StrategyKind::UpdateAliases && !s->fixes.any())
+    return {"thunder", "thunder-dataflow", "thunderfx"};
   return {};
 }
 
