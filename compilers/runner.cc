@@ -249,42 +249,45 @@ ExternalResult run_external(const ir::Program& p, const std::string& strategy, b
   return registry().get(py)->run(p, strategy, invalid, recall);
 }
 
-ExternalResult run_external_fresh(const ir::Program& p, const std::string& strategy) {
-  const std::string py = external_python(strategy);
-  if (py.empty()) {
-    ExternalResult r;
-    r.status = ExternalResult::Status::Unavailable;
-    r.message = external_unavailable(strategy);
-    return r;
-  }
+namespace {
+// Options for a runner of its own for `strategy` (its Python, this
+// process's bound on an answer); nullopt with *unavailable set when its
+// Python is not installed.
+std::optional<ExternalOptions> own_runner_options(const std::string& strategy, ExternalResult* unavailable) {
   ExternalOptions o;
-  o.python = py;
+  o.python = external_python(strategy);
+  if (o.python.empty()) {
+    unavailable->status = ExternalResult::Status::Unavailable;
+    unavailable->message = external_unavailable(strategy);
+    return std::nullopt;
+  }
   if (registry().request_timeout_s > 0) o.timeout_s = registry().request_timeout_s;
-  ExternalRunner fresh(o);  // a new Python with a new private cache folder, stopped when done
+  return o;
+}
+}  // namespace
+
+ExternalResult run_external_fresh(const ir::Program& p, const std::string& strategy) {
+  ExternalResult r;
+  const auto o = own_runner_options(strategy, &r);
+  if (!o) return r;
+  ExternalRunner fresh(*o);  // a new Python with a new private cache folder, stopped when done
   return fresh.run(p, strategy);
 }
 
 ExternalResult run_external_over_cache(const ir::Program& first, const ir::Program& second,
                                        const std::string& strategy, ExternalResult::Status* first_status) {
-  ExternalOptions o;
-  o.python = external_python(strategy);
-  if (o.python.empty()) {
-    ExternalResult r;
-    r.status = ExternalResult::Status::Unavailable;
-    r.message = external_unavailable(strategy);
-    return r;
-  }
-  if (registry().request_timeout_s > 0) o.timeout_s = registry().request_timeout_s;
+  ExternalResult r;
+  auto own = own_runner_options(strategy, &r);
+  if (!own) return r;
+  ExternalOptions& o = *own;
   char tmpl[] = "/tmp/aliasfuzz-cache-XXXXXX";
   if (!mkdtemp(tmpl)) {
-    ExternalResult r;
     r.status = ExternalResult::Status::Failed;
     r.error_type = "internal";
     r.message = "cannot make a cache folder";
     return r;
   }
   o.cache_dir = tmpl;
-  ExternalResult r;
   {
     ExternalRunner a(o);
     const ExternalResult ra = a.run(first, strategy);

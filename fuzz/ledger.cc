@@ -98,87 +98,6 @@ std::optional<LedgerEntry> parse_ledger_entry(const std::string& name, const std
   return e;
 }
 
-namespace {
-// Numeric parts of a version, for ordering ("torch 2.15.0" > "torch 2.9.1").
-std::vector<long> version_key(const std::string& v) {
-  static const std::regex number("[0-9]+");
-  std::vector<long> k;
-  for (std::sregex_iterator it(v.begin(), v.end(), number), end; it != end; ++it)
-    k.push_back(std::stol(it->str()));
-  return k;
-}
-
-// The file-name prefixes that name the system of a strategy.
-const std::map<std::string, std::vector<std::string>>& system_prefixes() {
-  static const auto* m = new std::map<std::string, std::vector<std::string>>{
-      {"aot-eager", {"aot-autograd-", "aot-eager-", "dynamo-"}},
-      {"inductor", {"inductor-", "aot-autograd-", "dynamo-"}},
-      {"thunder", {"thunder-"}},
-      {"thunder-dataflow", {"thunder-dataflow-"}},
-      {"thunder-no-alias-updates", {"thunder-no-alias-updates-"}},
-      {"thunderfx", {"thunderfx-"}},
-      {"torch-func-functionalize", {"torch-func-functionalize-"}},
-      {"torch-functionalize", {"functorch-functionalize-"}},
-  };
-  return *m;
-}
-}  // namespace
-
-std::vector<std::string> lint_ledger_entry(const LedgerEntry& e) {
-  std::vector<std::string> out;
-  // status: exactly `new`, `known URL` or `fixed VERSION`.
-  static const std::regex url("https?://[^ ]+"), version("[0-9][0-9A-Za-z.+]*");
-  if (e.status == "new" && !e.reference.empty())
-    out.push_back("status: `new` stands alone (`new " + e.reference + "`): an upstream report makes it `known URL`, a "
-                  "related one goes on a `# related:` line");
-  if (e.status == "known" && !std::regex_match(e.reference, url))
-    out.push_back("status: `known URL`, not `known " + e.reference + "`");
-  if (e.status == "fixed" && !std::regex_match(e.reference, version))
-    out.push_back("status: `fixed VERSION`, not `fixed " + e.reference + "`");
-  // The `on` lines: it reproduces somewhere, and the newest version's
-  // verdict is the status's (`fixed` exactly when the newest agrees).
-  if (!e.on.empty()) {
-    std::string newest;
-    bool anywhere = false;
-    for (const auto& [v, st] : e.on) {
-      anywhere = anywhere || st == "reproduces";
-      if (newest.empty() || version_key(v) > version_key(newest)) newest = v;
-    }
-    if (!anywhere)
-      out.push_back("reproduces on no version replayed (" + on_summary(e.on) +
-                    "): move it to corpus/findings/unconfirmed/ with the reason");
-    const bool newest_agrees = e.on.at(newest) == "agrees";
-    if (anywhere && newest_agrees && e.status != "fixed")
-      out.push_back("the newest version replayed (" + newest + ") no longer shows it: status `fixed " +
-                    newest.substr(newest.rfind(' ') + 1) + "`, not `" + e.status + "`");
-    if (e.status == "fixed" && !newest_agrees)
-      out.push_back("status fixed, but " + newest + " says `" + e.on.at(newest) + "`");
-  }
-  // system: names exactly the torch versions it reproduces on (of those replayed).
-  const std::string sys_versions = e.system.substr(0, e.system.find('('));
-  static const std::regex dotted("[0-9]+(\\.[0-9]+)+");
-  if (sys_versions.rfind("torch ", 0) == 0)
-    for (const auto& [v, st] : e.on) {
-      if (v.rfind("torch ", 0) != 0) continue;
-      const std::string ver = v.substr(6);
-      bool named = false;
-      for (std::sregex_iterator it(sys_versions.begin(), sys_versions.end(), dotted), end; it != end; ++it)
-        named = named || ver == it->str() ||
-                (ver.rfind(it->str(), 0) == 0 && !std::isdigit(static_cast<unsigned char>(ver[it->str().size()])));
-      if (named != (st == "reproduces"))
-        out.push_back("system: `" + e.system + "` " + (named ? "names" : "leaves out") + " " + v + ", where it " + st);
-    }
-  // The file name's prefix names the strategy's system.
-  std::string base = e.spec.strategy.name();
-  base = base.substr(0, base.find('@'));
-  if (const auto it = system_prefixes().find(base); it != system_prefixes().end()) {
-    bool ok = false;
-    for (const std::string& prefix : it->second) ok = ok || e.name.rfind(prefix, 0) == 0;
-    if (!ok) out.push_back("the file name does not start with " + it->second.front() + " (strategy " + base + ")");
-  }
-  return out;
-}
-
 std::vector<LedgerEntry> load_ledger(const std::string& dir, std::vector<std::string>* errors) {
   std::vector<LedgerEntry> out;
   std::error_code ec;
@@ -320,6 +239,75 @@ const LedgerEntry* ledger_label(const std::vector<LedgerEntry>& entries, const B
     }
   }
   return nullptr;
+}
+
+namespace {
+// The file-name prefixes that name the system of a strategy.
+const std::map<std::string, std::vector<std::string>>& system_prefixes() {
+  static const auto* m = new std::map<std::string, std::vector<std::string>>{
+      {"aot-eager", {"aot-autograd-", "aot-eager-", "dynamo-"}},
+      {"inductor", {"inductor-", "aot-autograd-", "dynamo-"}},
+      {"thunder", {"thunder-"}},
+      {"thunder-dataflow", {"thunder-dataflow-"}},
+      {"thunder-no-alias-updates", {"thunder-no-alias-updates-"}},
+      {"thunderfx", {"thunderfx-"}},
+      {"torch-func-functionalize", {"torch-func-functionalize-"}},
+      {"torch-functionalize", {"functorch-functionalize-"}},
+  };
+  return *m;
+}
+}  // namespace
+
+std::vector<std::string> lint_ledger_entry(const LedgerEntry& e) {
+  std::vector<std::string> out;
+  // status: exactly `new`, `known URL` or `fixed VERSION`.
+  static const std::regex url("https?://[^ ]+"), version("[0-9][0-9A-Za-z.+]*");
+  if (e.status == "new" && !e.reference.empty())
+    out.push_back("status: `new` stands alone (`new " + e.reference + "`): an upstream report makes it `known URL`, a "
+                  "related one goes on a `# related:` line");
+  if (e.status == "known" && !std::regex_match(e.reference, url))
+    out.push_back("status: `known URL`, not `known " + e.reference + "`");
+  if (e.status == "fixed" && !std::regex_match(e.reference, version))
+    out.push_back("status: `fixed VERSION`, not `fixed " + e.reference + "`");
+  // The `on` lines: it reproduces somewhere, and the newest version's
+  // verdict is the status's (`fixed` exactly when the newest agrees).
+  if (!e.on.empty()) {
+    const std::string newest = by_version(e.on).back().first;
+    bool anywhere = false;
+    for (const auto& [v, st] : e.on) anywhere = anywhere || st == "reproduces";
+    if (!anywhere)
+      out.push_back("reproduces on no version replayed (" + on_summary(e.on) +
+                    "): move it to corpus/findings/unconfirmed/ with the reason");
+    const bool newest_agrees = e.on.at(newest) == "agrees";
+    if (anywhere && newest_agrees && e.status != "fixed")
+      out.push_back("the newest version replayed (" + newest + ") no longer shows it: status `fixed " +
+                    newest.substr(newest.rfind(' ') + 1) + "`, not `" + e.status + "`");
+    if (e.status == "fixed" && !newest_agrees)
+      out.push_back("status fixed, but " + newest + " says `" + e.on.at(newest) + "`");
+  }
+  // system: names exactly the torch versions it reproduces on (of those replayed).
+  const std::string sys_versions = e.system.substr(0, e.system.find('('));
+  static const std::regex dotted("[0-9]+(\\.[0-9]+)+");
+  if (sys_versions.rfind("torch ", 0) == 0)
+    for (const auto& [v, st] : e.on) {
+      if (v.rfind("torch ", 0) != 0) continue;
+      const std::string ver = v.substr(6);
+      bool named = false;
+      for (std::sregex_iterator it(sys_versions.begin(), sys_versions.end(), dotted), end; it != end; ++it)
+        named = named || ver == it->str() ||
+                (ver.rfind(it->str(), 0) == 0 && !std::isdigit(static_cast<unsigned char>(ver[it->str().size()])));
+      if (named != (st == "reproduces"))
+        out.push_back("system: `" + e.system + "` " + (named ? "names" : "leaves out") + " " + v + ", where it " + st);
+    }
+  // The file name's prefix names the strategy's system.
+  std::string base = e.spec.strategy.name();
+  base = base.substr(0, base.find('@'));
+  if (const auto it = system_prefixes().find(base); it != system_prefixes().end()) {
+    bool ok = false;
+    for (const std::string& prefix : it->second) ok = ok || e.name.rfind(prefix, 0) == 0;
+    if (!ok) out.push_back("the file name does not start with " + it->second.front() + " (strategy " + base + ")");
+  }
+  return out;
 }
 
 std::string on_summary(const std::map<std::string, std::string>& on) {

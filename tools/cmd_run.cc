@@ -124,6 +124,10 @@ int run(const RunOptions& o) {
     std::cerr << "aliasfuzz run: " << why << "\n";
     return 2;
   }
+  if (o.across_processes && !o.recall) {
+    std::cerr << "aliasfuzz run: --across-processes goes with --recall (it replaces the second call)\n";
+    return 2;
+  }
   if (!o.write_repro.empty() && (specs.size() != 1 || !specs[0].is_external())) {
     std::cerr << "aliasfuzz run: --write-repro takes exactly one external --strategy\n";
     return 2;
