@@ -28,6 +28,12 @@ Protocol, one JSON object per line:
   another _setup() of MODULE2. The answer then has
   "recall": {"eager": OBS2, "actual": OBS2} or {"eager": OBS2, "error": E}
   (the second call raised) or {"eager_error": E} (eager refuses that layout).
+  A request with "evidence": true (issue #57, fuzz/evidence.h) also
+  answers "frames": the compiler's frames of the exception the strategy
+  raised (outermost first; the deepest __cause__), and "coverage": every
+  function of the compiler (not the program, not Python's own library) that
+  ran while compiling and calling, each as PATH:QUALNAME with PATH relative
+  to site-packages (torch/_functorch/_aot_autograd/functional_utils.py).
   A request with "invalid": true carries a program the oracle rejects (the
   accepts-invalid class): when eager raises, the compiled fn still runs on
   fresh inputs and the answer has "eager_error" and "actual" (the compiler
@@ -60,6 +66,7 @@ A run is the user's run (issue #56):
 """
 import gc
 import importlib.util
+import inspect
 import json
 import os
 import shutil
@@ -91,6 +98,96 @@ def _err(e):
     return {"type": type(e).__name__, "message": (msg[0] if msg else "")[:500]}
 
 
+_STDLIB = os.path.dirname(os.__file__)
+_HERE = os.path.abspath(__file__)
+
+
+def _where(filename, packages):
+    """PATH of PATH:QUALNAME, or None for a file that is not the compiler's:
+    outside `packages` (the top-level modules its imports name, and torch),
+    the program's own file, this runner, Python's library, <frozen ...>."""
+    if filename.startswith("<") or _PRIVATE and filename.startswith(_PRIVATE):
+        return None
+    if os.path.abspath(filename) == _HERE:
+        return None
+    for marker in ("site-packages" + os.sep, "dist-packages" + os.sep):
+        i = filename.rfind(marker)
+        if i >= 0:
+            path = filename[i + len(marker):]
+            return path if path.split(os.sep, 1)[0] in packages else None
+    if filename.startswith(_STDLIB + os.sep):
+        return None
+    parts = filename.split(os.sep)  # a py: compiler beside the campaign: from its package on
+    for i, part in enumerate(parts):
+        if part in packages or i == len(parts) - 1 and part[:-3] in packages:
+            return "/".join(parts[i:])
+    return None
+
+
+def _packages(imports):
+    """The top-level modules a strategy's imports name, and torch."""
+    import ast
+    out = {"torch"}
+    for node in ast.walk(ast.parse(imports)):
+        if isinstance(node, ast.Import):
+            out.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.add(node.module.split(".")[0])
+    return out
+
+
+def _frames(e, packages):
+    """The compiler's frames of the innermost cause of e, outermost first."""
+    seen = set()
+    while id(e) not in seen:
+        seen.add(id(e))
+        nxt = e.__cause__ or e.__context__ or getattr(e, "inner_exception", None)
+        if nxt is None or nxt.__traceback__ is None:
+            break
+        e = nxt
+    out = []
+    tb = e.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        path = _where(code.co_filename, packages)
+        if path:
+            out.append("%s:%s" % (path, getattr(code, "co_qualname", code.co_name)))
+        tb = tb.tb_next
+    return out
+
+
+class _Coverage:
+    """The compiler's functions that ran between start() and stop() (a
+    'call' trace event per Python frame, no line events)."""
+    def __init__(self, imports):
+        self.codes = set()
+        self.packages = _packages(imports)
+
+    def _trace(self, frame, event, arg):
+        self.codes.add(frame.f_code)
+        return None
+
+    def start(self):
+        import threading
+        threading.settrace(self._trace)
+        sys.settrace(self._trace)
+
+    def stop(self):
+        import threading
+        sys.settrace(None)
+        threading.settrace(None)
+
+    def names(self):
+        out = set()
+        for code in self.codes:
+            if not code.co_flags & inspect.CO_OPTIMIZED:
+                continue  # a module's or a class body's import-time code: no one's fault
+            path = _where(code.co_filename, self.packages)
+            if path:
+                out.add("%s:%s" % (path, getattr(code, "co_qualname", code.co_name)))
+        return sorted(out)
+
+
 def compile_fn(req, fn):
     """The compiled fn: the table entry's `compile` expression, evaluated
     after its `imports`, with a fresh Dynamo (no cache from an earlier program)."""
@@ -108,7 +205,7 @@ def _imported(imports):
     return ns
 
 
-def _second_call(code, cfn):
+def _second_call(code, cfn, coverage=None):
     """The compiled callable called again, on the inputs of the recall
     layout, against eager on its own copy of them."""
     mod = program_module(code, "aliasfuzz_recall")
@@ -120,12 +217,18 @@ def _second_call(code, cfn):
     except Exception as e:
         return {"eager_error": _err(e)}
     inputs, storages = setup()
+    if coverage:
+        coverage.start()  # eager's second run is not the compiler's
     try:
         out["actual"] = observe(call(cfn, inputs), storages, inputs)
     except Exception as e:
         out["error"] = _err(e)
+        if coverage:
+            out["frames"] = _frames(e, coverage.packages)
         if os.environ.get("AF_EXTERNAL_TRACEBACK"):
             traceback.print_exc()
+    if coverage:
+        coverage.stop()
     return out
 
 
@@ -195,6 +298,9 @@ def handle(req):
     except ImportError as e:
         return {"unavailable": "%s: %s" % (type(e).__name__, e)}
     inputs, storages = setup()  # fresh storages, same aliasing
+    coverage = _Coverage(req["imports"]) if req.get("evidence") else None
+    if coverage:
+        coverage.start()
     t0 = time.perf_counter()
     cfn = None
     try:
@@ -205,10 +311,16 @@ def handle(req):
     except Exception as e:
         res["exec_s"] = time.perf_counter() - t0
         res["error"] = _err(e)
+        if coverage:
+            res["frames"] = _frames(e, coverage.packages)
         if os.environ.get("AF_EXTERNAL_TRACEBACK"):
             traceback.print_exc()
+    if coverage:
+        coverage.stop()
     if req.get("recall") and "eager" in res and "actual" in res:
-        res["recall"] = _second_call(req["recall"], cfn)
+        res["recall"] = _second_call(req["recall"], cfn, coverage)
+    if coverage:
+        res["coverage"] = coverage.names()
     if req.get("fallbacks") and cfn is not None:
         try:
             res["fallbacks"] = [str(x) for x in eval(req["fallbacks"], {"cfn": cfn})]

@@ -102,6 +102,7 @@ RecallResult recall_of_json(const ir::Program& recall, const nlohmann::json& j) 
     return r;
   }
   r.eager = observables_from_json(recall, j.at("eager"));
+  r.frames = j.value("frames", std::vector<std::string>{});
   if (j.contains("error")) {
     r.status = RecallResult::Status::StrategyError;
     r.error_type = j["error"].value("type", "");
@@ -140,6 +141,7 @@ ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& stra
   nlohmann::json req = {{"id", next_id_++},          {"strategy", strategy},          {"imports", entry->imports},
                         {"compile", entry->compile}, {"fallbacks", entry->fallbacks}, {"code", code}};
   if (invalid) req["invalid"] = true;
+  if (o_.evidence) req["evidence"] = true;
   if (recall) {
     const std::string second = torch_function_module(*recall);
     if (!second.empty()) req["recall"] = second;
@@ -160,6 +162,8 @@ ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& stra
   const nlohmann::json& j = reply.answer;
   try {
     r.exec_s = j.value("exec_s", 0.0);
+    r.frames = j.value("frames", std::vector<std::string>{});
+    r.coverage = j.value("coverage", std::vector<std::string>{});
     if (j.contains("fallbacks") && j["fallbacks"].is_array())
       for (const auto& f : j["fallbacks"])
         r.fallbacks.push_back(f.is_string() ? f.get<std::string>() : ir::json_text(f));
@@ -219,18 +223,25 @@ struct Registry {
     if (!r) {
       ExternalOptions o;
       o.python = python;
+      o.evidence = evidence;
       if (request_timeout_s > 0) o.timeout_s = request_timeout_s;
       r = std::make_unique<ExternalRunner>(o);
     }
     return r.get();
   }
   double request_timeout_s = 0;  // set_external_timeout; 0: ExternalOptions' default
+  bool evidence = false;         // set_external_evidence
 };
 Registry& registry() {
   static Registry* r = new Registry();  // never destroyed: children die with PDEATHSIG or EOF
   return *r;
 }
 }  // namespace
+
+void set_external_evidence(bool on) {
+  registry().evidence = on;
+  for (auto& [py, r] : registry().by_python) r->set_evidence(on);
+}
 
 void set_external_timeout(double seconds) {
   registry().request_timeout_s = seconds;

@@ -25,6 +25,7 @@ struct RecallResult {
   Status status = Status::EagerError;
   oracles::Observables eager, actual;
   std::string error_type, message;
+  std::vector<std::string> frames;  // evidence (set_external_evidence): as ExternalResult::frames
 };
 
 struct ExternalResult {
@@ -52,6 +53,11 @@ struct ExternalResult {
   std::string strategy_error_type, strategy_message;
   // Ok with a recall layout asked for: the second call.
   std::optional<RecallResult> recall;
+  // Evidence (issue #57; set_external_evidence, fuzz/evidence.h), as
+  // PATH:QUALNAME with PATH relative to site-packages: the compiler's frames
+  // of the exception it raised (outermost first), and every function of the
+  // compiler that ran while compiling and calling (sorted).
+  std::vector<std::string> frames, coverage;
 };
 
 struct ExternalOptions {
@@ -63,6 +69,9 @@ struct ExternalOptions {
   // process, its caches on (the runner's AF_RUNNER_CACHE_DIR); "": the
   // runner's private folder, caches off.
   std::string cache_dir;
+  // Evidence: each answer has the compiler's frames and function coverage
+  // (ExternalResult::frames, coverage). Tracing costs; only for bug programs.
+  bool evidence = false;
 };
 
 // One long-lived Python process running external_runner.py.
@@ -88,6 +97,7 @@ class ExternalRunner {
   const std::string& thunder_version() const { return thunder_version_; }
   int restarts() const { return restarts_; }
   void set_timeout(double seconds) { o_.timeout_s = seconds; }
+  void set_evidence(bool on) { o_.evidence = on; }
 
  private:
   ExternalOptions o_;
@@ -120,6 +130,8 @@ ExternalResult run_external_over_cache(const ir::Program& first, const ir::Progr
 // campaign worker: below the case timeout, so that a compiler that hangs
 // is that compiler's `runner-timeout` finding and the worker goes on).
 void set_external_timeout(double seconds);
+// Whether this process's runners answer with evidence (frames, coverage).
+void set_external_evidence(bool on);
 // The versions the per-process runner of `strategy` reports ("" before it started).
 std::string external_versions(const std::string& strategy);
 

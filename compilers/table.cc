@@ -45,23 +45,23 @@ using Py = ExternalStrategy::Python;
 // in external_runner.py names them. `compile` is evaluated by the runner
 // (and by repro.py) with `fn` bound to the program's function.
 const ExternalStrategy kBuiltins[] = {
-    {"torch-functionalize", Py::System, "", "", "from functorch.experimental import functionalize", "functionalize(fn)",
+    {"torch-functionalize", "functorch.functionalize", Py::System, "", "", "from functorch.experimental import functionalize", "functionalize(fn)",
      false},
-    {"thunder", Py::Venv, "", "", "import thunder", "thunder.jit(fn)", true},
-    {"thunder-dataflow", Py::Venv, "", "", "import thunder", "thunder.jit(fn, fusion_type=\"dataflow\")", true},
-    {"thunder-no-alias-updates", Py::Venv, "", "", "import thunder", "thunder.jit(fn, skip_inplace_alias_updates=True)",
+    {"thunder", "thunder", Py::Venv, "", "", "import thunder", "thunder.jit(fn)", true},
+    {"thunder-dataflow", "thunder", Py::Venv, "", "", "import thunder", "thunder.jit(fn, fusion_type=\"dataflow\")", true},
+    {"thunder-no-alias-updates", "thunder", Py::Venv, "", "", "import thunder", "thunder.jit(fn, skip_inplace_alias_updates=True)",
      true},
-    {"inductor", Py::Torch, "", "", "import torch", "torch.compile(fn, backend=\"inductor\")", false, "aot-eager",
+    {"inductor", "torch.compile", Py::Torch, "", "", "import torch", "torch.compile(fn, backend=\"inductor\")", false, "aot-eager",
      "AOTAutograd/functionalization", "Inductor", "", true},
     // AOTAutograd's functionalization without Inductor: tells the two apart.
-    {"aot-eager", Py::Torch, "", "", "import torch", "torch.compile(fn, backend=\"aot_eager\")", false, "", "", "", "",
+    {"aot-eager", "torch.compile", Py::Torch, "", "", "import torch", "torch.compile(fn, backend=\"aot_eager\")", false, "", "", "", "",
      true},
     // Thunder's torch.compile backend with its defaults (ThunderCompiler()).
     // Nodes Thunder cannot run (its meta function or proxy raises, no
     // implementation) are split off to PyTorch: its split reasons.
-    {"thunderfx", Py::Venv, "", "", "from thunder.dynamo import thunderfx", "thunderfx(fn)", true, "", "", "",
+    {"thunderfx", "thunder", Py::Venv, "", "", "from thunder.dynamo import thunderfx", "thunderfx(fn)", true, "", "", "",
      "[r.info for sg in cfn._backend.subgraph_infos for r in sg.split_reasons]"},
-    {"torch-func-functionalize", Py::Torch, "", "", "import torch.func", "torch.func.functionalize(fn)", false, "", "",
+    {"torch-func-functionalize", "torch.func.functionalize", Py::Torch, "", "", "import torch.func", "torch.func.functionalize(fn)", false, "", "",
      "", "", true},
 };
 
@@ -87,6 +87,7 @@ std::optional<ExternalStrategy> parse_py_spec(const std::string& s, std::string*
   if (!why->empty()) return std::nullopt;
   ExternalStrategy e;
   e.name = s;
+  e.system = "py:" + target;
   e.python = python.empty() ? Py::Venv : Py::Given;
   e.python_path = python;
   e.imports = "import " + mod;

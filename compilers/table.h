@@ -39,6 +39,11 @@ namespace af::compilers {
 struct ExternalStrategy {
   enum class Python { Venv, System, Given, Torch };
   std::string name;
+  // The system whose code runs (issue #57: a root defect belongs to one):
+  // strategies that run one code base are one system (thunder, its
+  // dataflow fusion and thunderfx are "thunder"; aot-eager and inductor
+  // are "torch.compile"); a py: spec is its own.
+  std::string system;
   Python python = Python::Venv;
   std::string python_path;  // Python::Given: the path after '@'
   // Python::Torch: the torch version after '@' (NAME@VERSION); "" when the

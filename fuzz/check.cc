@@ -129,6 +129,7 @@ RunRecord judge_recall(RunRecord r, const ir::Program& p, const compilers::Recal
       if (compilers::is_unsupported_error(second.error_type, second.message)) return r;
       r.agree = false;
       r.error = second.error_type + ": " + second.message;
+      r.frames = second.frames;
       break;
   }
   if (r.agree) return r;
@@ -167,6 +168,8 @@ std::optional<RunRecord> check_external_result(const ir::Program& p, const ir::A
   using S = compilers::ExternalResult::Status;
   RunRecord r;
   r.spec = s;
+  r.frames = res.frames;
+  r.coverage = res.coverage;
   switch (res.status) {
     case S::Unavailable: {
       static std::set<std::string> warned;
@@ -274,6 +277,7 @@ std::optional<RunRecord> check_external_invalid(const ir::Program& p, const ir::
   }
   RunRecord r;
   r.spec = s;
+  r.coverage = res.coverage;
   if (!res.strategy_accepted) return r;  // refused like eager: agrees
   r.agree = false;
   r.accepted_invalid = ir::kind_name(error.kind);

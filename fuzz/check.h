@@ -56,6 +56,11 @@ struct RunRecord {
   // run's (the recall layout's observables).
   bool stale_from_cache = false;
   double ms = 0;  // wall time of the run, first-op bisection included
+  // Evidence of an external strategy (compilers::set_external_evidence on;
+  // fuzz/evidence.h): the compiler's frames of the error it raised (of the
+  // second call for a recall divergence), and the compiler's functions
+  // that ran.
+  std::vector<std::string> frames, coverage;
 };
 
 // RunRecord::unsupported of a training program (format v1.4) that eager

@@ -34,6 +34,7 @@ std::optional<LedgerEntry> parse_ledger_entry(const std::string& name, const std
     field("strategy", &strategy);
     field("what", &e.what);
     field("status", &e.status);
+    field("evidence", &e.evidence);
     // # on SYSTEM VERSION: STATUS
     if (line.rfind("# on ", 0) == 0) {
       const size_t colon = line.find(": ", 5);
@@ -186,6 +187,27 @@ std::string with_on_lines(const std::string& text, const std::map<std::string, s
     if (header && line.rfind("# on ", 0) == 0) continue;  // replaced
     out += line + "\n";
     if (header && line.rfind("# status: ", 0) == 0) place();
+  }
+  return out;
+}
+
+std::string with_header_line(const std::string& text, const std::string& key, const std::string& value) {
+  std::istringstream in(text);
+  std::string out, line;
+  const std::string prefix = "# " + key + ": ";
+  bool header = true, placed = false;
+  while (std::getline(in, line)) {
+    if (header && line.rfind("#", 0) != 0) {
+      header = false;
+      if (!placed) out += prefix + value + "\n";
+      placed = true;
+    }
+    if (header && line.rfind(prefix, 0) == 0) {
+      if (!placed) out += prefix + value + "\n";
+      placed = true;
+      continue;
+    }
+    out += line + "\n";
   }
   return out;
 }

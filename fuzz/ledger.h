@@ -11,6 +11,8 @@
 //   # status: new | known URL | fixed VERSION
 //   # on torch 2.9.1: reproduces       (one line per version replayed, by
 //   # on torch 2.15.0: agrees           `aliasfuzz ledger check`)
+//   # evidence: under aot-eager@2.15.0; fault PATH:FN; ...   (fuzz/evidence.h;
+//                             `aliasfuzz ledger evidence`; `ledger defects` groups by it)
 //
 // `on` lines say how the entry behaves on each version of its system:
 // reproduces (diverges as `what` says), agrees, or differs: WHAT
@@ -42,6 +44,7 @@ struct LedgerEntry {
   BugSignature bug;                       // its bug signature (fuzz/signature.h; no name)
   std::map<std::string, std::string> on;  // `on` lines: system version ("torch 2.15.0") -> status
   bool across_processes = false;          // what: stale-from-cache-...: replayed across two processes
+  std::string evidence;                   // `# evidence:` (fuzz/evidence.h; `ledger evidence` records it)
 };
 
 // One replay of an entry: the strategy it ran (aot-eager@2.15.0), the
@@ -59,6 +62,9 @@ std::string ledger_version(const std::string& strategy);
 std::optional<LedgerReplay> replay_entry(const LedgerEntry& e, const std::string& strategy);
 // `text` (an entry file) with its `on` lines set to `on` (sorted by version), in place of the old ones.
 std::string with_on_lines(const std::string& text, const std::map<std::string, std::string>& on);
+// `text` with its header line `# KEY: VALUE` set (replaced, or added at
+// the end of the header).
+std::string with_header_line(const std::string& text, const std::string& key, const std::string& value);
 // Why `e` does not label a bug a campaign found under `strategy`, "" when
 // it does: an entry labels a bug only where it still reproduces, so a
 // versioned strategy's bug needs the entry's `on` line of that torch to

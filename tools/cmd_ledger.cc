@@ -10,8 +10,13 @@
 #include <memory>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
+#include "fuzz/defects.h"
+#include "fuzz/evidence.h"
 #include "fuzz/files.h"
 #include "fuzz/ledger.h"
+#include "ir/text.h"
 #include "tools/commands.h"
 
 namespace af::tools {
@@ -21,7 +26,117 @@ namespace {
 struct LedgerArgs {
   std::string dir;
   bool dry_run = false;
+  std::vector<std::string> only;  // evidence: these entries only
+  bool json = false, no_gather = false;
 };
+
+// The strategies to gather an entry's evidence under, best first: the
+// newest installed version it reproduces on first.
+std::vector<std::string> evidence_strategies(const fuzz::LedgerEntry& e) {
+  std::vector<std::string> all = fuzz::ledger_strategies(e), out;
+  std::reverse(all.begin(), all.end());
+  for (const auto& s : all) {
+    const auto it = e.on.find(fuzz::ledger_version(s));
+    if (it != e.on.end() && it->second == "reproduces") out.push_back(s);
+  }
+  for (const auto& s : all)
+    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+  return out;
+}
+
+std::optional<fuzz::Evidence> gather(const fuzz::LedgerEntry& e, std::string* why) {
+  for (const std::string& s : evidence_strategies(e))
+    if (auto ev = fuzz::gather_evidence(e, s, why)) return ev;
+  if (why->empty()) *why = "no strategy of it is installed here";
+  return std::nullopt;
+}
+
+int evidence(const LedgerArgs& a) {
+  const std::string dir = a.dir.empty() ? fuzz::default_ledger_dir() : a.dir;
+  std::vector<std::string> errors;
+  const auto entries = fuzz::load_ledger(dir, &errors);
+  for (const auto& e : errors) std::cerr << "aliasfuzz ledger: " << e << "\n";
+  int gathered = 0, failed = 0;
+  for (const auto& e : entries) {
+    if (!a.only.empty() && std::find(a.only.begin(), a.only.end(), e.name) == a.only.end()) continue;
+    std::string why;
+    const auto ev = gather(e, &why);
+    if (!ev) {
+      ++failed;
+      std::cout << e.name << ": no evidence: " << why << "\n";
+      continue;
+    }
+    ++gathered;
+    const std::string line = fuzz::evidence_text(*ev);
+    std::cout << e.name << fmt::format(" ({:.1f} s): ", ev->seconds) << line << "\n" << std::flush;
+    if (a.dry_run || line == e.evidence) continue;
+    std::string text;
+    const std::string path = dir + "/" + e.name + ".af";
+    if (fuzz::read_text(path, &text)) fuzz::write_atomic(path, fuzz::with_header_line(text, "evidence", line));
+  }
+  std::cout << gathered << " entries with evidence, " << failed << " without\n";
+  return errors.empty() ? 0 : 2;
+}
+
+// Each entry's evidence: its own `# evidence:` line; else the line of the
+// ledger's entry of the same program and strategy (a copy of a ledger
+// entry, as an older checkout has it); else gathered here (unless
+// --no-gather); else none (it stands alone).
+std::map<std::string, fuzz::Evidence> evidence_of(const std::vector<fuzz::LedgerEntry>& entries, bool gather_missing) {
+  std::map<std::string, const fuzz::LedgerEntry*> known;  // strategy + program -> a ledger entry with evidence
+  for (const auto& k : fuzz::default_ledger())
+    if (!k.evidence.empty()) known.emplace(k.spec.strategy.name() + "\n" + ir::print(k.program), &k);
+  std::map<std::string, fuzz::Evidence> out;
+  for (const auto& e : entries) {
+    std::string line = e.evidence;
+    if (line.empty())
+      if (const auto it = known.find(e.spec.strategy.name() + "\n" + ir::print(e.program)); it != known.end())
+        line = it->second->evidence;
+    if (!line.empty()) {
+      if (auto ev = fuzz::parse_evidence_text(line)) {
+        out[e.name] = *ev;
+        continue;
+      }
+      std::cerr << "aliasfuzz ledger: " << e.name << ": malformed evidence line (gathering anew)\n";
+    }
+    if (!gather_missing) continue;
+    std::string why;
+    if (auto ev = gather(e, &why))
+      out[e.name] = *ev;
+    else
+      std::cerr << "aliasfuzz ledger: " << e.name << ": no evidence: " << why << "\n";
+  }
+  return out;
+}
+
+int defects(const LedgerArgs& a) {
+  const std::string dir = a.dir.empty() ? fuzz::default_ledger_dir() : a.dir;
+  std::vector<std::string> errors;
+  const auto entries = fuzz::load_ledger(dir, &errors);
+  for (const auto& e : errors) std::cerr << "aliasfuzz ledger: " << e << "\n";
+  if (entries.empty()) {
+    std::cerr << "aliasfuzz ledger: no entries in '" << dir << "'\n";
+    return 2;
+  }
+  const auto found = fuzz::group_defects(entries, evidence_of(entries, !a.no_gather));
+  if (a.json) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& d : found)
+      j.push_back({{"defect", d.name}, {"system", d.system}, {"entries", d.entries}, {"evidence", d.evidence}});
+    std::cout << j.dump(1) << "\n";
+  } else {
+    std::string system;
+    for (const auto& d : found) {
+      if (d.system != system) std::cout << (system.empty() ? "" : "\n") << "## " << d.system << "\n";
+      system = d.system;
+      std::cout << d.name << " (" << d.entries.size() << (d.entries.size() == 1 ? " face" : " faces") << "): "
+                << d.evidence << "\n";
+      for (size_t i = 1; i < d.entries.size(); ++i) std::cout << "    " << d.entries[i] << "\n";
+    }
+    std::cout << "\n" << entries.size() << " entries, " << found.size() << " defects\n";
+  }
+  return errors.empty() ? 0 : 2;
+}
 
 int check(const LedgerArgs& a) {
   const std::string dir = a.dir.empty() ? fuzz::default_ledger_dir() : a.dir;
@@ -88,6 +203,17 @@ void register_ledger(CLI::App& app, int* status) {
   k->add_option("--dir", a->dir, "the ledger (default: $AF_LEDGER, else this checkout's corpus/findings)");
   k->add_flag("--dry-run", a->dry_run, "print the table, change no file");
   k->callback([a, status] { *status = check(*a); });
+  auto* ev = c->add_subcommand(
+      "evidence", "gather each entry's evidence from its compiler (frames, suspects) and record it in its header");
+  ev->add_option("--dir", a->dir, "the ledger (default: $AF_LEDGER, else this checkout's corpus/findings)");
+  ev->add_option("--entry", a->only, "only this entry (file name without .af; repeatable)");
+  ev->add_flag("--dry-run", a->dry_run, "print the evidence, change no file");
+  ev->callback([a, status] { *status = evidence(*a); });
+  auto* d = c->add_subcommand("defects", "group entries into root defects by their evidence (fuzz/defects.h)");
+  d->add_option("--dir", a->dir, "a folder of ledger-style .af files (default: the ledger)");
+  d->add_flag("--json", a->json, "a JSON list of {defect, system, entries, evidence}");
+  d->add_flag("--no-gather", a->no_gather, "never run a compiler: an entry without recorded evidence stands alone");
+  d->callback([a, status] { *status = defects(*a); });
 }
 
 }  // namespace af::tools

@@ -59,6 +59,13 @@ each FUNCTION takes the program's Python function and returns a callable.
   hangs_in_compile     the same, in the compile call itself
   exits_on_call        the process running it exits (status 3) mid-case
   kills_itself_on_call the process running it dies of SIGSEGV mid-case
+  two_error_defects    deliberately wrong twice with the same error (issue
+                       #57's ground truth: root defects by the compiler's
+                       frames, not by exception type or message): an
+                       in-place op on a view made in the call (select,
+                       narrow, transpose, ...) raises IndexError "list index
+                       out of range" in _replay_view; exp_ raises the same
+                       IndexError in _lower_exp
 """
 import os
 import signal
@@ -236,3 +243,43 @@ def kills_itself_on_call(fn):
         sys.stderr.flush()
         os.kill(os.getpid(), signal.SIGSEGV)
     return call
+
+
+_VIEW_OPS = {"select", "narrow", "transpose", "t", "view", "reshape", "permute", "unsqueeze", "squeeze",
+             "expand", "diagonal", "as_strided", "chunk", "split", "unbind", "alias", "unfold", "flatten"}
+
+
+def _replay_view(t):
+    # defect 1: the toy "replays" the view chain of a written view and indexes past its list
+    chain = []
+    return chain[t.dim()]
+
+
+def _lower_exp(t):
+    # defect 2: the toy "lowers" exp_ through an empty table
+    table = []
+    return table[0]
+
+
+class _TwoErrorDefects(torch.overrides.TorchFunctionMode):
+    def __init__(self):
+        super().__init__()
+        self.views = []  # tensors a view op made in this call
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        name = getattr(func, "__name__", "")
+        if name == "exp_":
+            _lower_exp(args[0])
+        if name.endswith("_") and not name.startswith("_") and args and any(args[0] is v for v in self.views):
+            _replay_view(args[0])
+        out = func(*args, **(kwargs or {}))
+        if name in _VIEW_OPS:
+            self.views.extend(out if isinstance(out, (tuple, list)) else [out])
+        return out
+
+
+def two_error_defects(fn):
+    def compiled(*args):
+        with _TwoErrorDefects():
+            return fn(*args)
+    return compiled
