@@ -28,12 +28,14 @@ Protocol, one JSON object per line:
   another _setup() of MODULE2. The answer then has
   "recall": {"eager": OBS2, "actual": OBS2} or {"eager": OBS2, "error": E}
   (the second call raised) or {"eager_error": E} (eager refuses that layout).
-  A request with "evidence": true (issue #57, fuzz/evidence.h) also
+  A request with "evidence": true or "ops" (issue #57, fuzz/evidence.h) also
   answers "frames": the compiler's frames of the exception the strategy
   raised (outermost first; the deepest __cause__), and "coverage": every
   function of the compiler (not the program, not Python's own library) that
   ran while compiling and calling, each as PATH:QUALNAME with PATH relative
-  to site-packages (torch/_functorch/_aot_autograd/functional_utils.py).
+  to site-packages (torch/_functorch/_aot_autograd/functional_utils.py);
+  with "ops" (a compiler whose transform is C++) also the aten ops it
+  dispatched, as aten:OP.
   A request with "invalid": true carries a program the oracle rejects (the
   accepts-invalid class): when eager raises, the compiled fn still runs on
   fresh inputs and the answer has "eager_error" and "actual" (the compiler
@@ -158,10 +160,15 @@ def _frames(e, packages):
 
 class _Coverage:
     """The compiler's functions that ran between start() and stop() (a
-    'call' trace event per Python frame, no line events)."""
-    def __init__(self, imports):
+    'call' trace event per Python frame, no line events); with `ops` (a
+    compiler whose transform is C++, functionalization) also the aten ops
+    it dispatched, as aten:OP (aten:aten.sum.dim_IntList: an inverse of
+    expand that sums)."""
+    def __init__(self, imports, ops):
         self.codes = set()
         self.packages = _packages(imports)
+        self.ops = set() if ops else None
+        self.mode = None
 
     def _trace(self, frame, event, arg):
         self.codes.add(frame.f_code)
@@ -169,6 +176,16 @@ class _Coverage:
 
     def start(self):
         import threading
+        if self.ops is not None:
+            from torch.utils._python_dispatch import TorchDispatchMode
+            seen = self.ops
+
+            class _Ops(TorchDispatchMode):
+                def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                    seen.add(str(func))
+                    return func(*args, **(kwargs or {}))
+            self.mode = _Ops()
+            self.mode.__enter__()
         threading.settrace(self._trace)
         sys.settrace(self._trace)
 
@@ -176,9 +193,12 @@ class _Coverage:
         import threading
         sys.settrace(None)
         threading.settrace(None)
+        if self.mode is not None:
+            self.mode.__exit__(None, None, None)
+            self.mode = None
 
     def names(self):
-        out = set()
+        out = set("aten:" + op for op in self.ops or ())
         for code in self.codes:
             if not code.co_flags & inspect.CO_OPTIMIZED:
                 continue  # a module's or a class body's import-time code: no one's fault
@@ -188,12 +208,16 @@ class _Coverage:
         return sorted(out)
 
 
-def compile_fn(req, fn):
-    """The compiled fn: the table entry's `compile` expression, evaluated
-    after its `imports`, with a fresh Dynamo (no cache from an earlier program)."""
+def reset_dynamo():
+    """A fresh Dynamo: no cache from an earlier program."""
     dynamo = sys.modules.get("torch._dynamo")
     if dynamo is not None:
         dynamo.reset()
+
+
+def compile_fn(req, fn):
+    """The compiled fn: the table entry's `compile` expression, evaluated
+    after its `imports` (after reset_dynamo())."""
     ns = _imported(req["imports"])
     ns["fn"] = fn
     return eval(req["compile"], ns)
@@ -298,7 +322,8 @@ def handle(req):
     except ImportError as e:
         return {"unavailable": "%s: %s" % (type(e).__name__, e)}
     inputs, storages = setup()  # fresh storages, same aliasing
-    coverage = _Coverage(req["imports"]) if req.get("evidence") else None
+    reset_dynamo()
+    coverage = _Coverage(req["imports"], req["evidence"] == "ops") if req.get("evidence") else None
     if coverage:
         coverage.start()
     t0 = time.perf_counter()

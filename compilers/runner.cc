@@ -141,7 +141,7 @@ ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& stra
   nlohmann::json req = {{"id", next_id_++},          {"strategy", strategy},          {"imports", entry->imports},
                         {"compile", entry->compile}, {"fallbacks", entry->fallbacks}, {"code", code}};
   if (invalid) req["invalid"] = true;
-  if (o_.evidence) req["evidence"] = true;
+  if (o_.evidence) req["evidence"] = entry->native ? nlohmann::json("ops") : nlohmann::json(true);
   if (recall) {
     const std::string second = torch_function_module(*recall);
     if (!second.empty()) req["recall"] = second;

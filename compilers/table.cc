@@ -46,7 +46,7 @@ using Py = ExternalStrategy::Python;
 // (and by repro.py) with `fn` bound to the program's function.
 const ExternalStrategy kBuiltins[] = {
     {"torch-functionalize", "functorch.functionalize", Py::System, "", "", "from functorch.experimental import functionalize", "functionalize(fn)",
-     false},
+     false, "", "", "", "", false, true},
     {"thunder", "thunder", Py::Venv, "", "", "import thunder", "thunder.jit(fn)", true},
     {"thunder-dataflow", "thunder", Py::Venv, "", "", "import thunder", "thunder.jit(fn, fusion_type=\"dataflow\")", true},
     {"thunder-no-alias-updates", "thunder", Py::Venv, "", "", "import thunder", "thunder.jit(fn, skip_inplace_alias_updates=True)",
@@ -62,7 +62,7 @@ const ExternalStrategy kBuiltins[] = {
     {"thunderfx", "thunder", Py::Venv, "", "", "from thunder.dynamo import thunderfx", "thunderfx(fn)", true, "", "", "",
      "[r.info for sg in cfn._backend.subgraph_infos for r in sg.split_reasons]"},
     {"torch-func-functionalize", "torch.func.functionalize", Py::Torch, "", "", "import torch.func", "torch.func.functionalize(fn)", false, "", "",
-     "", "", true},
+     "", "", true, true},
 };
 
 const std::regex& identifier() {

@@ -66,6 +66,9 @@ struct ExternalStrategy {
   // torch-func-functionalize): it runs under any installed torch,
   // NAME@VERSION in .venvs/torch-VERSION (`./aliasfuzz setup --torch VERSION`).
   bool versioned = false;
+  // Its transform is C++ (functionalization): evidence of where it goes
+  // wrong is the aten ops it dispatches, not only its Python functions.
+  bool native = false;
 };
 
 // The built-in names (not the py: ones), in table order.

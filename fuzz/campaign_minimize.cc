@@ -18,6 +18,7 @@
 
 #include "fuzz/campaign_case.h"
 #include "fuzz/check.h"
+#include "fuzz/evidence.h"
 #include "fuzz/features.h"
 #include "fuzz/files.h"
 #include "fuzz/generator.h"
@@ -157,7 +158,9 @@ struct CampaignMinimizer::Impl {
           if (!o_.minimize_past_known) mo.known_bug = ledger_bug;
           MinimizedFinding m = minimize_finding(generate(o_.seed, job.k, o_.gen), job.spec, mo, job.keep);
           std::string err;
-          if (m.ok) write_minimized(job.dir, m, &err);
+          // Then the bug program's evidence (issue #57): after minimize.json
+          // is written, so a deadline met meanwhile loses only the evidence.
+          if (m.ok && write_minimized(job.dir, m, &err)) record_finding_evidence(job.dir, m);
           if (::write(up[1], "d\n", 2) != 2) break;
         }
         _exit(0);

@@ -10,10 +10,13 @@
 //      compiler proper of an error or crash) are one defect, whatever the
 //      exception type or the view;
 //   2. an error with no such frame (PyTorch's C++ check fired below the
-//      compiler) is one defect with the others of the same message template;
-//   3. a bug whose top suspect (by Ochiai over its passing neighbours) is
-//      another's top suspect or fault frame is that one's defect;
-//   4. a bug with neither stands alone.
+//      compiler) is one defect with the others of the same `what` and
+//      message template;
+//   3. wrong values with neither are one defect with the others of the same
+//      `what`, the same wrong observable ("return shape") and the same
+//      ranked suspects (all kMaxSuspects of them: a top suspect alone is
+//      often the precondition of a mechanism, which several defects share);
+//   4. a bug with no evidence stands alone.
 //
 // The links are taken transitively (union-find); each defect is named by
 // its smallest face (fewest statements, then name).
@@ -34,13 +37,31 @@ struct Defect {
   std::string evidence;              // what grouped them ("fault F", "message M", "suspect S", "alone: ...")
 };
 
-// The system an entry's strategy runs ("torch.compile", "thunder", ...).
-std::string entry_system(const LedgerEntry& e);
+// The system a strategy runs ("torch.compile", "thunder", ...; compilers'
+// `system`, else the strategy's name).
+std::string strategy_system(const std::string& strategy);
 
-// The defects of `entries`, each entry in exactly one; `evidence` by entry
-// name (an entry without any stands alone). Ordered by system, then by
-// faces (most first), then name.
+// A bug to group: a ledger entry, or a campaign's bug.
+struct DefectCandidate {
+  std::string name, system, what;  // system: strategy_system of its strategy
+  size_t size = 0;                 // statements of its program: the smallest face names the defect
+};
+
+// The defects of `bugs`, each in exactly one; `evidence` by name (a bug
+// without any stands alone). Ordered by system, then by faces (most
+// first), then name.
+std::vector<Defect> group_defects(const std::vector<DefectCandidate>& bugs,
+                                  const std::map<std::string, Evidence>& evidence);
 std::vector<Defect> group_defects(const std::vector<LedgerEntry>& entries,
                                   const std::map<std::string, Evidence>& evidence);
+
+// issue.md of a defect (`ledger defects --issues DIR`): the title from
+// its smallest face's cause, where to look (the evidence), the versions,
+// the upstream status and searches of its faces, the smallest face's
+// repro.py (`repro`, already written), and its other faces one line each.
+// `texts`: each entry's file text by name (for its header's upstream lines).
+std::string defect_issue(const Defect& d, const std::vector<LedgerEntry>& entries,
+                         const std::map<std::string, Evidence>& evidence,
+                         const std::map<std::string, std::string>& texts, const std::string& repro);
 
 }  // namespace af::fuzz

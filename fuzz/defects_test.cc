@@ -100,30 +100,35 @@ std::map<std::string, Evidence> evidence(std::initializer_list<std::pair<const c
   return m;
 }
 
-TEST(Defects, TheRuleGroupsByFaultThenMessageThenSuspectWithinOneSystem) {
+TEST(Defects, TheRuleGroupsByFaultThenMessageThenSuspectsWithinOneSystem) {
   const std::vector<LedgerEntry> es = {
-      entry("a", "aot-eager", "IndexError", kViewWrite),         entry("b", "inductor", "RuntimeError", kViewWrite),
-      entry("c", "aot-eager", "values", kViewWrite),             entry("d", "aot-eager", "RuntimeError", kViewWrite),
-      entry("e", "aot-eager", "RuntimeError", kViewWrite),       entry("f", "torch-func-functionalize", "values", kViewWrite),
-      entry("g", "aot-eager", "values", kViewWrite),             entry("h", "aot-eager", "values", kViewWrite),
+      entry("a", "aot-eager", "IndexError", kViewWrite), entry("b", "inductor", "RuntimeError", kViewWrite),
+      entry("c", "aot-eager", "values", kViewWrite),     entry("d", "aot-eager", "RuntimeError", kViewWrite),
+      entry("e", "aot-eager", "RuntimeError", kViewWrite), entry("f", "torch-func-functionalize", "values", kViewWrite),
+      entry("g", "aot-eager", "values", kViewWrite),     entry("h", "aot-eager", "values", kViewWrite),
+      entry("i", "aot-eager", "values", kViewWrite),     entry("j", "aot-eager", "input-meta", kViewWrite),
   };
-  const auto ev = evidence({{"a", "torch/f.py:gen"},           // fault
-                            {"b", "torch/f.py:gen"},           // the same fault through Inductor: one system
-                            {"c", "suspect torch/f.py:gen"},   // wrong values whose top suspect is that fault
-                            {"d", "message setStorage: N"},    // C++ checks, one template
+  const auto ev = evidence({{"a", "torch/f.py:gen"},            // fault
+                            {"b", "torch/f.py:gen"},            // the same fault through Inductor: one system
+                            {"c", "suspect torch/f.py:gen"},    // wrong values: a suspect is no fault frame
+                            {"d", "message setStorage: N"},     // C++ checks, one template
                             {"e", "message setStorage: N"},
-                            {"f", "suspect torch/f.py:gen"},   // another system: never joined
-                            {"g", "suspect torch/g.py:other"}});  // h: no evidence
+                            {"f", "suspect torch/f.py:gen"},    // another system: never joined
+                            {"g", "suspect torch/f.py:gen"},    // the same suspects and kind as c
+                            {"i", "suspect torch/g.py:other"},  // other suspects
+                            {"j", "suspect torch/f.py:gen"}});  // another kind; h: no evidence
   const auto d = group_defects(es, ev);
-  ASSERT_EQ(d.size(), 5u);
+  ASSERT_EQ(d.size(), 7u);
   EXPECT_EQ(d[0].system, "torch.compile");
-  EXPECT_EQ(d[0].entries, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(d[0].entries, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(d[0].evidence, "fault torch/f.py:gen");
-  EXPECT_EQ(d[1].entries, (std::vector<std::string>{"d", "e"}));
-  EXPECT_EQ(d[2].entries, (std::vector<std::string>{"g"}));
+  EXPECT_EQ(d[1].entries, (std::vector<std::string>{"c", "g"}));
+  EXPECT_EQ(d[2].entries, (std::vector<std::string>{"d", "e"}));
   EXPECT_EQ(d[3].entries, (std::vector<std::string>{"h"}));
   EXPECT_EQ(d[3].evidence, "alone: no evidence");
-  EXPECT_EQ(d[4].system, "torch.func.functionalize");
+  EXPECT_EQ(d[4].entries, (std::vector<std::string>{"i"}));
+  EXPECT_EQ(d[5].entries, (std::vector<std::string>{"j"}));
+  EXPECT_EQ(d[6].system, "torch.func.functionalize");
 }
 
 // The toy: two defects that raise the same IndexError ("list index out of

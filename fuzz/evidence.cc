@@ -11,7 +11,10 @@
 #include <sstream>
 
 #include "compilers/runner.h"
+#include "compilers/table.h"
+#include "fuzz/files.h"
 #include "fuzz/minimize.h"
+#include "ir/json_text.h"
 #include "fuzz/minimize_edits.h"
 #include "fuzz/signature.h"
 #include "ir/relayout.h"
@@ -41,14 +44,57 @@ constexpr const char* kGeneric[] = {
     "thunder/core/interpreter.py", "thunder/core/jit_ext.py", "thunder/core/proxies.py", "thunder/core/baseutils.py",
     "thunder/core/utils.py", "thunder/core/langctxs.py", "thunder/core/trace.py", "thunder/core/compile_data.py",
     "thunder/__init__.py", "thunder/common.py", "thunder/executors/torchex.py", "thunder/executors/pythonex.py",
-    "thunder/core/codeutils.py", "thunder/extend/", "thunder/dynamo/compiler.py",
+    "thunder/core/codeutils.py", "thunder/extend/", "thunder/dynamo/compiler.py", "thunder/core/dtypes.py",
+    "thunder/core/devices.py", "thunder/core/pytree.py", "thunder/core/codeutils.py", "thunder/core/options.py",
+    // Drivers that run every op of every program: the dispatch modes of
+    // functionalization and of AOTAutograd's analysis, the module call,
+    // AOTAutograd's tracing and runtime entry points. An error below them
+    // with nothing of the compiler between is PyTorch's C++ check of one
+    // op, which the message names.
+    "torch/_subclasses/functional_tensor.py:FunctionalTensorMode.__torch_dispatch__",
+    "torch/_functorch/_aot_autograd/runtime_wrappers.py:_AnalyzeCustomOpInputOutputMode",
+    "torch/_functorch/_aot_autograd/graph_capture_wrappers.py:create_functional_call",
+    "torch/_functorch/_aot_autograd/collect_metadata_analysis.py:run_functionalized_fw_and_collect_metadata.<locals>.inner",
+    "torch/_functorch/_aot_autograd/codegen.py:codegen(runtime_wrapper_orchestration)",
+    "torch/_functorch/_aot_autograd/runtime_wrappers.py:_create_runtime_wrapper.<locals>.runtime_wrapper",
+    "torch/nn/", "torch/_utils.py", "torch/_inductor/__init__.py",
 };
 
-bool generic(const std::string& frame) {
-  for (const char* g : kGeneric)
+// Dynamo's tracing of the program's own bytecode, which differs with every
+// program whatever the defect: never a suspect (a Dynamo error still has
+// its fault frame there).
+constexpr const char* kTracing[] = {
+    "torch/_dynamo/variables/", "torch/_dynamo/symbolic_convert.py", "torch/_dynamo/bytecode_",
+    "torch/_dynamo/codegen.py", "torch/_dynamo/guards.py", "torch/_dynamo/source.py",
+    "torch/_dynamo/side_effects.py", "torch/_dynamo/trace_rules.py", "torch/_dynamo/resume_execution.py",
+    "torch/_dynamo/polyfills/", "torch/_dynamo/funcname_cache.py", "torch/_dynamo/pgo.py",
+    "torch/_dynamo/graph_", "torch/distributed/", "torch/_dynamo/__init__.py", "torch/cuda/",
+    "thunder/executors/torch_compile.py:cuda_device_checker",
+};
+
+// A strategy that runs another system inside (thunderfx: Dynamo, and
+// Inductor's AOTAutograd for the regions it hands back) meets that
+// system's defects: an error whose innermost compiler frame is there
+// belongs to it.
+struct Embedded {
+  const char* system;
+  const char* prefix;
+  const char* embedded;
+};
+constexpr Embedded kEmbedded[] = {
+    {"thunder", "torch/_dynamo/", "torch.compile"},
+    {"thunder", "torch/_functorch/_aot_autograd/", "torch.compile"},
+    {"thunder", "torch/_functorch/aot_autograd.py", "torch.compile"},
+    {"thunder", "torch/_inductor/", "torch.compile"},
+};
+
+template <size_t N>
+bool under(const std::string& frame, const char* const (&prefixes)[N]) {
+  for (const char* g : prefixes)
     if (frame.rfind(g, 0) == 0) return true;
   return false;
 }
+bool generic(const std::string& frame) { return under(frame, kGeneric); }
 
 // Faulthandler's paths as the runner's: relative to site-packages, none
 // for the program, the runner or Python's own library.
@@ -105,6 +151,16 @@ std::string fault_frame(const std::vector<std::string>& frames) {
   return "";
 }
 
+std::string embedded_system(const std::string& system, const std::vector<std::string>& frames) {
+  for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
+    const bool thunders = it->rfind("thunder/", 0) == 0;
+    for (const Embedded& e : kEmbedded)
+      if (system == e.system && it->rfind(e.prefix, 0) == 0) return e.embedded;
+    if (thunders) return "";  // the innermost compiler frame is the strategy's own
+  }
+  return "";
+}
+
 std::string message_template(const std::string& message) {
   static const std::regex number("-?[0-9]+(\\.[0-9]+)?(e-?[0-9]+)?");
   static const std::regex address("0x[0-9a-fA-F]+");
@@ -143,7 +199,7 @@ std::vector<std::string> rank_suspects(const std::vector<std::string>& failing,
   std::vector<Scored> s;
   std::map<std::pair<std::string, double>, int> per_file;
   for (const std::string& f : failing) {
-    if (generic(f)) continue;
+    if (generic(f) || under(f, kTracing)) continue;
     const auto it = passed.find(f);
     const int ep = it == passed.end() ? 0 : it->second;
     s.push_back({1.0 / std::sqrt(1.0 + ep), 0, f});  // one failing run: ef = 1
@@ -160,7 +216,8 @@ std::vector<std::string> rank_suspects(const std::vector<std::string>& failing,
   return out;
 }
 
-std::optional<Evidence> gather_evidence(const LedgerEntry& e, const std::string& strategy, std::string* why) {
+std::optional<Evidence> gather_evidence(const BugCase& e, const std::string& strategy, std::string* why,
+                                        bool all_suspects) {
   const auto t0 = std::chrono::steady_clock::now();
   run::RunSpec spec = e.spec;
   auto parsed = run::RunStrategy::parse(strategy);
@@ -190,9 +247,19 @@ std::optional<Evidence> gather_evidence(const LedgerEntry& e, const std::string&
   std::vector<std::string> frames = bug->frames;
   if (frames.empty() && !bug->stderr_tail.empty()) frames = crash_frames(bug->stderr_tail);
   ev.fault = fault_frame(frames);
+  ev.frames = frames;
+  if (const auto ext = compilers::external_strategy(strategy)) ev.system = embedded_system(ext->system, frames);
   if (!bug->error.empty() && bug->error.rfind("external runner", 0) != 0) {
     const size_t colon = bug->error.find(": ");
     ev.message = message_template(colon == std::string::npos ? bug->error : bug->error.substr(colon + 2));
+  }
+  if (bug->mismatch) {
+    const std::string& o = bug->mismatch->observable;
+    const std::string kind = oracles::is_input_geometry(o) ? "input"
+                             : o.rfind("return", 0) == 0 ? "return"
+                             : o.rfind("grad", 0) == 0   ? "grad"
+                                                         : "storage";
+    ev.wrong = kind == "input" ? "input geometry" : kind + (bug->mismatch->what.empty() ? " values" : " shape");
   }
   // Passing neighbours: right under the same strategy (a value check; a
   // neighbour eager refuses or the compiler refuses as unsupported says nothing).
@@ -213,15 +280,32 @@ std::optional<Evidence> gather_evidence(const LedgerEntry& e, const std::string&
   // then no longer in it.
   const auto again = run_spec(e.program, spec, options);
   const auto& failing = again && !again->agree ? again->coverage : bug->coverage;
-  ev.suspects = rank_suspects(failing, passing, getenv("AF_EVIDENCE_ALL") ? 1000 : kMaxSuspects);
+  ev.suspects = rank_suspects(failing, passing, all_suspects ? failing.size() : kMaxSuspects);
   ev.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return ev;
 }
 
+bool record_finding_evidence(const std::string& dir, const MinimizedFinding& m) {
+  if (!m.ok || m.bug_cut || !m.spec.is_external() || m.bug_record.agree) return false;
+  std::string why;
+  const auto ev = gather_evidence(BugCase{m.bug_program, m.spec, bug_what(m.bug_record), m.bug_record.stale_from_cache},
+                                  m.spec.strategy.name(), &why);
+  std::string text;
+  if (!ev || !read_text(dir + "/minimize.json", &text)) return false;
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) return false;
+  j["evidence"] = evidence_text(*ev);
+  j["evidence_s"] = ev->seconds;
+  write_atomic(dir + "/minimize.json", ir::json_text(j, 2) + "\n");
+  return true;
+}
+
 std::string evidence_text(const Evidence& ev) {
   std::string s = "under " + ev.under;
+  if (!ev.system.empty()) s += "; in " + ev.system;
   if (!ev.fault.empty()) s += "; fault " + ev.fault;
   if (!ev.message.empty()) s += "; message " + clean(ev.message);
+  if (!ev.wrong.empty()) s += "; wrong " + ev.wrong;
   if (!ev.suspects.empty()) {
     s += "; suspects ";
     for (size_t i = 0; i < ev.suspects.size(); ++i) s += (i ? ", " : "") + ev.suspects[i];
@@ -238,10 +322,14 @@ std::optional<Evidence> parse_evidence_text(const std::string& text) {
     const std::string key = field.substr(0, sp), value = field.substr(sp + 1);
     if (key == "under") {
       ev.under = value;
+    } else if (key == "in") {
+      ev.system = value;
     } else if (key == "fault") {
       ev.fault = value;
     } else if (key == "message") {
       ev.message = value;
+    } else if (key == "wrong") {
+      ev.wrong = value;
     } else if (key == "suspects") {
       ev.suspects = split(value, ", ");
     } else if (key == "passing") {

@@ -27,27 +27,62 @@
 #include <vector>
 
 #include "fuzz/ledger.h"
+#include "fuzz/minimize.h"
 
 namespace af::fuzz {
 
 struct Evidence {
   std::string under;                // the strategy it was gathered under (aot-eager@2.15.0)
+  // The system the error is in when it is not the strategy's own: one the
+  // strategy runs inside ("torch.compile" for thunderfx's Dynamo), by the
+  // innermost compiler frame; "" otherwise.
+  std::string system;
   std::string fault;                // the fault frame (PATH:QUALNAME), "" when none
   std::string message;              // an error's message as a template ("" for wrong values)
+  // Wrong values: what the compiler got wrong, "return values", "return
+  // shape", "storage values", "input geometry", "grad values" (the first
+  // observable that differs from eager's).
+  std::string wrong;
   std::vector<std::string> suspects;  // best first, at most kMaxSuspects
   int neighbours = 0, passing = 0;  // neighbours run, and those the compiler got right
-  double seconds = 0;               // what gathering cost (not recorded in the line)
+  // Not recorded in the line: what gathering cost, and the whole error or
+  // crash stack (the compiler's frames, outermost first).
+  double seconds = 0;
+  std::vector<std::string> frames;
 };
 inline constexpr size_t kMaxSuspects = 6;
 
-// Gathers the evidence of entry `e` under `strategy` (one of
-// ledger_strategies(e), where it reproduces). nullopt and *why when the
-// strategy is not installed or the entry does not diverge there.
-std::optional<Evidence> gather_evidence(const LedgerEntry& e, const std::string& strategy, std::string* why);
+// A bug to gather evidence for: its program, spec (the strategy replaced
+// by gather_evidence's), how it diverges (bug_what) and whether it needs
+// two processes (stale-from-cache).
+struct BugCase {
+  ir::Program program;
+  run::RunSpec spec;
+  std::string what;
+  bool across_processes = false;
+};
+// Gathers the evidence of bug `b` under `strategy` (for a ledger entry one
+// of ledger_strategies(e), where it reproduces). nullopt and *why when the
+// strategy is not installed or the bug does not diverge there as `what`.
+// `all_suspects`: every function ranked, not kMaxSuspects (`ledger evidence --verbose`).
+std::optional<Evidence> gather_evidence(const BugCase& b, const std::string& strategy, std::string* why,
+                                        bool all_suspects = false);
+inline std::optional<Evidence> gather_evidence(const LedgerEntry& e, const std::string& strategy, std::string* why,
+                                               bool all_suspects = false) {
+  return gather_evidence(BugCase{e.program, e.spec, e.what, e.across_processes}, strategy, why, all_suspects);
+}
 
 // The `# evidence:` line's text, and back (nullopt when malformed):
-//   under aot-eager@2.15.0; fault PATH:FN; message TEXT; suspects A, B; passing 3 of 5
+//   under aot-eager@2.15.0[; in SYSTEM]; fault PATH:FN; message TEXT; wrong WHAT; suspects A, B; passing 3 of 5
 std::string evidence_text(const Evidence& ev);
+
+// A minimized finding of an external strategy (its bug program at its
+// fixed point): gathers its bug program's evidence and adds it to
+// DIR/minimize.json ("evidence": the line's text, "evidence_s": its cost),
+// which write_minimized wrote first (a worker killed meanwhile loses only
+// the evidence). False when there is none to add (not an external
+// strategy, a cut bug program, it did not diverge again).
+bool record_finding_evidence(const std::string& dir, const MinimizedFinding& m);
 std::optional<Evidence> parse_evidence_text(const std::string& text);
 
 // The pieces, exposed for tests: the fault frame of frames ordered
@@ -55,6 +90,7 @@ std::optional<Evidence> parse_evidence_text(const std::string& text);
 // crash's stderr as PATH:FUNCTION frames, outermost first; suspects
 // ranked by Ochiai from one failing coverage and the passing ones.
 std::string fault_frame(const std::vector<std::string>& frames);
+std::string embedded_system(const std::string& system, const std::vector<std::string>& frames);
 std::string message_template(const std::string& message);
 std::vector<std::string> crash_frames(const std::string& stderr_tail);
 std::vector<std::string> rank_suspects(const std::vector<std::string>& failing,

@@ -72,9 +72,11 @@ std::string stories(const json& summary) {
 // program and where its folders are (repro.py there).
 std::string bug_table(const json& s) {
   const json bugs = s.value("bugs", json::array());
-  std::string h = "<h2 id=\"bugs\">Bugs: " + std::to_string(bugs.size()) + "</h2>\n";
+  std::string h = "<h2 id=\"bugs\">Bugs: " + std::to_string(bugs.size()) + " (" +
+                  std::to_string(s.value("defect_count", int64_t{0})) + " root defects)</h2>\n";
   if (bugs.empty()) return h + "<p>None minimized yet.</p>\n";
-  h += "<table>\n<tr><th>bug</th><th>ledger</th><th>findings</th><th>smallest program</th><th>repro</th></tr>\n";
+  h += "<table>\n<tr><th>bug</th><th>root defect</th><th>ledger</th><th>findings</th><th>smallest program</th>"
+       "<th>repro</th></tr>\n";
   for (const json& g : bugs) {
     std::string label = bug_ledger_text(g), where;
     for (size_t at; (at = label.find("**")) != std::string::npos;) label.erase(at, 2);  // Markdown emphasis
@@ -83,7 +85,8 @@ std::string bug_table(const json& s) {
                                   html_escape(f.get<std::string>()) + "</a><br>";
     const bool must = g.value("must_agree", false);
     h += std::string("<tr") + (must ? " class=\"bug\"" : "") + "><td>" + html_escape(g.value("name", std::string())) +
-         (must ? " <b>(aliasfuzz)</b>" : "") + "</td><td>" + html_escape(label) + "</td><td class=\"n\">" +
+         (must ? " <b>(aliasfuzz)</b>" : "") + "</td><td>" + html_escape(g.value("defect", std::string())) +
+         "</td><td>" + html_escape(label) + "</td><td class=\"n\">" +
          std::to_string(g.value("count", int64_t{0})) + "</td><td>" +
          (g.contains("program") ? "<details><summary>show</summary><pre>" + html_escape(value_text(g["program"])) +
                                       "</pre></details>"

@@ -13,8 +13,10 @@
 #include "fuzz/bucket.h"
 #include "fuzz/campaign_specs.h"
 #include "fuzz/check.h"
+#include "fuzz/defects.h"
 #include "fuzz/files.h"
 #include "fuzz/ledger.h"
+#include "ir/text.h"
 
 namespace af::reports {
 
@@ -35,6 +37,36 @@ json read_json(const std::string& path, bool required) {
 }
 
 namespace {
+// Root defects (issue #57): the bugs grouped by the evidence their
+// compiler gave (minimize.json's "evidence", fuzz/defects.h); a bug
+// without evidence (aliasfuzz's own schedulers, a cut bug program) is a
+// defect of its own. Each bug gets its defect's name ("defect").
+json root_defects(json& bugs) {
+  std::vector<fuzz::DefectCandidate> cands;
+  std::map<std::string, fuzz::Evidence> evidence;
+  for (size_t i = 0; i < bugs.size(); ++i) {
+    const json& g = bugs[i];
+    const auto bug = fuzz::BugSignature::parse(g.value("bug_key", std::string()));
+    const std::string strategy = bug ? bug->who : g.value("name", std::string());
+    size_t stmts = 0;
+    if (g.contains("program") && g["program"].is_string())
+      if (auto p = ir::parse(g["program"].get<std::string>())) stmts = p->stmts.size();
+    const std::string name = std::to_string(i);
+    cands.push_back({name, fuzz::strategy_system(strategy), bug ? bug->what : "", stmts});
+    if (g.contains("evidence") && g["evidence"].is_string())
+      if (auto ev = fuzz::parse_evidence_text(g["evidence"].get<std::string>())) evidence[name] = *ev;
+  }
+  json out = json::array();
+  for (const auto& d : fuzz::group_defects(cands, evidence)) {
+    json members = json::array();
+    for (const std::string& n : d.entries) members.push_back(bugs[std::stoul(n)].value("name", std::string()));
+    const std::string name = bugs[std::stoul(d.name)].value("name", std::string());
+    for (const std::string& n : d.entries) bugs[std::stoul(n)]["defect"] = name;
+    out.push_back({{"defect", name}, {"system", d.system}, {"bugs", members}, {"evidence", d.evidence}});
+  }
+  return out;
+}
+
 
 bool exists(const std::string& path) {
   std::string probe;
@@ -205,6 +237,8 @@ json summarize(const std::string& dir) {
       json g = {{"name", name},        {"buckets", json::array()}, {"folders", json::array()}, {"count", 0},
                 {"must_agree", false}, {"explained", 0},           {"from_novelty", false}};
       if (mj.contains("bug_program")) g["program"] = mj["bug_program"];
+      if (mj.contains("evidence")) g["evidence"] = mj["evidence"];
+      if (mj.contains("bug_key")) g["bug_key"] = mj["bug_key"];
       // A bug the ledger (corpus/findings) already holds is labelled with
       // its entry, where the entry still reproduces on the bug's version.
       const auto spec = mj.contains("spec") ? run::spec_from_json(mj["spec"]) : std::nullopt;
@@ -337,6 +371,8 @@ json summarize(const std::string& dir) {
     if (rank(a) != rank(b)) return rank(a) < rank(b);
     return a["count"].get<int64_t>() > b["count"].get<int64_t>();
   });
+  r["defects"] = root_defects(bugs);
+  r["defect_count"] = r["defects"].size();
   r["bugs"] = bugs;
   r["bug_count"] = bugs.size();
   if (!unfinished.empty()) r["unfinished_buckets"] = unfinished;
@@ -388,6 +424,21 @@ std::string bug_ledger_text(const json& g) {
   return known;
 }
 
+// The root defects before the bugs (issue #57): each with its bugs (its
+// faces) and what grouped them.
+std::string defects_markdown(const json& s) {
+  const json defects = s.value("defects", json::array());
+  if (defects.empty()) return "";
+  std::string m = "Root defects (" + std::to_string(defects.size()) +
+                  "): bugs grouped by where their compiler goes wrong (`aliasfuzz ledger defects` for the ledger).\n\n"
+                  "| root defect | system | bugs | evidence |\n|---|---|---:|---|\n";
+  for (const json& d : defects)
+    m += "| " + md_cell(d.value("defect", std::string())) + " | " + md_cell(d.value("system", std::string())) + " | " +
+         std::to_string(d.value("bugs", json::array()).size()) + " | " + md_cell(d.value("evidence", std::string())) +
+         " |\n";
+  return m + "\n";
+}
+
 std::string bugs_markdown(const json& s) {
   std::string m = "## Bugs (one per cause; aliasfuzz's own first, then new, then known)\n\n";
   const json nv = s.value("novelty", json::object());
@@ -399,13 +450,14 @@ std::string bugs_markdown(const json& s) {
             ? ", " + std::to_string(nv.value("unfinished", int64_t{0})) + " unfinished (budget: --minimize-novel)"
             : std::string()) +
        ".\n\n" + merged_line(s) + "\n\n";
-  m += "| bug | ledger | findings | explained leads | where |\n|---|---|---:|---:|---|\n";
+  m += defects_markdown(s);
+  m += "| bug | root defect | ledger | findings | explained leads | where |\n|---|---|---|---:|---:|---|\n";
   for (const json& g : s.value("bugs", json::array())) {
     std::string where;
     for (const auto& f : g.value("folders", json::array())) where += (where.empty() ? "" : ", ") + f.get<std::string>();
     const std::string known = bug_ledger_text(g);
     m += "| " + md_cell(g.value("name", std::string())) + (g.value("must_agree", false) ? " **(aliasfuzz)**" : "") +
-         " | " + md_cell(known) + " | " + (g.value("count_estimated", false) ? "≈ " : "") +
+         " | " + md_cell(g.value("defect", std::string())) + " | " + md_cell(known) + " | " + (g.value("count_estimated", false) ? "≈ " : "") +
          std::to_string(g.value("count", int64_t{0})) + " | " + std::to_string(g.value("explained", int64_t{0})) +
          " | " + md_cell(where) + " |\n";
   }
@@ -461,7 +513,8 @@ std::string render_markdown(const json& s) {
   }
   m += "- findings: " + std::to_string(s.value("findings", int64_t{0})) + " in " +
        std::to_string(s.value("bucket_count", int64_t{0})) + " buckets, " +
-       std::to_string(s.value("bug_count", int64_t{0})) + " distinct bugs (one per cause, fuzz/signature.h)\n";
+       std::to_string(s.value("bug_count", int64_t{0})) + " distinct bugs (one per cause, fuzz/signature.h), " +
+       std::to_string(s.value("defect_count", int64_t{0})) + " root defects (fuzz/defects.h)\n";
   m += "- crashes: " + std::to_string(s.value("crashes", int64_t{0})) +
        ", timeouts: " + std::to_string(s.value("timeouts", int64_t{0})) + "\n";
   if (s.contains("external")) {

@@ -16,7 +16,11 @@
 #include "fuzz/evidence.h"
 #include "fuzz/files.h"
 #include "fuzz/ledger.h"
+#include "fuzz/minimize.h"
+#include "fuzz/repro.h"
+#include "ir/analysis.h"
 #include "ir/text.h"
+#include "oracles/eager.h"
 #include "tools/commands.h"
 
 namespace af::tools {
@@ -27,7 +31,8 @@ struct LedgerArgs {
   std::string dir;
   bool dry_run = false;
   std::vector<std::string> only;  // evidence: these entries only
-  bool json = false, no_gather = false;
+  bool json = false, no_gather = false, verbose = false;
+  std::string issues;  // defects --issues DIR
 };
 
 // The strategies to gather an entry's evidence under, best first: the
@@ -44,9 +49,9 @@ std::vector<std::string> evidence_strategies(const fuzz::LedgerEntry& e) {
   return out;
 }
 
-std::optional<fuzz::Evidence> gather(const fuzz::LedgerEntry& e, std::string* why) {
+std::optional<fuzz::Evidence> gather(const fuzz::LedgerEntry& e, std::string* why, bool verbose = false) {
   for (const std::string& s : evidence_strategies(e))
-    if (auto ev = fuzz::gather_evidence(e, s, why)) return ev;
+    if (auto ev = fuzz::gather_evidence(e, s, why, verbose)) return ev;
   if (why->empty()) *why = "no strategy of it is installed here";
   return std::nullopt;
 }
@@ -60,7 +65,7 @@ int evidence(const LedgerArgs& a) {
   for (const auto& e : entries) {
     if (!a.only.empty() && std::find(a.only.begin(), a.only.end(), e.name) == a.only.end()) continue;
     std::string why;
-    const auto ev = gather(e, &why);
+    const auto ev = gather(e, &why, a.verbose);
     if (!ev) {
       ++failed;
       std::cout << e.name << ": no evidence: " << why << "\n";
@@ -69,7 +74,9 @@ int evidence(const LedgerArgs& a) {
     ++gathered;
     const std::string line = fuzz::evidence_text(*ev);
     std::cout << e.name << fmt::format(" ({:.1f} s): ", ev->seconds) << line << "\n" << std::flush;
-    if (a.dry_run || line == e.evidence) continue;
+    if (a.verbose)
+      for (auto it = ev->frames.rbegin(); it != ev->frames.rend(); ++it) std::cout << "    at " << *it << "\n";
+    if (a.dry_run || a.verbose || line == e.evidence) continue;
     std::string text;
     const std::string path = dir + "/" + e.name + ".af";
     if (fuzz::read_text(path, &text)) fuzz::write_atomic(path, fuzz::with_header_line(text, "evidence", line));
@@ -109,6 +116,31 @@ std::map<std::string, fuzz::Evidence> evidence_of(const std::vector<fuzz::Ledger
   return out;
 }
 
+// DIR/DEFECT.md for each defect, with its smallest face's repro.py (run
+// under the strategy of its evidence, else its own).
+void write_defect_issues(const std::string& out, const std::string& dir, const std::vector<fuzz::LedgerEntry>& entries,
+                         const std::vector<fuzz::Defect>& found, const std::map<std::string, fuzz::Evidence>& evidence) {
+  std::map<std::string, std::string> texts;
+  for (const auto& e : entries) fuzz::read_text(dir + "/" + e.name + ".af", &texts[e.name]);
+  fuzz::make_dirs(out);
+  for (const auto& d : found) {
+    const fuzz::LedgerEntry& e = *std::find_if(entries.begin(), entries.end(), [&](const auto& x) { return x.name == d.name; });
+    run::RunSpec spec = e.spec;
+    if (const auto it = evidence.find(e.name); it != evidence.end())
+      if (auto s = run::RunStrategy::parse(it->second.under)) spec.strategy = std::move(*s);
+    std::string repro;
+    auto an = ir::analyze(e.program);
+    fuzz::CheckOptions plain;
+    plain.first_op = false;
+    if (an)
+      if (const auto rec = fuzz::run_spec(e.program, spec, plain))
+        repro = fuzz::repro_script(e.program, spec, *rec, oracles::run_eager(e.program, *an));
+    if (repro.empty()) repro = "# (no repro: " + spec.strategy.name() + " is not installed here)\n" + ir::print(e.program);
+    fuzz::write_atomic(out + "/" + d.name + ".md", fuzz::defect_issue(d, entries, evidence, texts, repro));
+  }
+  std::cerr << "aliasfuzz ledger: " << found.size() << " issues in " << out << "\n";
+}
+
 int defects(const LedgerArgs& a) {
   const std::string dir = a.dir.empty() ? fuzz::default_ledger_dir() : a.dir;
   std::vector<std::string> errors;
@@ -118,7 +150,9 @@ int defects(const LedgerArgs& a) {
     std::cerr << "aliasfuzz ledger: no entries in '" << dir << "'\n";
     return 2;
   }
-  const auto found = fuzz::group_defects(entries, evidence_of(entries, !a.no_gather));
+  const auto evidence = evidence_of(entries, !a.no_gather);
+  const auto found = fuzz::group_defects(entries, evidence);
+  if (!a.issues.empty()) write_defect_issues(a.issues, dir, entries, found, evidence);
   if (a.json) {
     nlohmann::json j = nlohmann::json::array();
     for (const auto& d : found)
@@ -208,11 +242,13 @@ void register_ledger(CLI::App& app, int* status) {
   ev->add_option("--dir", a->dir, "the ledger (default: $AF_LEDGER, else this checkout's corpus/findings)");
   ev->add_option("--entry", a->only, "only this entry (file name without .af; repeatable)");
   ev->add_flag("--dry-run", a->dry_run, "print the evidence, change no file");
+  ev->add_flag("--verbose", a->verbose, "every suspect and the whole stack, innermost first (changes no file)");
   ev->callback([a, status] { *status = evidence(*a); });
   auto* d = c->add_subcommand("defects", "group entries into root defects by their evidence (fuzz/defects.h)");
   d->add_option("--dir", a->dir, "a folder of ledger-style .af files (default: the ledger)");
   d->add_flag("--json", a->json, "a JSON list of {defect, system, entries, evidence}");
   d->add_flag("--no-gather", a->no_gather, "never run a compiler: an entry without recorded evidence stands alone");
+  d->add_option("--issues", a->issues, "also write DIR/DEFECT.md, one issue per defect with its smallest repro");
   d->callback([a, status] { *status = defects(*a); });
 }
 

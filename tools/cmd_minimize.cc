@@ -10,6 +10,7 @@
 
 #include "fuzz/campaign_options.h"
 #include "fuzz/invalid.h"
+#include "fuzz/evidence.h"
 #include "fuzz/minimize.h"
 #include "fuzz/repro.h"
 #include "ir/analysis.h"
@@ -133,6 +134,7 @@ int minimize_main(MinimizeCmd& o, const CLI::App& c) {
     std::cerr << "aliasfuzz minimize: " << err << "\n";
     return 2;
   }
+  fuzz::record_finding_evidence(o.out, m);  // issue #57: where the compiler goes wrong
   const auto& s = m.stats;
   std::cout << "bucket " << m.bucket << "\n"
             << "statements " << s.stmts_before << " -> " << s.stmts_after << ", bytes " << s.bytes_before << " -> "
