@@ -347,6 +347,44 @@ TEST(Report, ABucketCutByTheBudgetIsUnfinishedNotABug) {
   EXPECT_EQ(r["merged"]["duplicates"], 0);
 }
 
+// Issue #57: bugs whose compiler gave the same evidence are one root
+// defect (the same fault frame through two views); a bug with other
+// evidence, or none, is a defect of its own. The pages lead with them.
+TEST(Report, BugsWithTheSameFaultFrameAreOneRootDefect) {
+  const std::string d = fresh_dir("defects-campaign");
+  json buckets = json::object();
+  std::string lines;
+  const std::map<std::string, std::string> evidence = {
+      {"thunder__select", "under thunder; fault thunder/core/update_aliases.py:replace_args_with_alias_map; passing 1 of 2"},
+      {"thunder__narrow", "under thunder; fault thunder/core/update_aliases.py:replace_args_with_alias_map; passing 2 of 2"},
+      {"thunder__other", "under thunder; fault thunder/core/transform_common.py:unwrap_return_value; passing 0 of 1"},
+      {"thunder__none", ""}};
+  for (const auto& [b, ev] : evidence) {
+    fuzz::make_dirs(d + "/findings/" + b);
+    json mj = {{"bug", b + "-bug"}, {"bug_key", "thunder|IndexError|" + b}};
+    if (!ev.empty()) mj["evidence"] = ev;
+    fuzz::write_atomic(d + "/findings/" + b + "/minimize.json", mj.dump());
+    buckets[b] = {{"count", 1}, {"first_program", 1}, {"must_agree", false}};
+    lines += json{{"k", 1}, {"bucket", b}, {"spec", spec("thunder")}, {"count", 1}}.dump() + "\n";
+  }
+  fuzz::write_atomic(d + "/findings.jsonl", lines);
+  fuzz::write_atomic(d + "/campaign.json", json{{"seed", 1}, {"shard", "0/1"}}.dump());
+  fuzz::write_atomic(d + "/state.json", json{{"seed", 1}, {"programs", 9}, {"buckets", buckets}}.dump());
+  write_reports(d);
+  const json r = read_json(d + "/report.json");
+  ASSERT_EQ(r["bug_count"], 4);
+  ASSERT_EQ(r["defect_count"], 3);
+  EXPECT_EQ(r["defects"][0]["bugs"].size(), 2u);
+  EXPECT_EQ(r["defects"][0]["system"], "thunder");
+  EXPECT_EQ(r["defects"][0]["evidence"], "fault thunder/core/update_aliases.py:replace_args_with_alias_map");
+  std::map<std::string, std::string> defect_of;
+  for (const json& g : r["bugs"]) defect_of[g["name"]] = g["defect"];
+  EXPECT_EQ(defect_of["thunder__select-bug"], defect_of["thunder__narrow-bug"]);
+  EXPECT_NE(defect_of["thunder__select-bug"], defect_of["thunder__other-bug"]);
+  EXPECT_NE(slurp(d + "/report.md").find("Root defects (3)"), std::string::npos);
+  EXPECT_NE(slurp(d + "/report.html").find("(3 root defects)"), std::string::npos);
+}
+
 // report --issues mirrors the current bugs: an issue it wrote for a bug
 // that no longer exists (a bucket renamed by a new minimization) goes, a
 // file it did not write stays, the current bug's issue is there.

@@ -168,6 +168,30 @@ int defects(const LedgerArgs& a) {
       for (size_t i = 1; i < d.entries.size(); ++i) std::cout << "    " << d.entries[i] << "\n";
     }
     std::cout << "\n" << entries.size() << " entries, " << found.size() << " defects\n";
+    // Per system: the defects' upstream status (known when a face has an
+    // upstream report, fixed when every face is fixed, else new) and which
+    // kind of evidence decided each.
+    std::map<std::string, const fuzz::LedgerEntry*> by_name;
+    for (const auto& e : entries) by_name[e.name] = &e;
+    std::map<std::string, std::map<std::string, int>> tally;
+    for (const auto& d : found) {
+      bool known = false, fixed = true;
+      for (const std::string& n : d.entries) {
+        known = known || by_name[n]->status == "known";
+        fixed = fixed && by_name[n]->status == "fixed";
+      }
+      auto& t = tally[d.system];
+      ++t[known ? "known" : fixed ? "fixed" : "new"];
+      ++t["by " + d.evidence.substr(0, d.evidence.find(' '))];
+      ++t["defects"];
+    }
+    for (const auto& [system, t] : tally) {
+      auto n = [&](const std::string& k) { return t.count(k) ? t.at(k) : 0; };
+      std::cout << fmt::format("{}: {} defects ({} new, {} known, {} fixed); decided by fault frame {}, message {}, "
+                               "suspects {}, alone {}\n",
+                               system, n("defects"), n("new"), n("known"), n("fixed"), n("by fault"), n("by message"),
+                               n("by suspects"), n("by alone:"));
+    }
   }
   return errors.empty() ? 0 : 2;
 }
