@@ -35,6 +35,25 @@ struct LedgerArgs {
   std::string issues;  // defects --issues DIR
 };
 
+// The ledger a subcommand reads (--dir, else the default), each file that
+// does not parse reported; nullopt when it has no entries.
+struct Loaded {
+  std::string dir;
+  std::vector<fuzz::LedgerEntry> entries;
+  std::vector<std::string> errors;
+};
+std::optional<Loaded> load(const LedgerArgs& a) {
+  Loaded l;
+  l.dir = a.dir.empty() ? fuzz::default_ledger_dir() : a.dir;
+  l.entries = fuzz::load_ledger(l.dir, &l.errors);
+  for (const auto& e : l.errors) std::cerr << "aliasfuzz ledger: " << e << "\n";
+  if (l.entries.empty()) {
+    std::cerr << "aliasfuzz ledger: no entries in '" << l.dir << "'\n";
+    return std::nullopt;
+  }
+  return l;
+}
+
 // The strategies to gather an entry's evidence under, best first: the
 // newest installed version it reproduces on first.
 std::vector<std::string> evidence_strategies(const fuzz::LedgerEntry& e) {
@@ -57,10 +76,9 @@ std::optional<fuzz::Evidence> gather(const fuzz::LedgerEntry& e, std::string* wh
 }
 
 int evidence(const LedgerArgs& a) {
-  const std::string dir = a.dir.empty() ? fuzz::default_ledger_dir() : a.dir;
-  std::vector<std::string> errors;
-  const auto entries = fuzz::load_ledger(dir, &errors);
-  for (const auto& e : errors) std::cerr << "aliasfuzz ledger: " << e << "\n";
+  const auto loaded = load(a);
+  if (!loaded) return 2;
+  const auto& [dir, entries, errors] = *loaded;
   int gathered = 0, failed = 0;
   for (const auto& e : entries) {
     if (!a.only.empty() && std::find(a.only.begin(), a.only.end(), e.name) == a.only.end()) continue;
@@ -142,14 +160,9 @@ void write_defect_issues(const std::string& out, const std::string& dir, const s
 }
 
 int defects(const LedgerArgs& a) {
-  const std::string dir = a.dir.empty() ? fuzz::default_ledger_dir() : a.dir;
-  std::vector<std::string> errors;
-  const auto entries = fuzz::load_ledger(dir, &errors);
-  for (const auto& e : errors) std::cerr << "aliasfuzz ledger: " << e << "\n";
-  if (entries.empty()) {
-    std::cerr << "aliasfuzz ledger: no entries in '" << dir << "'\n";
-    return 2;
-  }
+  const auto loaded = load(a);
+  if (!loaded) return 2;
+  const auto& [dir, entries, errors] = *loaded;
   const auto evidence = evidence_of(entries, !a.no_gather);
   const auto found = fuzz::group_defects(entries, evidence);
   if (!a.issues.empty()) write_defect_issues(a.issues, dir, entries, found, evidence);
@@ -197,14 +210,9 @@ int defects(const LedgerArgs& a) {
 }
 
 int check(const LedgerArgs& a) {
-  const std::string dir = a.dir.empty() ? fuzz::default_ledger_dir() : a.dir;
-  std::vector<std::string> errors;
-  const auto entries = fuzz::load_ledger(dir, &errors);
-  for (const auto& e : errors) std::cerr << "aliasfuzz ledger: " << e << "\n";
-  if (entries.empty()) {
-    std::cerr << "aliasfuzz ledger: no entries in '" << dir << "'\n";
-    return 2;
-  }
+  const auto loaded = load(a);
+  if (!loaded) return 2;
+  const auto& [dir, entries, errors] = *loaded;
   int changed = 0, replays = 0, skipped = 0;
   std::vector<std::string> nowhere, lint;  // reproduce on no version installed here; break a header rule
   for (const auto& e : entries) {
