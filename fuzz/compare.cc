@@ -1,6 +1,8 @@
 #include "fuzz/compare.h"
 
 #include <chrono>
+#include <map>
+#include <regex>
 
 #include "fuzz/check.h"
 #include "ir/analysis.h"
@@ -17,7 +19,30 @@ double now_us() {
 }
 }  // namespace
 
-std::vector<CompareRow> compare_strategies(const CompareOptions& o) {
+namespace {
+// Why a setting refused a program, as a reason to count: the error's kind
+// and the head of its message, numbers and quoted names dropped.
+std::string refusal(const ir::Error& e) {
+  static const std::regex noise("[0-9]+|'[^']*'|\"[^\"]*\"");
+  // "strategy S produced an invalid program: Thunder raises: TypeError: ...": the part after the strategy's name.
+  const std::string marker = "produced an invalid program: ";
+  const size_t at = e.message.find(marker);
+  std::string m = std::regex_replace(at == std::string::npos ? e.message : e.message.substr(at + marker.size()), noise, "_");
+  if (m.size() > 70) m = m.substr(0, 70) + "...";
+  return std::string(ir::kind_name(e.kind)) + ": " + m;
+}
+
+// Per strategy and program: whether each setting ran it and agreed, and
+// the costs summed over its settings.
+struct PerProgram {
+  bool supported = true, correct = true;
+  std::string why;
+  double regions = 0, fusion_breaks = 0, nodes_added = 0, bytes_moved = 0, schedule_us = 0, run_us = 0;
+  int settings = 0;
+};
+}  // namespace
+
+CompareResult compare_strategies(const CompareOptions& o) {
   // By default every strategy, and Thunder's rule with each fix alone next
   // to it, so the table shows which fix removes which divergences.
   std::vector<std::string> strategies = o.strategies;
@@ -31,6 +56,10 @@ std::vector<CompareRow> compare_strategies(const CompareOptions& o) {
     }
   }
   std::vector<CompareRow> rows;
+  std::map<std::string, size_t> index;  // strategy -> its place in `strategies`
+  for (const auto& s : strategies) index.emplace(s, index.size());
+  // [strategy][program]
+  std::vector<std::vector<PerProgram>> per(strategies.size(), std::vector<PerProgram>(o.programs));
   for (const auto& s : strategies)
     for (const auto& r : o.reorders)
       for (const auto& f : o.fusions) rows.push_back(CompareRow{s, r, f});
@@ -56,9 +85,15 @@ std::vector<CompareRow> compare_strategies(const CompareOptions& o) {
     const oracles::Observables expected = oracles::run_eager(p, *an);
     for (size_t r = 0; r < rows.size(); ++r) {
       CompareRow& row = rows[r];
+      PerProgram& pp = per[index.at(row.strategy)][k];
       ++row.programs;
-      if (!kinds[r] || !configs[r]) {
+      auto refuse = [&](const std::string& why) {
         ++row.errors;
+        if (pp.supported) pp.why = why;
+        pp.supported = pp.correct = false;
+      };
+      if (!kinds[r] || !configs[r]) {
+        refuse("unknown: no such strategy, reorder or fusion");
         continue;
       }
       // "random" in the table: a random order seeded per program.
@@ -71,17 +106,27 @@ std::vector<CompareRow> compare_strategies(const CompareOptions& o) {
       const double t1 = now_us();
       row.schedule_us += t1 - t0;
       if (!sched) {
-        ++row.errors;
+        refuse(refusal(sched.error()));
         continue;
       }
       const schedulers::ExecuteOutcome x = execute(*sched, config);
       if (x.failure) {
-        ++row.errors;
+        refuse("the schedule failed at run time");
         continue;
       }
-      row.run_us += now_us() - t1;
-      if (!oracles::compare(p, expected, x.obs)) ++row.agree;
+      const double run = now_us() - t1;
+      row.run_us += run;
+      const bool agree = !oracles::compare(p, expected, x.obs);
+      row.agree += agree;
+      pp.correct = pp.correct && agree;
       const schedulers::Counters& c = sched->counters;
+      pp.regions += c.regions;
+      pp.fusion_breaks += c.fusion_breaks;
+      pp.nodes_added += c.nodes_added;
+      pp.bytes_moved += static_cast<double>(c.bytes_moved);
+      pp.schedule_us += t1 - t0;
+      pp.run_us += run;
+      ++pp.settings;
       row.regions += c.regions;
       row.fusion_breaks += c.fusion_breaks;
       row.nodes_added += c.nodes_added;
@@ -95,7 +140,50 @@ std::vector<CompareRow> compare_strategies(const CompareOptions& o) {
                       &row.schedule_us, &row.run_us})
       *v /= n;
   }
-  return rows;
+  CompareResult out;
+  out.rows = std::move(rows);
+  // The programs every strategy supports (generated and valid), where costs compare.
+  std::vector<bool> common(o.programs, false);
+  for (int64_t k = 0; k < o.programs; ++k) {
+    bool all = true, any = false;
+    for (const auto& s : per) {
+      all = all && s[k].supported;
+      any = any || s[k].settings > 0;
+    }
+    common[k] = all && any;
+    out.common += common[k];
+  }
+  for (size_t i = 0; i < strategies.size(); ++i) {
+    CompareSummary sum;
+    sum.strategy = strategies[i];
+    std::map<std::string, int64_t> why;
+    int settings = 0;
+    for (int64_t k = 0; k < o.programs; ++k) {
+      const PerProgram& pp = per[i][k];
+      if (pp.supported && pp.settings == 0) continue;  // not generated (invalid program)
+      ++sum.programs;
+      sum.correct += pp.supported && pp.correct;
+      if (!pp.supported) {
+        ++sum.refused;
+        ++why[pp.why];
+      }
+      if (!common[k]) continue;
+      settings += pp.settings;
+      for (auto [to, from] : {std::pair{&sum.regions, pp.regions}, {&sum.fusion_breaks, pp.fusion_breaks},
+                              {&sum.nodes_added, pp.nodes_added}, {&sum.bytes_moved, pp.bytes_moved},
+                              {&sum.schedule_us, pp.schedule_us}, {&sum.run_us, pp.run_us}})
+        *to += from;
+    }
+    if (settings > 0)
+      for (double* v :
+           {&sum.regions, &sum.fusion_breaks, &sum.nodes_added, &sum.bytes_moved, &sum.schedule_us, &sum.run_us})
+        *v /= settings;
+    sum.refusals.assign(why.begin(), why.end());
+    std::stable_sort(sum.refusals.begin(), sum.refusals.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    out.summary.push_back(std::move(sum));
+  }
+  return out;
 }
 
 }  // namespace af::fuzz

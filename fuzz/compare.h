@@ -4,6 +4,7 @@
 // storages, bytes moved) and times.
 #pragma once
 #include <cstdint>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,23 @@ struct CompareOptions {
   run::Target target = run::Target::Interp;  // or a registered code-generating target (fuzz/check.h)
 };
 
-std::vector<CompareRow> compare_strategies(const CompareOptions& o);
+// The question a comparison answers (issue #59), one row per strategy:
+// on how many programs it is correct (agrees with the oracle under every
+// reorder and fusion policy compared), how many it refuses (a setting
+// could not schedule or run it) and why, and its costs on the programs
+// every compared strategy supports (means over its settings).
+struct CompareSummary {
+  std::string strategy;
+  int64_t programs = 0, correct = 0, refused = 0;
+  std::vector<std::pair<std::string, int64_t>> refusals;  // reason -> programs, most first
+  double regions = 0, fusion_breaks = 0, nodes_added = 0, bytes_moved = 0, schedule_us = 0, run_us = 0;
+};
+struct CompareResult {
+  std::vector<CompareRow> rows;  // the details: one per strategy, reorder and fusion
+  std::vector<CompareSummary> summary;
+  int64_t common = 0;  // programs every compared strategy supports (the summary's costs are on them)
+};
+
+CompareResult compare_strategies(const CompareOptions& o);
 
 }  // namespace af::fuzz

@@ -57,6 +57,15 @@ if /usr/bin/python3 -c 'import sys, xml.etree.ElementTree as E; sys.exit(E.parse
 else
   record CompareSvgIsAnImage 1 "compare.svg is not an SVG document: $(head -c 200 "$work/cmp/compare.svg" 2>&1)"
 fi
+# compare.html opens with its summary table (issue #59): per strategy,
+# correct, refused and why, costs; its first screen shows the table.
+sed 's|</body>|<script>var t = document.getElementById("summary");\
+document.title = t \&\& t.rows.length > 2 \&\& t.getBoundingClientRect().top < window.innerHeight ? "FIRST-SCREEN-SHOWS-SUMMARY" : "SUMMARY-BELOW";</script></body>|' \
+  "$work/cmp/compare.html" > "$work/cmp/probe.html" 2>/dev/null
+title=$(timeout 120 "$chrome" --headless=new --no-sandbox --disable-gpu --window-size=1280,800 --dump-dom \
+        "file://$work/cmp/probe.html" 2>/dev/null | grep -o "<title>[A-Z-]*</title>" | head -1)
+if [[ "$title" == "<title>FIRST-SCREEN-SHOWS-SUMMARY</title>" ]]; then record CompareFirstScreenShowsTheSummary 0 ""
+else record CompareFirstScreenShowsTheSummary 1 "compare.html's summary table is not on its first screen ($title)"; fi
 # Each bucket's story is in the page: its program inline and a repro command.
 if grep -q "<h2>Buckets</h2>" "$work/run/report.html" && grep -q "reproduce: <code>" "$work/run/report.html" && grep -q "<pre>aliasfuzz 1" "$work/run/report.html"; then
   record PageTellsEachBucketsStory 0 ""
