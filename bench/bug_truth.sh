@@ -9,7 +9,8 @@
 #     defect, any other the frequent one.
 # Prints per system: defects injected, bugs reported, defects found,
 # precision (defects found / bugs reported) and recall (defects found /
-# defects injected). Not a test (it takes minutes).
+# defects injected), and the root defects the report groups the bugs into
+# (fuzz/defects.h), with how many mix the toy's two. Not a test (it takes minutes).
 #   bench/bug_truth.sh [SECONDS=60] [SEED=8] [KEEP_DIR]
 # With KEEP_DIR the campaigns stay there (KEEP_DIR/SYSTEM). AF_BIN=PATH runs
 # that binary instead of this checkout's (e.g. an older build, for a
@@ -22,7 +23,7 @@ secs=${1:-60}
 seed=${2:-8}
 out=${3:-$(mktemp -d)}
 mkdir -p "$out"
-echo "system | defects | bugs | found | precision | recall | buckets | findings"
+echo "system | defects | bugs | found | precision | recall | buckets | findings | root defects reported (mixed)"
 row() {  # row DIR NAME DEFECTS: the table line of one campaign
   /usr/bin/python3 - "$@" <<'PY'
 import json, sys
@@ -37,8 +38,13 @@ if defects == 1:
 else:  # the two-defect toy: exp_out is the rare defect's op
     found = any("exp_out" in b["program"] for b in bugs) + any("exp_out" not in b["program"] for b in bugs)
 prec = "%.2f" % (found / len(bugs)) if bugs else "-"
-print("%s | %d | %d | %d | %s | %.2f | %d | %d" % (name, defects, len(bugs), found, prec, found / defects,
-                                                    r["bucket_count"], r["findings"]))
+# Root defects (issue #57): how many the report groups the bugs into, and
+# how many of those mix the toy's two defects (exp_out with any other).
+by_name = {b["name"]: b for b in bugs}
+mixed = sum(1 for d in r.get("defects", [])
+            if len({"exp_out" in by_name.get(n, {}).get("program", "") for n in d["bugs"]}) > 1)
+print("%s | %d | %d | %d | %s | %.2f | %d | %d | %d (%d)" % (name, defects, len(bugs), found, prec, found / defects,
+                                                    r["bucket_count"], r["findings"], len(r.get("defects", [])), mixed))
 PY
 }
 for m in $("$af" run --help 2>/dev/null | sed -n 's/.*bug-zoo mutant: \([^(]*\).*$/\1/p' | tr ',' ' '); do

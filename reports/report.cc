@@ -395,13 +395,14 @@ json summarize(const std::string& dir) {
   return r;
 }
 
-// "B bugs from M minimized programs (D merged as duplicates, P%)".
+// "B bugs from M minimized programs (D merged as duplicates, P%); R root defects".
 std::string merged_line(const json& s) {
   const json mg = s.value("merged", json::object());
   const int64_t m = mg.value("minimized_programs", int64_t{0}), d = mg.value("duplicates", int64_t{0});
   return std::to_string(s.value("bug_count", int64_t{0})) + " bugs from " + std::to_string(m) +
          " minimized programs (buckets' and novelty leads'): " + std::to_string(d) + " merged as duplicates (" +
-         std::to_string(m > 0 ? (100 * d + m / 2) / m : 0) + "%)";
+         std::to_string(m > 0 ? (100 * d + m / 2) / m : 0) + "%); " + std::to_string(s.value("defect_count", int64_t{0})) +
+         " root defects";
 }
 
 // The bugs, the unit a reader triages (new ones first, then those the
