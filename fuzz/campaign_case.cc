@@ -94,7 +94,8 @@ json finding_json(const RunRecord& rec, std::string bucket, const std::vector<st
 }  // namespace
 
 json hang_finding(const CampaignOptions& o, uint64_t k, int spec) {
-  const auto specs = campaign_specs(o.seed, k, o.strategies, o.injects, o.target, o.checked, o.recall);
+  const auto specs = campaign_specs(o.seed, k, o.strategies, o.injects, o.target, o.checked, o.recall,
+                                    o.across_processes);
   if (spec < 0 || static_cast<size_t>(spec) >= specs.size() || !specs[spec].is_external()) return nullptr;
   RunRecord rec;
   rec.spec = specs[spec];
@@ -133,7 +134,8 @@ std::string check_case(const CampaignOptions& o, uint64_t k, SentBuckets* sent) 
   // strategy): the status line's programs/s per tier.
   const oracles::Observables expected = an ? oracles::run_eager(p, *an) : oracles::Observables();
   std::map<std::string, double> tier_ms = {{"oracle", (now_s() - t0) * 1e3}};
-  auto specs = campaign_specs(o.seed, k, o.strategies, o.injects, o.target, o.checked, o.recall);
+  auto specs = campaign_specs(o.seed, k, o.strategies, o.injects, o.target, o.checked, o.recall,
+                                    o.across_processes);
   json f = json::array();
   std::map<std::string, int64_t> repeats;
   int64_t external = 0, compared = 0;

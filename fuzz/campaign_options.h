@@ -30,6 +30,8 @@ struct CampaignOptions {
   bool checked = false;
   // Format v1.4's recall for every external strategy (run/spec.h RunSpec::recall).
   bool recall = false;
+  // With recall: the history across processes instead (RunSpec::across_processes).
+  bool across_processes = false;
   std::string out;  // output folder
   bool resume = false;
   int shard_i = 0, shard_n = 1;

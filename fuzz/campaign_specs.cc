@@ -17,7 +17,7 @@ uint64_t hash_str(const std::string& s) { return ir::fnv1a(s); }
 
 std::vector<run::RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::vector<run::RunStrategy>& strategies,
                                          const std::vector<Mutant>& mutants, run::Target target, bool checked,
-                                         bool recall) {
+                                         bool recall, bool across_processes) {
   std::vector<run::RunStrategy> ss = strategies;
   if (ss.empty() && mutants.empty()) {  // with only mutants asked for, run only them
     for (const auto* names : {&run::must_agree_strategy_names(), &run::under_study_strategy_names()})
@@ -34,6 +34,7 @@ std::vector<run::RunSpec> campaign_specs(uint64_t seed, uint64_t index, const st
     r.target = target;
     if (r.is_external()) {  // no reorder or fusion policy of ours applies
       r.recall = recall;
+      r.across_processes = recall && across_processes;
       specs.push_back(r);
       continue;
     }

@@ -17,7 +17,7 @@ namespace af::fuzz {
 std::vector<run::RunSpec> campaign_specs(uint64_t seed, uint64_t index, const std::vector<run::RunStrategy>& strategies,
                                          const std::vector<run::Mutant>& mutants,
                                          run::Target target = run::Target::Interp, bool checked = false,
-                                         bool recall = false);
+                                         bool recall = false, bool across_processes = false);
 
 // The runs of a campaign by name ("update_aliases", "functionalize+fn-no-regenerate"),
 // split into those that must agree with the oracle (a divergence is a bug

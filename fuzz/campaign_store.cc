@@ -103,6 +103,7 @@ void save_campaign_settings(const CampaignOptions& o) {
             {"target", run::target_name(o.target)},
             {"checked", o.checked},
             {"recall", o.recall},
+            {"across_processes", o.across_processes},
             {"gen_size", o.gen.size},
             {"gen_invalid_rate", o.gen.invalid_rate},
             {"gen_max_rank", o.gen.max_rank},

@@ -255,11 +255,12 @@ std::optional<RunRecord> check_external(const ir::Program& p, const ir::Analysis
   const std::optional<ir::Program> second = s.recall ? ir::recall_layout(p) : std::nullopt;
   // Across processes, the second layout's history is the other process's
   // cache, not a second call of the same compiled function.
-  const bool in_process = second && !options.across_processes;
+  const bool across = options.across_processes || s.across_processes;
+  const bool in_process = second && !across;
   auto r = check_external_result(p, options.first_op ? &an : nullptr, s,
                                  compilers::run_external(p, s.strategy.name(), false, in_process ? &*second : nullptr),
                                  options);
-  if (r && r->agree && r->unsupported.empty() && second && options.across_processes)
+  if (r && r->agree && r->unsupported.empty() && second && across)
     return judge_across_processes(std::move(*r), p, *second);
   return r;
 }

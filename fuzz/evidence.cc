@@ -268,6 +268,7 @@ std::optional<Evidence> gather_evidence(const BugCase& e, const std::string& str
   plain.first_op = false;
   run::RunSpec nspec = spec;
   nspec.recall = spec.recall && !e.across_processes;
+  nspec.across_processes = false;
   for (const ir::Program& q : neighbours(e.program, !spec.recall)) {
     if (!ir::analyze(q)) continue;
     ++ev.neighbours;

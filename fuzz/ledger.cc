@@ -64,6 +64,7 @@ std::optional<LedgerEntry> parse_ledger_entry(const std::string& name, const std
   // --recall across processes.
   e.across_processes = e.what.rfind(kStaleFromCachePrefix, 0) == 0;
   e.spec.recall = e.what.rfind(kRecallPrefix, 0) == 0 || e.across_processes;
+  e.spec.across_processes = e.across_processes;
   if (e.spec.recall && !e.spec.is_external()) {
     *error = name + ": what: " + e.what +
              " is a bug of a compiled function's second call (--recall), which only "

@@ -47,7 +47,7 @@ RunConfig RunSpec::config() const {
 bool RunSpec::operator==(const RunSpec& o) const {
   return strategy == o.strategy && mutant == o.mutant && reorder.kind == o.reorder.kind &&
          reorder.seed == o.reorder.seed && fusion == o.fusion && target == o.target && checked == o.checked &&
-         recall == o.recall;
+         recall == o.recall && across_processes == o.across_processes;
 }
 
 std::optional<RunSpec> parse_spec(const SpelledSpec& sp, std::string* why) {
@@ -66,6 +66,10 @@ std::optional<RunSpec> parse_spec(const SpelledSpec& sp, std::string* why) {
         (sp.strategy.empty() ? std::string("a mutant") : sp.strategy) + "'";
     return std::nullopt;
   }
+  if (sp.across_processes && !sp.recall) {
+    w = "--across-processes goes with --recall (it replaces the second call by a second process)";
+    return std::nullopt;
+  }
   // The mutant, policies and target parse as ours do (the strategy is typed above).
   SpelledSpec rest = sp;
   rest.strategy = "";
@@ -74,7 +78,8 @@ std::optional<RunSpec> parse_spec(const SpelledSpec& sp, std::string* why) {
     w = *e;
     return std::nullopt;
   }
-  return RunSpec{std::move(*strategy), c.mutant, c.reorder, c.fusion, c.target, c.checked, sp.recall};
+  return RunSpec{std::move(*strategy), c.mutant, c.reorder, c.fusion, c.target, c.checked, sp.recall,
+                 sp.across_processes};
 }
 
 RunSpec spec_of(const SpelledSpec& sp) {
@@ -93,7 +98,7 @@ RunStrategy strategy_of(const std::string& name) {
 
 SpelledSpec spelled(const RunSpec& s) {
   return SpelledSpec{s.strategy.name(), s.mutant_name(), s.reorder_name(), s.fusion_name(),
-                     s.target_name(),   s.checked,       s.recall};
+                     s.target_name(),   s.checked,       s.recall,       s.across_processes};
 }
 
 nlohmann::json spec_json(const RunSpec& s) {
@@ -105,6 +110,7 @@ nlohmann::json spec_json(const RunSpec& s) {
                       {"target", s.target_name()}};
   if (s.checked) j["checked"] = true;
   if (s.recall) j["recall"] = true;
+  if (s.across_processes) j["across_processes"] = true;
   return j;
 }
 
@@ -124,13 +130,15 @@ std::optional<RunSpec> spec_from_json(const nlohmann::json& j, std::string* why)
   str("target", sp.target);
   sp.checked = j.contains("checked") && j["checked"].is_boolean() && j["checked"].get<bool>();
   sp.recall = j.contains("recall") && j["recall"].is_boolean() && j["recall"].get<bool>();
+  sp.across_processes =
+      j.contains("across_processes") && j["across_processes"].is_boolean() && j["across_processes"].get<bool>();
   return parse_spec(sp, why);
 }
 
 std::string spec_words(const RunSpec& s) {
   return "strategy=" + s.strategy.name() + " inject=" + s.mutant_name() + " reorder=" + s.reorder_name() +
          " fusion=" + s.fusion_name() + " target=" + s.target_name() + (s.checked ? " checked=1" : "") +
-         (s.recall ? " recall=1" : "");
+         (s.recall ? " recall=1" : "") + (s.across_processes ? " across=1" : "");
 }
 
 std::optional<RunSpec> spec_from_words(const std::string& words, std::string* why) {
@@ -155,6 +163,8 @@ std::optional<RunSpec> spec_from_words(const std::string& words, std::string* wh
       sp.checked = x == "1";
     else if (k == "recall")
       sp.recall = x == "1";
+    else if (k == "across")
+      sp.across_processes = x == "1";
   }
   return parse_spec(sp, why);
 }
@@ -165,7 +175,8 @@ std::string spec_flags(const RunSpec& s) {
   if (s.mutant != Mutant::None) f += "--inject " + s.mutant_name() + " ";
   f += "--reorder " + s.reorder_name() + " --fusion " + s.fusion_name() + " --target " + s.target_name();
   if (s.checked) f += " --checked";
-  return s.recall ? f + " --recall" : f;
+  if (s.recall) f += " --recall";
+  return s.across_processes ? f + " --across-processes" : f;
 }
 
 std::optional<std::vector<RunStrategy>> parse_strategies(const std::vector<std::string>& names, std::string* why) {

@@ -53,6 +53,11 @@ struct RunSpec {
   // layout (ir/relayout.h recall_layout), and that call too is compared
   // with eager PyTorch on its own inputs.
   bool recall = false;
+  // With recall: the history across processes instead of a second call
+  // (issue #56, `stale-from-cache`): the program compiles in one process
+  // and its recall layout in a new one over the first's compiler cache
+  // folder; a divergence a fresh cache folder does not show is the finding.
+  bool across_processes = false;
 
   // Run through a real compiler in Python (no schedule of ours, no policy, no target).
   bool is_external() const { return strategy.is_external(); }
@@ -91,11 +96,11 @@ nlohmann::json spec_json(const RunSpec& s);
 // with the reason for a name no table knows.
 std::optional<RunSpec> spec_from_json(const nlohmann::json& j, std::string* why = nullptr);
 // The regression-file header's spelling ("strategy=S inject=M reorder=R
-// fusion=F target=T[ checked=1][ recall=1]"), both ways.
+// fusion=F target=T[ checked=1][ recall=1][ across=1]"), both ways.
 std::string spec_words(const RunSpec& s);
 std::optional<RunSpec> spec_from_words(const std::string& words, std::string* why = nullptr);
 // The same settings as `aliasfuzz run` flags ("--strategy S [--inject M]
-// --reorder R --fusion F --target T [--checked] [--recall]").
+// --reorder R --fusion F --target T [--checked] [--recall [--across-processes]]").
 std::string spec_flags(const RunSpec& s);
 
 // A campaign's lists (--strategy, --inject; campaign.json) both ways:

@@ -31,3 +31,24 @@ TEST(RunSpec, RecallIsForTheCompilersUnderStudyOnly) {
 
 }  // namespace
 }  // namespace af::run
+
+namespace af::run {
+namespace {
+
+// Issue #56's history across processes is a setting of the spec, so that a
+// campaign's finding minimizes and replays the same way.
+TEST(RunSpec, AcrossProcessesRoundTripsAndNeedsRecall) {
+  const RunSpec s = spec_of({"inductor@2.15.0", "", "program", "none", "interp", false, true, true});
+  EXPECT_TRUE(s.across_processes);
+  EXPECT_EQ(spec_json(s)["across_processes"], true);
+  EXPECT_EQ(*spec_from_json(spec_json(s)), s);
+  EXPECT_EQ(*spec_from_words(spec_words(s)), s);
+  EXPECT_NE(spec_flags(s).find(" --recall --across-processes"), std::string::npos);
+  EXPECT_FALSE(s == spec_of({"inductor@2.15.0", "", "program", "none", "interp", false, true}));
+  std::string why;
+  EXPECT_FALSE(parse_spec({"inductor@2.15.0", "", "program", "none", "interp", false, false, true}, &why));
+  EXPECT_NE(why.find("--recall"), std::string::npos) << why;
+}
+
+}  // namespace
+}  // namespace af::run

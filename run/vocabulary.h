@@ -122,6 +122,7 @@ struct SpelledSpec {
   std::string strategy, inject, reorder = "program", fusion = "none", target = "interp";
   bool checked = false;
   bool recall = false;  // external strategies only (run/spec.h RunSpec::recall)
+  bool across_processes = false;  // with recall (RunSpec::across_processes)
 };
 
 // The strategy a mutant runs with when a run names none.

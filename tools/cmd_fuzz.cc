@@ -70,6 +70,7 @@ std::string adopt_campaign_settings(FuzzArgs& a) {
   take("--target", "target", a.target);
   take("--checked", "checked", o.checked);
   take("--recall", "recall", o.recall);
+  take("--across-processes", "across_processes", o.across_processes);
   take("--size", "gen_size", o.gen.size);
   take("--max-numel", "gen_max_numel", o.gen.max_numel);
   take("--weight", "weights", o.gen_weights);
@@ -123,6 +124,8 @@ std::string invalid_options(FuzzArgs& a) {
   if (o.recall &&
       std::none_of(o.strategies.begin(), o.strategies.end(), [](const run::RunStrategy& s) { return s.is_external(); }))
     return "--recall calls a compiled function again: it needs an external --strategy (a compiler under study)";
+  if (o.across_processes && !o.recall)
+    return "--across-processes goes with --recall (it replaces the second call by a second process)";
   if (!(o.time_s > 0)) return "--time must be > 0 seconds";
   if (o.programs < -1) return "--programs must be >= 0";
   if (o.jobs < 1 || o.jobs > 1024) return "--jobs must be in 1..1024";
@@ -301,6 +304,9 @@ void register_fuzz(CLI::App& app, int* status) {
   flags::target(c, a->target, "default interp");
   flags::checked(c, a->o.checked);
   flags::recall(c, a->o.recall);
+  c->add_flag("--across-processes", a->o.across_processes,
+              "with --recall: compile each program in one process and its recall layout in a new one over the "
+              "first's compiler cache folder (the stale-from-cache history check; two Python start-ups a program)");
   c->add_option("--out", a->o.out, "output folder (default runs/fuzz-SEED)");
   c->add_flag("--resume", a->o.resume, "continue an interrupted campaign in --out");
   c->add_option("--shard", a->shard, "take every N-th program starting at i: i/N");

@@ -113,7 +113,8 @@ int run(const RunOptions& o) {
   const auto target = usable_target(o.target, &why);
   std::vector<run::RunSpec> specs;
   for (const auto& s : strategies) {
-    auto spec = run::parse_spec({s, o.inject, o.reorder, o.fusion, "interp", o.checked, o.recall}, &why);
+    auto spec = run::parse_spec(
+        {s, o.inject, o.reorder, o.fusion, "interp", o.checked, o.recall, o.across_processes && o.recall}, &why);
     if (!spec) {
       std::cerr << "aliasfuzz run: " << why << "\n";
       return 2;
@@ -176,9 +177,7 @@ int run(const RunOptions& o) {
     if (!configs[k]) {
       // A real compiler under study (PyTorch functionalize, Thunder), run
       // in its own Python and compared with eager PyTorch of that Python.
-      fuzz::CheckOptions check_options;
-      check_options.across_processes = o.across_processes;
-      auto recs = fuzz::check_program(*prog, expected, {specs[k]}, check_options);
+      auto recs = fuzz::check_program(*prog, expected, {specs[k]});
       if (recs.empty()) {
         std::cerr << "aliasfuzz run: strategy " << s << " is not available here (see above)\n";
         return 2;
