@@ -35,7 +35,9 @@ Protocol, one JSON object per line:
   ran while compiling and calling, each as PATH:QUALNAME with PATH relative
   to site-packages (torch/_functorch/_aot_autograd/functional_utils.py);
   with "ops" (a compiler whose transform is C++) also the aten ops it
-  dispatched, as aten:OP.
+  dispatched, as aten:OP; and "producers": for each returned tensor the
+  compiler function that first returned it (where a wrong output was
+  made), or null.
   A request with "invalid": true carries a program the oracle rejects (the
   accepts-invalid class): when eager raises, the compiled fn still runs on
   fresh inputs and the answer has "eager_error" and "actual" (the compiler
@@ -78,6 +80,7 @@ import time
 import traceback
 import types
 import warnings
+import weakref
 
 # This process's private folder: the program files, and Inductor's cache
 # unless AF_RUNNER_CACHE_DIR names a shared one (set in isolate_caches()).
@@ -169,10 +172,46 @@ class _Coverage:
         self.packages = _packages(imports)
         self.ops = set() if ops else None
         self.mode = None
+        # Producers: for each tensor a compiler function returned, the
+        # first that did (id -> (weakref, code)); set track = True to note them.
+        self.track = False
+        self.returned = {}
+        self._mine = {}
+        import torch
+        self._tensor = torch.Tensor
 
     def _trace(self, frame, event, arg):
-        self.codes.add(frame.f_code)
+        code = frame.f_code
+        self.codes.add(code)
+        if self.track:
+            mine = self._mine.get(code)
+            if mine is None:
+                mine = self._mine[code] = bool(code.co_flags & inspect.CO_OPTIMIZED) and \
+                    _where(code.co_filename, self.packages) is not None
+            if mine:
+                frame.f_trace_lines = False
+                return self._local
         return None
+
+    def _local(self, frame, event, arg):
+        if event == "return" and arg is not None:
+            for t in (arg if isinstance(arg, (list, tuple)) else (arg,)):
+                if isinstance(t, self._tensor):
+                    old = self.returned.get(id(t))
+                    if old is None or old[0]() is not t:
+                        self.returned[id(t)] = (weakref.ref(t), frame.f_code)
+        return None
+
+    def producers(self, tensors):
+        """The compiler function that first returned each of `tensors`
+        (PATH:QUALNAME), None where none did."""
+        out = []
+        for t in tensors:
+            rec = self.returned.get(id(t))
+            code = rec[1] if rec is not None and rec[0]() is t else None
+            out.append(None if code is None else "%s:%s" % (
+                _where(code.co_filename, self.packages), getattr(code, "co_qualname", code.co_name)))
+        return out
 
     def start(self):
         import threading
@@ -330,8 +369,13 @@ def handle(req):
     cfn = None
     try:
         cfn = compile_fn(req, fn)
+        if coverage:
+            coverage.track = True  # which compiler function made each returned tensor
         rets = call(cfn, inputs)
         res["exec_s"] = time.perf_counter() - t0
+        if coverage:
+            coverage.track = False
+            res["producers"] = coverage.producers(rets)
         res["actual"] = observe(rets, storages, inputs)
     except Exception as e:
         res["exec_s"] = time.perf_counter() - t0

@@ -164,6 +164,8 @@ ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& stra
     r.exec_s = j.value("exec_s", 0.0);
     r.frames = j.value("frames", std::vector<std::string>{});
     r.coverage = j.value("coverage", std::vector<std::string>{});
+    if (j.contains("producers") && j["producers"].is_array())
+      for (const auto& x : j["producers"]) r.producers.push_back(x.is_string() ? x.get<std::string>() : "");
     if (j.contains("fallbacks") && j["fallbacks"].is_array())
       for (const auto& f : j["fallbacks"])
         r.fallbacks.push_back(f.is_string() ? f.get<std::string>() : ir::json_text(f));

@@ -58,6 +58,9 @@ struct ExternalResult {
   // of the exception it raised (outermost first), and every function of the
   // compiler that ran while compiling and calling (sorted).
   std::vector<std::string> frames, coverage;
+  // For each returned tensor, the compiler function that first returned it
+  // (where a wrong output was made); "" where none did.
+  std::vector<std::string> producers;
 };
 
 struct ExternalOptions {

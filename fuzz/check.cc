@@ -170,6 +170,7 @@ std::optional<RunRecord> check_external_result(const ir::Program& p, const ir::A
   r.spec = s;
   r.frames = res.frames;
   r.coverage = res.coverage;
+  r.producers = res.producers;
   switch (res.status) {
     case S::Unavailable: {
       static std::set<std::string> warned;

@@ -61,6 +61,7 @@ struct RunRecord {
   // second call for a recall divergence), and the compiler's functions
   // that ran.
   std::vector<std::string> frames, coverage;
+  std::vector<std::string> producers;  // by return: the compiler function that made it
 };
 
 // RunRecord::unsupported of a training program (format v1.4) that eager

@@ -47,6 +47,12 @@ std::vector<Defect> group_defects(const std::vector<DefectCandidate>& entries,
     const auto [it, fresh] = seen.emplace(system[i] + "\n" + k, i);
     if (!fresh) uf.join(i, it->second);
   };
+  // A function and the closures defined in it are one place to fix:
+  // "f.<locals>.g" keys as "f".
+  auto place = [](const std::string& frame) {
+    const size_t at = frame.find(".<locals>.");
+    return at == std::string::npos ? frame : frame.substr(0, at);
+  };
   for (size_t i = 0; i < n; ++i) {
     const auto it = evidence.find(entries[i].name);
     if (it == evidence.end()) {
@@ -56,8 +62,12 @@ std::vector<Defect> group_defects(const std::vector<DefectCandidate>& entries,
     const Evidence& ev = it->second;
     if (!ev.system.empty()) system[i] = ev.system;  // met inside the strategy (thunderfx's Dynamo)
     if (!ev.fault.empty()) {
-      why[i] = "fault " + ev.fault;
-      link(by_fault, ev.fault, i);
+      why[i] = "fault " + place(ev.fault);
+      link(by_fault, place(ev.fault), i);
+    } else if (!ev.made_by.empty()) {
+      // A wrong return made where another bug's error is raised: one place.
+      why[i] = "fault " + place(ev.made_by) + " (made the wrong " + ev.wrong + ")";
+      link(by_fault, place(ev.made_by), i);
     } else if (!ev.message.empty()) {
       why[i] = "message " + entries[i].what + ": " + ev.message;
       link(by_message, entries[i].what + ": " + ev.message, i);

@@ -7,8 +7,10 @@
 // (docs/design.md, "Root defects"):
 //
 //   1. two bugs with the same fault frame (the innermost frame of the
-//      compiler proper of an error or crash) are one defect, whatever the
-//      exception type or the view;
+//      compiler proper of an error or crash; for a wrong return, the
+//      compiler function that made it) are one defect, whatever the
+//      exception type or the view; a closure counts as the function it is
+//      defined in;
 //   2. an error with no such frame (PyTorch's C++ check fired below the
 //      compiler) is one defect with the others of the same `what` and
 //      message template;

@@ -56,6 +56,7 @@ TEST(Evidence, TheHeaderLineReadsBack) {
   ev.fault = "torch/x.py:f";
   ev.message = "got N; not N";  // a separator in a message does not break the line
   ev.suspects = {"torch/x.py:f", "torch/y.py:g"};
+  ev.made_by = "torch/x.py:f.<locals>.g";
   ev.passing = 3;
   ev.neighbours = 5;
   const auto back = parse_evidence_text(evidence_text(ev));
@@ -64,6 +65,7 @@ TEST(Evidence, TheHeaderLineReadsBack) {
   EXPECT_EQ(back->fault, ev.fault);
   EXPECT_EQ(back->message, "got N, not N");
   EXPECT_EQ(back->suspects, ev.suspects);
+  EXPECT_EQ(back->made_by, ev.made_by);
   EXPECT_EQ(back->passing, 3);
   EXPECT_EQ(back->neighbours, 5);
   EXPECT_FALSE(parse_evidence_text("fault x"));  // no `under`
@@ -93,6 +95,8 @@ std::map<std::string, Evidence> evidence(std::initializer_list<std::pair<const c
       ev.message = fault.substr(8);
     else if (fault.rfind("suspect ", 0) == 0)
       ev.suspects = {fault.substr(8)};
+    else if (fault.rfind("made ", 0) == 0)
+      ev.made_by = fault.substr(5), ev.wrong = "return values";
     else
       ev.fault = fault;
     m[name] = ev;
@@ -107,6 +111,7 @@ TEST(Defects, TheRuleGroupsByFaultThenMessageThenSuspectsWithinOneSystem) {
       entry("e", "aot-eager", "RuntimeError", kViewWrite), entry("f", "torch-func-functionalize", "values", kViewWrite),
       entry("g", "aot-eager", "values", kViewWrite),     entry("h", "aot-eager", "values", kViewWrite),
       entry("i", "aot-eager", "values", kViewWrite),     entry("j", "aot-eager", "input-meta", kViewWrite),
+      entry("k", "aot-eager", "values", kViewWrite),
   };
   const auto ev = evidence({{"a", "torch/f.py:gen"},            // fault
                             {"b", "torch/f.py:gen"},            // the same fault through Inductor: one system
@@ -116,11 +121,12 @@ TEST(Defects, TheRuleGroupsByFaultThenMessageThenSuspectsWithinOneSystem) {
                             {"f", "suspect torch/f.py:gen"},    // another system: never joined
                             {"g", "suspect torch/f.py:gen"},    // the same suspects and kind as c
                             {"i", "suspect torch/g.py:other"},  // other suspects
-                            {"j", "suspect torch/f.py:gen"}});  // another kind; h: no evidence
+                            {"j", "suspect torch/f.py:gen"},    // another kind; h: no evidence
+                            {"k", "made torch/f.py:gen.<locals>.patch"}});  // a wrong return made in gen
   const auto d = group_defects(es, ev);
   ASSERT_EQ(d.size(), 7u);
   EXPECT_EQ(d[0].system, "torch.compile");
-  EXPECT_EQ(d[0].entries, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(d[0].entries, (std::vector<std::string>{"a", "b", "k"}));
   EXPECT_EQ(d[0].evidence, "fault torch/f.py:gen");
   EXPECT_EQ(d[1].entries, (std::vector<std::string>{"c", "g"}));
   EXPECT_EQ(d[2].entries, (std::vector<std::string>{"d", "e"}));

@@ -260,6 +260,12 @@ std::optional<Evidence> gather_evidence(const BugCase& e, const std::string& str
                              : o.rfind("grad", 0) == 0   ? "grad"
                                                          : "storage";
     ev.wrong = kind == "input" ? "input geometry" : kind + (bug->mismatch->what.empty() ? " values" : " shape");
+    // "return N": who made that tensor.
+    if (kind == "return" && !bug->recall) {
+      const size_t i = std::strtoul(o.c_str() + 6, nullptr, 10);
+      if (i < bug->producers.size() && !bug->producers[i].empty() && !generic(bug->producers[i]))
+        ev.made_by = bug->producers[i];
+    }
   }
   // Passing neighbours: right under the same strategy (a value check; a
   // neighbour eager refuses or the compiler refuses as unsupported says nothing).
@@ -307,6 +313,7 @@ std::string evidence_text(const Evidence& ev) {
   if (!ev.fault.empty()) s += "; fault " + ev.fault;
   if (!ev.message.empty()) s += "; message " + clean(ev.message);
   if (!ev.wrong.empty()) s += "; wrong " + ev.wrong;
+  if (!ev.made_by.empty()) s += "; made by " + ev.made_by;
   if (!ev.suspects.empty()) {
     s += "; suspects ";
     for (size_t i = 0; i < ev.suspects.size(); ++i) s += (i ? ", " : "") + ev.suspects[i];
@@ -331,6 +338,9 @@ std::optional<Evidence> parse_evidence_text(const std::string& text) {
       ev.message = value;
     } else if (key == "wrong") {
       ev.wrong = value;
+    } else if (key == "made") {
+      if (value.rfind("by ", 0) != 0) return std::nullopt;
+      ev.made_by = value.substr(3);
     } else if (key == "suspects") {
       ev.suspects = split(value, ", ");
     } else if (key == "passing") {
