@@ -198,8 +198,10 @@ int defects(const LedgerArgs& a) {
       ++t["by " + d.evidence.substr(0, d.evidence.find(' '))];
       ++t["defects"];
     }
-    for (const auto& [system, t] : tally) {
-      auto n = [&](const std::string& k) { return t.count(k) ? t.at(k) : 0; };
+    for (const auto& kv : tally) {
+      const std::string& system = kv.first;
+      const std::map<std::string, int>& t = kv.second;
+      auto n = [&t](const std::string& k) { return t.count(k) ? t.at(k) : 0; };
       std::cout << fmt::format("{}: {} defects ({} new, {} known, {} fixed); decided by fault frame {}, message {}, "
                                "suspects {}, alone {}\n",
                                system, n("defects"), n("new"), n("known"), n("fixed"), n("by fault"), n("by message"),
