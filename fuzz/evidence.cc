@@ -45,7 +45,7 @@ constexpr const char* kGeneric[] = {
     "thunder/core/utils.py", "thunder/core/langctxs.py", "thunder/core/trace.py", "thunder/core/compile_data.py",
     "thunder/__init__.py", "thunder/common.py", "thunder/executors/torchex.py", "thunder/executors/pythonex.py",
     "thunder/core/codeutils.py", "thunder/extend/", "thunder/dynamo/compiler.py", "thunder/core/dtypes.py",
-    "thunder/core/devices.py", "thunder/core/pytree.py", "thunder/core/codeutils.py", "thunder/core/options.py",
+    "thunder/core/devices.py", "thunder/core/pytree.py", "thunder/core/options.py",
     // Drivers that run every op of every program: the dispatch modes of
     // functionalization and of AOTAutograd's analysis, the module call,
     // AOTAutograd's tracing and runtime entry points. An error below them
@@ -228,7 +228,6 @@ std::optional<Evidence> gather_evidence(const BugCase& e, const std::string& str
   spec.strategy = std::move(*parsed);
   CheckOptions options;
   options.first_op = false;
-  options.across_processes = e.across_processes;
   compilers::set_external_evidence(true);
   struct Off {
     ~Off() { compilers::set_external_evidence(false); }
@@ -273,7 +272,7 @@ std::optional<Evidence> gather_evidence(const BugCase& e, const std::string& str
   CheckOptions plain;
   plain.first_op = false;
   run::RunSpec nspec = spec;
-  nspec.recall = spec.recall && !e.across_processes;
+  nspec.recall = spec.recall && !spec.across_processes;
   nspec.across_processes = false;
   for (const ir::Program& q : neighbours(e.program, !spec.recall)) {
     if (!ir::analyze(q)) continue;
@@ -295,7 +294,7 @@ std::optional<Evidence> gather_evidence(const BugCase& e, const std::string& str
 bool record_finding_evidence(const std::string& dir, const MinimizedFinding& m) {
   if (!m.ok || m.bug_cut || !m.spec.is_external() || m.bug_record.agree) return false;
   std::string why;
-  const auto ev = gather_evidence(BugCase{m.bug_program, m.spec, bug_what(m.bug_record), m.bug_record.stale_from_cache},
+  const auto ev = gather_evidence(BugCase{m.bug_program, m.spec, bug_what(m.bug_record)},
                                   m.spec.strategy.name(), &why);
   std::string text;
   if (!ev || !read_text(dir + "/minimize.json", &text)) return false;

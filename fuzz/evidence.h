@@ -56,13 +56,12 @@ struct Evidence {
 inline constexpr size_t kMaxSuspects = 6;
 
 // A bug to gather evidence for: its program, spec (the strategy replaced
-// by gather_evidence's), how it diverges (bug_what) and whether it needs
-// two processes (stale-from-cache).
+// by gather_evidence's; across_processes for a stale-from-cache bug) and
+// how it diverges (bug_what).
 struct BugCase {
   ir::Program program;
   run::RunSpec spec;
   std::string what;
-  bool across_processes = false;
 };
 // Gathers the evidence of bug `b` under `strategy` (for a ledger entry one
 // of ledger_strategies(e), where it reproduces). nullopt and *why when the
@@ -72,7 +71,7 @@ std::optional<Evidence> gather_evidence(const BugCase& b, const std::string& str
                                         bool all_suspects = false);
 inline std::optional<Evidence> gather_evidence(const LedgerEntry& e, const std::string& strategy, std::string* why,
                                                bool all_suspects = false) {
-  return gather_evidence(BugCase{e.program, e.spec, e.what, e.across_processes}, strategy, why, all_suspects);
+  return gather_evidence(BugCase{e.program, e.spec, e.what}, strategy, why, all_suspects);
 }
 
 // The `# evidence:` line's text, and back (nullopt when malformed):

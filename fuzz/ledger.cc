@@ -62,9 +62,8 @@ std::optional<LedgerEntry> parse_ledger_entry(const std::string& name, const std
   // A bug of the second call (what: recall-...) replays with --recall.
   // One of the history across processes (what: stale-from-cache-...) with
   // --recall across processes.
-  e.across_processes = e.what.rfind(kStaleFromCachePrefix, 0) == 0;
-  e.spec.recall = e.what.rfind(kRecallPrefix, 0) == 0 || e.across_processes;
-  e.spec.across_processes = e.across_processes;
+  e.spec.across_processes = e.what.rfind(kStaleFromCachePrefix, 0) == 0;
+  e.spec.recall = e.what.rfind(kRecallPrefix, 0) == 0 || e.spec.across_processes;
   if (e.spec.recall && !e.spec.is_external()) {
     *error = name + ": what: " + e.what +
              " is a bug of a compiled function's second call (--recall), which only "
@@ -141,9 +140,7 @@ std::optional<LedgerReplay> replay_entry(const LedgerEntry& e, const std::string
   auto parsed = run::RunStrategy::parse(strategy);
   if (!parsed) return std::nullopt;
   spec.strategy = std::move(*parsed);
-  CheckOptions options;
-  options.across_processes = e.across_processes;
-  const auto r = run_spec(e.program, spec, options);
+  const auto r = run_spec(e.program, spec);  // spec.across_processes: the history it needs
   if (!r) return std::nullopt;
   LedgerReplay out{strategy, ledger_version(strategy), ""};
   if (out.version.empty()) return std::nullopt;

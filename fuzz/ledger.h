@@ -43,7 +43,6 @@ struct LedgerEntry {
   ir::Program program;
   BugSignature bug;                       // its bug signature (fuzz/signature.h; no name)
   std::map<std::string, std::string> on;  // `on` lines: system version ("torch 2.15.0") -> status
-  bool across_processes = false;          // what: stale-from-cache-...: replayed across two processes
   std::string evidence;                   // `# evidence:` (fuzz/evidence.h; `ledger evidence` records it)
 };
 
