@@ -60,6 +60,8 @@ struct Form {
 const std::map<std::string, std::vector<Form>>& op_forms() {
   static const std::map<std::string, std::vector<Form>> m = {
       {"view", {{"", "r = view({X}, [3, 2, 2])", "r"}}},
+      // format v1.5: the dtype view, read as i32 and written through
+      {"view_dtype", {{"", "r = view({X}, i32)", "r"}, {"write", "r = view({X}, i32)\nadd_(r, 3)", ""}}},
       {"reshape", {{"", "r = reshape({X}, [2, 6])", "r"}}},
       {"transpose", {{"", "r = transpose({X}, 0, -1)", "r"}}},
       {"permute", {{"", "r = permute({X}, [1, 0])", "r"}}},

@@ -217,6 +217,8 @@ int Gen::emit_statement(OpKind op, std::vector<Arg> args, bool bind_inplace) {
   const std::vector<ir::CheckedArg> checked = ir::checked_args(st, analysis.values);
   ir::OutMetas outs;
   std::optional<ir::Error> res = ir::infer_into(op, checked, &outs);
+  const ir::Result<ir::Dtype> dtype = ir::result_dtype(op, checked);  // format v1.5
+  if (!res && !dtype) res = dtype.error();
   if (!res && ir::added_in_v12(op)) {  // the index values, as analyze() checks them
     const char* sig = ir::op_info(op).sig;
     std::vector<int64_t> index;
@@ -256,6 +258,7 @@ int Gen::emit_statement(OpKind op, std::vector<Arg> args, bool bind_inplace) {
     const ir::OutMeta& om = outs[k];
     ir::TensorMeta m;
     m.g = om.g;
+    m.dtype = *dtype;
     if (om.fresh) {
       m.storage = static_cast<int>(analysis.storage_numel.size());
       m.storage_numel = om.g.numel();
@@ -278,7 +281,12 @@ int Gen::emit_statement(OpKind op, std::vector<Arg> args, bool bind_inplace) {
   const NoiseCapture pre =
       options.guard_noise ? capture_operands(st, analysis, memory, noise, fresh_storage) : NoiseCapture();
   oracles::execute(st, analysis, memory);
-  bool ok = inplace ? bounded(memory[written]) : (fresh_storage < 0 || bounded(memory[fresh_storage]));
+  // i32 results are any bits (format v1.5), exact by the recipe's choice of
+  // operands; f32 ones stay within the value bound where they are written
+  // (elsewhere the storage may hold what an i32 write left).
+  bool ok = *dtype == ir::Dtype::I32 ||
+            (inplace ? bounded(oracles::gather(memory[written], ir::written_geometry(st, analysis)).v)
+                     : (fresh_storage < 0 || bounded(memory[fresh_storage])));
   if (!ok) ++bound_exceeded;
   std::vector<float> out_noise;
   if (ok && pre.storage >= 0 && !written_noise(st, analysis, memory, pre, &out_noise)) {

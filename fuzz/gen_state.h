@@ -161,11 +161,9 @@ struct Gen {
   // metadata op on its tensor object).
   bool live(int v) const { return v >= static_cast<int>(retired.size()) || !retired[v]; }
   // Whether v is live f32 data (not an i64 index or bool mask input, not a
-  // retired name): the only values pick_any and pick_where return.
-  bool is_data(int v) const {
-    const int s = meta(v).storage;
-    return live(v) && (s >= static_cast<int>(program.storages.size()) || program.storages[s].dtype == ir::Dtype::F32);
-  }
+  // format v1.5 i32 value, not a retired name): the only values pick_any
+  // and pick_where return.
+  bool is_data(int v) const { return live(v) && meta(v).dtype == ir::Dtype::F32; }
   int pick_any();
   int pick_any_value();  // pick_any's draw, any dtype
 
@@ -286,6 +284,12 @@ struct Gen {
   bool recipe_cat(OpKind op);
   bool recipe_full(OpKind op);
   bool recipe_graph_break(OpKind op);
+  // Format v1.5 (recipes_dtype.cc): view(x, i32) of exact values, the
+  // exact i32 arithmetic on i32 values, and views back to f32.
+  bool recipe_view_dtype(OpKind op);
+  bool i32_op(int y);
+  bool exact(int v) const;  // every element's noise bound is 0
+  std::vector<int> exact_i32_values() const;
 
   OpKind choose_op();
 

@@ -197,6 +197,15 @@ void Gen::make_return() {
     if (!stale.empty()) add(rng.pick(stale));
   }
   for (int t = 0; t < 4 * want && static_cast<int>(ret.size()) < want; ++t) add(pick_any());
+  // Format v1.5: an i32 value, often the earliest (a consumer of a view
+  // that later writes to its storage may overtake), if its bits are exact.
+  if (const std::vector<int> i32s = exact_i32_values(); !i32s.empty() && rng.chance(700))
+    add(rng.chance(500) ? i32s.front() : rng.pick(i32s));
+  // An i32 return must be exact: a rounding a compiler may do otherwise
+  // would show as a different integer.
+  ret.erase(std::remove_if(ret.begin(), ret.end(), [&](int v) { return meta(v).dtype == ir::Dtype::I32 && !exact(v); }),
+            ret.end());
+  if (ret.empty()) ret.push_back(pick_any());
   program.returns = ret;
   program.has_return = true;
 }
@@ -244,17 +253,26 @@ std::string set_op_weight(const std::string& op_eq_w, GenOptions* options) {
 
 std::string use_format(const std::string& version, GenOptions* options) {
   if (version == "1.3" || version.empty()) return "";
-  if (version != "1.4") return "--format takes 1.3 (the default) or 1.4, got '" + version + "'";
+  if (version != "1.4" && version != "1.5")
+    return "--format takes 1.3 (the default), 1.4 or 1.5, got '" + version + "'";
   // Format v1.4's constructs at tanh_'s weight each (off by default, so
   // that every seed's programs stay as they were); an op the user weighted
-  // keeps that weight.
-  for (ir::OpKind k : generated_ops())
+  // keeps that weight. Format v1.5 adds its dtype view, whose recipe makes
+  // a few statements at a time (fuzz/recipes_dtype.cc).
+  for (ir::OpKind k : generated_ops()) {
     if (ir::added_in_v14(k)) options->op_weights.emplace(ir::op_name(k), 1.1);
+    if (version == "1.5" && ir::added_in_v15(k)) options->op_weights.emplace(ir::op_name(k), kFormatV15ViewWeight);
+  }
   options->training_rate = kFormatV14TrainingRate;
   return "";
 }
 
-GenOptions halide_options(GenOptions o) { return o; }
+GenOptions halide_options(GenOptions o) {
+  // Format v1.5's i32 values are not lowered (lowering/spec.cc refuses them).
+  for (ir::OpKind k : generated_ops())
+    if (ir::added_in_v15(k)) o.op_weights[ir::op_name(k)] = 0;
+  return o;
+}
 
 ir::Program generate(uint64_t seed, uint64_t index, const GenOptions& opts) {
   return generate(seed, index, opts, nullptr);

@@ -62,6 +62,8 @@ struct GenOptions {
 
 // `--format 1.4`'s GenOptions::training_rate.
 inline constexpr double kFormatV14TrainingRate = 0.5;
+// `--format 1.5`'s weight of view(x, dtype) (fuzz/recipes_dtype.cc).
+inline constexpr double kFormatV15ViewWeight = 3.0;
 
 // The k-th program of a campaign seeded with `seed`.
 ir::Program generate(uint64_t seed, uint64_t index, const GenOptions& options = GenOptions());
@@ -100,13 +102,12 @@ const std::vector<ir::OpKind>& generated_ops();
 std::string set_op_weight(const std::string& op_eq_w, GenOptions* options);
 // `--format V` (gen, fuzz): "1.3", the default, leaves the options as they
 // are; "1.4" also draws format v1.4's constructs (docs/format.md: the
-// mutable custom ops) unless a weight names them. An error text otherwise.
+// mutable custom ops) unless a weight names them; "1.5" those and format
+// v1.5's dtype view. An error text otherwise.
 std::string use_format(const std::string& version, GenOptions* options);
 
-// `o` restricted to the programs the Halide lowering takes: since it lowers
-// format v1.2's indexed and masked writes (lowering/spec.h: IndexScatter),
-// every program, so `o` itself. Kept as the one place to leave an op out
-// should a later op not be lowered.
+// `o` restricted to the programs the Halide lowering takes: all but format
+// v1.5's dtype view (the lowering holds f32 only), whose weight it sets to 0.
 GenOptions halide_options(GenOptions o = GenOptions());
 
 }  // namespace af::fuzz

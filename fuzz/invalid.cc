@@ -75,7 +75,7 @@ Program variant(const Program& p, size_t si, uint64_t h) {
   std::vector<size_t> tensors, ints, indices;
   for (size_t j = 0; j < st.args.size(); ++j) {
     if (st.args[j].kind == Arg::Tensor) (sig[j] == 'J' ? indices : tensors).push_back(j);
-    if (st.args[j].kind == Arg::Int) ints.push_back(j);
+    if (st.args[j].kind == Arg::Int && sig[j] != 'D') ints.push_back(j);  // a dtype (format v1.5) is no integer to move
   }
   const uint64_t which = ir::mix64(h) % 4;
   const uint64_t a = ir::mix64(h + 1), b = ir::mix64(h + 2);

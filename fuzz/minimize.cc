@@ -3,6 +3,7 @@
 #include "fuzz/minimize.h"
 
 #include "fuzz/minimize_passes.h"
+#include "fuzz/noise_model.h"
 #include "ir/analysis.h"
 #include "ir/text.h"
 #include "oracles/line_process.h"
@@ -18,7 +19,9 @@ namespace minimizing {
 
 bool acceptable(const Program& q, const MinimizeOptions& o) {
   auto an = ir::analyze(q);
-  if (!o.error_kind) return an.ok();
+  // Format v1.5: an i32 return must read exact bits (a candidate that views
+  // a rounded value would diverge by the rounding alone).
+  if (!o.error_kind) return an.ok() && bit_exact_returns(q, *an);
   return !an && an.error().kind == *o.error_kind;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "oracles/kernels.h"
@@ -291,6 +292,16 @@ bool written_noise(const ir::Stmt& st, const ir::Analysis& an, const oracles::Me
                    std::vector<float>* out) {
   const std::vector<float> o = oracles::gather(values[pre.storage], pre.written).v;
   std::vector<double> n(o.size(), 0.0);
+  // Format v1.5: i32 arithmetic is exact on exact operands; on any other
+  // it would turn a rounding into a different integer (no bound).
+  const int v = static_cast<int>(ir::is_inplace(st.op) ? st.args[0].i : st.outs[0]);
+  if (an.values[v].dtype == ir::Dtype::I32) {
+    bool exact = true;
+    for (const NoisyOperand& op : pre.operands)
+      for (float e : op.noise) exact = exact && e == 0.f;
+    out->assign(o.size(), exact ? 0.f : std::numeric_limits<float>::infinity());
+    return exact;
+  }
   switch (ir::op_info(st.op).family) {
     case ir::Family::Elementwise:
       if (!elementwise_noise(st, pre, o, &n)) return false;
@@ -313,11 +324,52 @@ bool written_noise(const ir::Stmt& st, const ir::Analysis& an, const oracles::Me
     case ir::Family::Meta:
       ir::internal_error(std::string("noise model: the generator does not emit ") + ir::op_name(st.op));
   }
+  // A zero that a max or min made (relu, clamp, clamp_tensor, amax) or a
+  // reduction summed has a sign implementations choose differently
+  // (max(0, -0.0)): no value noise, but its bits are not exact, which
+  // format v1.5's i32 views would read.
+  const ir::OpInfo& info = ir::op_info(st.op);
+  const ir::Noise cls = ir::math_noise(info.math);
+  if (info.family == ir::Family::Reduction || cls == ir::Noise::ClampedAtZero || cls == ir::Noise::Clamped ||
+      cls == ir::Noise::MaxOfOperands)
+    for (size_t i = 0; i < o.size(); ++i)
+      if (o[i] == 0.f) n[i] = std::max<double>(n[i], std::numeric_limits<float>::denorm_min());
+  // Every bound is given (inf where it has none), so that a replay of any
+  // program (bit_exact_returns) reads them; the generator keeps only
+  // candidates within a quarter of the tolerance.
   out->resize(o.size());
+  bool within = true;
   for (size_t i = 0; i < o.size(); ++i) {
-    if (!(n[i] <= 0.25 * (1e-5 + 1e-5 * std::fabs(o[i])))) return false;
-    (*out)[i] = static_cast<float>(n[i]);
+    if (!(n[i] <= 0.25 * (1e-5 + 1e-5 * std::fabs(o[i])))) within = false;
+    (*out)[i] = std::isnan(n[i]) ? std::numeric_limits<float>::infinity() : static_cast<float>(n[i]);
   }
+  return within;
+}
+
+bool bit_exact_returns(const ir::Program& p, const ir::Analysis& an) {
+  bool any = false;
+  for (int v : p.returns) any = any || an.values[v].dtype == ir::Dtype::I32;
+  if (!any) return true;
+  oracles::Memory values = oracles::initial_memory(p, an);
+  oracles::Memory noise(an.storage_numel);  // declared values are exact
+  std::vector<float> out;
+  for (size_t i = 0; i < p.stmts.size(); ++i) {
+    const ir::Stmt& st = p.stmts[i];
+    const ir::OpInfo& info = ir::op_info(st.op);
+    if (info.family == ir::Family::Scatter || info.cls == ir::OpClass::Meta) return false;  // a strategy's program
+    const NoiseCapture pre = capture_operands(st, an, values, noise, an.fresh_storage[i]);
+    oracles::execute(st, an, values);
+    if (pre.storage < 0) continue;
+    out.clear();
+    written_noise(st, an, values, pre, &out);
+    const size_t n = static_cast<size_t>(pre.written.numel());
+    if (out.size() != n) out.assign(n, std::numeric_limits<float>::infinity());  // a rule that gave no bound
+    oracles::scatter(noise[pre.storage], pre.written, out);
+  }
+  for (int v : p.returns)
+    if (an.values[v].dtype == ir::Dtype::I32)
+      for (float e : oracles::gather(noise[an.values[v].storage], an.values[v].g).v)
+        if (e != 0.f) return false;
   return true;
 }
 

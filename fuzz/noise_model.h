@@ -36,9 +36,16 @@ NoiseCapture capture_operands(const ir::Stmt& st, const ir::Analysis& an, const 
                               const oracles::Memory& noise, int fresh_storage);
 
 // After the statement ran (values updated): the noise bound of every
-// written element in *out, or false when some element could drift past a
-// quarter of the comparison tolerance.
+// written element in *out (infinity where none holds), and whether every
+// one is within a quarter of the comparison tolerance.
 bool written_noise(const ir::Stmt& st, const ir::Analysis& an, const oracles::Memory& values, const NoiseCapture& pre,
                    std::vector<float>* out);
+
+// Format v1.5: whether every i32 return of a program reads bits that every
+// implementation computes alike (noise bound 0 on each element it views:
+// no rounding, no zero whose sign a max chose). An i32 return that is not
+// is no comparison a compiler can fail (the generator never makes one; the
+// minimizer and the agreement tests meet them). True without i32 returns.
+bool bit_exact_returns(const ir::Program& p, const ir::Analysis& an);
 
 }  // namespace af::fuzz

@@ -513,6 +513,7 @@ bool Gen::try_op(OpKind op) {
     case R::Cat: return recipe_cat(op);
     case R::Full: return recipe_full(op);
     case R::GraphBreak: return recipe_graph_break(op);
+    case R::ViewDtype: return recipe_view_dtype(op);
     case R::IndexPut: return recipe_index_put(op);
     case R::IndexAlong: return recipe_index_along(op);
     case R::ScatterAlong: return recipe_scatter_along(op);

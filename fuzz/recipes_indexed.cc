@@ -39,7 +39,7 @@ void Gen::make_index_slots() {
     ir::InputDecl in;
     in.name = mask ? "m" + std::to_string(k - kIndexSlots) : "i" + std::to_string(k);
     in.storage = s;
-    ir::TensorMeta m{Geometry{{1}, {1}, 0}, s, 1, next_impl++};
+    ir::TensorMeta m{Geometry{{1}, {1}, 0}, s, 1, next_impl++, d.dtype};
     analysis.values.push_back(m);
     index_slots.push_back(program.new_value(in.name));
     slot_used.push_back(false);

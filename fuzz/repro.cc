@@ -139,11 +139,14 @@ def _first_diff(a, e):
         return None if same else ("geometry", _geometry(ga), _geometry(ge))
     if a["sizes"] is not None and e["sizes"] is not None and list(a["sizes"]) != list(e["sizes"]):
         return ("shape", list(a["sizes"]), list(e["sizes"]))
+    if a.get("dtype") != e.get("dtype"):
+        return ("dtype", a.get("dtype") or "f32", e.get("dtype") or "f32")
+    exact = e.get("dtype") == "i32"  # format v1.5: integers, bit for bit
     a, e = a["values"], e["values"]
     if len(a) != len(e):
         return ("count", len(a), len(e))
     for i, (x, y) in enumerate(zip(a, e)):
-        if not _agree(x, y):
+        if not (x == y if exact else _agree(x, y)):
             return (i, x, y)
     return None
 

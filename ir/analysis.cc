@@ -21,6 +21,7 @@ void checked_args_into(const Stmt& st, const std::vector<TensorMeta>& values, st
     c.ts.clear();
     c.i = 0;
     c.f = 0;
+    c.is_float = false;
     c.list.clear();
     switch (a.kind) {
       case Arg::Tensor: c.t = &values[a.i]; break;
@@ -28,7 +29,10 @@ void checked_args_into(const Stmt& st, const std::vector<TensorMeta>& values, st
         c.i = a.i;
         c.f = static_cast<double>(a.i);
         break;
-      case Arg::Float: c.f = a.f; break;
+      case Arg::Float:
+        c.f = a.f;
+        c.is_float = true;
+        break;
       case Arg::IntList: c.list.assign(a.list.begin(), a.list.end()); break;
       case Arg::TensorList:
         for (auto v : a.list) c.ts.push_back(&values[v]);
@@ -96,7 +100,7 @@ std::optional<Error> check_dtypes(const Program& p, const Stmt& st, DtypeOf dtyp
     const size_t n = a.kind == Arg::Tensor ? 1 : a.list.size();
     for (const int64_t* it = vs; it != vs + n; ++it) {
       const int64_t v = *it;
-      if (dtype(v) != want)
+      if (dtype(v) != want && !(want == Dtype::F32 && is_data_dtype(dtype(v))))
         return Error{ErrorKind::Dtype, st.line,
                      std::string(op_name(st.op)) + ": argument " + std::to_string(k + 1) + " ('" + p.value_names[v] +
                          "') is a " + dtype_name(dtype(v)) + " tensor where a " + dtype_name(want) +
@@ -174,15 +178,15 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
       m.g = std::move(outs[0].g);
     }
     if (auto e = check_limits(m.g, limits, in.line)) return *e;
+    m.dtype = p.storages[in.storage].dtype;
     an.values[k] = m;
   }
   an.fresh_storage.assign(p.stmts.size(), -1);
-  // Format v1.2: only inputs may be i64 or bool (every op's result is f32).
+  // Format v1.2: only inputs may be i64 or bool; format v1.5's i32 values
+  // are views of f32 ones and what is computed from them.
   bool all_f32 = true;
   for (const auto& s : p.storages) all_f32 = all_f32 && s.dtype == Dtype::F32;
-  auto dtype = [&](int64_t v) {
-    return v < static_cast<int64_t>(p.inputs.size()) ? p.storages[p.inputs[v].storage].dtype : Dtype::F32;
-  };
+  auto dtype = [&](int64_t v) { return an.values[v].dtype; };
   // Format v1.3: names whose tensor object a metadata op re-shaped (the
   // op's own result is the object's one live name from then on).
   std::vector<char> retired(p.num_values(), 0);
@@ -204,8 +208,8 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
       if (stale) return *stale;
     }
     if (auto e = check_list_limits(st, limits)) return *e;
-    // With only f32 storages every tensor is f32: only an op taking an
-    // index or a mask can get a tensor of the wrong dtype.
+    // With only f32 storages every tensor is f32 or i32: only an op taking
+    // an index or a mask can get a tensor of the wrong dtype.
     if (!all_f32 || std::strpbrk(op_info(st.op).sig, "JM"))
       if (auto e = check_dtypes(p, st, dtype)) return *e;
     if (st.op == OpKind::SetitemI && squeezed_to_0d(p, an.values, si, static_cast<int>(st.args[0].i)))
@@ -213,6 +217,8 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
           ErrorKind::Version, st.line,
           "setitem_ on a tensor squeeze_ made 0-d: PyTorch 1.13 slices it as the 1-d tensor it was, 2.x raises"};
     checked_args_into(st, an.values, &checked);
+    const Result<Dtype> computes_in = result_dtype(st.op, checked);
+    if (!computes_in) return Error{computes_in.error().kind, st.line, computes_in.error().message};
     std::optional<Error> ie = infer_into(st.op, checked, &outs);
     // Format v1's rule for a 0-d setitem_ (`x[0:0] = v` writes the whole
     // tensor) is PyTorch 1.13's; torch 2.x raises "slice() cannot be applied
@@ -253,6 +259,7 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
       // Written in place: an output is a new value, never one of the arguments read below.
       TensorMeta& m = an.values[st.outs[k]];
       m.g = std::move(o.g);
+      m.dtype = *computes_in;
       if (o.fresh) {
         m.storage = static_cast<int>(an.storage_numel.size());
         m.storage_numel = m.g.numel();
@@ -269,6 +276,7 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
                                                                : an.values[st.args[o.source_arg].i];
         m.storage = src.storage;
         m.storage_numel = src.storage_numel;
+        if (st.op == OpKind::UpdateAliases) m.dtype = src.dtype;
         m.impl = returns_self(st.op, m.g, src.g) ? src.impl : next_impl++;
       }
     }
@@ -288,7 +296,7 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
                  "the program's work passes the limit of " + std::to_string(limits.max_work) +
                      " element operations with its returns (docs/format.md, Limits)"};
   for (int v : p.returns)
-    if (dtype(v) != Dtype::F32)
+    if (!is_data_dtype(dtype(v)))
       return Error{ErrorKind::Dtype, p.return_line,
                    "'" + p.value_names[v] + "' is a " + dtype_name(dtype(v)) +
                        " tensor: i64 and bool tensors are index and mask operands, never returned"};

@@ -781,8 +781,15 @@ const char* dtype_name(Dtype d) {
     case Dtype::F32: return "f32";
     case Dtype::I64: return "i64";
     case Dtype::Bool: return "bool";
+    case Dtype::I32: return "i32";
   }
   return "?";
+}
+
+std::optional<Dtype> dtype_from_name(const std::string& name) {
+  for (Dtype d : {Dtype::F32, Dtype::I64, Dtype::Bool, Dtype::I32})
+    if (name == dtype_name(d)) return d;
+  return std::nullopt;
 }
 
 std::optional<Error> check_index_values(OpKind op, const std::vector<CheckedArg>& a,
@@ -1022,7 +1029,8 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
     case OpKind::Expand: return wrap(expand_geometry(*g, a[1].list));
     case OpKind::Diagonal: return wrap(diagonal_geometry(*g, a[1].i, a[2].i, a[3].i));
     case OpKind::AsStrided: return wrap(as_strided_geometry(*a[0].t, a[1].list, a[2].list, a[3].i));
-    case OpKind::Alias: return view_of(res, *g);
+    case OpKind::Alias:
+    case OpKind::ViewDtype: return view_of(res, *g);  // f32 and i32 have one element size: the same geometry
     case OpKind::Unfold: return wrap(unfold_geometry(*g, a[1].i, a[2].i, a[3].i));
     case OpKind::Chunk:
     case OpKind::Split: {

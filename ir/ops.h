@@ -149,7 +149,9 @@ namespace af::ir {
   X(CustomCopyI, "custom_copy_", InPlace, "TT", Elementwise, Copy, CustomCopyI, "torch.ops.aliasfuzz.copy_", \
     Copy, 0)                                                                                         \
   /* format v1.4: torch._dynamo.graph_break() for Dynamo, a no-op elsewhere; no arguments, no result */ \
-  X(GraphBreak, "graph_break", Meta, "", Meta, None, GraphBreak, "_graph_break", GraphBreak, 0)
+  X(GraphBreak, "graph_break", Meta, "", Meta, None, GraphBreak, "_graph_break", GraphBreak, 0)        \
+  /* format v1.5: view(x, i32), the view that reads the storage's bytes as another dtype; off by default */ \
+  X(ViewDtype, "view_dtype", View, "TD", Movement, None, ViewDtype, ".view", ViewDtype, 0)
 // clang-format on
 
 enum class OpKind {
@@ -268,6 +270,7 @@ enum class GenRecipe {
   Cat,
   Full,
   GraphBreak,  // graph_break (format v1.4): after a view or a write, so that aliases cross the break
+  ViewDtype,   // view(x, i32) (format v1.5): an exact f32 value viewed as i32, or an i32 one back as f32
 };
 
 struct OpInfo {
@@ -278,7 +281,8 @@ struct OpInfo {
   // I integer, L integer list, S tensor list, O the out= tensor (written,
   // not read; PyTorch's `out=` keyword; always argument 0), J an i64 index
   // tensor, M a bool mask tensor (format v1.2: the only places i64 and bool
-  // tensors may appear).
+  // tensors may appear), D a dtype name (format v1.5's view(x, i32); held
+  // as an Int argument whose value is the Dtype).
   const char* sig;
   Family family;
   Math math;
@@ -344,11 +348,20 @@ inline OpKind aten_equivalent(OpKind k) {
 inline bool binds_nothing(OpKind k) { return k == OpKind::SetitemI || is_custom_op(k) || k == OpKind::GraphBreak; }
 // The constructs format v1.4 added: the custom ops and graph_break.
 inline bool added_in_v14(OpKind k) { return is_custom_op(k) || k == OpKind::GraphBreak; }
+// The constructs format v1.5 added: view(x, dtype).
+inline bool added_in_v15(OpKind k) { return k == OpKind::ViewDtype; }
 // The element type of a storage (format v1.2). f32 is the only data type;
 // i64 and bool storages hold indices and masks, never written (their
 // values are stored exactly as floats in memory: |v| <= kMaxIndexValue).
-enum class Dtype : uint8_t { F32, I64, Bool };
+// Format v1.5 adds i32, the dtype of a view(x, i32) of an f32 tensor and
+// of what is computed from one: a data dtype like f32 (docs/format.md).
+// Memory holds an i32 element as its 32 bits in the float slot of the
+// element it shares storage with, so views move bytes, never values.
+enum class Dtype : uint8_t { F32, I64, Bool, I32 };
 const char* dtype_name(Dtype d);
+std::optional<Dtype> dtype_from_name(const std::string& name);
+// The dtypes values are computed in (f32, and format v1.5's i32).
+inline bool is_data_dtype(Dtype d) { return d == Dtype::F32 || d == Dtype::I32; }
 constexpr int64_t kMaxIndexValue = int64_t{1} << 24;
 // The dtype a tensor argument at signature position `c` must have.
 inline Dtype dtype_of_sig(char c) { return c == 'J' ? Dtype::I64 : c == 'M' ? Dtype::Bool : Dtype::F32; }
@@ -363,6 +376,7 @@ struct TensorMeta {
   int storage = -1;  // storage id (declared storages first, then fresh ones)
   int64_t storage_numel = 0;
   int impl = -1;  // identity of the tensor object (PyTorch's is_same)
+  Dtype dtype = Dtype::F32;  // format v1.2's i64/bool inputs, v1.5's i32 values
 };
 
 // One result of a statement: a view of the argument's storage (fresh ==
@@ -384,6 +398,7 @@ struct CheckedArg {
   std::vector<const TensorMeta*> ts;  // TensorList
   int64_t i = 0;                      // Int
   double f = 0;                       // Float (or Int as double)
+  bool is_float = false;              // a Float number (format v1.5: never an i32 operand)
   Shape list;                         // IntList (inline, as the shape rules read it)
   bool is_tensor() const { return t != nullptr; }
 };
@@ -397,6 +412,12 @@ Result<OutMetas> infer(OpKind op, const std::vector<CheckedArg>& args);
 // error), for the loops that infer every statement: no OutMetas is moved
 // through returns and a reused one keeps its slots.
 std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& args, OutMetas* out);
+
+// Format v1.5's dtype rule (ir/dtypes.cc): the dtype a statement computes
+// in (its results' dtype; a view(x, dtype) result's is the named one), or
+// the `dtype` error of a mix the format keeps out (f32 with i32, an i32
+// operand with a float number, i32 math beyond add/sub/mul/neg/abs/copy).
+Result<Dtype> result_dtype(OpKind op, const std::vector<CheckedArg>& args);
 
 // The data-dependent rules of the indexed ops (format v1.2), checked after
 // infer() accepted the statement: `index` holds the index (or mask) tensor's

@@ -237,6 +237,8 @@ class Parser {
     if (!lx.at_end()) return syntax(line, "unexpected text after the statement: '" + lx.rest() + "'");
     auto op = op_from_name(opname);
     if (!op) return Error{ErrorKind::Name, line, "unknown op '" + opname + "'"};
+    // Format v1.5: view(x, i32) is the dtype view (view(x, [sizes]) the shape one).
+    if (*op == OpKind::View && args.size() == 2 && args[1].kind == RawArg::Name) op = OpKind::ViewDtype;
     if (++ops_ > limits_.max_ops)
       return Error{ErrorKind::Limit, line, "more than " + std::to_string(limits_.max_ops) + " ops"};
     Stmt st;
@@ -311,9 +313,10 @@ class Parser {
     const std::string sig = op_info(op).sig;
     const std::string nm = op_name(op);
     // Resolve every name first so that an undefined name is a name error.
-    for (const auto& r : raw) {
+    for (size_t k = 0; k < raw.size(); ++k) {
+      const RawArg& r = raw[k];
       int id;
-      if (r.kind == RawArg::Name)
+      if (r.kind == RawArg::Name && !(k < sig.size() && sig[k] == 'D'))
         if (auto e = tensor_ref(r, line, &id)) return e;
       for (const auto& it : r.items)
         if (it.kind == RawArg::Name)
@@ -356,6 +359,12 @@ class Parser {
           if (r.kind != RawArg::Int) return Error{ErrorKind::Arg, line, where + " must be an integer"};
           out->push_back(Arg::integer(r.i));
           break;
+        case 'D': {
+          const std::optional<Dtype> d = r.kind == RawArg::Name ? dtype_from_name(r.name) : std::nullopt;
+          if (!d) return Error{ErrorKind::Arg, line, where + " must be a dtype (f32, i32, i64, bool)"};
+          out->push_back(Arg::integer(static_cast<int64_t>(*d)));
+          break;
+        }
         case 'L': {
           if (r.kind != RawArg::List) return Error{ErrorKind::Arg, line, where + " must be a list of integers"};
           std::vector<int64_t> v;
@@ -649,10 +658,14 @@ std::string print(const Program& p) {
   for (const auto& st : p.stmts) {
     for (size_t i = 0; i < st.outs.size(); ++i) o += (i ? ", " : "") + p.value_names[st.outs[i]];
     if (!st.outs.empty()) o += " = ";
-    o += std::string(op_name(st.op)) + "(";
+    o += std::string(st.op == OpKind::ViewDtype ? "view" : op_name(st.op)) + "(";
     for (size_t k = 0; k < st.args.size(); ++k) {
       const Arg& a = st.args[k];
       if (k) o += ", ";
+      if (op_info(st.op).sig[k] == 'D') {
+        o += dtype_name(static_cast<Dtype>(a.i));
+        continue;
+      }
       switch (a.kind) {
         case Arg::Tensor: o += p.value_names[a.i]; break;
         case Arg::Int: o += std::to_string(a.i); break;

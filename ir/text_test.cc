@@ -138,6 +138,48 @@ TEST(Text, FormatV13RoundTrip) {
   EXPECT_NE(geo(0).impl, an->values[0].impl);  // unfold is a new view
 }
 
+// Format v1.5: view(x, i32) prints as it parses; its result shares x's
+// geometry and storage with dtype i32, and dtypes flow through views,
+// the i32 arithmetic and views back to f32.
+TEST(Text, FormatV15RoundTripAndDtypes) {
+  const std::string text =
+      "aliasfuzz 1\nstorage s0 f32[6] = iota(0.0, 1.0)\ninput x = as_strided(s0, [2, 3], [3, 1], 0)\n"
+      "y = view(x, i32)\nz = add(y, 3)\nt = transpose(z, 0, 1)\nw = view(t, f32)\nmul_(y, -2)\nc = clone(w)\n"
+      "return z, y, c\n";
+  expect_round_trip(text);
+  auto p = parse_and_validate(text);
+  ASSERT_TRUE(p);
+  auto an = analyze(*p);
+  ASSERT_TRUE(an);
+  auto meta = [&](int stmt) { return an->values[p->stmts[stmt].outs[0]]; };
+  EXPECT_EQ(meta(0).dtype, Dtype::I32);
+  EXPECT_EQ(meta(0).g, an->values[0].g);
+  EXPECT_EQ(meta(0).storage, an->values[0].storage);
+  EXPECT_EQ(meta(1).dtype, Dtype::I32);
+  EXPECT_EQ(meta(2).dtype, Dtype::I32);
+  EXPECT_EQ(meta(3).dtype, Dtype::F32);
+  EXPECT_EQ(meta(5).dtype, Dtype::F32);
+}
+
+TEST(Text, FormatV15ErrorKinds) {
+  const std::string base = "aliasfuzz 1\nstorage s0 f32[4] = iota(0, 1)\ninput x = s0\ny = view(x, i32)\n";
+  const Bad cases[] = {
+      {"z = add(y, 1.5)\nreturn z\n", ErrorKind::Dtype, 5},   // a float number: PyTorch computes in f32
+      {"z = add(y, x)\nreturn z\n", ErrorKind::Dtype, 5},     // f32 and i32: promotion
+      {"z = exp(y)\nreturn z\n", ErrorKind::Dtype, 5},        // no i32 exp in the format
+      {"z = sum(y, 0, 0)\nreturn z\n", ErrorKind::Dtype, 5},  // PyTorch sums int32 into int64
+      {"z = view(x, i64)\nreturn z\n", ErrorKind::Dtype, 5},  // i64 is an index dtype
+      {"z = view(x, f64)\nreturn z\n", ErrorKind::Arg, 5},    // no such dtype
+      {"copy_(x, y)\nreturn x\n", ErrorKind::Dtype, 5},       // a conversion
+  };
+  for (const Bad& c : cases) {
+    auto p = parse_and_validate(base + c.text);
+    ASSERT_FALSE(p) << c.text;
+    EXPECT_EQ(p.error().kind, c.kind) << c.text << ": " << p.error().to_string();
+    EXPECT_EQ(p.error().line, c.line) << c.text << ": " << p.error().to_string();
+  }
+}
+
 TEST(Text, FormatV13ErrorKinds) {
   const std::string h = "aliasfuzz 1\nstorage s0 f32[12] = iota(0, 1)\ninput x = as_strided(s0, [3, 4], [4, 1], 0)\n";
   const Bad cases[] = {

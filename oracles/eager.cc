@@ -27,14 +27,23 @@ namespace {
 
 Dense read(const ir::Analysis& an, const Memory& mem, int v) {
   const auto& m = an.values[v];
-  return gather(mem[m.storage], m.g);
+  Dense d = gather(mem[m.storage], m.g);
+  d.dtype = m.dtype;
+  return d;
+}
+
+// A number as an operand of a statement computing in `dtype`: an f32, or
+// (format v1.5) an integer's i32 bits.
+float number_in(const Arg& a, ir::Dtype dtype) {
+  return dtype == ir::Dtype::I32 ? i32_bits(a.i) : static_cast<float>(a.as_double());
 }
 
 // A tensor-or-number argument broadcast to `shape`, in logical order, into
 // *out (a reused buffer: its capacity survives, so no allocation per op).
-void operand(const Arg& a, const ir::Analysis& an, const Memory& mem, const ir::Shape& shape, std::vector<float>* out) {
+void operand(const Arg& a, const ir::Analysis& an, const Memory& mem, const ir::Shape& shape, std::vector<float>* out,
+             ir::Dtype dtype = ir::Dtype::F32) {
   if (a.kind != Arg::Tensor) {
-    out->assign(ir::numel_of(shape), static_cast<float>(a.as_double()));
+    out->assign(ir::numel_of(shape), number_in(a, dtype));
     return;
   }
   const auto& m = an.values[a.i];
@@ -65,18 +74,21 @@ void elementwise_values(const ir::Stmt& st, const ir::Analysis& an, const Memory
   const auto& A = st.args;
   const M m = ir::math_of(st.op);
   const size_t f = ir::first_operand(st.op);  // 1 for out= (argument 0 is only written)
+  // Format v1.5: the dtype the statement computes in (its operands').
+  const ir::Dtype dt = A[0].kind == Arg::Tensor ? an.values[A[0].i].dtype : ir::Dtype::F32;
+  const bool i32 = dt == ir::Dtype::I32;
   using MA = ir::MathArity;
   switch (ir::math_arity(m)) {
     case MA::Binary: {
       thread_local std::vector<float> b;  // the second operand's scratch
-      operand(A[f], an, mem, shape, v);
-      operand(A[f + 1], an, mem, shape, &b);
-      for (size_t i = 0; i < v->size(); ++i) (*v)[i] = binary(m, (*v)[i], b[i]);
+      operand(A[f], an, mem, shape, v, dt);
+      operand(A[f + 1], an, mem, shape, &b, dt);
+      for (size_t i = 0; i < v->size(); ++i) (*v)[i] = i32 ? i32_binary(m, (*v)[i], b[i]) : binary(m, (*v)[i], b[i]);
       return;
     }
     case MA::Unary:
       operand(A[f], an, mem, shape, v);
-      for (auto& e : *v) e = unary(m, e);
+      for (auto& e : *v) e = i32 ? i32_unary(m, e) : unary(m, e);
       return;
     case MA::Ternary: {
       thread_local std::vector<float> a, b;
@@ -93,11 +105,11 @@ void elementwise_values(const ir::Stmt& st, const ir::Analysis& an, const Memory
       for (auto& e : *v) e = clamp(e, lo, hi);
       return;
     }
-    case MA::Constant:  // fill_ and full's number argument, zero_'s 0
-      v->assign(ir::numel_of(shape), m == M::Zero ? 0.f : static_cast<float>(A[1].as_double()));
+    case MA::Constant:  // fill_ and full's number argument, zero_'s 0 (i32 0 is the bits of 0.f)
+      v->assign(ir::numel_of(shape), m == M::Zero ? 0.f : number_in(A[1], dt));
       return;
     case MA::Copy:
-      operand(A[A.size() - 1], an, mem, shape, v);
+      operand(A[A.size() - 1], an, mem, shape, v, dt);
       return;  // copy_'s source, setitem_'s value, clone's argument
     case MA::NotElementwise: break;
   }
@@ -109,6 +121,7 @@ void elementwise_values(const ir::Stmt& st, const ir::Analysis& an, const Memory
 void read_into(const ir::Analysis& an, const Memory& mem, int v, Dense* d) {
   const auto& m = an.values[v];
   d->sizes = m.g.sizes;
+  d->dtype = m.dtype;
   gather_into(mem[m.storage], m.g, &d->v);
 }
 
@@ -296,8 +309,10 @@ std::vector<std::optional<Dense>> produced_values(const ir::Program& p, const ir
 }
 
 Dense produced_value(const ir::Stmt& st, const ir::Analysis& an, const Memory& mem) {
-  if (ir::is_inplace(st.op)) return gather(mem[an.values[st.args[0].i].storage], ir::written_geometry(st, an));
-  return gather(mem[an.values[st.outs[0]].storage], an.values[st.outs[0]].g);
+  const auto& m = an.values[ir::is_inplace(st.op) ? st.args[0].i : st.outs[0]];
+  Dense d = gather(mem[m.storage], ir::is_inplace(st.op) ? ir::written_geometry(st, an) : m.g);
+  d.dtype = m.dtype;
+  return d;
 }
 
 ir::Result<Observables> run_eager(const ir::Program& p, const ir::Limits& limits) {
@@ -315,17 +330,24 @@ bool values_agree(float a, float b) {
 std::optional<Mismatch> compare(const ir::Program& p, const Observables& e, const Observables& a) {
   // The first disagreeing element; the caller names the observable (only
   // then: every run of every executor ends in this comparison).
-  auto cmp = [](const std::vector<float>& ev, const std::vector<float>& av) -> std::optional<Mismatch> {
+  auto cmp = [](const std::vector<float>& ev, const std::vector<float>& av,
+                bool exact = false) -> std::optional<Mismatch> {
     if (ev.size() != av.size()) return Mismatch{"", 0, 0, 0, "element count differs"};
     for (size_t i = 0; i < ev.size(); ++i)  // equal floats agree (most elements): no tolerance arithmetic then
-      if (av[i] != ev[i] && !values_agree(av[i], ev[i])) return Mismatch{"", static_cast<int64_t>(i), ev[i], av[i], ""};
+      if (exact ? i32_value(av[i]) != i32_value(ev[i]) : av[i] != ev[i] && !values_agree(av[i], ev[i]))
+        return Mismatch{"", static_cast<int64_t>(i), ev[i], av[i], ""};
     return std::nullopt;
   };
   if (e.returns.size() != a.returns.size()) return Mismatch{"returns", 0, 0, 0, "number of returns differs"};
   for (size_t r = 0; r < e.returns.size(); ++r) {
     const auto name = [r] { return "return " + std::to_string(r); };
     if (e.returns[r].sizes != a.returns[r].sizes) return Mismatch{name(), 0, 0, 0, "shape differs"};
-    if (auto m = cmp(e.returns[r].v, a.returns[r].v)) {
+    if (e.returns[r].dtype != a.returns[r].dtype)
+      return Mismatch{name(), 0, 0, 0,
+                      std::string("dtype differs: ") + ir::dtype_name(a.returns[r].dtype) + ", expected " +
+                          ir::dtype_name(e.returns[r].dtype)};
+    // Format v1.5: i32 elements agree bit for bit (integers, no tolerance).
+    if (auto m = cmp(e.returns[r].v, a.returns[r].v, e.returns[r].dtype == ir::Dtype::I32)) {
       m->observable = name();
       return m;
     }

@@ -24,11 +24,20 @@ nlohmann::json values_json(const std::vector<float>& v) {
   for (float x : v) a.push_back(float_json(x));
   return a;
 }
+
+// A return: its sizes and values; an i32 one (format v1.5) says so and
+// holds integers.
+nlohmann::json return_json(const Dense& r) {
+  if (r.dtype != ir::Dtype::I32) return {{"sizes", r.sizes}, {"values", values_json(r.v)}};
+  nlohmann::json a = nlohmann::json::array();
+  for (float x : r.v) a.push_back(i32_value(x));
+  return {{"sizes", r.sizes}, {"dtype", "i32"}, {"values", a}};
+}
 }  // namespace
 
 nlohmann::json observables_json(const ir::Program& p, const Observables& o) {
   nlohmann::json rets = nlohmann::json::array();
-  for (const auto& r : o.returns) rets.push_back({{"sizes", r.sizes}, {"values", values_json(r.v)}});
+  for (const auto& r : o.returns) rets.push_back(return_json(r));
   nlohmann::json st = nlohmann::json::object();
   for (size_t s = 0; s < o.storages.size(); ++s) st[p.storages[s].name] = values_json(o.storages[s]);
   nlohmann::json ins = nlohmann::json::array();

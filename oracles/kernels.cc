@@ -1,6 +1,7 @@
 #include "oracles/kernels.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -32,7 +33,7 @@ float unary(ir::Math f, float x) {
     case M::Exp: return std::exp(x);
     case M::Neg: return -x;
     case M::Abs: return std::fabs(x);
-    case M::Relu: return std::isnan(x) ? x : (x > 0.f ? x : 0.f);
+    case M::Relu: return x < 0.f ? 0.f : x;  // NaN and -0.0 pass through, as PyTorch's relu
     case M::Tanh: return std::tanh(x);
     case M::Sin: return std::sin(x);  // float sinf, as tanh is tanhf
     case M::Sigmoid: return static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(x))));
@@ -52,6 +53,44 @@ float ternary(ir::Math f, float x, float a, float b, float s) {
     default: break;
   }
   ir::internal_error(std::string("ternary: not a ternary function: ") + ir::math_name(f));
+}
+
+int32_t i32_value(float bits) {
+  int32_t v;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+float i32_bits(int64_t v) {
+  const uint32_t low = static_cast<uint32_t>(static_cast<uint64_t>(v));
+  float f;
+  std::memcpy(&f, &low, sizeof f);
+  return f;
+}
+
+// Unsigned arithmetic: wraps as PyTorch's int32 kernels do, without C++'s
+// signed overflow.
+float i32_binary(ir::Math f, float a, float b) {
+  const uint32_t x = static_cast<uint32_t>(i32_value(a)), y = static_cast<uint32_t>(i32_value(b));
+  using M = ir::Math;
+  switch (f) {
+    case M::Add: return i32_bits(x + y);
+    case M::Sub: return i32_bits(x - y);
+    case M::Mul: return i32_bits(x * y);
+    default: break;
+  }
+  ir::internal_error(std::string("i32_binary: not an i32 binary function: ") + ir::math_name(f));
+}
+
+float i32_unary(ir::Math f, float x) {
+  const uint32_t v = static_cast<uint32_t>(i32_value(x));
+  using M = ir::Math;
+  switch (f) {
+    case M::Neg: return i32_bits(0u - v);
+    case M::Abs: return i32_bits(i32_value(x) < 0 ? 0u - v : v);
+    default: break;
+  }
+  ir::internal_error(std::string("i32_unary: not an i32 unary function: ") + ir::math_name(f));
 }
 
 float clamp(float x, float lo, float hi) {

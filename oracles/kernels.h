@@ -18,6 +18,9 @@ using ir::Shape;
 struct Dense {
   Shape sizes;
   std::vector<float> v;
+  // Format v1.5: an i32 value's elements are their 32 bits in float slots
+  // (ir/ops.h: Dtype), compared bit for bit.
+  ir::Dtype dtype = ir::Dtype::F32;
 };
 
 // A storage is a Memory's slice or any float vector (Span converts both).
@@ -45,6 +48,14 @@ V binary(ir::Math f, V a, V b) {
   ir::internal_error(std::string("binary: not a binary function: ") + ir::math_name(f));
 }
 float clamp(float x, float lo, float hi);
+
+// Format v1.5's i32 arithmetic on the bits memory holds: PyTorch's int32
+// kernels, which wrap (add, sub, mul, neg, abs of INT32_MIN). A Python int
+// operand is converted as PyTorch converts it, keeping its low 32 bits.
+float i32_binary(ir::Math f, float a, float b);
+float i32_unary(ir::Math f, float x);
+float i32_bits(int64_t v);
+int32_t i32_value(float bits);
 // MathArity::Ternary of the target x, operands a and b and the number s, as
 // PyTorch 1.13's CPU kernels compute them: addcmul x + s * a * b, addcdiv
 // x + s * a / b (left to right), lerp(x, end = a, weight = b), clamp(x,

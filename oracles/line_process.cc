@@ -197,7 +197,12 @@ Observables observables_from_json(const ir::Program& p, const nlohmann::json& j)
   for (const auto& t : j.at("returns")) {
     Dense d;
     d.sizes = t.at("sizes").get<std::vector<int64_t>>();
-    d.v = json_values(t.at("values"));
+    if (t.value("dtype", "") == "i32") {  // format v1.5: integers, held as their bits
+      d.dtype = ir::Dtype::I32;
+      for (const auto& x : t.at("values")) d.v.push_back(i32_bits(x.get<int64_t>()));
+    } else {
+      d.v = json_values(t.at("values"));
+    }
     o.returns.push_back(std::move(d));
   }
   const auto& st = j.at("storages");

@@ -98,6 +98,7 @@ def _index(x, dim, start, end):
 _KINDS = [
     ("overlap", r"unsupported operation: (more than one element of the written-to|some elements of the input)"),
     ("name", r"values to unpack"),
+    ("dtype", r"can't be cast to the desired output type"),
     ("view", r"view size is not compatible|out of bounds for storage|invalid storage offset"),
     ("shape", r"must match the size of tensor|doesn't match the broadcast shape|cannot be multiplied"
               r"|is invalid for input of size|Sizes of tensors must match|must have same number of dimensions"
@@ -151,10 +152,16 @@ def _values(t):
     return v
 
 
+def _return(t):
+    if t.dtype == torch.int32:  # format v1.5: integers, exactly
+        return {"sizes": list(t.shape), "dtype": "i32", "values": t.detach().reshape(-1).tolist()}
+    return {"sizes": list(t.shape), "values": _values(t)}
+
+
 def _observe(returns, storages, inputs):
     # inputs: the caller's input tensors after the call (format v1.3's
     # metadata ops change their sizes, strides and offset)
-    obs = {"returns": [{"sizes": list(t.shape), "values": _values(t)} for t in returns],
+    obs = {"returns": [_return(t) for t in returns],
            "storages": {k: _values(s) for k, s in storages.items()},
            "inputs": [{"sizes": list(t.size()), "strides": list(t.stride()), "offset": t.storage_offset()}
                       for t in inputs]}
@@ -255,6 +262,16 @@ bool is_reserved(const std::string& n) {
       "float",    "main",   "print",  "list",      "dict",      "len",      "range",   "int",   "bool",  "tuple",
       "str",      "type",   "object", "Exception", "IndexError"};
   return r.count(n) || (!n.empty() && n[0] == '_');
+}
+
+std::string torch_dtype(ir::Dtype d) {
+  switch (d) {
+    case ir::Dtype::F32: return "torch.float32";
+    case ir::Dtype::I32: return "torch.int32";
+    case ir::Dtype::I64: return "torch.int64";
+    case ir::Dtype::Bool: return "torch.bool";
+  }
+  return "?";
 }
 
 std::string number(double v) {
@@ -363,7 +380,7 @@ class Emitter {
     const std::string n = std::to_string(s.numel);
     if (s.dtype != ir::Dtype::F32) {  // format v1.2: integer values
       const bool b = s.dtype == ir::Dtype::Bool;
-      const std::string dt = b ? "torch.bool" : "torch.int64";
+      const std::string dt = torch_dtype(s.dtype);
       auto i = [](double v) { return std::to_string(static_cast<int64_t>(v)); };
       switch (s.init) {
         case ir::InitKind::Iota: return "torch.arange(" + n + ", dtype=torch.int64) * " + i(s.b) + " + " + i(s.a);
@@ -503,6 +520,7 @@ class Emitter {
       case 'I': return I(a);
       case 'L': return L(a);
       case 'S': return S(a);
+      case 'D': return torch_dtype(static_cast<ir::Dtype>(a.i));
     }
     ir::internal_error(std::string("torch bridge: unknown signature character ") + sig);
   }

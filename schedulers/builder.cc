@@ -44,6 +44,7 @@ Builder::Builder(const ir::Program& src, const ir::Analysis* src_an) : src_(src)
     const int64_t sn = src.storages[in.storage].numel;
     ir::TensorMeta m{ir::Geometry{{sn}, {1}, 0}, in.storage, sn, next_impl_++};
     if (!in.whole) m.g = ir::Geometry{in.sizes, in.strides, in.offset};
+    m.dtype = src.storages[in.storage].dtype;
     metas_.push_back(m);
   }
 }
@@ -105,7 +106,9 @@ int Builder::emit(OpKind op, const std::vector<int>& outs, std::vector<Arg> args
     return append(std::move(st), added);
   }
   ir::checked_args_into(st, metas_, &checked_);
-  const std::optional<ir::Error> e = ir::infer_into(op, checked_, &outs_);
+  std::optional<ir::Error> e = ir::infer_into(op, checked_, &outs_);
+  const ir::Result<ir::Dtype> dtype = ir::result_dtype(op, checked_);  // format v1.5
+  if (!e && !dtype) e = dtype.error();
   if (e && tolerate_overlap_ && ir::is_inplace(op) && e->kind == ir::ErrorKind::Overlap) {
     for (int o : outs) metas_[o] = metas_[st.args[0].i];  // the written tensor itself
   } else if (e) {
@@ -115,6 +118,7 @@ int Builder::emit(OpKind op, const std::vector<int>& outs, std::vector<Arg> args
     for (size_t k = 0; k < outs.size() && k < om.size(); ++k) {
       ir::TensorMeta m;
       m.g = std::move(om[k].g);
+      m.dtype = *dtype;
       if (om[k].fresh) {
         make_fresh(&m);
       } else {
@@ -177,7 +181,7 @@ bool Builder::reuse_source_metas(const ir::Stmt& s, const std::vector<int>& outs
   const std::vector<ir::TensorMeta>& sv = src_an_->values;
   for (size_t i = 0; i < t.size(); ++i) {
     const ir::TensorMeta &x = metas_[t[i].first], &y = sv[t[i].second];
-    if (x.storage_numel != y.storage_numel || x.g != y.g) return false;
+    if (x.storage_numel != y.storage_numel || x.g != y.g || x.dtype != y.dtype) return false;
     for (size_t j = 0; j < i; ++j) {
       const ir::TensorMeta &xj = metas_[t[j].first], &yj = sv[t[j].second];
       if ((x.storage == xj.storage) != (y.storage == yj.storage) || (x.impl == xj.impl) != (y.impl == yj.impl))
@@ -196,6 +200,7 @@ bool Builder::reuse_source_metas(const ir::Stmt& s, const std::vector<int>& outs
     const ir::TensorMeta& so = sv[s.outs[k]];
     ir::TensorMeta m;
     m.g = so.g;
+    m.dtype = so.dtype;
     size_t same_impl = t.size(), same_storage = t.size();
     for (size_t i = 0; i < t.size(); ++i) {
       if (same_impl == t.size() && sv[t[i].second].impl == so.impl) same_impl = i;

@@ -44,7 +44,7 @@ namespace {
 constexpr size_t kMaxReplay = 16;
 
 struct Step {
-  OpKind op;              // View, Transpose, Permute, Slice, Select, Unsqueeze, Squeeze, Diagonal, AsStrided, Alias
+  OpKind op;  // View, Transpose, Permute, Slice, Select, Unsqueeze, Squeeze, Diagonal, AsStrided, ViewDtype, Alias
   std::vector<Arg> args;  // the non-tensor arguments of the view op
   Shape in_sizes;         // sizes of the tensor the step applies to
 };
@@ -70,6 +70,9 @@ struct Base {
   int root0 = -1;  // generation-0 base (a view of the storage)
   int root = -1;   // current base
   int gen = 0;
+  // A declared storage's dtype, or a fresh result's (format v1.5: an i32
+  // value's base is i32; its f32 views are a ViewDtype step away).
+  ir::Dtype dtype = ir::Dtype::F32;
 };
 
 class Functionalize {
@@ -88,7 +91,7 @@ class Functionalize {
       const auto& in = p_.inputs[k];
       int key = per_input_ ? -1 : base_of_storage[in.storage];
       if (key < 0) {
-        key = new_base(in.storage, true, static_cast<int>(k), in.whole);
+        key = new_base(in.storage, true, static_cast<int>(k), in.whole, p_.storages[in.storage].dtype);
         if (!per_input_) base_of_storage[in.storage] = key;
       } else if (in.whole && !bases_[key].origin_whole) {
         bases_[key].origin = static_cast<int>(k);
@@ -143,13 +146,14 @@ class Functionalize {
   }
 
  private:
-  int new_base(int storage, bool declared, int origin, bool whole) {
+  int new_base(int storage, bool declared, int origin, bool whole, ir::Dtype dtype) {
     Base bs;
     bs.numel = an_.storage_numel[storage];
     bs.storage = storage;
     bs.declared = declared;
     bs.origin = origin;
     bs.origin_whole = whole;
+    bs.dtype = dtype;
     bases_.push_back(bs);
     return static_cast<int>(bases_.size()) - 1;
   }
@@ -174,6 +178,7 @@ class Functionalize {
       // The source value lay strided in its storage: scatter it into a
       // fresh base at that geometry (it is dense, so it covers the base).
       int z = b_.emit1(OpKind::Full, bname, {Arg::ints({bs.numel}), Arg::number(0.0)}, line, true);
+      if (bs.dtype != ir::Dtype::F32) z = as_dtype(z, bs.dtype, bname, line);
       bs.root0 = b_.emit1(OpKind::AsStridedScatter, bname,
                           {Arg::tensor(z), Arg::tensor(bs.origin), Arg::ints(bs.g.sizes), Arg::ints(bs.g.strides),
                            Arg::integer(bs.g.offset)},
@@ -188,6 +193,12 @@ class Functionalize {
     }
     bs.root = bs.root0;
     return bs.root;
+  }
+
+  // x viewed as dtype (format v1.5), or x itself when it has it.
+  int as_dtype(int x, ir::Dtype dtype, const std::string& name, int line) {
+    if (b_.meta(x).dtype == dtype) return x;
+    return b_.emit1(OpKind::ViewDtype, name, {Arg::tensor(x), Arg::integer(static_cast<int64_t>(dtype))}, line, true);
   }
 
   // Applies one chain step to new-program value x.
@@ -265,6 +276,10 @@ class Functionalize {
         case OpKind::Squeeze:
           m = b_.emit1(OpKind::Unsqueeze, name_of(v) + "_inv", {Arg::tensor(m), s.args[0]}, line, true);
           break;
+        case OpKind::ViewDtype:  // back to the dtype the step viewed (f32 <-> i32)
+          m = as_dtype(m, static_cast<ir::Dtype>(s.args[0].i) == ir::Dtype::I32 ? ir::Dtype::F32 : ir::Dtype::I32,
+                       name_of(v) + "_inv", line);
+          break;
         case OpKind::Slice:
         case OpKind::Select:
         case OpKind::Diagonal:
@@ -303,6 +318,7 @@ class Functionalize {
     int c = b_.emit1(OpKind::Clone, bname, {Arg::tensor(root(val.key, line))}, line, true);
     int w = b_.emit1(OpKind::AsStrided, name_of(v),
                      {Arg::tensor(c), Arg::ints(g.sizes), Arg::ints(g.strides), Arg::integer(g.offset)}, line, true);
+    w = as_dtype(w, an_.values[v].dtype, name_of(v), line);
     std::vector<Arg> a = st.args;
     a[0] = Arg::tensor(w);
     OpKind op = st.op;
@@ -359,6 +375,10 @@ class Functionalize {
         return true;
       case OpKind::Contiguous:
       case OpKind::Alias: s->op = OpKind::Alias; return true;
+      case OpKind::ViewDtype:
+        s->op = static_cast<ir::Dtype>(st.args[1].i) == x.dtype ? OpKind::Alias : OpKind::ViewDtype;
+        s->args = {st.args[1]};
+        return true;
       case OpKind::T:
         if (rank < 2) {
           s->op = OpKind::Alias;
@@ -440,7 +460,7 @@ class Functionalize {
   void fresh_result(const ir::Stmt& st, int out, int nv) {
     const auto& m = an_.values[out];
     Val& v = vals_[out];
-    v.key = new_base(m.storage, false, nv, false);
+    v.key = new_base(m.storage, false, nv, false, m.dtype);
     v.cur = nv;
     v.gen = 0;
     v.overlap = false;
@@ -506,6 +526,8 @@ class Functionalize {
         o.chain = {Step{OpKind::AsStrided,
                         {Arg::ints(g.sizes), Arg::ints(g.strides), Arg::integer(g.offset)},
                         {bases_[xv.key].numel}}};
+        if (const ir::Dtype d = an_.values[st.outs[k]].dtype; d != bases_[xv.key].dtype)  // format v1.5
+          o.chain.push_back(Step{OpKind::ViewDtype, {Arg::integer(static_cast<int64_t>(d))}, g.sizes});
       }
     }
     if (!direct)
