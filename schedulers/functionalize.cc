@@ -195,6 +195,17 @@ class Functionalize {
     return bs.root;
   }
 
+  // A tensor of `sizes` holding the number `value` in `dtype`: full; for
+  // i32 (format v1.5) zeros viewed as i32 plus the integer, as no f32 full
+  // holds an integer's bits.
+  int constant(const Shape& sizes, const Arg& value, ir::Dtype dtype, const std::string& name, int line, bool added) {
+    if (dtype != ir::Dtype::I32) return b_.emit1(OpKind::Full, name, {Arg::ints(sizes), value}, line, added);
+    const int zeros = as_dtype(b_.emit1(OpKind::Full, name, {Arg::ints(sizes), Arg::number(0.0)}, line, true),
+                               ir::Dtype::I32, name, line);
+    const Arg integer = Arg::integer(static_cast<int64_t>(value.as_double()));  // (analysis made it one)
+    return b_.emit1(OpKind::Add, name, {Arg::tensor(zeros), integer}, line, added);
+  }
+
   // x viewed as dtype (format v1.5), or x itself when it has it.
   int as_dtype(int x, ir::Dtype dtype, const std::string& name, int line) {
     if (b_.meta(x).dtype == dtype) return x;
@@ -346,7 +357,9 @@ class Functionalize {
     int w2 = b_.value(name_of(v), false);
     b_.emit(op, {w2}, std::move(a), line, false);
     int m = b_.emit1(OpKind::AsStrided, bname,
-                     {Arg::tensor(w2), Arg::ints({bs.numel}), Arg::ints({1}), Arg::integer(0)}, line, true);
+                     {Arg::tensor(as_dtype(w2, bs.dtype, bname, line)), Arg::ints({bs.numel}), Arg::ints({1}),
+                      Arg::integer(0)},
+                     line, true);
     bs.root = m;
     bs.gen++;
     val.gen = -1;  // stale: regenerated from the new base when read
@@ -595,7 +608,7 @@ class Functionalize {
       }
       case MA::Constant: {  // fill_'s number, zero_'s 0
         const Arg value = ir::math_of(st.op) == ir::Math::Zero ? Arg::number(0.0) : st.args[1];
-        n = b_.emit1(OpKind::Full, nm, {Arg::ints(vm.g.sizes), value}, line, false);
+        n = constant(vm.g.sizes, value, vm.dtype, nm, line, false);
         break;
       }
       case MA::Copy:
@@ -627,7 +640,7 @@ class Functionalize {
     if (st.args[4].kind == Arg::Tensor)
       val = expand_to(current(static_cast<int>(st.args[4].i), line), slot);
     else
-      val = b_.emit1(OpKind::Full, nm, {Arg::ints(slot), Arg::number(st.args[4].as_double())}, line, !whole);
+      val = constant(slot, Arg::number(st.args[4].as_double()), vm.dtype, nm, line, !whole);
     if (whole) return val;
     return b_.emit1(OpKind::SliceScatter, nm,
                     {Arg::tensor(cv), Arg::tensor(val), st.args[1], st.args[2], st.args[3], Arg::integer(1)}, line,

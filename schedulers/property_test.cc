@@ -204,6 +204,11 @@ TEST(MustAgree, FormatV13Ops) { EXPECT_GT(agree_over_added_ops(ir::added_in_v13,
 // graph_break (a statement of no values).
 TEST(MustAgree, FormatV14Ops) { EXPECT_GT(agree_over_added_ops(ir::added_in_v14, kSeed + 5, 19, "format v1.4"), 300); }
 
+// Format v1.5's dtype view and the i32 arithmetic on what it views (the
+// recipe adds the i32 statements; only the views are counted): functionalize
+// replays and inverts the dtype steps, and writes i32 numbers as i32.
+TEST(MustAgree, FormatV15Ops) { EXPECT_GT(agree_over_added_ops(ir::added_in_v15, kSeed + 6, 23, "format v1.5"), 100); }
+
 // The property's own bar, checked after every test ran (so it holds in any
 // test order, and a --gtest_filter that leaves the property out checks nothing).
 class PairsAtLeast : public ::testing::Environment {

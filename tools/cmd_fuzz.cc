@@ -318,8 +318,7 @@ void register_fuzz(CLI::App& app, int* status) {
                 "tiled loops of a real compiler's CPU code)");
   c->add_option("--weight", a->o.gen_weights, "op weight multiplier OP=W (repeatable; 0 disables an op)");
   c->add_option("--format", a->o.gen_format,
-                "1.3 (default) or 1.4: also draw format v1.4's constructs (mutable custom ops, graph breaks, training; "
-                "docs/format.md)");
+                fuzz::kFormatHelp);
   c->add_option("--invalid-rate", a->o.gen.invalid_rate,
                 "fraction of programs made ones eager PyTorch rejects (overlap, shape, view, arg errors): an external "
                 "strategy that runs one is a finding of the accepts-invalid class (default 0)");

@@ -99,8 +99,7 @@ void register_gen(CLI::App& app, int* status) {
   c->add_option("--max-numel", a->o.max_numel, "largest storage / tensor (default 64)");
   c->add_option("--weight", a->weights, "op weight multiplier OP=W (repeatable; 0 disables an op)");
   c->add_option("--format", a->format,
-                "1.3 (default) or 1.4: also draw format v1.4's constructs (mutable custom ops, graph breaks, training; "
-                "docs/format.md)");
+                fuzz::kFormatHelp);
   c->add_option("--invalid-rate", a->o.invalid_rate,
                 "fraction of programs made ones eager PyTorch rejects (as `fuzz --invalid-rate`; default 0)")
       ->check(CLI::Range(0.0, 1.0));
