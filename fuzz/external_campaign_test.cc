@@ -16,6 +16,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -322,6 +323,21 @@ TEST(PyCampaign, FindsACustomOpWriteLostOnACopy) {
   for (const std::string& text : minimized)
     EXPECT_TRUE(text.find("custom_scale_(") != std::string::npos || text.find("custom_copy_(") != std::string::npos)
         << text;
+}
+
+// Format v1.5: a compiler that makes x.view(dtype) as a copy (writes
+// through it are lost, x's later writes unseen) is found, and its
+// minimized programs keep a dtype view (the minimizer may turn i32 into
+// f32: the toy copies that one too).
+TEST(PyCampaign, FindsADtypeViewMadeAsACopy) {
+  REQUIRE_DEBIAN_TORCH();  // TorchDispatchMode and view(dtype): torch 1.13 runs them
+  GenOptions gen;
+  gen.op_weights["view_dtype"] = 10;
+  const auto [findings, buckets, minimized, out] = v14_toy_campaign("dtype_view_copies@/usr/bin/python3", 7, gen);
+  EXPECT_GT(findings, 0);
+  EXPECT_FALSE(minimized.empty());
+  const std::regex dtype_view(R"(= view\(\w+, (f32|i32)\))");
+  for (const std::string& text : minimized) EXPECT_TRUE(std::regex_search(text, dtype_view)) << text;
 }
 
 // Format v1.4: a compiler that loses the writes of the region after a graph

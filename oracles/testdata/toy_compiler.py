@@ -179,6 +179,24 @@ def custom_op_on_copies(fn):
     return compiled
 
 
+def dtype_view_copies(fn):
+    # Format v1.5: x.view(torch.int32) made as a copy, not a view: a write
+    # through it never reaches x, and x's later writes never reach it.
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class _Copies(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if func == torch.ops.aten.view.dtype:
+                return func(args[0].clone(), *args[1:], **kwargs)
+            return func(*args, **kwargs)
+
+    def compiled(*args):
+        with _Copies():
+            return fn(*args)
+    return compiled
+
+
 def graph_break_drops_writes(fn):
     graphs = [0]
 
