@@ -8,6 +8,7 @@
 #include "lowering/lowering.h"
 #include "lowering/test_util.h"
 #include "oracles/eager.h"
+#include "schedulers/execution.h"
 
 namespace af::lowering {
 namespace {
@@ -17,13 +18,20 @@ std::string describe(const ir::Program& p, const oracles::Mismatch& m) {
          std::to_string(m.actual) + " " + m.what + "\n" + ir::print(p);
 }
 
-// Runs p with the given partition and expects agreement with the oracle.
+// Runs p with the given partition and expects agreement with the oracle;
+// a program the lowering refuses (unsupported_reason) must be refused as
+// unsupported, which is not a finding.
 void expect_agree(const ir::Program& p, int per_region, CompileCache& cache, const std::string& name) {
   auto expected = oracles::run_eager(p);
   ASSERT_TRUE(expected.ok()) << name;
   auto sched = program_order_schedule(p, per_region);
   LowerOptions o;
   LowerResult r = run_schedule(sched, o, nullptr, cache);
+  if (!unsupported_reason(p).empty()) {
+    EXPECT_FALSE(r.ok) << name << ": the lowering ran a program it says it refuses";
+    EXPECT_EQ(r.error.rfind(schedulers::kLoweringUnsupported, 0), 0u) << name << ": " << r.error;
+    return;
+  }
   ASSERT_TRUE(r.ok) << name << " per_region=" << per_region << ": " << r.error << "\n" << ir::print(p);
   auto mm = oracles::compare(p, *expected, r.obs);
   EXPECT_FALSE(mm) << name << " per_region=" << per_region << ": " << (mm ? describe(p, *mm) : "");
@@ -34,10 +42,17 @@ TEST(HostLowering, CorpusAgreesWithOracle) {
   const auto all = testing::corpus_cases();
   ASSERT_GE(all.size(), 5u) << "corpus not found in runfiles";
   const auto cases = testing::sampled(all, 2, "host corpus");
-  for (const auto& c : cases)
+  size_t refused = 0;
+  for (const auto& c : cases) {
+    refused += !unsupported_reason(c.program).empty();
     for (int k : {1, 0, 2}) expect_agree(c.program, k, cache, c.path);
-  std::printf("corpus: %zu programs, cache hits %lld misses %lld compile %.0f ms\n", cases.size(),
-              static_cast<long long>(cache.hits()), static_cast<long long>(cache.misses()), cache.compile_ms());
+  }
+  // Counted and printed, not silently passed: their checks are the refusal's.
+  std::printf(
+      "corpus: %zu programs (%zu refused as unsupported by the lowering: format v1.5 dtype views), cache hits %lld "
+      "misses %lld compile %.0f ms\n",
+      cases.size(), refused, static_cast<long long>(cache.hits()), static_cast<long long>(cache.misses()),
+      cache.compile_ms());
 }
 
 // 300 generated programs: one region per statement (eager), plus for a

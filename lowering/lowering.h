@@ -78,6 +78,12 @@ const std::vector<std::string>& target_names();
 // Per-statement expected values for checked mode (lower_types.h Expected).
 Expected expected_values(const ir::Program& p, const ir::Analysis& an);
 
+// Why the lowering refuses a valid program (run_schedule's error after
+// schedulers::kLoweringUnsupported), or "" when it lowers it: format v1.5's
+// i32 values (each comes from a view(x, i32)), as the pipelines hold f32
+// buffers only.
+std::string unsupported_reason(const ir::Program& p);
+
 // Runs the schedule region by region. `expected` is used in checked mode
 // (computed here from schedule.program when null).
 LowerResult run_schedule(const schedulers::Schedule& schedule, const LowerOptions& options, const Expected* expected,

@@ -24,17 +24,20 @@ bool target_available(Target t, std::string* why) {
   return false;
 }
 
+std::string unsupported_reason(const ir::Program& p) {
+  for (const ir::Stmt& st : p.stmts)
+    if (st.op == ir::OpKind::ViewDtype)
+      return "view(x, dtype) (format v1.5): the pipelines hold f32 buffers only, line " + std::to_string(st.line);
+  return "";
+}
+
 LowerResult run_schedule(const schedulers::Schedule& schedule, const LowerOptions& options, const Expected* expected,
                          CompileCache& cache) {
-  // Format v1.5's i32 values (each comes from a view(x, i32)): the
-  // pipelines hold f32 buffers only; counted as unsupported, not a finding.
-  for (const ir::Stmt& st : schedule.program.stmts)
-    if (st.op == ir::OpKind::ViewDtype) {
-      LowerResult res;
-      res.error = std::string(schedulers::kLoweringUnsupported) +
-                  "view(x, dtype) (format v1.5): the pipelines hold f32 buffers only, line " + std::to_string(st.line);
-      return res;
-    }
+  if (std::string why = unsupported_reason(schedule.program); !why.empty()) {
+    LowerResult res;
+    res.error = std::string(schedulers::kLoweringUnsupported) + why;
+    return res;
+  }
   if (std::string why; !target_available(options.target, &why)) {
     LowerResult res;
     res.error = std::string("target ") + target_name(options.target) + ": " + why;
