@@ -1,5 +1,5 @@
 # Which operands (and the result) does autograd save for backward, per op
-# of the format? The table behind fuzz/training.cc saved_for_backward.
+# of the format? The table behind generate/training.cc saved_for_backward.
 # For every choice of which operands require grad, one operand's (or the
 # result's) version is bumped after the op, then backward: "modified by an
 # inplace operation" means it was saved. Prints, per op, the argument

@@ -10,7 +10,7 @@
 # Prints per system: defects injected, bugs reported, defects found,
 # precision (defects found / bugs reported) and recall (defects found /
 # defects injected), and the root defects the report groups the bugs into
-# (fuzz/defects.h), with how many mix the toy's two. Not a test (it takes minutes).
+# (triage/defects.h), with how many mix the toy's two. Not a test (it takes minutes).
 #   bench/bug_truth.sh [SECONDS=60] [SEED=8] [KEEP_DIR]
 # With KEEP_DIR the campaigns stay there (KEEP_DIR/SYSTEM). AF_BIN=PATH runs
 # that binary instead of this checkout's (e.g. an older build, for a

@@ -11,9 +11,9 @@
 #include <map>
 #include <set>
 
-#include "fuzz/bucket.h"
-#include "fuzz/check.h"
-#include "fuzz/generator.h"
+#include "check/bucket.h"
+#include "check/check.h"
+#include "generate/generator.h"
 #include "ir/analysis.h"
 #include "run/vocabulary.h"
 

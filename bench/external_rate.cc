@@ -18,7 +18,7 @@
 
 #include "base/files.h"
 #include "compilers/table.h"
-#include "fuzz/generator.h"
+#include "generate/generator.h"
 #include "ir/analysis.h"
 #include "oracles/torch_function.h"
 

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "fuzz/generator.h"
+#include "generate/generator.h"
 #include "ir/analysis.h"
 #include "oracles/eager.h"
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/generator.h"
+#include "generate/generator.h"
 #include "lowering/backend.h"
 #include "lowering/kernel_cache.h"
 #include "lowering/lowering.h"

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/generator.h"
+#include "generate/generator.h"
 #include "lowering/lowering.h"
 #include "oracles/eager.h"
 #include "schedulers/schedulers.h"

@@ -9,9 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/generator.h"
-#include "fuzz/minimize.h"
+#include "generate/generator.h"
+#include "minimize/minimize.h"
 #include "ir/text.h"
+#include "triage/minimize_finding.h"
 
 int main(int argc, char** argv) {
   using namespace af;

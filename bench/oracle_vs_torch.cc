@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "fuzz/generator.h"
+#include "generate/generator.h"
 #include "ir/analysis.h"
 #include "oracles/eager.h"
 #include "oracles/torch_bridge.h"

@@ -1,5 +1,5 @@
 // The distinct bugs of campaign folders by this checkout's bug signature
-// (fuzz/signature.h), for a before/after table across a change of the
+// (triage/signature.h), for a before/after table across a change of the
 // signature (issue #34): every minimized program a folder holds (buckets'
 // findings/*/minimize.json and novelty leads' novel/*/minimize.json) gets
 // today's key from its bug program and the kind of divergence its own key
@@ -17,8 +17,8 @@
 #include <string>
 
 #include "base/files.h"
-#include "fuzz/ledger.h"
-#include "fuzz/signature.h"
+#include "triage/ledger.h"
+#include "triage/signature.h"
 #include "ir/text.h"
 #include "run/spec.h"
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/generator.h"
+#include "generate/generator.h"
 #include "ir/analysis.h"
 #include "oracles/eager.h"
 #include "schedulers/schedulers.h"

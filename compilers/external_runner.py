@@ -28,7 +28,7 @@ Protocol, one JSON object per line:
   another _setup() of MODULE2. The answer then has
   "recall": {"eager": OBS2, "actual": OBS2} or {"eager": OBS2, "error": E}
   (the second call raised) or {"eager_error": E} (eager refuses that layout).
-  A request with "evidence": true or "ops" (issue #57, fuzz/evidence.h) also
+  A request with "evidence": true or "ops" (issue #57, triage/evidence.h) also
   answers "frames": the compiler's frames of the exception the strategy
   raised (outermost first; the deepest __cause__), and "coverage": every
   function of the compiler (not the program, not Python's own library) that

@@ -53,7 +53,7 @@ struct ExternalResult {
   std::string strategy_error_type, strategy_message;
   // Ok with a recall layout asked for: the second call.
   std::optional<RecallResult> recall;
-  // Evidence (issue #57; set_external_evidence, fuzz/evidence.h), as
+  // Evidence (issue #57; set_external_evidence, triage/evidence.h), as
   // PATH:QUALNAME with PATH relative to site-packages: the compiler's frames
   // of the exception it raised (outermost first), and every function of the
   // compiler that ran while compiling and calling (sorted).
@@ -126,8 +126,8 @@ ExternalResult run_external_fresh(const ir::Program& p, const std::string& strat
 // shares with a second, new process that then compiles and runs `second`
 // (the same program in another alias layout) over what the first left
 // there. The second's result; the first's status in *first_status.
-ExternalResult run_external_over_cache(const ir::Program& first, const ir::Program& second,
-                                       const std::string& strategy, ExternalResult::Status* first_status = nullptr);
+ExternalResult run_external_over_cache(const ir::Program& first, const ir::Program& second, const std::string& strategy,
+                                       ExternalResult::Status* first_status = nullptr);
 
 // The bound on one program's answer for this process's runners (a
 // campaign worker: below the case timeout, so that a compiler that hangs

@@ -1,5 +1,5 @@
 // libFuzzer target: the differential check on structure-aware inputs.
-// Every input decodes to a valid program (fuzz/bytes.h); every strategy
+// Every input decodes to a valid program (generate/bytes.h); every strategy
 // runs under reorder and fusion policies drawn from the input.
 //   - a must-agree strategy that disagrees aborts: a bug in aliasfuzz;
 //   - strategies under study and mutants (AF_FUZZ_STRATEGY=a,b and
@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/bytes.h"
-#include "fuzz/bucket.h"
-#include "fuzz/campaign_specs.h"
-#include "fuzz/check.h"
+#include "generate/bytes.h"
+#include "check/bucket.h"
+#include "check/campaign_specs.h"
+#include "check/check.h"
 #include "ir/analysis.h"
 #include "ir/text.h"
 #include "oracles/eager.h"

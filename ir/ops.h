@@ -208,7 +208,7 @@ enum class Math {
 };
 enum class MathArity { NotElementwise, Unary, Binary, Clamp, Constant, Copy, Ternary };
 // How a Math moves rounding noise: the class of the generator's noise
-// rule (fuzz/noise_model.cc: one rule per class), so that a new Math with
+// rule (generate/noise_model.cc: one rule per class), so that a new Math with
 // the same kind of function takes an existing rule.
 enum class Noise {
   NotElementwise,
@@ -230,7 +230,7 @@ MathArity math_arity(Math m);
 Noise math_noise(Math m);
 const char* math_name(Math m);
 
-// How the generator (fuzz/recipes.cc) draws an op's arguments; ops that
+// How the generator (generate/recipes.cc) draws an op's arguments; ops that
 // share a recipe differ only in what the op itself does.
 enum class GenRecipe {
   NotGenerated,  // introduced by strategies only
@@ -375,7 +375,7 @@ struct TensorMeta {
   Geometry g;
   int storage = -1;  // storage id (declared storages first, then fresh ones)
   int64_t storage_numel = 0;
-  int impl = -1;  // identity of the tensor object (PyTorch's is_same)
+  int impl = -1;             // identity of the tensor object (PyTorch's is_same)
   Dtype dtype = Dtype::F32;  // format v1.2's i64/bool inputs, v1.5's i32 values
 };
 

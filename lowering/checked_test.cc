@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "fuzz/generator.h"
+#include "generate/generator.h"
 #include "ir/text.h"
 #include "lowering/lowering.h"
 #include "lowering/test_util.h"

@@ -2,7 +2,7 @@
 // "skipped: no GPU" and is counted as skipped (GTEST_SKIP).
 #include <gtest/gtest.h>
 
-#include "fuzz/generator.h"
+#include "generate/generator.h"
 #include "ir/text.h"
 #include "lowering/lowering.h"
 #include "lowering/test_util.h"

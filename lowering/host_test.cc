@@ -3,7 +3,7 @@
 // (program order is eager order, so every partition must agree).
 #include <gtest/gtest.h>
 
-#include "fuzz/generator.h"
+#include "generate/generator.h"
 #include "ir/text.h"
 #include "lowering/lowering.h"
 #include "lowering/test_util.h"

@@ -11,7 +11,7 @@
 #include <map>
 #include <string>
 
-#include "fuzz/generator.h"
+#include "generate/generator.h"
 #include "ir/text.h"
 #include "lowering/lowering.h"
 #include "lowering/spec.h"

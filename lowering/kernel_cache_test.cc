@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "fuzz/generator.h"
+#include "generate/generator.h"
 #include "lowering/kernel_cache.h"
 #include "base/files.h"
 #include "lowering/lowering.h"

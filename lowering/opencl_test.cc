@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "fuzz/check.h"
-#include "fuzz/generator.h"
+#include "check/check.h"
+#include "generate/generator.h"
 #include "ir/text.h"
 #include "lowering/lowering.h"
 #include "lowering/test_util.h"

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "fuzz/generator.h"
+#include "generate/generator.h"
 #include "ir/text.h"
 #include "lowering/lowering.h"
 #include "lowering/test_util.h"

@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "fuzz/generator.h"
+#include "generate/generator.h"
 #include "ir/text.h"
 #include "lowering/lowering.h"
 #include "oracles/eager.h"

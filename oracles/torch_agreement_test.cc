@@ -11,9 +11,9 @@
 #include <regex>
 #include <sstream>
 
-#include "fuzz/generator.h"
-#include "fuzz/invalid.h"
-#include "fuzz/noise_model.h"
+#include "generate/generator.h"
+#include "generate/invalid.h"
+#include "generate/noise_model.h"
 #include "ir/analysis.h"
 #include "ir/relayout.h"
 #include "ir/text.h"
@@ -204,7 +204,7 @@ void agree_over_added_ops(const std::string& version, bool (*added)(ir::OpKind),
     p = fuzz::variant(p, at, h);
     auto an = ir::analyze(p);
     // Format v1.5: a variant may view a rounded value as i32, whose bits
-    // no two implementations share (fuzz/noise_model.h): counted apart.
+    // no two implementations share (generate/noise_model.h): counted apart.
     if (an && !fuzz::bit_exact_returns(p, *an)) {
       kinds["inexact i32"]++;
       continue;

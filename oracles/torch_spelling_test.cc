@@ -15,7 +15,7 @@
 #include <map>
 #include <string>
 
-#include "fuzz/generator.h"
+#include "generate/generator.h"
 #include "ir/analysis.h"
 #include "ir/text.h"
 #include "oracles/eager.h"

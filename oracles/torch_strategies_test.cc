@@ -8,7 +8,7 @@
 
 #include <map>
 
-#include "fuzz/generator.h"
+#include "generate/generator.h"
 #include "ir/analysis.h"
 #include "ir/text.h"
 #include "oracles/eager.h"

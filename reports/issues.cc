@@ -9,9 +9,9 @@
 #include <filesystem>
 #include <set>
 
-#include "fuzz/bucket.h"
-#include "fuzz/check.h"
-#include "fuzz/files.h"
+#include "check/bucket.h"
+#include "check/check.h"
+#include "check/files.h"
 #include "compilers/table.h"
 #include "reports/report.h"
 

@@ -10,8 +10,8 @@
 #include <tuple>
 
 #include "ir/json_text.h"
-#include "fuzz/check.h"
-#include "fuzz/files.h"
+#include "check/check.h"
+#include "check/files.h"
 #include "reports/report.h"
 
 namespace af::reports {

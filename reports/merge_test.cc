@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "fuzz/check.h"
-#include "fuzz/files.h"
+#include "check/check.h"
+#include "check/files.h"
 #include "reports/report.h"
 #include "reports/test_util.h"
 
@@ -44,7 +44,7 @@ std::vector<json> all_findings() {
   };
 }
 
-// Writes a campaign folder as fuzz/campaign.cc would have left it after
+// Writes a campaign folder as campaign/campaign.cc would have left it after
 // checking the given programs (buckets from its own findings):
 // findings.jsonl with one line per bucket and its count, or (`legacy`, as
 // folders written before that) one line per finding.

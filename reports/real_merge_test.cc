@@ -8,8 +8,8 @@
 #include <set>
 #include <sstream>
 
-#include "fuzz/campaign.h"
-#include "fuzz/files.h"
+#include "campaign/campaign.h"
+#include "check/files.h"
 #include "reports/report.h"
 #include "reports/test_util.h"
 

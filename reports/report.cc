@@ -10,12 +10,12 @@
 #include <set>
 #include <stdexcept>
 
-#include "fuzz/bucket.h"
-#include "fuzz/campaign_specs.h"
-#include "fuzz/check.h"
-#include "fuzz/defects.h"
-#include "fuzz/files.h"
-#include "fuzz/ledger.h"
+#include "check/bucket.h"
+#include "check/campaign_specs.h"
+#include "check/check.h"
+#include "triage/defects.h"
+#include "check/files.h"
+#include "triage/ledger.h"
 #include "ir/text.h"
 
 namespace af::reports {
@@ -38,7 +38,7 @@ json read_json(const std::string& path, bool required) {
 
 namespace {
 // Root defects (issue #57): the bugs grouped by the evidence their
-// compiler gave (minimize.json's "evidence", fuzz/defects.h); a bug
+// compiler gave (minimize.json's "evidence", triage/defects.h); a bug
 // without evidence (aliasfuzz's own schedulers, a cut bug program) is a
 // defect of its own. Each bug gets its defect's name ("defect").
 json root_defects(json& bugs) {
@@ -66,7 +66,6 @@ json root_defects(json& bugs) {
   }
   return out;
 }
-
 
 bool exists(const std::string& path) {
   std::string probe;
@@ -207,7 +206,7 @@ json summarize(const std::string& dir) {
     e["files"] = files;
     e["story"] =
         bucket_story(dir, name, first_finding.count(name) ? first_finding[name] : b.value("finding", json::object()));
-    // The bug it is (fuzz/signature.h, from minimize.json); a class that
+    // The bug it is (triage/signature.h, from minimize.json); a class that
     // was not minimized is its own bug.
     const json mj = read_json(dir + "/findings/" + name + "/minimize.json", false);
     e["bug"] = mj.value("bug", name);
@@ -350,7 +349,7 @@ json summarize(const std::string& dir) {
       const size_t before = bugs.size();
       json& g = bug_of(mj, n);
       // Its count: the findings that had the feature (the feature sample's,
-      // scaled to every program; fuzz/campaign_case.h), an estimate.
+      // scaled to every program; campaign/campaign_case.h), an estimate.
       if (bugs.size() > before) g["from_novelty"] = true, g["count_estimated"] = true;
       g["folders"].push_back("novel/" + n);
       g["count"] = std::max(g["count"].get<int64_t>(), st.value("feature_count", int64_t{1}));
@@ -401,8 +400,8 @@ std::string merged_line(const json& s) {
   const int64_t m = mg.value("minimized_programs", int64_t{0}), d = mg.value("duplicates", int64_t{0});
   return std::to_string(s.value("bug_count", int64_t{0})) + " bugs from " + std::to_string(m) +
          " minimized programs (buckets' and novelty leads'): " + std::to_string(d) + " merged as duplicates (" +
-         std::to_string(m > 0 ? (100 * d + m / 2) / m : 0) + "%); " + std::to_string(s.value("defect_count", int64_t{0})) +
-         " root defects";
+         std::to_string(m > 0 ? (100 * d + m / 2) / m : 0) + "%); " +
+         std::to_string(s.value("defect_count", int64_t{0})) + " root defects";
 }
 
 // The bugs, the unit a reader triages (new ones first, then those the
@@ -458,9 +457,9 @@ std::string bugs_markdown(const json& s) {
     for (const auto& f : g.value("folders", json::array())) where += (where.empty() ? "" : ", ") + f.get<std::string>();
     const std::string known = bug_ledger_text(g);
     m += "| " + md_cell(g.value("name", std::string())) + (g.value("must_agree", false) ? " **(aliasfuzz)**" : "") +
-         " | " + md_cell(g.value("defect", std::string())) + " | " + md_cell(known) + " | " + (g.value("count_estimated", false) ? "≈ " : "") +
-         std::to_string(g.value("count", int64_t{0})) + " | " + std::to_string(g.value("explained", int64_t{0})) +
-         " | " + md_cell(where) + " |\n";
+         " | " + md_cell(g.value("defect", std::string())) + " | " + md_cell(known) + " | " +
+         (g.value("count_estimated", false) ? "≈ " : "") + std::to_string(g.value("count", int64_t{0})) + " | " +
+         std::to_string(g.value("explained", int64_t{0})) + " | " + md_cell(where) + " |\n";
   }
   for (const json& g : s.value("bugs", json::array()))
     if (g.contains("program"))
@@ -514,8 +513,8 @@ std::string render_markdown(const json& s) {
   }
   m += "- findings: " + std::to_string(s.value("findings", int64_t{0})) + " in " +
        std::to_string(s.value("bucket_count", int64_t{0})) + " buckets, " +
-       std::to_string(s.value("bug_count", int64_t{0})) + " distinct bugs (one per cause, fuzz/signature.h), " +
-       std::to_string(s.value("defect_count", int64_t{0})) + " root defects (fuzz/defects.h)\n";
+       std::to_string(s.value("bug_count", int64_t{0})) + " distinct bugs (one per cause, triage/signature.h), " +
+       std::to_string(s.value("defect_count", int64_t{0})) + " root defects (triage/defects.h)\n";
   m += "- crashes: " + std::to_string(s.value("crashes", int64_t{0})) +
        ", timeouts: " + std::to_string(s.value("timeouts", int64_t{0})) + "\n";
   if (s.contains("external")) {

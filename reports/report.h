@@ -1,6 +1,6 @@
 // Campaign reports and shard merging.
 //
-// A campaign folder (see fuzz/campaign.h) holds campaign.json, state.json,
+// A campaign folder (see campaign/campaign.h) holds campaign.json, state.json,
 // findings.jsonl (one line per bucket, with its count), findings-all.jsonl
 // (with --log-all: every divergence) and findings/BUCKET/. write_reports turns it into
 // report.json (machine-readable summary), report.md (readable summary) and

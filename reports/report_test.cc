@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
-#include "fuzz/files.h"
+#include "check/files.h"
 #include "reports/report.h"
 #include "reports/test_util.h"
 
@@ -22,7 +22,7 @@ json spec(const std::string& strategy, const json& inject = nullptr) {
       {"strategy", strategy}, {"inject", inject}, {"reorder", "random:3"}, {"fusion", "greedy"}, {"target", "interp"}};
 }
 
-// A small campaign folder written by hand, as fuzz/campaign.cc writes one.
+// A small campaign folder written by hand, as campaign/campaign.cc writes one.
 std::string make_campaign(bool with_regions) {
   const std::string d = fresh_dir("report");
   fuzz::make_dirs(d + "/findings");
@@ -251,7 +251,7 @@ TEST(Report, EachBucketTellsItsStory) {
 }  // namespace
 }  // namespace af::reports
 
-#include "fuzz/ledger.h"
+#include "triage/ledger.h"
 
 namespace af::reports {
 namespace {
@@ -355,8 +355,10 @@ TEST(Report, BugsWithTheSameFaultFrameAreOneRootDefect) {
   json buckets = json::object();
   std::string lines;
   const std::map<std::string, std::string> evidence = {
-      {"thunder__select", "under thunder; fault thunder/core/update_aliases.py:replace_args_with_alias_map; passing 1 of 2"},
-      {"thunder__narrow", "under thunder; fault thunder/core/update_aliases.py:replace_args_with_alias_map; passing 2 of 2"},
+      {"thunder__select",
+       "under thunder; fault thunder/core/update_aliases.py:replace_args_with_alias_map; passing 1 of 2"},
+      {"thunder__narrow",
+       "under thunder; fault thunder/core/update_aliases.py:replace_args_with_alias_map; passing 2 of 2"},
       {"thunder__other", "under thunder; fault thunder/core/transform_common.py:unwrap_return_value; passing 0 of 1"},
       {"thunder__none", ""}};
   for (const auto& [b, ev] : evidence) {

@@ -6,9 +6,9 @@
 #include <filesystem>
 
 #include "ir/json_text.h"
-#include "fuzz/check.h"
-#include "fuzz/files.h"
-#include "fuzz/repro.h"
+#include "check/check.h"
+#include "check/files.h"
+#include "triage/repro.h"
 #include "ir/text.h"
 #include "reports/report.h"
 

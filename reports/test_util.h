@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "fuzz/files.h"
+#include "check/files.h"
 
 namespace af::reports::testing {
 

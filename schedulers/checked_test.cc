@@ -10,7 +10,7 @@
 
 #include <iostream>
 
-#include "fuzz/generator.h"
+#include "generate/generator.h"
 #include "ir/analysis.h"
 #include "ir/text.h"
 #include "schedulers/schedulers.h"

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <iostream>
 
-#include "fuzz/generator.h"
+#include "generate/generator.h"
 #include "ir/analysis.h"
 #include "ir/text.h"
 #include "schedulers/schedulers.h"

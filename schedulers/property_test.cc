@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "fuzz/generator.h"
+#include "generate/generator.h"
 #include "ir/analysis.h"
 #include "ir/text.h"
 #include "oracles/eager.h"

@@ -5,7 +5,7 @@
 
 #include <iostream>
 
-#include "fuzz/generator.h"
+#include "generate/generator.h"
 #include "lowering/kernel_cache.h"
 #include "schedulers/schedulers.h"
 #include "tools/commands.h"

@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ir/json_text.h"
-#include "fuzz/generator.h"
+#include "generate/generator.h"
 #include "ir/analysis.h"
 #include "oracles/eager.h"
 #include "compilers/capabilities.h"
@@ -60,8 +60,11 @@ int run(CapArgs& a) {
     if (!c.inconclusive_why.empty()) {
       std::cerr << "aliasfuzz capabilities: the probe of " << s << " is inconclusive: " << c.inconclusive_why
                 << " (nothing cached)\n";
-      out[s] = {{"available", true}, {"versions", c.versions}, {"inconclusive_why", c.inconclusive_why},
-                {"inconclusive", c.inconclusive}, {"probes", c.probes}};
+      out[s] = {{"available", true},
+                {"versions", c.versions},
+                {"inconclusive_why", c.inconclusive_why},
+                {"inconclusive", c.inconclusive},
+                {"probes", c.probes}};
       continue;
     }
     for (const auto& [op, why] : c.unsupported) weights[op] = 0.0;

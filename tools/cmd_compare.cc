@@ -6,11 +6,11 @@
 #include <nlohmann/json.hpp>
 
 #include "ir/json_text.h"
-#include "fuzz/compare.h"
-#include "fuzz/files.h"
+#include "studies/compare.h"
+#include "check/files.h"
 #include "reports/report.h"
 #include "reports/svg.h"
-#include "fuzz/check.h"
+#include "check/check.h"
 #include "tools/commands.h"
 #include "tools/run_flags.h"
 
@@ -47,9 +47,8 @@ std::vector<std::string> summary_cells(const fuzz::CompareSummary& s) {
           fmt::format("{:.1f}", s.schedule_us),
           fmt::format("{:.1f}", s.run_us)};
 }
-const char* kSummaryHeads[] = {"strategy",   "correct",       "refused",     "why refused",
-                               "regions",    "fusion breaks", "added nodes", "bytes moved",
-                               "schedule us", "run us"};
+const char* kSummaryHeads[] = {"strategy",      "correct",     "refused",     "why refused", "regions",
+                               "fusion breaks", "added nodes", "bytes moved", "schedule us", "run us"};
 
 std::string summary_lead(const fuzz::CompareOptions& o, const fuzz::CompareResult& r) {
   return fmt::format(
@@ -105,9 +104,10 @@ std::string html(const fuzz::CompareOptions& o, const fuzz::CompareResult& resul
   h += "<tr><th>strategy</th><th>reorder</th><th>fusion</th><th>agree</th><th>errors</th><th>regions</th>"
        "<th>bytes moved</th></tr>\n";
   for (const auto& r : result.rows)
-    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}/{}</td><td>{}</td><td>{:.2f}</td><td>{:.0f}</td></tr>\n",
-                     html_escape(r.strategy), html_escape(r.reorder), html_escape(r.fusion), r.agree, r.programs,
-                     r.errors, r.regions, r.bytes_moved);
+    h += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}/{}</td><td>{}</td><td>{:.2f}</td><td>{:.0f}</td></tr>\n",
+        html_escape(r.strategy), html_escape(r.reorder), html_escape(r.fusion), r.agree, r.programs, r.errors,
+        r.regions, r.bytes_moved);
   return h + "</table>\n</body>\n</html>\n";
 }
 
@@ -166,14 +166,13 @@ int run(CompareArgs& a) {
                          {"bytes_moved", s.bytes_moved},
                          {"schedule_us", s.schedule_us},
                          {"run_us", s.run_us}});
-    fuzz::write_atomic(a.out + "/compare.json",
-                       ir::json_text(nlohmann::json{{"seed", a.o.seed},
-                                                    {"programs", a.o.programs},
-                                                    {"common_programs", result.common},
-                                                    {"summary", summary},
-                                                    {"rows", j}},
-                                     2) +
-                           "\n");
+    fuzz::write_atomic(a.out + "/compare.json", ir::json_text(nlohmann::json{{"seed", a.o.seed},
+                                                                             {"programs", a.o.programs},
+                                                                             {"common_programs", result.common},
+                                                                             {"summary", summary},
+                                                                             {"rows", j}},
+                                                              2) +
+                                                    "\n");
     const std::string svg =
         reports::svg::bar_chart("Mean regions per program (reorder fusion, fusion greedy)", bars, "regions");
     fuzz::write_atomic(a.out + "/compare.svg", svg);

@@ -1,10 +1,10 @@
 // aliasfuzz convert: a libFuzzer input (a crash file, a corpus entry) as
 // an .af program. The other way needs no converter: an .af file is itself
-// a valid input of both libFuzzer targets (see fuzz/bytes.h).
+// a valid input of both libFuzzer targets (see generate/bytes.h).
 #include <iostream>
 
-#include "fuzz/bytes.h"
-#include "fuzz/files.h"
+#include "generate/bytes.h"
+#include "check/files.h"
 #include "ir/text.h"
 #include "tools/commands.h"
 

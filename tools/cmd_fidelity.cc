@@ -1,11 +1,11 @@
 // aliasfuzz fidelity: does the update_aliases model predict the real
-// Thunder? (fuzz/fidelity.h)
+// Thunder? (studies/fidelity.h)
 //
 //   aliasfuzz fidelity [--programs N] [--seed S] [--random K] [--size K] --out DIR
 #include <iostream>
 
-#include "fuzz/files.h"
-#include "fuzz/fidelity.h"
+#include "check/files.h"
+#include "studies/fidelity.h"
 #include "compilers/table.h"
 #include "tools/commands.h"
 

@@ -1,4 +1,4 @@
-// aliasfuzz fuzz: a campaign (see fuzz/campaign.h) and its reports.
+// aliasfuzz fuzz: a campaign (see campaign/campaign.h) and its reports.
 #include <algorithm>
 #include <ctime>
 #include <filesystem>
@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "ir/json_text.h"
-#include "fuzz/campaign.h"
-#include "fuzz/campaign_specs.h"
-#include "fuzz/check.h"
+#include "campaign/campaign.h"
+#include "check/campaign_specs.h"
+#include "check/check.h"
 #include "compilers/table.h"
 #include "reports/report.h"
 #include "schedulers/schedulers.h"
@@ -317,8 +317,7 @@ void register_fuzz(CLI::App& app, int* status) {
                 "largest storage / tensor of a generated program (default 64; thousands reach the vectorized and "
                 "tiled loops of a real compiler's CPU code)");
   c->add_option("--weight", a->o.gen_weights, "op weight multiplier OP=W (repeatable; 0 disables an op)");
-  c->add_option("--format", a->o.gen_format,
-                fuzz::kFormatHelp);
+  c->add_option("--format", a->o.gen_format, fuzz::kFormatHelp);
   c->add_option("--invalid-rate", a->o.gen.invalid_rate,
                 "fraction of programs made ones eager PyTorch rejects (overlap, shape, view, arg errors): an external "
                 "strategy that runs one is a finding of the accepts-invalid class (default 0)");

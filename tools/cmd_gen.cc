@@ -14,7 +14,7 @@
 #include <iostream>
 #include <memory>
 
-#include "fuzz/generator.h"
+#include "generate/generator.h"
 #include "ir/text.h"
 #include "tools/commands.h"
 
@@ -98,8 +98,7 @@ void register_gen(CLI::App& app, int* status) {
   c->add_option("--max-rank", a->o.max_rank, "largest tensor rank (default 3)");
   c->add_option("--max-numel", a->o.max_numel, "largest storage / tensor (default 64)");
   c->add_option("--weight", a->weights, "op weight multiplier OP=W (repeatable; 0 disables an op)");
-  c->add_option("--format", a->format,
-                fuzz::kFormatHelp);
+  c->add_option("--format", a->format, fuzz::kFormatHelp);
   c->add_option("--invalid-rate", a->o.invalid_rate,
                 "fraction of programs made ones eager PyTorch rejects (as `fuzz --invalid-rate`; default 0)")
       ->check(CLI::Range(0.0, 1.0));

@@ -14,9 +14,9 @@
 #include <map>
 #include <set>
 
-#include "fuzz/campaign_specs.h"
-#include "fuzz/check.h"
-#include "fuzz/generator.h"
+#include "check/campaign_specs.h"
+#include "check/check.h"
+#include "generate/generator.h"
 #include "lowering/aot_build.h"
 #include "lowering/lowering.h"
 #include "lowering/kit.h"

@@ -1,7 +1,7 @@
 // aliasfuzz ledger check: replays every entry of the findings ledger
 // (corpus/findings) under every installed version of its system, prints
 // the per-version table, and records it in each entry's `# on` lines
-// (fuzz/ledger.h). Versions not installed here keep their recorded lines.
+// (triage/ledger.h). Versions not installed here keep their recorded lines.
 // Exit 1 when an entry replayed here reproduces on none of its installed
 // versions, or an entry breaks a header rule (fuzz::lint_ledger_entry).
 #include <fmt/format.h>
@@ -12,16 +12,17 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fuzz/defects.h"
-#include "fuzz/evidence.h"
-#include "fuzz/files.h"
-#include "fuzz/ledger.h"
-#include "fuzz/minimize.h"
-#include "fuzz/repro.h"
+#include "triage/defects.h"
+#include "triage/evidence.h"
+#include "check/files.h"
+#include "triage/ledger.h"
+#include "minimize/minimize.h"
+#include "triage/repro.h"
 #include "ir/analysis.h"
 #include "ir/text.h"
 #include "oracles/eager.h"
 #include "tools/commands.h"
+#include "triage/minimize_finding.h"
 
 namespace af::tools {
 
@@ -137,12 +138,14 @@ std::map<std::string, fuzz::Evidence> evidence_of(const std::vector<fuzz::Ledger
 // DIR/DEFECT.md for each defect, with its smallest face's repro.py (run
 // under the strategy of its evidence, else its own).
 void write_defect_issues(const std::string& out, const std::string& dir, const std::vector<fuzz::LedgerEntry>& entries,
-                         const std::vector<fuzz::Defect>& found, const std::map<std::string, fuzz::Evidence>& evidence) {
+                         const std::vector<fuzz::Defect>& found,
+                         const std::map<std::string, fuzz::Evidence>& evidence) {
   std::map<std::string, std::string> texts;
   for (const auto& e : entries) fuzz::read_text(dir + "/" + e.name + ".af", &texts[e.name]);
   fuzz::make_dirs(out);
   for (const auto& d : found) {
-    const fuzz::LedgerEntry& e = *std::find_if(entries.begin(), entries.end(), [&](const auto& x) { return x.name == d.name; });
+    const fuzz::LedgerEntry& e =
+        *std::find_if(entries.begin(), entries.end(), [&](const auto& x) { return x.name == d.name; });
     run::RunSpec spec = e.spec;
     if (const auto it = evidence.find(e.name); it != evidence.end())
       if (auto s = run::RunStrategy::parse(it->second.under)) spec.strategy = std::move(*s);
@@ -153,7 +156,8 @@ void write_defect_issues(const std::string& out, const std::string& dir, const s
     if (an)
       if (const auto rec = fuzz::run_spec(e.program, spec, plain))
         repro = fuzz::repro_script(e.program, spec, *rec, oracles::run_eager(e.program, *an));
-    if (repro.empty()) repro = "# (no repro: " + spec.strategy.name() + " is not installed here)\n" + ir::print(e.program);
+    if (repro.empty())
+      repro = "# (no repro: " + spec.strategy.name() + " is not installed here)\n" + ir::print(e.program);
     fuzz::write_atomic(out + "/" + d.name + ".md", fuzz::defect_issue(d, entries, evidence, texts, repro));
   }
   std::cerr << "aliasfuzz ledger: " << found.size() << " issues in " << out << "\n";
@@ -176,8 +180,8 @@ int defects(const LedgerArgs& a) {
     for (const auto& d : found) {
       if (d.system != system) std::cout << (system.empty() ? "" : "\n") << "## " << d.system << "\n";
       system = d.system;
-      std::cout << d.name << " (" << d.entries.size() << (d.entries.size() == 1 ? " face" : " faces") << "): "
-                << d.evidence << "\n";
+      std::cout << d.name << " (" << d.entries.size() << (d.entries.size() == 1 ? " face" : " faces")
+                << "): " << d.evidence << "\n";
       for (size_t i = 1; i < d.entries.size(); ++i) std::cout << "    " << d.entries[i] << "\n";
     }
     std::cout << "\n" << entries.size() << " entries, " << found.size() << " defects\n";
@@ -202,10 +206,11 @@ int defects(const LedgerArgs& a) {
       const std::string& system = kv.first;
       const std::map<std::string, int>& t = kv.second;
       auto n = [&t](const std::string& k) { return t.count(k) ? t.at(k) : 0; };
-      std::cout << fmt::format("{}: {} defects ({} new, {} known, {} fixed); decided by fault frame {}, message {}, "
-                               "suspects {}, alone {}\n",
-                               system, n("defects"), n("new"), n("known"), n("fixed"), n("by fault"), n("by message"),
-                               n("by suspects"), n("by alone:"));
+      std::cout << fmt::format(
+          "{}: {} defects ({} new, {} known, {} fixed); decided by fault frame {}, message {}, "
+          "suspects {}, alone {}\n",
+          system, n("defects"), n("new"), n("known"), n("fixed"), n("by fault"), n("by message"), n("by suspects"),
+          n("by alone:"));
     }
   }
   return errors.empty() ? 0 : 2;
@@ -278,7 +283,7 @@ void register_ledger(CLI::App& app, int* status) {
   ev->add_flag("--dry-run", a->dry_run, "print the evidence, change no file");
   ev->add_flag("--verbose", a->verbose, "every suspect and the whole stack, innermost first (changes no file)");
   ev->callback([a, status] { *status = evidence(*a); });
-  auto* d = c->add_subcommand("defects", "group entries into root defects by their evidence (fuzz/defects.h)");
+  auto* d = c->add_subcommand("defects", "group entries into root defects by their evidence (triage/defects.h)");
   d->add_option("--dir", a->dir, "a folder of ledger-style .af files (default: the ledger)");
   d->add_flag("--json", a->json, "a JSON list of {defect, system, entries, evidence}");
   d->add_flag("--no-gather", a->no_gather, "never run a compiler: an entry without recorded evidence stands alone");

@@ -8,17 +8,18 @@
 #include <iostream>
 #include <memory>
 
-#include "fuzz/campaign_options.h"
-#include "fuzz/invalid.h"
-#include "fuzz/evidence.h"
-#include "fuzz/minimize.h"
-#include "fuzz/repro.h"
+#include "campaign/campaign_options.h"
+#include "generate/invalid.h"
+#include "triage/evidence.h"
+#include "minimize/minimize.h"
+#include "triage/repro.h"
 #include "ir/analysis.h"
 #include "ir/text.h"
 #include "compilers/runner.h"
 #include "compilers/table.h"
 #include "tools/commands.h"
 #include "tools/run_flags.h"
+#include "triage/minimize_finding.h"
 
 namespace af::tools {
 
@@ -119,7 +120,8 @@ int minimize_main(MinimizeCmd& o, const CLI::App& c) {
   }
   // A compiler that hangs costs each candidate the bound on one answer,
   // never more (a hang's finding: every candidate may hang).
-  if (o.case_timeout_s > 0) compilers::set_external_timeout(std::max(1.0, o.case_timeout_s * fuzz::kExternalShareOfCase));
+  if (o.case_timeout_s > 0)
+    compilers::set_external_timeout(std::max(1.0, o.case_timeout_s * fuzz::kExternalShareOfCase));
   fuzz::MinimizeOptions mo;
   mo.time_s = o.time_s;
   mo.max_tests = o.max_tests;

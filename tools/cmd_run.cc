@@ -13,9 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "ir/json_text.h"
-#include "fuzz/check.h"
-#include "fuzz/files.h"
-#include "fuzz/repro.h"
+#include "check/check.h"
+#include "check/files.h"
+#include "triage/repro.h"
 #include "ir/analysis.h"
 #include "ir/relayout.h"
 #include "ir/text.h"

@@ -36,7 +36,7 @@ for t in "${targets[@]}"; do
   find corpus -name '*.af' -exec cp {} "$corpus/" \;
   # Hostile inputs (invalid UTF-8 in names and expressions, NUL bytes, ...) as seeds too.
   find corpus/hostile -name '*.bad' -size -64k -exec cp {} "$corpus/" \;
-  # .af files are valid inputs of both targets (fuzz/bytes.h: text or decoder bytes).
+  # .af files are valid inputs of both targets (generate/bytes.h: text or decoder bytes).
   # .af files are also inputs of fuzz_cli (a program and no arguments: `run`).
   if log=$("$bin/$t" -runs="$runs" -seed=1 -rss_limit_mb=4096 "$corpus" 2>&1); then
     junit "${t#*/}" 0 ""

@@ -35,6 +35,8 @@ bazel test --noshow_progress "${test_env[@]}" --test_env=GTEST_SHUFFLE=1 //... "
 rc=$?
 extra=$(mktemp -d)
 tools/run_libfuzzer.sh "$extra/libfuzzer" 2000
+# The include graph: 0 arrows up, 0 cycles (reads the tree, so not a Bazel test).
+/usr/bin/python3 tools/layers_test.py --xml "$extra/layers.xml"
 /usr/bin/python3 tools/count_tests.py "$(bazel info bazel-testlogs 2>/dev/null)" "$rc" "$extra"
 status=$?
 rm -rf "$extra"

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "fuzz/check.h"
+#include "check/check.h"
 #include "tools/commands.h"
 
 namespace af::tools {

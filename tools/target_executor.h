@@ -1,4 +1,4 @@
-// The Halide lowering as the code-generating target of fuzz/check.h:
+// The Halide lowering as the code-generating target of check/check.h:
 // register it once in main(); campaigns (their forked workers inherit it),
 // the minimizer, `run` and `compare` then accept --target
 // host|opencl|cuda|ptx (lowering::target_names()).

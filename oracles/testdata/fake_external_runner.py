@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A stand-in compiler for the capability-probe tests (compilers/external_test.cc,
-fuzz/campaign_test.cc): compilers/external_runner.py with every strategy run as
+campaign/campaign_test.cc): compilers/external_runner.py with every strategy run as
 plain eager PyTorch, except that it "does not support" some spellings.
 
 Set AF_EXTERNAL_RUNNER to this file and AF_REAL_RUNNER_DIR to the folder of

@@ -1,0 +1,154 @@
+#include "triage/defects.h"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+#include <sstream>
+
+#include "compilers/table.h"
+
+namespace af::fuzz {
+
+namespace {
+
+struct UnionFind {
+  std::vector<size_t> up;
+  explicit UnionFind(size_t n) : up(n) { std::iota(up.begin(), up.end(), 0); }
+  size_t find(size_t i) { return up[i] == i ? i : up[i] = find(up[i]); }
+  void join(size_t a, size_t b) { up[find(a)] = find(b); }
+};
+
+}  // namespace
+
+std::string strategy_system(const std::string& strategy) {
+  const auto ext = compilers::external_strategy(strategy);
+  return ext && !ext->system.empty() ? ext->system : strategy;
+}
+
+std::vector<Defect> group_defects(const std::vector<LedgerEntry>& entries,
+                                  const std::map<std::string, Evidence>& evidence) {
+  std::vector<DefectCandidate> bugs;
+  for (const auto& e : entries)
+    bugs.push_back({e.name, strategy_system(e.spec.strategy.name()), e.what, e.program.stmts.size()});
+  return group_defects(bugs, evidence);
+}
+
+std::vector<Defect> group_defects(const std::vector<DefectCandidate>& entries,
+                                  const std::map<std::string, Evidence>& evidence) {
+  const size_t n = entries.size();
+  UnionFind uf(n);
+  std::vector<std::string> system(n), why(n);
+  // What each rule keys on, per system: the first entry seen with that key.
+  std::map<std::string, size_t> by_fault, by_message, by_suspects;
+  for (size_t i = 0; i < n; ++i) system[i] = entries[i].system;
+  auto link = [&](std::map<std::string, size_t>& seen, const std::string& k, size_t i) {
+    const auto [it, fresh] = seen.emplace(system[i] + "\n" + k, i);
+    if (!fresh) uf.join(i, it->second);
+  };
+  // A function and the closures defined in it are one place to fix:
+  // "f.<locals>.g" keys as "f".
+  auto place = [](const std::string& frame) {
+    const size_t at = frame.find(".<locals>.");
+    return at == std::string::npos ? frame : frame.substr(0, at);
+  };
+  for (size_t i = 0; i < n; ++i) {
+    const auto it = evidence.find(entries[i].name);
+    if (it == evidence.end()) {
+      why[i] = "alone: no evidence";
+      continue;
+    }
+    const Evidence& ev = it->second;
+    if (!ev.system.empty()) system[i] = ev.system;  // met inside the strategy (thunderfx's Dynamo)
+    if (!ev.fault.empty()) {
+      why[i] = "fault " + place(ev.fault);
+      link(by_fault, place(ev.fault), i);
+    } else if (!ev.made_by.empty()) {
+      // A wrong return made where another bug's error is raised: one place.
+      why[i] = "fault " + place(ev.made_by) + " (made the wrong " + ev.wrong + ")";
+      link(by_fault, place(ev.made_by), i);
+    } else if (!ev.message.empty()) {
+      why[i] = "message " + entries[i].what + ": " + ev.message;
+      link(by_message, entries[i].what + ": " + ev.message, i);
+    } else if (!ev.suspects.empty()) {
+      // Wrong values: the same ranked suspects, all of them, and the same
+      // wrong observable. A top suspect alone is too weak: it is often
+      // the precondition every program of a mechanism runs (AOTAutograd's
+      // synthetic bases), not the fault.
+      std::string list;
+      for (const std::string& f : ev.suspects) list += f + ", ";
+      why[i] = "suspects " + list.substr(0, list.size() - 2) + (ev.wrong.empty() ? "" : " (wrong " + ev.wrong + ")");
+      link(by_suspects, entries[i].what + ": " + ev.wrong + ": " + list, i);
+    } else {
+      why[i] = "alone: no fault frame, message or suspect";
+    }
+  }
+  std::map<size_t, std::vector<size_t>> groups;
+  for (size_t i = 0; i < n; ++i) groups[uf.find(i)].push_back(i);
+  std::vector<Defect> out;
+  for (auto& [root, members] : groups) {
+    std::sort(members.begin(), members.end(), [&](size_t a, size_t b) {
+      const size_t sa = entries[a].size, sb = entries[b].size;
+      return sa != sb ? sa < sb : entries[a].name < entries[b].name;
+    });
+    Defect d;
+    d.name = entries[members.front()].name;
+    d.system = system[members.front()];
+    d.evidence = why[members.front()];
+    for (size_t m : members) d.entries.push_back(entries[m].name);
+    out.push_back(std::move(d));
+  }
+  std::sort(out.begin(), out.end(), [](const Defect& a, const Defect& b) {
+    if (a.system != b.system) return a.system < b.system;
+    if (a.entries.size() != b.entries.size()) return a.entries.size() > b.entries.size();
+    return a.name < b.name;
+  });
+  return out;
+}
+
+std::string defect_issue(const Defect& d, const std::vector<LedgerEntry>& entries,
+                         const std::map<std::string, Evidence>& evidence,
+                         const std::map<std::string, std::string>& texts, const std::string& repro) {
+  std::map<std::string, const LedgerEntry*> by_name;
+  for (const auto& e : entries) by_name[e.name] = &e;
+  const LedgerEntry& first = *by_name.at(d.name);
+  std::string t = "# [" + d.system + "] " + first.cause + "\n\n";
+  t += "One root defect seen through " + std::to_string(d.entries.size()) +
+       (d.entries.size() == 1 ? " program" : " programs (faces)") + "; grouped by: " + d.evidence + ".\n\n";
+  if (const auto it = evidence.find(d.name); it != evidence.end()) {
+    const Evidence& ev = it->second;
+    t += "## Where to look\n\n";
+    if (!ev.fault.empty()) t += "- fails in `" + ev.fault + "`\n";
+    if (!ev.message.empty()) t += "- error: `" + ev.message + "`\n";
+    if (!ev.wrong.empty()) t += "- wrong: " + ev.wrong + "\n";
+    if (!ev.suspects.empty()) {
+      t += "- suspects (Ochiai over " + std::to_string(ev.passing) + " passing programs one edit away):";
+      for (const std::string& f : ev.suspects) t += " `" + f + "`";
+      t += "\n";
+    }
+    t += "- gathered under " + ev.under + "\n\n";
+  }
+  t += "## Versions\n\n| version | " + d.name + " |\n| --- | --- |\n";
+  for (const auto& [v, st] : first.on) t += "| " + v + " | " + st + " |\n";
+  t += "\n## Upstream\n\n";
+  std::set<std::string> seen;
+  for (const std::string& n : d.entries) {
+    const auto it = texts.find(n);
+    if (it == texts.end()) continue;
+    std::istringstream in(it->second);
+    for (std::string line; std::getline(in, line) && line.rfind("#", 0) == 0;)
+      for (const char* k : {"# status: ", "# related: ", "# upstream-search: "})
+        if (line.rfind(k, 0) == 0 && seen.insert(line).second) t += "- " + line.substr(2) + "\n";
+  }
+  t += "\n## Smallest repro (" + d.name + ")\n\n```python\n" + repro +
+       (repro.empty() || repro.back() == '\n' ? "" : "\n") + "```\n";
+  if (d.entries.size() > 1) {
+    t += "\n## Other faces\n\n";
+    for (size_t i = 1; i < d.entries.size(); ++i) {
+      const LedgerEntry* e = by_name.at(d.entries[i]);
+      t += "- `" + e->name + "` (" + e->what + "): " + e->cause + "\n";
+    }
+  }
+  return t;
+}
+
+}  // namespace af::fuzz

@@ -1,0 +1,69 @@
+// Root defects (issue #57): the unit a maintainer counts is what one
+// upstream fix removes, not a bug signature (which counts faces: one
+// defect seen through select, narrow and chunk is three signatures).
+// Bugs are grouped by the evidence the compiler itself gives
+// (triage/evidence.h), within one system (compilers' `system`: thunder and
+// thunderfx are one code base). The rule, from the ledger's data
+// (docs/design.md, "Root defects"):
+//
+//   1. two bugs with the same fault frame (the innermost frame of the
+//      compiler proper of an error or crash; for a wrong return, the
+//      compiler function that made it) are one defect, whatever the
+//      exception type or the view; a closure counts as the function it is
+//      defined in;
+//   2. an error with no such frame (PyTorch's C++ check fired below the
+//      compiler) is one defect with the others of the same `what` and
+//      message template;
+//   3. wrong values with neither are one defect with the others of the same
+//      `what`, the same wrong observable ("return shape") and the same
+//      ranked suspects (all kMaxSuspects of them: a top suspect alone is
+//      often the precondition of a mechanism, which several defects share);
+//   4. a bug with no evidence stands alone.
+//
+// The links are taken transitively (union-find); each defect is named by
+// its smallest face (fewest statements, then name).
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "triage/evidence.h"
+#include "triage/ledger.h"
+
+namespace af::fuzz {
+
+struct Defect {
+  std::string name;                  // its smallest face's entry
+  std::string system;                // compilers' system of its strategies
+  std::vector<std::string> entries;  // its faces, smallest first
+  std::string evidence;              // what grouped them ("fault F", "message M", "suspect S", "alone: ...")
+};
+
+// The system a strategy runs ("torch.compile", "thunder", ...; compilers'
+// `system`, else the strategy's name).
+std::string strategy_system(const std::string& strategy);
+
+// A bug to group: a ledger entry, or a campaign's bug.
+struct DefectCandidate {
+  std::string name, system, what;  // system: strategy_system of its strategy
+  size_t size = 0;                 // statements of its program: the smallest face names the defect
+};
+
+// The defects of `bugs`, each in exactly one; `evidence` by name (a bug
+// without any stands alone). Ordered by system, then by faces (most
+// first), then name.
+std::vector<Defect> group_defects(const std::vector<DefectCandidate>& bugs,
+                                  const std::map<std::string, Evidence>& evidence);
+std::vector<Defect> group_defects(const std::vector<LedgerEntry>& entries,
+                                  const std::map<std::string, Evidence>& evidence);
+
+// issue.md of a defect (`ledger defects --issues DIR`): the title from
+// its smallest face's cause, where to look (the evidence), the versions,
+// the upstream status and searches of its faces, the smallest face's
+// repro.py (`repro`, already written), and its other faces one line each.
+// `texts`: each entry's file text by name (for its header's upstream lines).
+std::string defect_issue(const Defect& d, const std::vector<LedgerEntry>& entries,
+                         const std::map<std::string, Evidence>& evidence,
+                         const std::map<std::string, std::string>& texts, const std::string& repro);
+
+}  // namespace af::fuzz

@@ -1,0 +1,177 @@
+// Root defects (issue #57): the evidence's pieces, the grouping rule, and
+// evidence gathered from a toy compiler with two defects that raise the
+// same IndexError in different functions, one of them reached through
+// three different views.
+#include "triage/defects.h"
+
+#include <gtest/gtest.h>
+
+#include "compilers/test_util.h"
+#include "triage/evidence.h"
+#include "triage/ledger.h"
+
+namespace af::fuzz {
+namespace {
+
+TEST(Evidence, TheFaultFrameIsTheInnermostOutsideTheOpMachinery) {
+  EXPECT_EQ(fault_frame({"torch/_dynamo/eval_frame.py:_fn",
+                         "torch/_functorch/_aot_autograd/functional_utils.py:gen_alias_from_base",
+                         "torch/_refs/__init__.py:select", "torch/_prims_common/__init__.py:canonicalize_dim"}),
+            "torch/_functorch/_aot_autograd/functional_utils.py:gen_alias_from_base");
+  // An error PyTorch's C++ raised below the compiler's entry point: no fault frame.
+  EXPECT_EQ(fault_frame({"torch/_functorch/eager_transforms.py:functionalize.<locals>.wrapped"}), "");
+  EXPECT_EQ(fault_frame({}), "");
+}
+
+TEST(Evidence, AMessageTemplateForgetsNumbersAndAddresses) {
+  EXPECT_EQ(message_template("Dimension out of range (expected to be in range of [-1, 0], but got 1)"),
+            "Dimension out of range (expected to be in range of [N, N], but got N)");
+  EXPECT_EQ(message_template("storage of size 4; at 0x7f00ab"), "storage of size N, at ADDR");
+}
+
+TEST(Evidence, ACrashStackIsReadFromFaulthandler) {
+  const std::string tail =
+      "Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f (most recent call first):\n"
+      "  File \"/v/lib/python3.11/site-packages/torch/_functorch/_aot_autograd/functional_utils.py\", line 250 in "
+      "gen_alias_from_base\n"
+      "  File \"/v/lib/python3.11/site-packages/torch/_functorch/_aot_autograd/runtime_wrappers.py\", line 9 in "
+      "_compiled\n"
+      "  File \"/tmp/aliasfuzz-runner-x/aliasfuzz_program_1.py\", line 3 in _fn\n"
+      "  File \"/usr/lib/python3.11/runpy.py\", line 88 in _run_code\n";
+  EXPECT_EQ(crash_frames(tail),
+            (std::vector<std::string>{"torch/_functorch/_aot_autograd/runtime_wrappers.py:_compiled",
+                                      "torch/_functorch/_aot_autograd/functional_utils.py:gen_alias_from_base"}));
+}
+
+TEST(Evidence, SuspectsRankByOchiaiThenByTheirFilesShare) {
+  // f and g (one file) and h ran only in the failing run; p ran in one passing run of two.
+  const std::vector<std::string> failing = {"a.py:f", "a.py:g", "b.py:h", "c.py:p", "torch/_refs/x.py:op"};
+  const auto s = rank_suspects(failing, {{"c.py:p"}, {"d.py:q"}}, 10);
+  EXPECT_EQ(s, (std::vector<std::string>{"a.py:f", "a.py:g", "b.py:h", "c.py:p"}));  // op machinery never
+  EXPECT_EQ(rank_suspects(failing, {}, 1), (std::vector<std::string>{"a.py:f"}));
+}
+
+TEST(Evidence, TheHeaderLineReadsBack) {
+  Evidence ev;
+  ev.under = "aot-eager@2.15.0";
+  ev.fault = "torch/x.py:f";
+  ev.message = "got N; not N";  // a separator in a message does not break the line
+  ev.suspects = {"torch/x.py:f", "torch/y.py:g"};
+  ev.made_by = "torch/x.py:f.<locals>.g";
+  ev.passing = 3;
+  ev.neighbours = 5;
+  const auto back = parse_evidence_text(evidence_text(ev));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->under, ev.under);
+  EXPECT_EQ(back->fault, ev.fault);
+  EXPECT_EQ(back->message, "got N, not N");
+  EXPECT_EQ(back->suspects, ev.suspects);
+  EXPECT_EQ(back->made_by, ev.made_by);
+  EXPECT_EQ(back->passing, 3);
+  EXPECT_EQ(back->neighbours, 5);
+  EXPECT_FALSE(parse_evidence_text("fault x"));  // no `under`
+  EXPECT_FALSE(parse_evidence_text("under x; colour blue"));
+}
+
+LedgerEntry entry(const std::string& name, const std::string& strategy, const std::string& what,
+                  const std::string& program) {
+  std::string err;
+  auto e = parse_ledger_entry(name,
+                              "# aliasfuzz finding: test\n# system: test\n# strategy: " + strategy +
+                                  "\n# what: " + what + "\n# status: new\n" + program,
+                              &err);
+  EXPECT_TRUE(e) << err;
+  return e ? *e : LedgerEntry{};
+}
+
+const char* kViewWrite =
+    "aliasfuzz 1\nstorage s0 f32[4] = full(0.0)\ninput x0 = s0\nt0 = select(x0, 0, 1)\n"
+    "t1 = add_(t0, 1.0)\nreturn t1\n";
+
+std::map<std::string, Evidence> evidence(std::initializer_list<std::pair<const char*, std::string>> faults) {
+  std::map<std::string, Evidence> m;
+  for (const auto& [name, fault] : faults) {
+    Evidence ev;
+    ev.under = "aot-eager";
+    if (fault.rfind("message ", 0) == 0)
+      ev.message = fault.substr(8);
+    else if (fault.rfind("suspect ", 0) == 0)
+      ev.suspects = {fault.substr(8)};
+    else if (fault.rfind("made ", 0) == 0)
+      ev.made_by = fault.substr(5), ev.wrong = "return values";
+    else
+      ev.fault = fault;
+    m[name] = ev;
+  }
+  return m;
+}
+
+TEST(Defects, TheRuleGroupsByFaultThenMessageThenSuspectsWithinOneSystem) {
+  const std::vector<LedgerEntry> es = {
+      entry("a", "aot-eager", "IndexError", kViewWrite),   entry("b", "inductor", "RuntimeError", kViewWrite),
+      entry("c", "aot-eager", "values", kViewWrite),       entry("d", "aot-eager", "RuntimeError", kViewWrite),
+      entry("e", "aot-eager", "RuntimeError", kViewWrite), entry("f", "torch-func-functionalize", "values", kViewWrite),
+      entry("g", "aot-eager", "values", kViewWrite),       entry("h", "aot-eager", "values", kViewWrite),
+      entry("i", "aot-eager", "values", kViewWrite),       entry("j", "aot-eager", "input-meta", kViewWrite),
+      entry("k", "aot-eager", "values", kViewWrite),
+  };
+  const auto ev = evidence({{"a", "torch/f.py:gen"},          // fault
+                            {"b", "torch/f.py:gen"},          // the same fault through Inductor: one system
+                            {"c", "suspect torch/f.py:gen"},  // wrong values: a suspect is no fault frame
+                            {"d", "message setStorage: N"},   // C++ checks, one template
+                            {"e", "message setStorage: N"},
+                            {"f", "suspect torch/f.py:gen"},                // another system: never joined
+                            {"g", "suspect torch/f.py:gen"},                // the same suspects and kind as c
+                            {"i", "suspect torch/g.py:other"},              // other suspects
+                            {"j", "suspect torch/f.py:gen"},                // another kind; h: no evidence
+                            {"k", "made torch/f.py:gen.<locals>.patch"}});  // a wrong return made in gen
+  const auto d = group_defects(es, ev);
+  ASSERT_EQ(d.size(), 7u);
+  EXPECT_EQ(d[0].system, "torch.compile");
+  EXPECT_EQ(d[0].entries, (std::vector<std::string>{"a", "b", "k"}));
+  EXPECT_EQ(d[0].evidence, "fault torch/f.py:gen");
+  EXPECT_EQ(d[1].entries, (std::vector<std::string>{"c", "g"}));
+  EXPECT_EQ(d[2].entries, (std::vector<std::string>{"d", "e"}));
+  EXPECT_EQ(d[3].entries, (std::vector<std::string>{"h"}));
+  EXPECT_EQ(d[3].evidence, "alone: no evidence");
+  EXPECT_EQ(d[4].entries, (std::vector<std::string>{"i"}));
+  EXPECT_EQ(d[5].entries, (std::vector<std::string>{"j"}));
+  EXPECT_EQ(d[6].system, "torch.func.functionalize");
+}
+
+// The toy: two defects that raise the same IndexError ("list index out of
+// range") in two functions; the first reached through three views.
+TEST(Defects, ATwoDefectToyGivesTwoDefectsAndThreeViewsOfOneGiveOne) {
+  REQUIRE_DEBIAN_TORCH();
+  const std::string toy = "py:oracles.testdata.toy_compiler:two_error_defects@/usr/bin/python3";
+  const std::vector<LedgerEntry> es = {
+      entry("view-select", toy, "IndexError", kViewWrite),
+      entry("view-narrow", toy, "IndexError",
+            "aliasfuzz 1\nstorage s0 f32[4] = full(0.0)\ninput x0 = s0\nt0 = narrow(x0, 0, 1, 2)\n"
+            "t1 = mul_(t0, 2.0)\nt2 = add(x0, 1.0)\nreturn t1, t2\n"),
+      entry("view-transpose", toy, "IndexError",
+            "aliasfuzz 1\nstorage s0 f32[6] = iota(0.0, 1.0)\ninput x0 = as_strided(s0, [2, 3], [3, 1], 0)\n"
+            "t0 = transpose(x0, 0, 1)\nt1 = sub_(t0, 1.0)\nreturn t1\n"),
+      entry("exp", toy, "IndexError",
+            "aliasfuzz 1\nstorage s0 f32[4] = full(0.0)\ninput x0 = s0\nt0 = add(x0, 1.0)\nt1 = exp_(t0)\n"
+            "return t1\n"),
+  };
+  std::map<std::string, Evidence> ev;
+  for (const auto& e : es) {
+    std::string why;
+    const auto got = gather_evidence(e, toy, &why);
+    ASSERT_TRUE(got) << e.name << ": " << why;
+    EXPECT_EQ(got->message, "list index out of range") << e.name;  // one message: it cannot tell them apart
+    ev[e.name] = *got;
+  }
+  EXPECT_EQ(ev["view-select"].fault, "oracles/testdata/toy_compiler.py:_replay_view");
+  EXPECT_EQ(ev["exp"].fault, "oracles/testdata/toy_compiler.py:_lower_exp");
+  const auto d = group_defects(es, ev);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0].entries.size(), 3u);
+  EXPECT_EQ(d[0].evidence, "fault oracles/testdata/toy_compiler.py:_replay_view");
+  EXPECT_EQ(d[1].entries, (std::vector<std::string>{"exp"}));
+}
+
+}  // namespace
+}  // namespace af::fuzz
