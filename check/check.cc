@@ -136,7 +136,7 @@ RunRecord judge_recall(RunRecord r, const ir::Program& p, const compilers::Recal
   // A second-call divergence is the layout's own first-call bug only when a
   // fresh compile in a new process, with a fresh cache folder, shows it too
   // (issue #56): the same process could carry what the first call left.
-  const auto alone = compilers::run_external_fresh(layout, r.spec.strategy.name());
+  const auto alone = compilers::run_external_fresh(layout, *r.spec.strategy.external());
   const bool alone_agrees =
       alone.status == compilers::ExternalResult::Status::Ok && !oracles::compare(layout, alone.eager, alone.actual);
   if (!alone_agrees) {
@@ -151,7 +151,8 @@ RunRecord judge_recall(RunRecord r, const ir::Program& p, const compilers::Recal
   return r;
 }
 
-bool external_prefix_diverges(const ir::Program& p, const ir::Analysis& an, size_t n, const std::string& strategy) {
+bool external_prefix_diverges(const ir::Program& p, const ir::Analysis& an, size_t n,
+                              const compilers::ExternalStrategy& strategy) {
   const ir::Program q = prefix(p, n, ir::prefix_analysis(p, an, n));
   const auto res = compilers::run_external(q, strategy);
   return res.status == compilers::ExternalResult::Status::Ok && oracles::compare(q, res.eager, res.actual);
@@ -186,7 +187,8 @@ std::optional<RunRecord> check_external_result(const ir::Program& p, const ir::A
         if (const std::string known = options.known_bug ? options.known_bug(r) : ""; !known.empty())
           r.op = "ledger-" + known;
         else
-          r.op = bisect_first_op(p, [&](size_t n) { return external_prefix_diverges(p, *an, n, s.strategy.name()); });
+          r.op =
+              bisect_first_op(p, [&](size_t n) { return external_prefix_diverges(p, *an, n, *s.strategy.external()); });
       }
       return r;
     }
@@ -232,7 +234,7 @@ std::optional<RunRecord> check_external_result(const ir::Program& p, const ir::A
 RunRecord judge_across_processes(RunRecord r, const ir::Program& p, const ir::Program& layout) {
   using S = compilers::ExternalResult::Status;
   S first = S::Failed;
-  const auto res = compilers::run_external_over_cache(p, layout, r.spec.strategy.name(), &first);
+  const auto res = compilers::run_external_over_cache(p, layout, *r.spec.strategy.external(), &first);
   if (first != S::Ok) return r;  // the first layout did not run: no history to judge
   RunRecord h = r;
   if (res.status == S::Ok) {
@@ -243,7 +245,7 @@ RunRecord judge_across_processes(RunRecord r, const ir::Program& p, const ir::Pr
     return r;
   }
   if (!h.mismatch && h.error.empty()) return r;
-  const auto fresh = compilers::run_external_fresh(layout, r.spec.strategy.name());
+  const auto fresh = compilers::run_external_fresh(layout, *r.spec.strategy.external());
   if (fresh.status != S::Ok || oracles::compare(layout, fresh.eager, fresh.actual)) return r;  // its own bug
   h.agree = false;
   h.stale_from_cache = true;
@@ -258,9 +260,9 @@ std::optional<RunRecord> check_external(const ir::Program& p, const ir::Analysis
   // cache, not a second call of the same compiled function.
   const bool across = options.across_processes || s.across_processes;
   const bool in_process = second && !across;
-  auto r = check_external_result(p, options.first_op ? &an : nullptr, s,
-                                 compilers::run_external(p, s.strategy.name(), false, in_process ? &*second : nullptr),
-                                 options);
+  auto r = check_external_result(
+      p, options.first_op ? &an : nullptr, s,
+      compilers::run_external(p, *s.strategy.external(), false, in_process ? &*second : nullptr), options);
   if (r && r->agree && r->unsupported.empty() && second && across)
     return judge_across_processes(std::move(*r), p, *second);
   return r;
@@ -269,7 +271,7 @@ std::optional<RunRecord> check_external(const ir::Program& p, const ir::Analysis
 // One run of an external strategy on a program the oracle rejects.
 std::optional<RunRecord> check_external_invalid(const ir::Program& p, const ir::Error& error, const run::RunSpec& s) {
   using S = compilers::ExternalResult::Status;
-  const auto res = compilers::run_external(p, s.strategy.name(), /*invalid=*/true);
+  const auto res = compilers::run_external(p, *s.strategy.external(), /*invalid=*/true);
   if (res.status != S::EagerError) {
     if (res.status == S::Unavailable || res.status == S::Failed) return check_external_result(p, nullptr, s, res);
     RunRecord r;  // that Python's eager ran what the oracle rejects: nothing to compare

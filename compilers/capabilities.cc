@@ -57,69 +57,72 @@ struct Form {
 // The ops whose arguments are not tensors alone (scatters and
 // update_aliases are introduced by strategies and never sent to an
 // external compiler; the other ops' one form is their row's: forms_of).
-const std::map<std::string, std::vector<Form>>& op_forms() {
-  static const std::map<std::string, std::vector<Form>> m = {
-      {"view", {{"", "r = view({X}, [3, 2, 2])", "r"}}},
+const std::map<ir::OpKind, std::vector<Form>>& op_forms() {
+  static const std::map<ir::OpKind, std::vector<Form>> m = {
+      {ir::OpKind::View, {{"", "r = view({X}, [3, 2, 2])", "r"}}},
       // format v1.5: the dtype view, read as i32 and written through
-      {"view_dtype", {{"", "r = view({X}, i32)", "r"}, {"write", "r = view({X}, i32)\nadd_(r, 3)", ""}}},
-      {"reshape", {{"", "r = reshape({X}, [2, 6])", "r"}}},
-      {"transpose", {{"", "r = transpose({X}, 0, -1)", "r"}}},
-      {"permute", {{"", "r = permute({X}, [1, 0])", "r"}}},
-      {"slice", {{"step", "r = slice({X}, 1, 1, 4, 2)", "r"}, {"clamped", "r = slice({X}, -2, -2, 100, 1)", "r"}}},
-      {"narrow", {{"", "r = narrow({X}, 1, 1, 2)", "r"}}},
-      {"select", {{"", "r = select({X}, 0, -1)", "r"}}},
-      {"unsqueeze", {{"", "r = unsqueeze({X}, 1)", "r"}}},
-      {"squeeze", {{"", "r = squeeze({X}, 0)", "r"}}},
-      {"expand", {{"", "r = expand({X}, [2, 3, 4])", "r"}}},
-      {"diagonal", {{"", "r = diagonal({X}, 0, 0, 1)", "r"}}},
-      {"as_strided", {{"", "r = as_strided({X}, [2, 2], [4, 1], 1)", "r"}}},
-      {"chunk", {{"", "r, r2 = chunk({X}, 2, 1)", "r, r2"}}},
-      {"split", {{"", "r, r2 = split({X}, 3, 1)", "r, r2"}}},
-      {"unbind", {{"", "r, r2, r3 = unbind({X}, 0)", "r, r2, r3"}}},
-      {"add_", {{"number", "add_({X}, 1.5)", ""}, {"tensor", "add_({X}, {Y})", ""}}},
-      {"sub_", {{"number", "sub_({X}, 1.5)", ""}, {"tensor", "sub_({X}, {Y})", ""}}},
-      {"mul_", {{"number", "mul_({X}, 1.5)", ""}, {"tensor", "mul_({X}, {Y})", ""}}},
-      {"div_", {{"number", "div_({X}, 1.5)", ""}, {"tensor", "div_({X}, {Y})", ""}}},
-      {"clamp_", {{"", "clamp_({X}, -1.0, 2.0)", ""}}},
-      {"fill_", {{"", "fill_({X}, 2.0)", ""}}},
-      {"copy_", {{"", "copy_({X}, {Y})", ""}}},
-      {"setitem_", {{"number", "setitem_({X}, 1, 0, 2, 1.5)", ""}, {"tensor", "setitem_({X}, 0, 0, 3, {Y})", ""}}},
+      {ir::OpKind::ViewDtype, {{"", "r = view({X}, i32)", "r"}, {"write", "r = view({X}, i32)\nadd_(r, 3)", ""}}},
+      {ir::OpKind::Reshape, {{"", "r = reshape({X}, [2, 6])", "r"}}},
+      {ir::OpKind::Transpose, {{"", "r = transpose({X}, 0, -1)", "r"}}},
+      {ir::OpKind::Permute, {{"", "r = permute({X}, [1, 0])", "r"}}},
+      {ir::OpKind::Slice,
+       {{"step", "r = slice({X}, 1, 1, 4, 2)", "r"}, {"clamped", "r = slice({X}, -2, -2, 100, 1)", "r"}}},
+      {ir::OpKind::Narrow, {{"", "r = narrow({X}, 1, 1, 2)", "r"}}},
+      {ir::OpKind::Select, {{"", "r = select({X}, 0, -1)", "r"}}},
+      {ir::OpKind::Unsqueeze, {{"", "r = unsqueeze({X}, 1)", "r"}}},
+      {ir::OpKind::Squeeze, {{"", "r = squeeze({X}, 0)", "r"}}},
+      {ir::OpKind::Expand, {{"", "r = expand({X}, [2, 3, 4])", "r"}}},
+      {ir::OpKind::Diagonal, {{"", "r = diagonal({X}, 0, 0, 1)", "r"}}},
+      {ir::OpKind::AsStrided, {{"", "r = as_strided({X}, [2, 2], [4, 1], 1)", "r"}}},
+      {ir::OpKind::Chunk, {{"", "r, r2 = chunk({X}, 2, 1)", "r, r2"}}},
+      {ir::OpKind::Split, {{"", "r, r2 = split({X}, 3, 1)", "r, r2"}}},
+      {ir::OpKind::Unbind, {{"", "r, r2, r3 = unbind({X}, 0)", "r, r2, r3"}}},
+      {ir::OpKind::AddI, {{"number", "add_({X}, 1.5)", ""}, {"tensor", "add_({X}, {Y})", ""}}},
+      {ir::OpKind::SubI, {{"number", "sub_({X}, 1.5)", ""}, {"tensor", "sub_({X}, {Y})", ""}}},
+      {ir::OpKind::MulI, {{"number", "mul_({X}, 1.5)", ""}, {"tensor", "mul_({X}, {Y})", ""}}},
+      {ir::OpKind::DivI, {{"number", "div_({X}, 1.5)", ""}, {"tensor", "div_({X}, {Y})", ""}}},
+      {ir::OpKind::ClampI, {{"", "clamp_({X}, -1.0, 2.0)", ""}}},
+      {ir::OpKind::FillI, {{"", "fill_({X}, 2.0)", ""}}},
+      {ir::OpKind::CopyI, {{"", "copy_({X}, {Y})", ""}}},
+      {ir::OpKind::SetitemI,
+       {{"number", "setitem_({X}, 1, 0, 2, 1.5)", ""}, {"tensor", "setitem_({X}, 0, 0, 3, {Y})", ""}}},
       // format v1.1 (docs/format.md)
-      {"addcmul_", {{"", "addcmul_({X}, {Y}, {Y}, 0.5)", ""}}},
-      {"addcdiv_", {{"", "addcdiv_({X}, {Y}, {Y}, 0.5)", ""}}},
-      {"lerp_", {{"number", "lerp_({X}, {Y}, 0.25)", ""}, {"tensor", "lerp_({X}, {Y}, {Y})", ""}}},
-      {"clamp_tensor_", {{"", "clamp_tensor_({X}, {Y}, {Y})", ""}}},
-      {"add_out", {{"number", "add_out({X}, {Y}, 1.5)", ""}, {"tensor", "add_out({X}, {Y}, {Y})", ""}}},
-      {"sub_out", {{"number", "sub_out({X}, {Y}, 1.5)", ""}, {"tensor", "sub_out({X}, {Y}, {Y})", ""}}},
-      {"mul_out", {{"number", "mul_out({X}, {Y}, 1.5)", ""}, {"tensor", "mul_out({X}, {Y}, {Y})", ""}}},
-      {"div_out", {{"number", "div_out({X}, {Y}, 1.5)", ""}, {"tensor", "div_out({X}, {Y}, {Y})", ""}}},
+      {ir::OpKind::AddcmulI, {{"", "addcmul_({X}, {Y}, {Y}, 0.5)", ""}}},
+      {ir::OpKind::AddcdivI, {{"", "addcdiv_({X}, {Y}, {Y}, 0.5)", ""}}},
+      {ir::OpKind::LerpI, {{"number", "lerp_({X}, {Y}, 0.25)", ""}, {"tensor", "lerp_({X}, {Y}, {Y})", ""}}},
+      {ir::OpKind::ClampTensorI, {{"", "clamp_tensor_({X}, {Y}, {Y})", ""}}},
+      {ir::OpKind::AddOut, {{"number", "add_out({X}, {Y}, 1.5)", ""}, {"tensor", "add_out({X}, {Y}, {Y})", ""}}},
+      {ir::OpKind::SubOut, {{"number", "sub_out({X}, {Y}, 1.5)", ""}, {"tensor", "sub_out({X}, {Y}, {Y})", ""}}},
+      {ir::OpKind::MulOut, {{"number", "mul_out({X}, {Y}, 1.5)", ""}, {"tensor", "mul_out({X}, {Y}, {Y})", ""}}},
+      {ir::OpKind::DivOut, {{"number", "div_out({X}, {Y}, 1.5)", ""}, {"tensor", "div_out({X}, {Y}, {Y})", ""}}},
       // format v1.2: {I} a 1-D i64 index [2, 0, 1], {J} a [1, 4] one, {M} a [3, 4] bool mask
-      {"index_put_", {{"", "index_put_({X}, {I}, {Y}, 0)", ""}, {"accumulate", "index_put_({X}, {I}, {Y}, 1)", ""}}},
-      {"index_add_", {{"", "index_add_({X}, 0, {I}, {Y})", ""}}},
-      {"index_copy_", {{"", "index_copy_({X}, 0, {I}, {Y})", ""}}},
-      {"scatter_", {{"", "scatter_({X}, 0, {J}, {Y})", ""}}},
-      {"scatter_add_", {{"", "scatter_add_({X}, 1, {J}, {Y})", ""}}},
-      {"masked_fill_", {{"", "masked_fill_({X}, {M}, 2.0)", ""}}},
+      {ir::OpKind::IndexPutI,
+       {{"", "index_put_({X}, {I}, {Y}, 0)", ""}, {"accumulate", "index_put_({X}, {I}, {Y}, 1)", ""}}},
+      {ir::OpKind::IndexAddI, {{"", "index_add_({X}, 0, {I}, {Y})", ""}}},
+      {ir::OpKind::IndexCopyI, {{"", "index_copy_({X}, 0, {I}, {Y})", ""}}},
+      {ir::OpKind::ScatterI, {{"", "scatter_({X}, 0, {J}, {Y})", ""}}},
+      {ir::OpKind::ScatterAddI, {{"", "scatter_add_({X}, 1, {J}, {Y})", ""}}},
+      {ir::OpKind::MaskedFillI, {{"", "masked_fill_({X}, {M}, 2.0)", ""}}},
       // format v1.3: the metadata op's result is the operand itself, re-shaped
-      {"transpose_", {{"", "r = transpose_({X}, 0, -1)", "r", true}}},
-      {"squeeze_", {{"", "r = squeeze_({X}, 0)", "r", true}}},
-      {"unsqueeze_", {{"", "r = unsqueeze_({X}, 1)", "r", true}}},
-      {"swapdims_", {{"", "r = swapdims_({X}, 1, 0)", "r", true}}},
-      {"as_strided_", {{"", "r = as_strided_({X}, [2, 2], [4, 1], 1)", "r", true}}},
-      {"unfold", {{"overlapping", "r = unfold({X}, 1, 2, 1)", "r"}}},
-      {"add", {{"number", "r = add({X}, 1.5)", "r"}, {"tensor", "r = add({X}, {Y})", "r"}}},
-      {"sub", {{"number", "r = sub({X}, 1.5)", "r"}, {"tensor", "r = sub({X}, {Y})", "r"}}},
-      {"mul", {{"number", "r = mul({X}, 1.5)", "r"}, {"tensor", "r = mul({X}, {Y})", "r"}}},
-      {"div", {{"number", "r = div({X}, 1.5)", "r"}, {"tensor", "r = div({X}, {Y})", "r"}}},
-      {"sum", {{"", "r = sum({X}, 1, 0)", "r"}}},
-      {"amax", {{"", "r = amax({X}, 0, 1)", "r"}}},
-      {"softmax", {{"", "r = softmax({X}, -1)", "r"}}},
-      {"matmul", {{"", "r = matmul({X}, {W})", "r"}}},
-      {"cat", {{"", "r = cat([{X}, {Y}], 0)", "r"}}},
-      {"full", {{"", "r = full([2, 3], 1.5)", "r"}}},
+      {ir::OpKind::TransposeI, {{"", "r = transpose_({X}, 0, -1)", "r", true}}},
+      {ir::OpKind::SqueezeI, {{"", "r = squeeze_({X}, 0)", "r", true}}},
+      {ir::OpKind::UnsqueezeI, {{"", "r = unsqueeze_({X}, 1)", "r", true}}},
+      {ir::OpKind::SwapdimsI, {{"", "r = swapdims_({X}, 1, 0)", "r", true}}},
+      {ir::OpKind::AsStridedI, {{"", "r = as_strided_({X}, [2, 2], [4, 1], 1)", "r", true}}},
+      {ir::OpKind::Unfold, {{"overlapping", "r = unfold({X}, 1, 2, 1)", "r"}}},
+      {ir::OpKind::Add, {{"number", "r = add({X}, 1.5)", "r"}, {"tensor", "r = add({X}, {Y})", "r"}}},
+      {ir::OpKind::Sub, {{"number", "r = sub({X}, 1.5)", "r"}, {"tensor", "r = sub({X}, {Y})", "r"}}},
+      {ir::OpKind::Mul, {{"number", "r = mul({X}, 1.5)", "r"}, {"tensor", "r = mul({X}, {Y})", "r"}}},
+      {ir::OpKind::Div, {{"number", "r = div({X}, 1.5)", "r"}, {"tensor", "r = div({X}, {Y})", "r"}}},
+      {ir::OpKind::Sum, {{"", "r = sum({X}, 1, 0)", "r"}}},
+      {ir::OpKind::Amax, {{"", "r = amax({X}, 0, 1)", "r"}}},
+      {ir::OpKind::Softmax, {{"", "r = softmax({X}, -1)", "r"}}},
+      {ir::OpKind::Matmul, {{"", "r = matmul({X}, {W})", "r"}}},
+      {ir::OpKind::Cat, {{"", "r = cat([{X}, {Y}], 0)", "r"}}},
+      {ir::OpKind::Full, {{"", "r = full([2, 3], 1.5)", "r"}}},
       // format v1.4's custom ops
-      {"custom_scale_", {{"", "custom_scale_({X}, 1.5)", ""}}},
-      {"custom_copy_", {{"", "custom_copy_({X}, {Y})", ""}}},
+      {ir::OpKind::CustomScaleI, {{"", "custom_scale_({X}, 1.5)", ""}}},
+      {ir::OpKind::CustomCopyI, {{"", "custom_copy_({X}, {Y})", ""}}},
   };
   return m;
 }
@@ -173,7 +176,7 @@ const char* kIndexInputs =
 std::vector<Form> forms_of(ir::OpKind k) {
   const ir::OpInfo& info = ir::op_info(k);
   const std::string op = info.name, sig = info.sig;
-  if (auto it = op_forms().find(op); it != op_forms().end()) return it->second;
+  if (auto it = op_forms().find(k); it != op_forms().end()) return it->second;
   if (sig == "OT") return {{"", op + "({X}, {Y})", ""}};
   if (sig != "T") return {};
   if (info.cls == ir::OpClass::InPlace) return {{"", op + "({X})", ""}};
@@ -329,6 +332,8 @@ std::string forms_hash() {
 std::map<std::string, std::string> run_form_checks(const std::string& strategy, const std::string& python,
                                                    const ProbeLimits& limits, int* probes) {
   std::map<std::string, std::string> failing;
+  const auto entry = external_strategy(strategy);
+  if (!entry) return failing;
   ExternalOptions o;
   o.python = python;
   o.timeout_s = limits.program_s;
@@ -341,9 +346,9 @@ std::map<std::string, std::string> run_form_checks(const std::string& strategy, 
     auto program = ir::parse_and_validate(f.program);
     if (!control || !program) continue;  // never: the tests check them
     ++*probes;
-    if (runner.run(*control, strategy).status != S::Ok) continue;
+    if (runner.run(*control, *entry).status != S::Ok) continue;
     ++*probes;
-    const ExternalResult r = runner.run(*program, strategy);
+    const ExternalResult r = runner.run(*program, *entry);
     if (r.status == S::StrategyError || r.status == S::Failed)
       failing[f.name] = (r.error_type.empty() ? "failed" : r.error_type) + ": " + r.message;
   }
@@ -393,6 +398,11 @@ std::string probe_key(const std::string& strategy) {
 Capabilities run_probe(const std::string& strategy, const std::string& python, const ProbeLimits& limits) {
   Capabilities c;
   c.strategy = strategy;
+  const auto entry = external_strategy(strategy);
+  if (!entry) {
+    c.error = external_unavailable(strategy);
+    return c;
+  }
   ExternalOptions o;
   o.python = python;
   o.timeout_s = limits.program_s;
@@ -414,7 +424,7 @@ Capabilities run_probe(const std::string& strategy, const std::string& python, c
       c.inconclusive_why = "the probe ran past its bound of " + std::to_string(static_cast<int>(limits.total_s)) + " s";
       break;
     }
-    const ExternalResult r = runner.run(*p, strategy);
+    const ExternalResult r = runner.run(*p, *entry);
     ++c.probes;
     if (limits.progress) limits.progress(c.probes, static_cast<int>(programs.size()));
     if (pp.op.empty()) {

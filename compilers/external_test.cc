@@ -282,7 +282,7 @@ TEST(Thunder, BridgeRoundTripOnTheCorpus) {
       auto p = ir::parse_and_validate(ss.str());
       if (!p) continue;  // the examples of errors
       ++n;
-      const ExternalResult r = runner.run(*p, "thunder");
+      const ExternalResult r = runner.run(*p, *external_strategy("thunder"));
       ASSERT_TRUE(r.status == S::Ok || r.status == S::StrategyError)
           << e.path() << ": " << r.error_type << ": " << r.message;
       EXPECT_FALSE(compare(*p, oracle(*p), r.eager)) << e.path();

@@ -78,7 +78,8 @@ bool ExternalRunner::start(std::string* error) {
   const char* before = std::getenv("AF_RUNNER_CACHE_DIR");
   const std::string saved = before ? before : "";
   if (!o_.cache_dir.empty()) setenv("AF_RUNNER_CACHE_DIR", o_.cache_dir.c_str(), 1);
-  const bool started = start_runner(proc_, o_.python, o_.runner, po, o_.startup_s, "the external runner", &hello, error);
+  const bool started =
+      start_runner(proc_, o_.python, o_.runner, po, o_.startup_s, "the external runner", &hello, error);
   if (!o_.cache_dir.empty()) {
     if (before)
       setenv("AF_RUNNER_CACHE_DIR", saved.c_str(), 1);
@@ -115,16 +116,12 @@ RecallResult recall_of_json(const ir::Program& recall, const nlohmann::json& j) 
 }
 }  // namespace
 
-ExternalResult ExternalRunner::run(const ir::Program& p, const std::string& strategy, bool invalid,
+ExternalResult ExternalRunner::run(const ir::Program& p, const ExternalStrategy& e, bool invalid,
                                    const ir::Program* recall) {
   using S = ExternalResult::Status;
   ExternalResult r;
-  const auto entry = external_strategy(strategy);
-  if (!entry) {
-    r.status = S::Unavailable;
-    r.message = "'" + strategy + "' is not an external strategy";
-    return r;
-  }
+  const ExternalStrategy* entry = &e;
+  const std::string& strategy = e.name;
   std::string err;
   if (!start(&err)) {
     r.status = S::Unavailable;
@@ -250,23 +247,38 @@ void set_external_timeout(double seconds) {
   for (auto& [py, r] : registry().by_python) r->set_timeout(seconds);
 }
 
-ExternalResult run_external(const ir::Program& p, const std::string& strategy, bool invalid,
-                            const ir::Program* recall) {
+namespace {
+// A name that is not an external strategy: the answer of every run of it.
+ExternalResult not_external(const std::string& strategy) {
   ExternalResult r;
-  const std::string py = external_python(strategy);
+  r.status = ExternalResult::Status::Unavailable;
+  r.message = "'" + strategy + "' is not an external strategy";
+  return r;
+}
+}  // namespace
+
+ExternalResult run_external(const ir::Program& p, const ExternalStrategy& e, bool invalid, const ir::Program* recall) {
+  ExternalResult r;
+  const std::string py = external_python(e);
   if (py.empty()) {
     r.status = ExternalResult::Status::Unavailable;
-    r.message = external_unavailable(strategy);
+    r.message = external_unavailable(e);
     return r;
   }
-  return registry().get(py)->run(p, strategy, invalid, recall);
+  return registry().get(py)->run(p, e, invalid, recall);
+}
+
+ExternalResult run_external(const ir::Program& p, const std::string& strategy, bool invalid,
+                            const ir::Program* recall) {
+  const auto e = external_strategy(strategy);
+  return e ? run_external(p, *e, invalid, recall) : not_external(strategy);
 }
 
 namespace {
 // Options for a runner of its own for `strategy` (its Python, this
 // process's bound on an answer); nullopt with *unavailable set when its
 // Python is not installed.
-std::optional<ExternalOptions> own_runner_options(const std::string& strategy, ExternalResult* unavailable) {
+std::optional<ExternalOptions> own_runner_options(const ExternalStrategy& strategy, ExternalResult* unavailable) {
   ExternalOptions o;
   o.python = external_python(strategy);
   if (o.python.empty()) {
@@ -280,6 +292,11 @@ std::optional<ExternalOptions> own_runner_options(const std::string& strategy, E
 }  // namespace
 
 ExternalResult run_external_fresh(const ir::Program& p, const std::string& strategy) {
+  const auto e = external_strategy(strategy);
+  return e ? run_external_fresh(p, *e) : not_external(strategy);
+}
+
+ExternalResult run_external_fresh(const ir::Program& p, const ExternalStrategy& strategy) {
   ExternalResult r;
   const auto o = own_runner_options(strategy, &r);
   if (!o) return r;
@@ -288,7 +305,7 @@ ExternalResult run_external_fresh(const ir::Program& p, const std::string& strat
 }
 
 ExternalResult run_external_over_cache(const ir::Program& first, const ir::Program& second,
-                                       const std::string& strategy, ExternalResult::Status* first_status) {
+                                       const ExternalStrategy& strategy, ExternalResult::Status* first_status) {
   ExternalResult r;
   auto own = own_runner_options(strategy, &r);
   if (!own) return r;

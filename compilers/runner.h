@@ -91,7 +91,7 @@ class ExternalRunner {
   // `recall`: p's recall layout (ir/relayout.h): after a first call that
   // returned, the same compiled function is called on its inputs
   // (ExternalResult::recall).
-  ExternalResult run(const ir::Program& p, const std::string& strategy, bool invalid = false,
+  ExternalResult run(const ir::Program& p, const ExternalStrategy& strategy, bool invalid = false,
                      const ir::Program* recall = nullptr);
   void stop();
   // After fork(): forget the parent's process without touching it.
@@ -114,11 +114,18 @@ class ExternalRunner {
 // external strategy in this process's runner for that strategy's Python
 // (one per Python, lazily started, kept for the life of the process; a
 // forked child starts its own).
-ExternalResult run_external(const ir::Program& p, const std::string& strategy, bool invalid = false,
+// The strategy comes parsed (run::RunSpec holds it so: parsed once per
+// campaign, not per program and bisection prefix).
+ExternalResult run_external(const ir::Program& p, const ExternalStrategy& strategy, bool invalid = false,
                             const ir::Program* recall = nullptr);
 // The same in a new Python process of its own (a fresh Dynamo, a fresh
 // Inductor cache folder, nothing an earlier program left in memory): what
 // a user's fresh process gets. Costs the Python's start-up.
+ExternalResult run_external_fresh(const ir::Program& p, const ExternalStrategy& strategy);
+// By name, parsed here (a command's flag, a test): Unavailable for a name
+// that is not an external strategy.
+ExternalResult run_external(const ir::Program& p, const std::string& strategy, bool invalid = false,
+                            const ir::Program* recall = nullptr);
 ExternalResult run_external_fresh(const ir::Program& p, const std::string& strategy);
 
 // The history check across processes (issue #56, `stale-from-cache`): a
@@ -126,7 +133,8 @@ ExternalResult run_external_fresh(const ir::Program& p, const std::string& strat
 // shares with a second, new process that then compiles and runs `second`
 // (the same program in another alias layout) over what the first left
 // there. The second's result; the first's status in *first_status.
-ExternalResult run_external_over_cache(const ir::Program& first, const ir::Program& second, const std::string& strategy,
+ExternalResult run_external_over_cache(const ir::Program& first, const ir::Program& second,
+                                       const ExternalStrategy& strategy,
                                        ExternalResult::Status* first_status = nullptr);
 
 // The bound on one program's answer for this process's runners (a

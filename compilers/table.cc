@@ -45,24 +45,25 @@ using Py = ExternalStrategy::Python;
 // in external_runner.py names them. `compile` is evaluated by the runner
 // (and by repro.py) with `fn` bound to the program's function.
 const ExternalStrategy kBuiltins[] = {
-    {"torch-functionalize", "functorch.functionalize", Py::System, "", "", "from functorch.experimental import functionalize", "functionalize(fn)",
-     false, "", "", "", "", false, true},
+    {"torch-functionalize", "functorch.functionalize", Py::System, "", "",
+     "from functorch.experimental import functionalize", "functionalize(fn)", false, "", "", "", "", false, true},
     {"thunder", "thunder", Py::Venv, "", "", "import thunder", "thunder.jit(fn)", true},
-    {"thunder-dataflow", "thunder", Py::Venv, "", "", "import thunder", "thunder.jit(fn, fusion_type=\"dataflow\")", true},
-    {"thunder-no-alias-updates", "thunder", Py::Venv, "", "", "import thunder", "thunder.jit(fn, skip_inplace_alias_updates=True)",
+    {"thunder-dataflow", "thunder", Py::Venv, "", "", "import thunder", "thunder.jit(fn, fusion_type=\"dataflow\")",
      true},
-    {"inductor", "torch.compile", Py::Torch, "", "", "import torch", "torch.compile(fn, backend=\"inductor\")", false, "aot-eager",
-     "AOTAutograd/functionalization", "Inductor", "", true},
+    {"thunder-no-alias-updates", "thunder", Py::Venv, "", "", "import thunder",
+     "thunder.jit(fn, skip_inplace_alias_updates=True)", true},
+    {"inductor", "torch.compile", Py::Torch, "", "", "import torch", "torch.compile(fn, backend=\"inductor\")", false,
+     "aot-eager", "AOTAutograd/functionalization", "Inductor", "", true},
     // AOTAutograd's functionalization without Inductor: tells the two apart.
-    {"aot-eager", "torch.compile", Py::Torch, "", "", "import torch", "torch.compile(fn, backend=\"aot_eager\")", false, "", "", "", "",
-     true},
+    {"aot-eager", "torch.compile", Py::Torch, "", "", "import torch", "torch.compile(fn, backend=\"aot_eager\")", false,
+     "", "", "", "", true},
     // Thunder's torch.compile backend with its defaults (ThunderCompiler()).
     // Nodes Thunder cannot run (its meta function or proxy raises, no
     // implementation) are split off to PyTorch: its split reasons.
-    {"thunderfx", "thunder", Py::Venv, "", "", "from thunder.dynamo import thunderfx", "thunderfx(fn)", true, "", "", "",
-     "[r.info for sg in cfn._backend.subgraph_infos for r in sg.split_reasons]"},
-    {"torch-func-functionalize", "torch.func.functionalize", Py::Torch, "", "", "import torch.func", "torch.func.functionalize(fn)", false, "", "",
-     "", "", true, true},
+    {"thunderfx", "thunder", Py::Venv, "", "", "from thunder.dynamo import thunderfx", "thunderfx(fn)", true, "", "",
+     "", "[r.info for sg in cfn._backend.subgraph_infos for r in sg.split_reasons]"},
+    {"torch-func-functionalize", "torch.func.functionalize", Py::Torch, "", "", "import torch.func",
+     "torch.func.functionalize(fn)", false, "", "", "", "", true, true},
 };
 
 const std::regex& identifier() {
@@ -240,11 +241,14 @@ std::string find_thunder_python() {
 
 std::string external_python(const std::string& strategy) {
   const auto e = external_strategy(strategy);
-  if (!e) return "";
-  switch (e->python) {
+  return e ? external_python(*e) : "";
+}
+
+std::string external_python(const ExternalStrategy& e) {
+  switch (e.python) {
     case Py::Venv: return find_thunder_python();
-    case Py::Given: return access(e->python_path.c_str(), X_OK) == 0 ? e->python_path : "";
-    case Py::Torch: return torch_python(e->torch_version.empty() ? newest_torch() : e->torch_version);
+    case Py::Given: return access(e.python_path.c_str(), X_OK) == 0 ? e.python_path : "";
+    case Py::Torch: return torch_python(e.torch_version.empty() ? newest_torch() : e.torch_version);
     case Py::System: {
       std::string py = env("AF_TORCH_PYTHON");
       if (py.empty()) py = "/usr/bin/python3";
@@ -256,15 +260,17 @@ std::string external_python(const std::string& strategy) {
 
 std::string external_unavailable(const std::string& strategy) {
   const auto e = external_strategy(strategy);
-  if (!e) return "'" + strategy + "' is not an external strategy";
-  switch (e->python) {
+  return e ? external_unavailable(*e) : "'" + strategy + "' is not an external strategy";
+}
+
+std::string external_unavailable(const ExternalStrategy& e) {
+  switch (e.python) {
     case Py::Venv: return "the .venv-thunder Python is not installed (./aliasfuzz setup --thunder)";
-    case Py::Given: return "no Python at '" + e->python_path + "'";
+    case Py::Given: return "no Python at '" + e.python_path + "'";
     case Py::Torch:
-      return e->torch_version.empty()
-                 ? "no torch is installed for " + strategy + " (./aliasfuzz setup --torch, or --thunder)"
-                 : "torch " + e->torch_version + " is not installed (./aliasfuzz setup --torch " + e->torch_version +
-                       ")";
+      return e.torch_version.empty()
+                 ? "no torch is installed for " + e.name + " (./aliasfuzz setup --torch, or --thunder)"
+                 : "torch " + e.torch_version + " is not installed (./aliasfuzz setup --torch " + e.torch_version + ")";
     case Py::System: return "no /usr/bin/python3 with PyTorch";
   }
   return "";

@@ -116,8 +116,12 @@ std::string find_thunder_python();
 // /usr/bin/python3 for torch-functionalize, a py: spec's own, a versioned
 // strategy's torch (the newest installed without '@'). Empty when not
 // installed.
+std::string external_python(const ExternalStrategy& e);
+// Why external_python(e) is empty, with the way to install it.
+std::string external_unavailable(const ExternalStrategy& e);
+// The same for a strategy's name (parsed here: for the edges, a command's
+// flag or a test; a RunSpec holds the parsed strategy).
 std::string external_python(const std::string& strategy);
-// Why external_python(strategy) is empty, with the way to install it.
 std::string external_unavailable(const std::string& strategy);
 // compilers/external_runner.py ($AF_EXTERNAL_RUNNER, runfiles, source tree); empty when not found.
 std::string find_external_runner();

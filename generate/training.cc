@@ -25,43 +25,21 @@ std::string fresh_name(const ir::Program& p, const std::string& base) {
   for (int k = 2;; ++k)
     if (!used.count(base + "_" + std::to_string(k))) return base + "_" + std::to_string(k);
 }
-// What autograd saves for backward when it records a statement: the
-// argument positions of tensors saved before the statement writes, and
-// whether it saves its result. Measured on torch 2.15.0 (a tensor's
-// version bumped after the op, then backward: "modified by an inplace
-// operation"); an in-place op saving its original self saves a clone.
+// What autograd saves for backward when it records a statement (the op
+// table's `saves`, ir/ops.h): the argument positions of tensors saved
+// before the statement writes, and whether it saves its result.
 struct Saved {
   std::vector<size_t> args;
   bool result = false;
 };
 Saved saved_for_backward(ir::OpKind k) {
-  using O = ir::OpKind;
-  switch (k) {
-    case O::MulI:
-    case O::DivI: return {{1}, false};
-    case O::Mul:
-    case O::Div:
-    case O::Matmul: return {{0, 1}, false};
-    case O::AddcmulI:
-    case O::AddcdivI:
-    case O::LerpI:
-    case O::ClampTensorI: return {{1, 2}, false};
-    case O::IndexAddI:
-    case O::IndexCopyI: return {{3}, false};
-    case O::Abs:
-    case O::Sin: return {{0}, false};
-    case O::Amax: return {{0}, true};
-    case O::ExpI:
-    case O::ReluI:
-    case O::TanhI:
-    case O::SigmoidI:
-    case O::Exp:
-    case O::Relu:
-    case O::Tanh:
-    case O::Sigmoid:
-    case O::Softmax: return {{}, true};
-    default: return {};
-  }
+  Saved s;
+  for (const char* c = ir::op_info(k).saves; *c; ++c)
+    if (*c == 'r')
+      s.result = true;
+    else
+      s.args.push_back(static_cast<size_t>(*c - '0'));
+  return s;
 }
 
 // Statements autograd refuses (PyTorch's own rules), once the storages in

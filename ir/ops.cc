@@ -29,8 +29,8 @@ std::pair<int64_t, int64_t> slice_bounds(int64_t n, int64_t start, int64_t end) 
 namespace {
 
 constexpr OpInfo kOps[] = {
-#define AF_INFO(e, n, c, s, fam, m, fn, torch, recipe, w) \
-  {OpKind::e, n, OpClass::c, s, Family::fam, Math::m, OpKind::fn, torch, GenRecipe::recipe, w},
+#define AF_INFO(e, n, c, s, fam, m, fn, torch, recipe, w, saves) \
+  {OpKind::e, n, OpClass::c, s, Family::fam, Math::m, OpKind::fn, torch, GenRecipe::recipe, w, saves},
     AF_OPS(AF_INFO)
 #undef AF_INFO
 };

@@ -31,7 +31,9 @@ namespace af::ir {
 //   recipe       how the generator draws its arguments (GenRecipe);
 //   weight       the generator's default relative weight (units of 1/10);
 //                0: drawn only when asked for (fuzz::GenOptions::op_weights),
-//                so that a new op leaves every seed's programs as they were.
+//                so that a new op leaves every seed's programs as they were;
+//   saves        what autograd saves for backward when it records the op
+//                (OpInfo::saves): a new op must say, "" for nothing.
 // New rows go last: OpKind numbers are in ir::structural_hash (the
 // generator's golden programs, corpus/regressions file names).
 //
@@ -43,115 +45,115 @@ namespace af::ir {
 // and lowering:host_test EveryElementwiseOp runs every elementwise op of the
 // table through both.
 // clang-format off
-#define AF_OPS(X)                                                                                    \
+#define AF_OPS(X) \
   /* views and may-alias ops: geometry, or a plain copy */                                           \
-  X(View, "view", View, "TL", Movement, None, View, ".view", Reshape, 11)                            \
-  X(Reshape, "reshape", MayAlias, "TL", Movement, None, Reshape, ".reshape", Reshape, 11)            \
-  X(Flatten, "flatten", MayAlias, "T", Movement, None, Flatten, ".flatten", Whole, 8)                \
-  X(Contiguous, "contiguous", MayAlias, "T", Movement, None, Contiguous, ".contiguous", Whole, 8)    \
-  X(T, "t", View, "T", Movement, None, T, ".t", T, 8)                                                \
-  X(Transpose, "transpose", View, "TII", Movement, None, Transpose, ".transpose", Transpose, 11)      \
-  X(Permute, "permute", View, "TL", Movement, None, Permute, ".permute", Permute, 8)                  \
-  X(Slice, "slice", View, "TIIII", Movement, None, Slice, "torch.ops.aten.slice.Tensor", Slice, 14)  \
-  X(Narrow, "narrow", View, "TIII", Movement, None, Narrow, ".narrow", Slice, 11)                    \
-  X(Select, "select", View, "TII", Movement, None, Select, ".select", Slice, 14)                     \
-  X(Unsqueeze, "unsqueeze", View, "TI", Movement, None, Unsqueeze, ".unsqueeze", Unsqueeze, 8)       \
-  X(Squeeze, "squeeze", View, "TI", Movement, None, Squeeze, ".squeeze", Squeeze, 6)                 \
-  X(Expand, "expand", View, "TL", Movement, None, Expand, ".expand", Expand, 8)                      \
-  X(Diagonal, "diagonal", View, "TIII", Movement, None, Diagonal, ".diagonal", Diagonal, 8)          \
-  X(AsStrided, "as_strided", View, "TLLI", Movement, None, AsStrided, ".as_strided", AsStrided, 11)  \
-  X(Chunk, "chunk", View, "TII", Movement, None, Chunk, ".chunk", Split, 14)                         \
-  X(Split, "split", View, "TII", Movement, None, Split, ".split", Split, 11)                          \
-  X(Unbind, "unbind", View, "TI", Movement, None, Unbind, ".unbind", Split, 11)                      \
-  X(Alias, "alias", View, "T", Movement, None, Alias, "torch.ops.aten.alias", Whole, 6)              \
-  X(Unfold, "unfold", View, "TIII", Movement, None, Unfold, ".unfold", Unfold, 8)                    \
+  X(View, "view", View, "TL", Movement, None, View, ".view", Reshape, 11, "") \
+  X(Reshape, "reshape", MayAlias, "TL", Movement, None, Reshape, ".reshape", Reshape, 11, "") \
+  X(Flatten, "flatten", MayAlias, "T", Movement, None, Flatten, ".flatten", Whole, 8, "") \
+  X(Contiguous, "contiguous", MayAlias, "T", Movement, None, Contiguous, ".contiguous", Whole, 8, "") \
+  X(T, "t", View, "T", Movement, None, T, ".t", T, 8, "") \
+  X(Transpose, "transpose", View, "TII", Movement, None, Transpose, ".transpose", Transpose, 11, "") \
+  X(Permute, "permute", View, "TL", Movement, None, Permute, ".permute", Permute, 8, "") \
+  X(Slice, "slice", View, "TIIII", Movement, None, Slice, "torch.ops.aten.slice.Tensor", Slice, 14, "") \
+  X(Narrow, "narrow", View, "TIII", Movement, None, Narrow, ".narrow", Slice, 11, "") \
+  X(Select, "select", View, "TII", Movement, None, Select, ".select", Slice, 14, "") \
+  X(Unsqueeze, "unsqueeze", View, "TI", Movement, None, Unsqueeze, ".unsqueeze", Unsqueeze, 8, "") \
+  X(Squeeze, "squeeze", View, "TI", Movement, None, Squeeze, ".squeeze", Squeeze, 6, "") \
+  X(Expand, "expand", View, "TL", Movement, None, Expand, ".expand", Expand, 8, "") \
+  X(Diagonal, "diagonal", View, "TIII", Movement, None, Diagonal, ".diagonal", Diagonal, 8, "") \
+  X(AsStrided, "as_strided", View, "TLLI", Movement, None, AsStrided, ".as_strided", AsStrided, 11, "") \
+  X(Chunk, "chunk", View, "TII", Movement, None, Chunk, ".chunk", Split, 14, "") \
+  X(Split, "split", View, "TII", Movement, None, Split, ".split", Split, 11, "") \
+  X(Unbind, "unbind", View, "TI", Movement, None, Unbind, ".unbind", Split, 11, "") \
+  X(Alias, "alias", View, "T", Movement, None, Alias, "torch.ops.aten.alias", Whole, 6, "") \
+  X(Unfold, "unfold", View, "TIII", Movement, None, Unfold, ".unfold", Unfold, 8, "") \
   /* metadata in-place (format v1.3): Y = op(x, ..) gives x's object the view's geometry */         \
-  X(TransposeI, "transpose_", View, "TII", Movement, None, Transpose, ".transpose_", MetaInPlace, 4)  \
-  X(TI, "t_", View, "T", Movement, None, T, ".t_", MetaInPlace, 4)                                   \
-  X(SqueezeI, "squeeze_", View, "TI", Movement, None, Squeeze, ".squeeze_", MetaInPlace, 4)          \
-  X(UnsqueezeI, "unsqueeze_", View, "TI", Movement, None, Unsqueeze, ".unsqueeze_", MetaInPlace, 4)  \
-  X(SwapdimsI, "swapdims_", View, "TII", Movement, None, Transpose, ".swapdims_", MetaInPlace, 4)    \
-  X(AsStridedI, "as_strided_", View, "TLLI", Movement, None, AsStrided, ".as_strided_", MetaInPlace, 4) \
+  X(TransposeI, "transpose_", View, "TII", Movement, None, Transpose, ".transpose_", MetaInPlace, 4, "") \
+  X(TI, "t_", View, "T", Movement, None, T, ".t_", MetaInPlace, 4, "") \
+  X(SqueezeI, "squeeze_", View, "TI", Movement, None, Squeeze, ".squeeze_", MetaInPlace, 4, "") \
+  X(UnsqueezeI, "unsqueeze_", View, "TI", Movement, None, Unsqueeze, ".unsqueeze_", MetaInPlace, 4, "") \
+  X(SwapdimsI, "swapdims_", View, "TII", Movement, None, Transpose, ".swapdims_", MetaInPlace, 4, "") \
+  X(AsStridedI, "as_strided_", View, "TLLI", Movement, None, AsStrided, ".as_strided_", MetaInPlace, 4, "") \
   /* in-place */                                                                                     \
-  X(AddI, "add_", InPlace, "TX", Elementwise, Add, Add, ".add_", InPlaceBinary, 18)                  \
-  X(SubI, "sub_", InPlace, "TX", Elementwise, Sub, Sub, ".sub_", InPlaceBinary, 14)                  \
-  X(MulI, "mul_", InPlace, "TX", Elementwise, Mul, Mul, ".mul_", InPlaceBinary, 18)                  \
-  X(DivI, "div_", InPlace, "TX", Elementwise, Div, Div, ".div_", InPlaceBinary, 14)                  \
-  X(ExpI, "exp_", InPlace, "T", Elementwise, Exp, Exp, ".exp_", InPlaceUnary, 11)                    \
-  X(NegI, "neg_", InPlace, "T", Elementwise, Neg, Neg, ".neg_", InPlaceUnary, 11)                    \
-  X(AbsI, "abs_", InPlace, "T", Elementwise, Abs, Abs, ".abs_", InPlaceUnary, 11)                    \
-  X(ReluI, "relu_", InPlace, "T", Elementwise, Relu, Relu, ".relu_", InPlaceUnary, 11)               \
-  X(TanhI, "tanh_", InPlace, "T", Elementwise, Tanh, Tanh, ".tanh_", InPlaceUnary, 11)               \
-  X(SigmoidI, "sigmoid_", InPlace, "T", Elementwise, Sigmoid, Sigmoid, ".sigmoid_", InPlaceUnary, 11) \
-  X(ClampI, "clamp_", InPlace, "TNN", Elementwise, Clamp, ClampI, ".clamp_", Clamp, 11)              \
-  X(FillI, "fill_", InPlace, "TN", Elementwise, Fill, FillI, ".fill_", Fill, 11)                     \
-  X(ZeroI, "zero_", InPlace, "T", Elementwise, Zero, ZeroI, ".zero_", InPlaceUnary, 6)               \
-  X(CopyI, "copy_", InPlace, "TT", Elementwise, Copy, CopyI, ".copy_", Copy, 18)                     \
-  X(SetitemI, "setitem_", InPlace, "TIIIX", Elementwise, Copy, SetitemI, ".__setitem__", Setitem, 18) \
+  X(AddI, "add_", InPlace, "TX", Elementwise, Add, Add, ".add_", InPlaceBinary, 18, "") \
+  X(SubI, "sub_", InPlace, "TX", Elementwise, Sub, Sub, ".sub_", InPlaceBinary, 14, "") \
+  X(MulI, "mul_", InPlace, "TX", Elementwise, Mul, Mul, ".mul_", InPlaceBinary, 18, "1") \
+  X(DivI, "div_", InPlace, "TX", Elementwise, Div, Div, ".div_", InPlaceBinary, 14, "1") \
+  X(ExpI, "exp_", InPlace, "T", Elementwise, Exp, Exp, ".exp_", InPlaceUnary, 11, "r") \
+  X(NegI, "neg_", InPlace, "T", Elementwise, Neg, Neg, ".neg_", InPlaceUnary, 11, "") \
+  X(AbsI, "abs_", InPlace, "T", Elementwise, Abs, Abs, ".abs_", InPlaceUnary, 11, "") \
+  X(ReluI, "relu_", InPlace, "T", Elementwise, Relu, Relu, ".relu_", InPlaceUnary, 11, "r") \
+  X(TanhI, "tanh_", InPlace, "T", Elementwise, Tanh, Tanh, ".tanh_", InPlaceUnary, 11, "r") \
+  X(SigmoidI, "sigmoid_", InPlace, "T", Elementwise, Sigmoid, Sigmoid, ".sigmoid_", InPlaceUnary, 11, "r") \
+  X(ClampI, "clamp_", InPlace, "TNN", Elementwise, Clamp, ClampI, ".clamp_", Clamp, 11, "") \
+  X(FillI, "fill_", InPlace, "TN", Elementwise, Fill, FillI, ".fill_", Fill, 11, "") \
+  X(ZeroI, "zero_", InPlace, "T", Elementwise, Zero, ZeroI, ".zero_", InPlaceUnary, 6, "") \
+  X(CopyI, "copy_", InPlace, "TT", Elementwise, Copy, CopyI, ".copy_", Copy, 18, "") \
+  X(SetitemI, "setitem_", InPlace, "TIIIX", Elementwise, Copy, SetitemI, ".__setitem__", Setitem, 18, "") \
   /* in-place, several operands (format v1.1) */                                                    \
-  X(AddcmulI, "addcmul_", InPlace, "TTTN", Elementwise, Addcmul, AddcmulI, ".addcmul_", Addc, 8)     \
-  X(AddcdivI, "addcdiv_", InPlace, "TTTN", Elementwise, Addcdiv, AddcdivI, ".addcdiv_", Addc, 8)     \
-  X(LerpI, "lerp_", InPlace, "TTX", Elementwise, Lerp, LerpI, ".lerp_", Lerp, 8)                     \
+  X(AddcmulI, "addcmul_", InPlace, "TTTN", Elementwise, Addcmul, AddcmulI, ".addcmul_", Addc, 8, "12") \
+  X(AddcdivI, "addcdiv_", InPlace, "TTTN", Elementwise, Addcdiv, AddcdivI, ".addcdiv_", Addc, 8, "12") \
+  X(LerpI, "lerp_", InPlace, "TTX", Elementwise, Lerp, LerpI, ".lerp_", Lerp, 8, "12") \
   X(ClampTensorI, "clamp_tensor_", InPlace, "TTT", Elementwise, ClampTensor, ClampTensorI, ".clamp_", \
-    ClampTensor, 8)                                                                                  \
+    ClampTensor, 8, "12") \
   /* out= variants (format v1.1): OUT = op(out, operands) writes out and binds it */                \
-  X(AddOut, "add_out", InPlace, "OTX", Elementwise, Add, Add, "torch.add", OutBinary, 8)             \
-  X(SubOut, "sub_out", InPlace, "OTX", Elementwise, Sub, Sub, "torch.sub", OutBinary, 6)             \
-  X(MulOut, "mul_out", InPlace, "OTX", Elementwise, Mul, Mul, "torch.mul", OutBinary, 6)             \
-  X(DivOut, "div_out", InPlace, "OTX", Elementwise, Div, Div, "torch.div", OutBinary, 6)             \
-  X(ExpOut, "exp_out", InPlace, "OT", Elementwise, Exp, Exp, "torch.exp", OutUnary, 4)               \
-  X(NegOut, "neg_out", InPlace, "OT", Elementwise, Neg, Neg, "torch.neg", OutUnary, 4)               \
-  X(AbsOut, "abs_out", InPlace, "OT", Elementwise, Abs, Abs, "torch.abs", OutUnary, 4)               \
-  X(TanhOut, "tanh_out", InPlace, "OT", Elementwise, Tanh, Tanh, "torch.tanh", OutUnary, 4)          \
-  X(SigmoidOut, "sigmoid_out", InPlace, "OT", Elementwise, Sigmoid, Sigmoid, "torch.sigmoid", OutUnary, 4) \
+  X(AddOut, "add_out", InPlace, "OTX", Elementwise, Add, Add, "torch.add", OutBinary, 8, "") \
+  X(SubOut, "sub_out", InPlace, "OTX", Elementwise, Sub, Sub, "torch.sub", OutBinary, 6, "") \
+  X(MulOut, "mul_out", InPlace, "OTX", Elementwise, Mul, Mul, "torch.mul", OutBinary, 6, "") \
+  X(DivOut, "div_out", InPlace, "OTX", Elementwise, Div, Div, "torch.div", OutBinary, 6, "") \
+  X(ExpOut, "exp_out", InPlace, "OT", Elementwise, Exp, Exp, "torch.exp", OutUnary, 4, "") \
+  X(NegOut, "neg_out", InPlace, "OT", Elementwise, Neg, Neg, "torch.neg", OutUnary, 4, "") \
+  X(AbsOut, "abs_out", InPlace, "OT", Elementwise, Abs, Abs, "torch.abs", OutUnary, 4, "") \
+  X(TanhOut, "tanh_out", InPlace, "OT", Elementwise, Tanh, Tanh, "torch.tanh", OutUnary, 4, "") \
+  X(SigmoidOut, "sigmoid_out", InPlace, "OT", Elementwise, Sigmoid, Sigmoid, "torch.sigmoid", OutUnary, 4, "") \
   /* indexed and masked writes (format v1.2): J an i64 index tensor, M a bool mask */                \
-  X(IndexPutI, "index_put_", InPlace, "TJTI", Indexed, None, IndexPutI, ".index_put_", IndexPut, 8)  \
-  X(IndexAddI, "index_add_", InPlace, "TIJT", Indexed, None, IndexAddI, ".index_add_", IndexAlong, 8) \
-  X(IndexCopyI, "index_copy_", InPlace, "TIJT", Indexed, None, IndexCopyI, ".index_copy_", IndexAlong, 8) \
-  X(ScatterI, "scatter_", InPlace, "TIJT", Indexed, None, ScatterI, ".scatter_", ScatterAlong, 8)    \
-  X(ScatterAddI, "scatter_add_", InPlace, "TIJT", Indexed, None, ScatterAddI, ".scatter_add_", ScatterAlong, 8) \
-  X(MaskedFillI, "masked_fill_", InPlace, "TMN", Indexed, None, MaskedFillI, ".masked_fill_", MaskedFill, 8) \
+  X(IndexPutI, "index_put_", InPlace, "TJTI", Indexed, None, IndexPutI, ".index_put_", IndexPut, 8, "") \
+  X(IndexAddI, "index_add_", InPlace, "TIJT", Indexed, None, IndexAddI, ".index_add_", IndexAlong, 8, "3") \
+  X(IndexCopyI, "index_copy_", InPlace, "TIJT", Indexed, None, IndexCopyI, ".index_copy_", IndexAlong, 8, "3") \
+  X(ScatterI, "scatter_", InPlace, "TIJT", Indexed, None, ScatterI, ".scatter_", ScatterAlong, 8, "") \
+  X(ScatterAddI, "scatter_add_", InPlace, "TIJT", Indexed, None, ScatterAddI, ".scatter_add_", ScatterAlong, 8, "") \
+  X(MaskedFillI, "masked_fill_", InPlace, "TMN", Indexed, None, MaskedFillI, ".masked_fill_", MaskedFill, 8, "") \
   /* out-of-place */                                                                                 \
-  X(Add, "add", OutOfPlace, "TX", Elementwise, Add, Add, "torch.add", Binary, 11)                    \
-  X(Sub, "sub", OutOfPlace, "TX", Elementwise, Sub, Sub, "torch.sub", Binary, 8)                     \
-  X(Mul, "mul", OutOfPlace, "TX", Elementwise, Mul, Mul, "torch.mul", Binary, 11)                    \
-  X(Div, "div", OutOfPlace, "TX", Elementwise, Div, Div, "torch.div", Binary, 8)                     \
-  X(Exp, "exp", OutOfPlace, "T", Elementwise, Exp, Exp, "torch.exp", Unary, 8)                       \
-  X(Neg, "neg", OutOfPlace, "T", Elementwise, Neg, Neg, "torch.neg", Unary, 8)                       \
-  X(Abs, "abs", OutOfPlace, "T", Elementwise, Abs, Abs, "torch.abs", Unary, 8)                       \
-  X(Relu, "relu", OutOfPlace, "T", Elementwise, Relu, Relu, "torch.relu", Unary, 8)                  \
-  X(Tanh, "tanh", OutOfPlace, "T", Elementwise, Tanh, Tanh, "torch.tanh", Unary, 8)                  \
-  X(Sigmoid, "sigmoid", OutOfPlace, "T", Elementwise, Sigmoid, Sigmoid, "torch.sigmoid", Unary, 8)   \
-  X(Clone, "clone", OutOfPlace, "T", Elementwise, Copy, Clone, ".clone", Whole, 11)                  \
-  X(Sum, "sum", OutOfPlace, "TII", Reduction, None, Sum, "torch.sum", Reduce, 8)                     \
-  X(Amax, "amax", OutOfPlace, "TII", Reduction, None, Amax, "torch.amax", Reduce, 8)                 \
-  X(Softmax, "softmax", OutOfPlace, "TI", Reduction, None, Softmax, "torch.softmax", Reduce, 8)      \
-  X(Matmul, "matmul", OutOfPlace, "TT", Reduction, None, Matmul, "torch.mm", Matmul, 8)              \
-  X(Cat, "cat", OutOfPlace, "SI", Concat, None, Cat, "torch.cat", Cat, 8)                            \
-  X(Full, "full", OutOfPlace, "LN", Elementwise, Fill, Full, "torch.full", Full, 6)                  \
+  X(Add, "add", OutOfPlace, "TX", Elementwise, Add, Add, "torch.add", Binary, 11, "") \
+  X(Sub, "sub", OutOfPlace, "TX", Elementwise, Sub, Sub, "torch.sub", Binary, 8, "") \
+  X(Mul, "mul", OutOfPlace, "TX", Elementwise, Mul, Mul, "torch.mul", Binary, 11, "01") \
+  X(Div, "div", OutOfPlace, "TX", Elementwise, Div, Div, "torch.div", Binary, 8, "01") \
+  X(Exp, "exp", OutOfPlace, "T", Elementwise, Exp, Exp, "torch.exp", Unary, 8, "r") \
+  X(Neg, "neg", OutOfPlace, "T", Elementwise, Neg, Neg, "torch.neg", Unary, 8, "") \
+  X(Abs, "abs", OutOfPlace, "T", Elementwise, Abs, Abs, "torch.abs", Unary, 8, "0") \
+  X(Relu, "relu", OutOfPlace, "T", Elementwise, Relu, Relu, "torch.relu", Unary, 8, "r") \
+  X(Tanh, "tanh", OutOfPlace, "T", Elementwise, Tanh, Tanh, "torch.tanh", Unary, 8, "r") \
+  X(Sigmoid, "sigmoid", OutOfPlace, "T", Elementwise, Sigmoid, Sigmoid, "torch.sigmoid", Unary, 8, "r") \
+  X(Clone, "clone", OutOfPlace, "T", Elementwise, Copy, Clone, ".clone", Whole, 11, "") \
+  X(Sum, "sum", OutOfPlace, "TII", Reduction, None, Sum, "torch.sum", Reduce, 8, "") \
+  X(Amax, "amax", OutOfPlace, "TII", Reduction, None, Amax, "torch.amax", Reduce, 8, "0r") \
+  X(Softmax, "softmax", OutOfPlace, "TI", Reduction, None, Softmax, "torch.softmax", Reduce, 8, "r") \
+  X(Matmul, "matmul", OutOfPlace, "TT", Reduction, None, Matmul, "torch.mm", Matmul, 8, "01") \
+  X(Cat, "cat", OutOfPlace, "SI", Concat, None, Cat, "torch.cat", Cat, 8, "") \
+  X(Full, "full", OutOfPlace, "LN", Elementwise, Fill, Full, "torch.full", Full, 6, "") \
   /* introduced by strategies: functionalization's scatters */                                      \
   X(SliceScatter, "slice_scatter", Scatter, "TTIIII", Scatter, None, SliceScatter,                   \
-    "torch.slice_scatter", NotGenerated, 0)                                                          \
+    "torch.slice_scatter", NotGenerated, 0, "") \
   X(SelectScatter, "select_scatter", Scatter, "TTII", Scatter, None, SelectScatter,                  \
-    "torch.select_scatter", NotGenerated, 0)                                                         \
+    "torch.select_scatter", NotGenerated, 0, "") \
   X(DiagonalScatter, "diagonal_scatter", Scatter, "TTIII", Scatter, None, DiagonalScatter,           \
-    "torch.diagonal_scatter", NotGenerated, 0)                                                       \
+    "torch.diagonal_scatter", NotGenerated, 0, "") \
   X(AsStridedScatter, "as_strided_scatter", Scatter, "TTLLI", Scatter, None, AsStridedScatter,       \
-    "torch.as_strided_scatter", NotGenerated, 0)                                                     \
+    "torch.as_strided_scatter", NotGenerated, 0, "") \
   /* introduced by strategies: Thunder's alias threading (the bridge binds the inputs) */           \
-  X(UpdateAliases, "update_aliases", Meta, "S", Meta, None, UpdateAliases, "", NotGenerated, 0)      \
+  X(UpdateAliases, "update_aliases", Meta, "S", Meta, None, UpdateAliases, "", NotGenerated, 0, "") \
   /* added since format v1.3, off by default (docs/format.md) */                                    \
-  X(SinI, "sin_", InPlace, "T", Elementwise, Sin, Sin, ".sin_", InPlaceUnary, 0)                     \
-  X(Sin, "sin", OutOfPlace, "T", Elementwise, Sin, Sin, "torch.sin", Unary, 0)                      \
+  X(SinI, "sin_", InPlace, "T", Elementwise, Sin, Sin, ".sin_", InPlaceUnary, 0, "") \
+  X(Sin, "sin", OutOfPlace, "T", Elementwise, Sin, Sin, "torch.sin", Unary, 0, "0") \
   /* format v1.4: mutable custom ops (torch.library.custom_op, mutates_args=("x",)), off by default */ \
   X(CustomScaleI, "custom_scale_", InPlace, "TN", Elementwise, Mul, Mul, "torch.ops.aliasfuzz.scale_", \
-    InPlaceBinary, 0)                                                                                \
+    InPlaceBinary, 0, "") \
   X(CustomCopyI, "custom_copy_", InPlace, "TT", Elementwise, Copy, CustomCopyI, "torch.ops.aliasfuzz.copy_", \
-    Copy, 0)                                                                                         \
+    Copy, 0, "") \
   /* format v1.4: torch._dynamo.graph_break() for Dynamo, a no-op elsewhere; no arguments, no result */ \
-  X(GraphBreak, "graph_break", Meta, "", Meta, None, GraphBreak, "_graph_break", GraphBreak, 0)        \
+  X(GraphBreak, "graph_break", Meta, "", Meta, None, GraphBreak, "_graph_break", GraphBreak, 0, "") \
   /* format v1.5: view(x, i32), the view that reads the storage's bytes as another dtype; off by default */ \
-  X(ViewDtype, "view_dtype", View, "TD", Movement, None, ViewDtype, ".view", ViewDtype, 0)
+  X(ViewDtype, "view_dtype", View, "TD", Movement, None, ViewDtype, ".view", ViewDtype, 0, "")
 // clang-format on
 
 enum class OpKind {
@@ -290,6 +292,14 @@ struct OpInfo {
   const char* torch;
   GenRecipe recipe;
   int weight;
+  // What autograd saves for backward when it records this op: the digits
+  // are the argument positions of tensors saved before the op writes, 'r'
+  // its result ("01": both operands of mul; "r": exp's result). Measured
+  // on torch 2.15.0 (a tensor's version bumped after the op, then
+  // backward: "modified by an inplace operation"); an in-place op saving
+  // its original self saves a clone. The generator's training mode
+  // (generate/training.cc) keeps programs autograd would refuse out.
+  const char* saves;
 };
 
 const OpInfo& op_info(OpKind k);

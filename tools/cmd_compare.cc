@@ -12,6 +12,7 @@
 #include "reports/svg.h"
 #include "check/check.h"
 #include "tools/commands.h"
+#include "tools/target_executor.h"
 #include "tools/run_flags.h"
 
 namespace af::tools {
@@ -112,9 +113,10 @@ std::string html(const fuzz::CompareOptions& o, const fuzz::CompareResult& resul
 }
 
 int run(CompareArgs& a) {
-  const auto target = run::parse_target(a.target);
-  if (!target || !fuzz::target_available(*target)) {
-    std::cerr << "aliasfuzz compare: unknown target '" << a.target << "' (valid: " << target_help() << ")\n";
+  std::string why;
+  const auto target = usable_target(a.target, &why);
+  if (!target) {
+    std::cerr << "aliasfuzz compare: " << why << "\n";
     return 2;
   }
   a.o.target = *target;

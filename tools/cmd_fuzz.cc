@@ -16,6 +16,7 @@
 #include "reports/report.h"
 #include "schedulers/schedulers.h"
 #include "tools/commands.h"
+#include "tools/target_executor.h"
 #include "tools/run_flags.h"
 #include "tools/folder_lock.h"
 
@@ -99,9 +100,8 @@ std::string typed_settings(FuzzArgs& a) {
   if (!strategies) return "--strategy: " + why;
   auto mutants = run::parse_mutants(a.injects, &why);
   if (!mutants) return why;
-  const auto target = run::parse_target(a.target);
-  if (!target || !fuzz::target_available(*target))
-    return "unknown or unavailable target '" + a.target + "' (valid: " + target_help() + ")";
+  const auto target = usable_target(a.target, &why);
+  if (!target) return why;
   a.o.strategies = std::move(*strategies);
   a.o.injects = std::move(*mutants);
   a.o.target = *target;
@@ -166,10 +166,10 @@ int run(FuzzArgs& a) {
   // would only run the oracle: nothing is compared, nothing can be found.
   if (o.injects.empty() && !o.strategies.empty() &&
       std::all_of(o.strategies.begin(), o.strategies.end(), [](const run::RunStrategy& s) {
-        return s.is_external() && compilers::external_python(s.name()).empty();
+        return s.is_external() && compilers::external_python(*s.external()).empty();
       })) {
-    std::cerr << "aliasfuzz fuzz: nothing to compare: " << compilers::external_unavailable(o.strategies.front().name())
-              << "\n";
+    std::cerr << "aliasfuzz fuzz: nothing to compare: "
+              << compilers::external_unavailable(*o.strategies.front().external()) << "\n";
     return 2;
   }
   // A worker's first external case starts its Python and compiles once

@@ -58,20 +58,6 @@ nlohmann::json first_mismatch_json(const schedulers::RunOutcome& r) {
   return j;
 }
 
-// The --target, when known and usable on this machine.
-std::optional<run::Target> usable_target(const std::string& name, std::string* why) {
-  const auto t = run::parse_target(name);
-  if (!t) {
-    *why = "unknown target '" + name + "' (valid: " + target_help() + ")";
-    return std::nullopt;
-  }
-  if (*t != run::Target::Interp && !lowering::target_available(*t, why)) {
-    *why = "target '" + name + "' cannot run here: " + *why;
-    return std::nullopt;
-  }
-  return t;
-}
-
 // Prints what each pass made of the program (--dump-passes), as Halide's
 // Lower.cpp logs the IR after each pass.
 void dump_passes(const ir::Program& p, const ir::Analysis& an, const run::RunConfig& config) {

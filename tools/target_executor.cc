@@ -63,4 +63,17 @@ void register_lowering_target() { fuzz::register_target_executor(&execute); }
 
 std::string target_help() { return fmt::format("{}", fmt::join(fuzz::target_names(), ", ")); }
 
+std::optional<run::Target> usable_target(const std::string& name, std::string* why) {
+  const auto t = run::parse_target(name);
+  if (!t) {
+    *why = "unknown target '" + name + "' (valid: " + target_help() + ")";
+    return std::nullopt;
+  }
+  if (*t != run::Target::Interp && !lowering::target_available(*t, why)) {
+    *why = "target '" + name + "' cannot run here: " + *why;
+    return std::nullopt;
+  }
+  return t;
+}
+
 }  // namespace af::tools
