@@ -62,6 +62,8 @@ const std::map<ir::OpKind, std::vector<Form>>& op_forms() {
       {ir::OpKind::View, {{"", "r = view({X}, [3, 2, 2])", "r"}}},
       // format v1.5: the dtype view, read as i32 and written through
       {ir::OpKind::ViewDtype, {{"", "r = view({X}, i32)", "r"}, {"write", "r = view({X}, i32)\nadd_(r, 3)", ""}}},
+      // format v1.5: flip, and its result written back into its source
+      {ir::OpKind::Flip, {{"", "r = flip({X}, [0])", "r"}, {"write-back", "r = flip({X}, [-1])\nadd_({X}, r)", ""}}},
       {ir::OpKind::Reshape, {{"", "r = reshape({X}, [2, 6])", "r"}}},
       {ir::OpKind::Transpose, {{"", "r = transpose({X}, 0, -1)", "r"}}},
       {ir::OpKind::Permute, {{"", "r = permute({X}, [1, 0])", "r"}}},

@@ -261,14 +261,14 @@ std::string use_format(const std::string& version, GenOptions* options) {
   // a few statements at a time (generate/recipes_dtype.cc).
   for (ir::OpKind k : generated_ops()) {
     if (ir::added_in_v14(k)) options->op_weights.emplace(ir::op_name(k), 1.1);
-    if (version == "1.5" && ir::added_in_v15(k)) options->op_weights.emplace(ir::op_name(k), kFormatV15ViewWeight);
+    if (version == "1.5" && ir::added_in_v15(k)) options->op_weights.emplace(ir::op_name(k), kFormatV15Weight);
   }
   options->training_rate = kFormatV14TrainingRate;
   return "";
 }
 
 GenOptions halide_options(GenOptions o) {
-  // Format v1.5's i32 values are not lowered (lowering/spec.cc refuses them).
+  // Format v1.5's i32 values and flips are not lowered (lowering::unsupported_reason).
   for (ir::OpKind k : generated_ops())
     if (ir::added_in_v15(k)) o.op_weights[ir::op_name(k)] = 0;
   return o;

@@ -62,8 +62,9 @@ struct GenOptions {
 
 // `--format 1.4`'s GenOptions::training_rate.
 inline constexpr double kFormatV14TrainingRate = 0.5;
-// `--format 1.5`'s weight of view(x, dtype) (generate/recipes_dtype.cc).
-inline constexpr double kFormatV15ViewWeight = 3.0;
+// `--format 1.5`'s weight of each of its constructs: view(x, dtype)
+// (generate/recipes_dtype.cc) and flip (generate/recipes.cc).
+inline constexpr double kFormatV15Weight = 3.0;
 
 // The k-th program of a campaign seeded with `seed`.
 ir::Program generate(uint64_t seed, uint64_t index, const GenOptions& options = GenOptions());

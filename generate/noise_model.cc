@@ -267,6 +267,7 @@ NoiseCapture capture_operands(const ir::Stmt& st, const ir::Analysis& an, const 
     case ir::Family::Concat:
       for (auto v : A[0].list) pre.operands.push_back(whole_operand(v, an, values, noise));
       break;
+    case ir::Family::Reorder: pre.operands.push_back(whole_operand(A[0].i, an, values, noise)); break;
     case ir::Family::Indexed: {
       // The target, the index (a mask broadcast to the target), the source
       // (index_put_'s broadcast to the indexing result).
@@ -319,6 +320,15 @@ bool written_noise(const ir::Stmt& st, const ir::Analysis& an, const oracles::Me
       for (size_t i = 0; i < o.size(); ++i) n[i] = c.v[i];
       break;
     }
+    case ir::Family::Reorder: {  // flip: each element's noise moves with it
+      oracles::Dense flipped;
+      Shape dims;
+      for (int64_t d : st.args[1].list)
+        dims.push_back(pre.written.sizes.empty() ? 0 : wrapped(d, pre.written.sizes.size()));
+      oracles::flip({pre.written.sizes, pre.operands[0].noise}, dims, &flipped);
+      for (size_t i = 0; i < o.size(); ++i) n[i] = flipped.v[i];
+      break;
+    }
     case ir::Family::Indexed: indexed_noise(st, an, pre, &n); break;
     case ir::Family::Scatter:
     case ir::Family::Meta:
@@ -367,9 +377,13 @@ bool bit_exact_returns(const ir::Program& p, const ir::Analysis& an) {
     oracles::scatter(noise[pre.storage], pre.written, out);
   }
   for (int v : p.returns)
-    if (an.values[v].dtype == ir::Dtype::I32)
-      for (float e : oracles::gather(noise[an.values[v].storage], an.values[v].g).v)
-        if (e != 0.f) return false;
+    if (an.values[v].dtype == ir::Dtype::I32 && !noise_free(noise[an.values[v].storage], an.values[v].g)) return false;
+  return true;
+}
+
+bool noise_free(oracles::ConstFloats storage_noise, const ir::Geometry& g) {
+  for (float n : oracles::gather(storage_noise, g).v)
+    if (n != 0.f) return false;
   return true;
 }
 

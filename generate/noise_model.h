@@ -41,6 +41,11 @@ NoiseCapture capture_operands(const ir::Stmt& st, const ir::Analysis& an, const 
 bool written_noise(const ir::Stmt& st, const ir::Analysis& an, const oracles::Memory& values, const NoiseCapture& pre,
                    std::vector<float>* out);
 
+// Whether every element that geometry g reads of a storage has noise
+// bound 0 (`storage_noise`: that storage's bounds): bits every
+// implementation computes alike.
+bool noise_free(oracles::ConstFloats storage_noise, const ir::Geometry& g);
+
 // Format v1.5: whether every i32 return of a program reads bits that every
 // implementation computes alike (noise bound 0 on each element it views:
 // no rounding, no zero whose sign a max chose). An i32 return that is not

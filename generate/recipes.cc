@@ -64,6 +64,24 @@ bool Gen::recipe_permute(OpKind op) {
   return emit(op, {T(x), L(perm)}) >= 0;
 }
 
+// Format v1.5's flip: distinct dims (sometimes negative); then often its
+// result written back into x (add_ or copy_): eager flips first, and a
+// compiler that fuses the flip's reads with the write reads written
+// elements (the foreach bug of issue #58 in its plainest form).
+bool Gen::recipe_flip(OpKind op) {
+  int x = pick_where([&](int v) { return geo(v).rank() >= 1; });
+  if (x < 0) return false;
+  const int rank = geo(x).rank();
+  Shape dims;
+  for (int d = 0; d < rank; ++d)
+    if (rng.chance(500)) dims.push_back(rng.chance(150) ? d - rank : d);
+  if (dims.empty()) dims.push_back(rand_dim(rank));
+  if (emit(op, {T(x), L(dims)}) < 0) return false;
+  const int t = num_values() - 1;
+  if (writable(x) && rng.chance(600)) emit(rng.chance(500) ? OpKind::AddI : OpKind::CopyI, {T(x), T(t)});
+  return true;
+}
+
 bool Gen::recipe_slice(OpKind op) {
   int x = pick_where([&](int v) { return geo(v).rank() >= 1 && geo(v).numel() > 1; });
   if (x < 0) return false;
@@ -514,6 +532,7 @@ bool Gen::try_op(OpKind op) {
     case R::Full: return recipe_full(op);
     case R::GraphBreak: return recipe_graph_break(op);
     case R::ViewDtype: return recipe_view_dtype(op);
+    case R::Flip: return recipe_flip(op);
     case R::IndexPut: return recipe_index_put(op);
     case R::IndexAlong: return recipe_index_along(op);
     case R::ScatterAlong: return recipe_scatter_along(op);

@@ -13,6 +13,7 @@
 // the other's values, and a consumer of the view may be computed before a
 // later write to its storage: the scenarios compilers reorder.
 #include "generate/gen_state.h"
+#include "generate/noise_model.h"
 
 namespace af::fuzz::detail {
 
@@ -20,11 +21,7 @@ namespace {
 constexpr int64_t kI32Numbers[] = {1, -1, 2, 3, -7, 255, 1 << 20, -(1 << 23), 1 << 30};
 }  // namespace
 
-bool Gen::exact(int v) const {
-  for (float n : oracles::gather(noise[meta(v).storage], geo(v)).v)
-    if (n != 0.f) return false;
-  return true;
-}
+bool Gen::exact(int v) const { return noise_free(noise[meta(v).storage], geo(v)); }
 
 std::vector<int> Gen::exact_i32_values() const {
   std::vector<int> r;

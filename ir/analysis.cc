@@ -1,4 +1,5 @@
 #include "ir/analysis.h"
+#include "ir/text.h"
 
 #include <algorithm>
 #include <cstring>
@@ -102,8 +103,8 @@ std::optional<Error> check_dtypes(const Program& p, const Stmt& st, DtypeOf dtyp
       const int64_t v = *it;
       if (dtype(v) != want && !(want == Dtype::F32 && is_data_dtype(dtype(v))))
         return Error{ErrorKind::Dtype, st.line,
-                     std::string(op_name(st.op)) + ": argument " + std::to_string(k + 1) + " ('" + p.value_names[v] +
-                         "') is a " + dtype_name(dtype(v)) + " tensor where a " + dtype_name(want) +
+                     std::string(op_spelling(st.op)) + ": argument " + std::to_string(k + 1) + " ('" +
+                         p.value_names[v] + "') is a " + dtype_name(dtype(v)) + " tensor where a " + dtype_name(want) +
                          " tensor is expected" +
                          (want == Dtype::F32 ? ": i64 and bool tensors are only index and mask operands" : "")};
     }
@@ -235,7 +236,7 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
       const size_t want = binds_nothing(st.op) ? 0 : 1;
       if ((ie->kind == ErrorKind::Undefined || ie->kind == ErrorKind::Resize) && inplace && st.outs.size() > want)
         return Error{ErrorKind::Name, st.line,
-                     std::string(op_name(st.op)) + " produces " + std::to_string(want) + " result" +
+                     std::string(op_spelling(st.op)) + " produces " + std::to_string(want) + " result" +
                          (want == 1 ? "" : "s") + ", " + std::to_string(st.outs.size()) + " names given"};
       return Error{ie->kind, st.line, ie->message};
     }
@@ -250,7 +251,7 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
     const bool count_ok = inplace ? st.outs.size() <= want : st.outs.size() == want;
     if (!count_ok)
       return Error{ErrorKind::Name, st.line,
-                   std::string(op_name(st.op)) + " produces " + std::to_string(want) + " result" +
+                   std::string(op_spelling(st.op)) + " produces " + std::to_string(want) + " result" +
                        (want == 1 ? "" : "s") + ", " + std::to_string(st.outs.size()) + " name" +
                        (st.outs.size() == 1 ? "" : "s") + " given"};
     for (size_t k = 0; k < st.outs.size(); ++k) {

@@ -67,7 +67,7 @@ Result<Dtype> result_dtype(OpKind op, const std::vector<CheckedArg>& args) {
   if (!data || *data == Dtype::F32) return Dtype::F32;
   if (*data != Dtype::I32) return *data;  // an i64/bool tensor as data: analyze's own check reports it
   // An i32 statement: views, copies, concatenation and the exact arithmetic.
-  const bool ok = info.family == Family::Movement || info.family == Family::Concat ||
+  const bool ok = info.family == Family::Movement || info.family == Family::Concat || info.family == Family::Reorder ||
                   (info.family == Family::Elementwise && i32_math(info.math) && !is_custom_op(op)) ||
                   info.family == Family::Meta;
   if (!ok)

@@ -1071,6 +1071,17 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
       return std::nullopt;
     }
     case OpKind::Clone: return fresh_contiguous(res, g->sizes);
+    case OpKind::Flip: {  // format v1.5: a fresh tensor in x's layout (empty_like, preserve format)
+      SmallVec<bool, 6> seen(std::max(g->rank(), 1), false);
+      for (int64_t d : a[1].list) {
+        auto w = wrap_dim(d, g->rank());
+        if (!w) return dim_error(d, g->rank());
+        if (seen[*w])
+          return err(ErrorKind::Arg, "dim " + std::to_string(*w) + " appears multiple times in the list of dims");
+        seen[*w] = true;
+      }
+      return fresh(res, g->sizes, preserve_format_strides(*g));
+    }
     case OpKind::Sum:
     case OpKind::Amax: return reduction(op, *g, a[1].i, a[2].i, res);
     case OpKind::Softmax: {

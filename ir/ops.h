@@ -153,7 +153,9 @@ namespace af::ir {
   /* format v1.4: torch._dynamo.graph_break() for Dynamo, a no-op elsewhere; no arguments, no result */ \
   X(GraphBreak, "graph_break", Meta, "", Meta, None, GraphBreak, "_graph_break", GraphBreak, 0, "") \
   /* format v1.5: view(x, i32), the view that reads the storage's bytes as another dtype; off by default */ \
-  X(ViewDtype, "view_dtype", View, "TD", Movement, None, ViewDtype, ".view", ViewDtype, 0, "")
+  X(ViewDtype, "view_dtype", View, "TD", Movement, None, ViewDtype, ".view", ViewDtype, 0, "") \
+  /* format v1.5: a copy whose elements move (not a view) */ \
+  X(Flip, "flip", OutOfPlace, "TL", Reorder, None, Flip, ".flip", Flip, 0, "")
 // clang-format on
 
 enum class OpKind {
@@ -176,6 +178,7 @@ enum class Family {
   Elementwise,  // one Math function per element
   Reduction,    // sum, amax, softmax, matmul: each result element reads many inputs
   Concat,       // cat
+  Reorder,      // format v1.5's flip: a fresh copy whose elements move (each reads another position)
   Scatter,      // a clone of the base with a source written into a slot
   Indexed,      // format v1.2: in-place writes at positions an index tensor or a mask names
   Meta,         // update_aliases: no values move
@@ -273,6 +276,7 @@ enum class GenRecipe {
   Full,
   GraphBreak,  // graph_break (format v1.4): after a view or a write, so that aliases cross the break
   ViewDtype,   // view(x, i32) (format v1.5): an exact f32 value viewed as i32, or an i32 one back as f32
+  Flip,        // flip(x, dims) (format v1.5): distinct dims, often written back into x
 };
 
 struct OpInfo {
@@ -359,7 +363,7 @@ inline bool binds_nothing(OpKind k) { return k == OpKind::SetitemI || is_custom_
 // The constructs format v1.4 added: the custom ops and graph_break.
 inline bool added_in_v14(OpKind k) { return is_custom_op(k) || k == OpKind::GraphBreak; }
 // The constructs format v1.5 added: view(x, dtype).
-inline bool added_in_v15(OpKind k) { return k == OpKind::ViewDtype; }
+inline bool added_in_v15(OpKind k) { return k == OpKind::ViewDtype || k == OpKind::Flip; }
 // The element type of a storage (format v1.2). f32 is the only data type;
 // i64 and bool storages hold indices and masks, never written (their
 // values are stored exactly as floats in memory: |v| <= kMaxIndexValue).

@@ -237,8 +237,12 @@ class Parser {
     if (!lx.at_end()) return syntax(line, "unexpected text after the statement: '" + lx.rest() + "'");
     auto op = op_from_name(opname);
     if (!op) return Error{ErrorKind::Name, line, "unknown op '" + opname + "'"};
-    // Format v1.5: view(x, i32) is the dtype view (view(x, [sizes]) the shape one).
-    if (*op == OpKind::View && args.size() == 2 && args[1].kind == RawArg::Name) op = OpKind::ViewDtype;
+    // Format v1.5: view(x, i32) is the dtype view (view(x, [sizes]) the shape
+    // one); with a dtype's name second, of any arity (view(x, i32, 3) is
+    // then an argument error, not an undefined name).
+    if (*op == OpKind::View && args.size() >= 2 && args[1].kind == RawArg::Name &&
+        (args.size() == 2 || dtype_from_name(args[1].name)))
+      op = OpKind::ViewDtype;
     if (++ops_ > limits_.max_ops)
       return Error{ErrorKind::Limit, line, "more than " + std::to_string(limits_.max_ops) + " ops"};
     Stmt st;
@@ -311,7 +315,7 @@ class Parser {
 
   std::optional<Error> typed_args(OpKind op, const std::vector<RawArg>& raw, int line, std::vector<Arg>* out) {
     const std::string sig = op_info(op).sig;
-    const std::string nm = op_name(op);
+    const std::string nm = op_spelling(op);
     // Resolve every name first so that an undefined name is a name error.
     for (size_t k = 0; k < raw.size(); ++k) {
       const RawArg& r = raw[k];
@@ -622,6 +626,8 @@ Result<Program> parse(const std::string& text, const Limits& limits) {
   return r;
 }
 
+const char* op_spelling(OpKind k) { return k == OpKind::ViewDtype ? "view" : op_name(k); }
+
 std::string print(const Program& p) {
   std::string o = "aliasfuzz 1\n";
   for (const auto& s : p.storages) {
@@ -658,7 +664,7 @@ std::string print(const Program& p) {
   for (const auto& st : p.stmts) {
     for (size_t i = 0; i < st.outs.size(); ++i) o += (i ? ", " : "") + p.value_names[st.outs[i]];
     if (!st.outs.empty()) o += " = ";
-    o += std::string(st.op == OpKind::ViewDtype ? "view" : op_name(st.op)) + "(";
+    o += std::string(op_spelling(st.op)) + "(";
     for (size_t k = 0; k < st.args.size(); ++k) {
       const Arg& a = st.args[k];
       if (k) o += ", ";

@@ -26,6 +26,9 @@ struct Limits {
 // shapes and overlap are checked by analyze() (analysis.h).
 Result<Program> parse(const std::string& text, const Limits& limits = Limits());
 std::string print(const Program& p);
+// An op as the text writes it (view_dtype is spelled view(x, i32)): the
+// printer's and every error message's name for it.
+const char* op_spelling(OpKind k);
 // Shortest text that reads back as the same double, always with '.' or 'e'.
 std::string format_number(double v);
 std::string format_float32(float v);

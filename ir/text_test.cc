@@ -98,6 +98,21 @@ void expect_round_trip(const std::string& text) {
   EXPECT_EQ(structural_hash(*p), structural_hash(*q));
 }
 
+// A program that round-trips (expect_round_trip), with its analysis: the
+// metadata of each statement's first result by statement index. A program
+// that does not parse or analyze throws (std::get), which fails the test.
+struct Analyzed {
+  Program p;
+  Analysis an;
+  const TensorMeta& out(int stmt) const { return an.values[p.stmts[stmt].outs[0]]; }
+};
+Analyzed analyzed(const std::string& text) {
+  expect_round_trip(text);
+  Program p = parse_and_validate(text).value();
+  Analysis an = analyze(p).value();
+  return {std::move(p), std::move(an)};
+}
+
 TEST(Text, FormatV11OpsRoundTrip) {
   const std::string text =
       "aliasfuzz 1\nstorage s0 f32[12] = iota(0.0, 1.0)\ninput x = as_strided(s0, [3, 4], [4, 1], 0)\n"
@@ -122,20 +137,16 @@ TEST(Text, FormatV13RoundTrip) {
       "aliasfuzz 1\nstorage s0 f32[12] = iota(0.0, 1.0)\ninput x = as_strided(s0, [3, 4], [4, 1], 0)\n"
       "u = unfold(x, 1, 3, 1)\na = transpose_(x, 0, 1)\nb = t_(a)\nc = unsqueeze_(b, -1)\nd = squeeze_(c, 2)\n"
       "e = swapdims_(d, 1, 0)\nf = as_strided_(e, [2, 2], [1, 2], 3)\nadd_(f, 1.0)\nreturn u, f\n";
-  expect_round_trip(text);
-  auto p = parse_and_validate(text);
-  ASSERT_TRUE(p);
-  auto an = analyze(*p);
-  ASSERT_TRUE(an);
-  auto geo = [&](int stmt) { return an->values[p->stmts[stmt].outs[0]]; };
-  EXPECT_EQ(geo(0).g, (Geometry{{3, 2, 3}, {4, 1, 1}, 0}));  // windows of 3 every 1 along dim 1
-  EXPECT_EQ(geo(1).g, (Geometry{{4, 3}, {1, 4}, 0}));
-  EXPECT_EQ(geo(2).g, (Geometry{{3, 4}, {4, 1}, 0}));
-  EXPECT_EQ(geo(3).g, (Geometry{{3, 4, 1}, {4, 1, 1}, 0}));
-  EXPECT_EQ(geo(4).g, (Geometry{{3, 4}, {4, 1}, 0}));
-  EXPECT_EQ(geo(6).g, (Geometry{{2, 2}, {1, 2}, 3}));
-  for (int k = 1; k <= 6; ++k) EXPECT_EQ(geo(k).impl, an->values[0].impl) << "statement " << k << " returns x itself";
-  EXPECT_NE(geo(0).impl, an->values[0].impl);  // unfold is a new view
+  const Analyzed a = analyzed(text);
+  EXPECT_EQ(a.out(0).g, (Geometry{{3, 2, 3}, {4, 1, 1}, 0}));  // windows of 3 every 1 along dim 1
+  EXPECT_EQ(a.out(1).g, (Geometry{{4, 3}, {1, 4}, 0}));
+  EXPECT_EQ(a.out(2).g, (Geometry{{3, 4}, {4, 1}, 0}));
+  EXPECT_EQ(a.out(3).g, (Geometry{{3, 4, 1}, {4, 1, 1}, 0}));
+  EXPECT_EQ(a.out(4).g, (Geometry{{3, 4}, {4, 1}, 0}));
+  EXPECT_EQ(a.out(6).g, (Geometry{{2, 2}, {1, 2}, 3}));
+  for (int k = 1; k <= 6; ++k)
+    EXPECT_EQ(a.out(k).impl, a.an.values[0].impl) << "statement " << k << " returns x itself";
+  EXPECT_NE(a.out(0).impl, a.an.values[0].impl);  // unfold is a new view
 }
 
 // Format v1.5: view(x, i32) prints as it parses; its result shares x's
@@ -146,37 +157,49 @@ TEST(Text, FormatV15RoundTripAndDtypes) {
       "aliasfuzz 1\nstorage s0 f32[6] = iota(0.0, 1.0)\ninput x = as_strided(s0, [2, 3], [3, 1], 0)\n"
       "y = view(x, i32)\nz = add(y, 3)\nt = transpose(z, 0, 1)\nw = view(t, f32)\nmul_(y, -2)\nc = clone(w)\n"
       "return z, y, c\n";
-  expect_round_trip(text);
-  auto p = parse_and_validate(text);
-  ASSERT_TRUE(p);
-  auto an = analyze(*p);
-  ASSERT_TRUE(an);
-  auto meta = [&](int stmt) { return an->values[p->stmts[stmt].outs[0]]; };
-  EXPECT_EQ(meta(0).dtype, Dtype::I32);
-  EXPECT_EQ(meta(0).g, an->values[0].g);
-  EXPECT_EQ(meta(0).storage, an->values[0].storage);
-  EXPECT_EQ(meta(1).dtype, Dtype::I32);
-  EXPECT_EQ(meta(2).dtype, Dtype::I32);
-  EXPECT_EQ(meta(3).dtype, Dtype::F32);
-  EXPECT_EQ(meta(5).dtype, Dtype::F32);
+  const Analyzed a = analyzed(text);
+  EXPECT_EQ(a.out(0).dtype, Dtype::I32);
+  EXPECT_EQ(a.out(0).g, a.an.values[0].g);
+  EXPECT_EQ(a.out(0).storage, a.an.values[0].storage);
+  EXPECT_EQ(a.out(1).dtype, Dtype::I32);
+  EXPECT_EQ(a.out(2).dtype, Dtype::I32);
+  EXPECT_EQ(a.out(3).dtype, Dtype::F32);
+  EXPECT_EQ(a.out(5).dtype, Dtype::F32);
+}
+
+// Format v1.5's flip prints as it parses; its result is a fresh storage in
+// x's layout (preserve format: a transposed x's strides), of x's dtype.
+TEST(Text, FormatV15FlipRoundTrip) {
+  const std::string text =
+      "aliasfuzz 1\nstorage s0 f32[12] = iota(0.0, 1.0)\ninput x = as_strided(s0, [4, 3], [1, 4], 0)\n"
+      "t = flip(x, [0, -1])\ny = view(x, i32)\nu = flip(y, [1])\nreturn t, u\n";
+  const Analyzed a = analyzed(text);
+  EXPECT_EQ(a.out(0).g, (Geometry{{4, 3}, {1, 4}, 0}));
+  EXPECT_NE(a.out(0).storage, a.an.values[0].storage);
+  EXPECT_EQ(a.out(0).dtype, Dtype::F32);
+  EXPECT_EQ(a.out(2).dtype, Dtype::I32);
 }
 
 TEST(Text, FormatV15ErrorKinds) {
   const std::string base = "aliasfuzz 1\nstorage s0 f32[4] = iota(0, 1)\ninput x = s0\ny = view(x, i32)\n";
   const Bad cases[] = {
-      {"z = add(y, 1.5)\nreturn z\n", ErrorKind::Dtype, 5},   // a float number: PyTorch computes in f32
-      {"z = add(y, x)\nreturn z\n", ErrorKind::Dtype, 5},     // f32 and i32: promotion
-      {"z = exp(y)\nreturn z\n", ErrorKind::Dtype, 5},        // no i32 exp in the format
-      {"z = sum(y, 0, 0)\nreturn z\n", ErrorKind::Dtype, 5},  // PyTorch sums int32 into int64
-      {"z = view(x, i64)\nreturn z\n", ErrorKind::Dtype, 5},  // i64 is an index dtype
-      {"z = view(x, f64)\nreturn z\n", ErrorKind::Arg, 5},    // no such dtype
-      {"copy_(x, y)\nreturn x\n", ErrorKind::Dtype, 5},       // a conversion
+      {"z = add(y, 1.5)\nreturn z\n", ErrorKind::Dtype, 5},     // a float number: PyTorch computes in f32
+      {"z = add(y, x)\nreturn z\n", ErrorKind::Dtype, 5},       // f32 and i32: promotion
+      {"z = exp(y)\nreturn z\n", ErrorKind::Dtype, 5},          // no i32 exp in the format
+      {"z = sum(y, 0, 0)\nreturn z\n", ErrorKind::Dtype, 5},    // PyTorch sums int32 into int64
+      {"z = view(x, i64)\nreturn z\n", ErrorKind::Dtype, 5},    // i64 is an index dtype
+      {"z = view(x, f64)\nreturn z\n", ErrorKind::Arg, 5},      // no such dtype
+      {"copy_(x, y)\nreturn x\n", ErrorKind::Dtype, 5},         // a conversion
+      {"z = view(x, i32, 3)\nreturn z\n", ErrorKind::Arg, 5},   // the dtype alone: PyTorch's TypeError
+      {"z = flip(x, [0, -1])\nreturn z\n", ErrorKind::Arg, 5},  // a dim twice
+      {"z = flip(x, [1])\nreturn z\n", ErrorKind::Arg, 5},      // out of range
   };
   for (const Bad& c : cases) {
     auto p = parse_and_validate(base + c.text);
     ASSERT_FALSE(p) << c.text;
     EXPECT_EQ(p.error().kind, c.kind) << c.text << ": " << p.error().to_string();
     EXPECT_EQ(p.error().line, c.line) << c.text << ": " << p.error().to_string();
+    EXPECT_EQ(p.error().message.find("view_dtype"), std::string::npos) << "spelled as written: " << p.error().message;
   }
 }
 

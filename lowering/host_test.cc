@@ -49,7 +49,7 @@ TEST(HostLowering, CorpusAgreesWithOracle) {
   }
   // Counted and printed, not silently passed: their checks are the refusal's.
   std::printf(
-      "corpus: %zu programs (%zu refused as unsupported by the lowering: format v1.5 dtype views), cache hits %lld "
+      "corpus: %zu programs (%zu refused as unsupported by the lowering: format v1.5 dtype views and flips), cache hits %lld "
       "misses %lld compile %.0f ms\n",
       cases.size(), refused, static_cast<long long>(cache.hits()), static_cast<long long>(cache.misses()),
       cache.compile_ms());

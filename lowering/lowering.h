@@ -81,7 +81,7 @@ Expected expected_values(const ir::Program& p, const ir::Analysis& an);
 // Why the lowering refuses a valid program (run_schedule's error after
 // schedulers::kLoweringUnsupported), or "" when it lowers it: format v1.5's
 // i32 values (each comes from a view(x, i32)), as the pipelines hold f32
-// buffers only.
+// buffers only, and its flip.
 std::string unsupported_reason(const ir::Program& p);
 
 // Runs the schedule region by region. `expected` is used in checked mode

@@ -25,9 +25,12 @@ bool target_available(Target t, std::string* why) {
 }
 
 std::string unsupported_reason(const ir::Program& p) {
-  for (const ir::Stmt& st : p.stmts)
+  for (const ir::Stmt& st : p.stmts) {
     if (st.op == ir::OpKind::ViewDtype)
       return "view(x, dtype) (format v1.5): the pipelines hold f32 buffers only, line " + std::to_string(st.line);
+    if (st.op == ir::OpKind::Flip)
+      return "flip (format v1.5): no pipeline reads positions in reverse yet, line " + std::to_string(st.line);
+  }
   return "";
 }
 

@@ -241,6 +241,28 @@ void matmul(const Dense& a, const Dense& b, Dense* out) {
     }
 }
 
+void flip(const Dense& a, const Shape& dims, Dense* out) {
+  Dense& r = *out;
+  r.sizes = a.sizes;
+  r.dtype = a.dtype;
+  r.v.resize(a.v.size());
+  const size_t rank = a.sizes.size();
+  std::vector<char> reversed(rank, 0);
+  for (int64_t d : dims)
+    if (d >= 0 && static_cast<size_t>(d) < rank) reversed[d] = 1;
+  const Shape st = ir::contiguous_strides(a.sizes);
+  for (size_t i = 0; i < a.v.size(); ++i) {
+    int64_t rem = static_cast<int64_t>(i), src = 0;
+    for (size_t d = 0; d < rank; ++d) {
+      int64_t idx = st[d] ? rem / st[d] : 0;
+      rem -= idx * st[d];
+      if (reversed[d]) idx = a.sizes[d] - 1 - idx;
+      src += idx * st[d];
+    }
+    r.v[i] = a.v[src];
+  }
+}
+
 void cat(const std::vector<Dense>& parts, int64_t dim, Dense* out) {
   const Dense* ref = nullptr;
   for (const auto& p : parts)

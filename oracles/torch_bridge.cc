@@ -116,7 +116,8 @@ _KINDS = [
             r"|cannot be converted to type float without overflow|is out of bounds for dimension"
             r"|index out of range in self|Index is supposed to be a vector|Index should have dimension"
             r"|is out of bounds of the source tensor|maximum size for tensor at dimension|but must be >"
-            r"|too many indices|must be long|Expected dtype int|only supports boolean masks"),
+            r"|too many indices|must be long|Expected dtype int|only supports boolean masks"
+            r"|appears multiple times in the list of dims"),
 ]
 
 

@@ -29,6 +29,7 @@ bool fusible_family(ir::Family f) {
     case ir::Family::Indexed: return true;
     case ir::Family::Reduction:
     case ir::Family::Concat:
+    case ir::Family::Reorder:  // flip reads other positions: fused with a write of x, it would read written ones
     case ir::Family::Meta: return false;
   }
   return false;
