@@ -469,7 +469,11 @@ struct FaultyRun {
   bool probe_cached = false;
 };
 
-FaultyRun faulty_campaign(const std::string& toy, double minimize_s, double external_timeout_s = 0) {
+// case_timeout_s: 3 s ends a hang's cases quickly; a compiler that dies
+// needs none that short, and on a loaded machine its Python's start-up
+// (importing torch) alone may pass 3 s, which would make its crash a timeout.
+FaultyRun faulty_campaign(const std::string& toy, double minimize_s, double external_timeout_s = 0,
+                          double case_timeout_s = 3) {
   const std::string cache = tmp("faulty-caps-" + toy);
   std::filesystem::remove_all(cache);
   setenv("AF_CAPABILITY_CACHE", cache.c_str(), 1);
@@ -481,7 +485,7 @@ FaultyRun faulty_campaign(const std::string& toy, double minimize_s, double exte
   o.programs = 2;
   o.jobs = 2;
   o.quiet = true;
-  o.case_timeout_s = 3;
+  o.case_timeout_s = case_timeout_s;
   o.minimize_s = minimize_s;
   o.test_external_timeout_s = external_timeout_s;
   o.strategies = {run::strategy_of("py:oracles.testdata.toy_compiler:" + toy + "@/usr/bin/python3")};
@@ -535,8 +539,8 @@ TEST(PyCampaign, AHangTheCampaignKillsIsTheCompilers) {
 
 TEST(PyCampaign, ACompilerThatDiesIsNamed) {
   REQUIRE_DEBIAN_TORCH();
-  expect_blamed_on_the_plugin(faulty_campaign("exits_on_call", 0), "exits_on_call", "runner-crash");
-  expect_blamed_on_the_plugin(faulty_campaign("kills_itself_on_call", 0), "kills_itself_on_call",
+  expect_blamed_on_the_plugin(faulty_campaign("exits_on_call", 0, 0, 60), "exits_on_call", "runner-crash");
+  expect_blamed_on_the_plugin(faulty_campaign("kills_itself_on_call", 0, 0, 60), "kills_itself_on_call",
                               "runner-crash-SIGSEGV");
 }
 

@@ -51,7 +51,7 @@ void run_cuda(const ir::Program& p, int per_region, bool checked, CompileCache& 
 TEST(CudaTarget, CorpusAndGeneratedAgreeWithOracle) {
   SKIP_WITHOUT_GPU();
   CompileCache cache;
-  for (const auto& c : testing::corpus_cases())
+  for (const auto& c : testing::lowerable_corpus_cases())
     for (int k : {1, 0}) run_cuda(c.program, k, false, cache, c.path);
   for (const auto& p : testing::edge_cases()) run_cuda(p, 0, true, cache, "edge case");
   for (int i = 0; i < 100; ++i) {

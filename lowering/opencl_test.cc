@@ -58,7 +58,7 @@ TEST(OpenClTarget, Available) {
 
 TEST(OpenClTarget, CorpusAndEdgeCasesAgreeWithOracle) {
   CompileCache cache;
-  const auto all = testing::corpus_cases();
+  const auto all = testing::lowerable_corpus_cases();
   ASSERT_GE(all.size(), 5u) << "corpus not found in runfiles";
   // pocl builds every distinct region (about 1 s each): a quarter of the
   // corpus by default (host_test runs all of it through the same lowering).

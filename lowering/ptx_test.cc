@@ -39,7 +39,7 @@ TEST(PtxTarget, CorpusAndGeneratedRegionsAssemble) {
   LowerStats total;
   // PTX codegen and ptxas per distinct region: a fifth of the corpus by
   // default (AF_TEST_FULL=1: all; host_test runs half of it through the lowering).
-  for (const auto& c : testing::sampled(testing::corpus_cases(), 5, "ptx corpus"))
+  for (const auto& c : testing::sampled(testing::lowerable_corpus_cases(), 5, "ptx corpus"))
     for (int k : {1, 0}) run_ptx(c.program, k, k == 0, cache, c.path, &total);
   int e = 0;
   for (const auto& p : testing::edge_cases()) run_ptx(p, 0, true, cache, "edge case " + std::to_string(e++), &total);
