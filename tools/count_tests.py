@@ -9,10 +9,20 @@ import sys
 import xml.etree.ElementTree as ET
 
 
-def xml_files(testlogs, extra):
+def current(target, targets):
+    """Whether a testlogs folder (pkg/name or pkg/name/shard_K_of_N) is a
+    test target that exists now: the output base outlives a target that was
+    renamed or moved (a clone in the same folder reuses it), and its old
+    test.xml must not count."""
+    if targets is None:
+        return True
+    return target in targets or os.path.dirname(target) in targets
+
+
+def xml_files(testlogs, extra, targets=None):
     """(target name, path) of Bazel's test.xml files and of extra *.xml files."""
     for dirpath, _, files in os.walk(testlogs):
-        if "test.xml" in files:
+        if "test.xml" in files and current(os.path.relpath(dirpath, testlogs), targets):
             yield os.path.relpath(dirpath, testlogs), os.path.join(dirpath, "test.xml")
     if extra:
         for dirpath, _, files in os.walk(extra):
@@ -21,10 +31,25 @@ def xml_files(testlogs, extra):
                     yield os.path.relpath(os.path.join(dirpath, f), extra), os.path.join(dirpath, f)
 
 
+def read_targets(extra):
+    """The test targets of this tree, as testlogs folders (pkg/name), from
+    EXTRA/targets.txt (`bazel query 'tests(//...)'`, one label a line);
+    None when absent (then every test.xml counts)."""
+    path = os.path.join(extra, "targets.txt") if extra else ""
+    if not path or not os.path.exists(path):
+        return None
+    out = set()
+    for line in open(path):
+        label = line.strip()
+        if label.startswith("//"):
+            out.add(label[2:].replace(":", "/"))
+    return out
+
+
 def main(testlogs, bazel_rc, extra=None):
     passed = failed = skipped = 0
     skipped_names = []
-    for target, path in xml_files(testlogs, extra):
+    for target, path in xml_files(testlogs, extra, read_targets(extra)):
         try:
             root = ET.parse(path).getroot()
         except ET.ParseError:
