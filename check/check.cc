@@ -319,6 +319,14 @@ std::optional<std::string> predicted_refusal(const std::string& error) {
   return rest.substr(0, rest.rfind(" (line "));
 }
 
+std::optional<std::string> unsupported_run(const schedulers::RunOutcome& res) {
+  if (res.failure && res.failure->observable == "lowering" &&
+      res.failure->what.rfind(schedulers::kLoweringUnsupported, 0) == 0)
+    return res.failure->what;
+  const bool schedule_failed = !res.agree && res.mismatch && res.mismatch->observable == "schedule";
+  return predicted_refusal(schedule_failed ? res.mismatch->what : res.error);
+}
+
 std::vector<RunRecord> check_program(const ir::Program& p, const oracles::Observables& expected,
                                      const std::vector<run::RunSpec>& specs, const CheckOptions& options) {
   return check_program(p, ir::analyze(p).value(), expected, specs, options);
@@ -344,21 +352,13 @@ std::vector<RunRecord> check_program(const ir::Program& p, const ir::Analysis& a
     r.spec = s;
     const RunConfig config = s.config();
     schedulers::RunOutcome res = run_on_target(p, an, expected, config);
-    if (res.failure && res.failure->observable == "lowering" &&
-        res.failure->what.rfind(schedulers::kLoweringUnsupported, 0) == 0) {
-      // The lowering refused an op it does not implement: no comparison, no finding.
-      r.unsupported = res.failure->what;
+    if (auto why = unsupported_run(res)) {
+      // The lowering refused an op it does not implement, or a model of a
+      // real compiler predicts that compiler refusing an op (update_aliases:
+      // Thunder's torch symbols take no out=): counted as the real
+      // compiler's refusal is, unsupported, not a finding.
+      r.unsupported = *why;
       r.regions = res.regions;
-      r.ms = ms();
-      out.push_back(r);
-      continue;
-    }
-    const bool schedule_failed = !res.agree && res.mismatch && res.mismatch->observable == "schedule";
-    if (auto refusal = predicted_refusal(schedule_failed ? res.mismatch->what : res.error)) {
-      // A model of a real compiler predicts that compiler refusing an op
-      // (update_aliases: Thunder's torch symbols take no out=): counted as
-      // the real compiler's refusal is, unsupported, not a finding.
-      r.unsupported = *refusal;
       r.ms = ms();
       out.push_back(r);
       continue;

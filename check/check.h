@@ -94,6 +94,13 @@ struct CheckOptions {
 // any other error, which stays a finding.
 std::optional<std::string> predicted_refusal(const std::string& error);
 
+// Why a run of our own strategies has nothing to compare, as `run` and
+// campaigns both count it: the Halide lowering refused an op it does not
+// implement (schedulers::kLoweringUnsupported: format v1.5's flips and dtype
+// views), or a model predicts its real compiler's refusal
+// (predicted_refusal); nullopt for a run that compared.
+std::optional<std::string> unsupported_run(const schedulers::RunOutcome& res);
+
 // The strategies of real compilers run in Python (the rows of
 // compilers/table.h's table: thunder, inductor, ...; and py:MODULE:FUNCTION):
 // under study, run only when named, compared with eager PyTorch of the

@@ -120,8 +120,6 @@ ExternalResult ExternalRunner::run(const ir::Program& p, const ExternalStrategy&
                                    const ir::Program* recall) {
   using S = ExternalResult::Status;
   ExternalResult r;
-  const ExternalStrategy* entry = &e;
-  const std::string& strategy = e.name;
   std::string err;
   if (!start(&err)) {
     r.status = S::Unavailable;
@@ -135,10 +133,10 @@ ExternalResult ExternalRunner::run(const ir::Program& p, const ExternalStrategy&
     r.message = "the program could not be split into _setup and _fn";
     return r;
   }
-  nlohmann::json req = {{"id", next_id_++},          {"strategy", strategy},          {"imports", entry->imports},
-                        {"compile", entry->compile}, {"fallbacks", entry->fallbacks}, {"code", code}};
+  nlohmann::json req = {{"id", next_id_++},     {"strategy", e.name},          {"imports", e.imports},
+                        {"compile", e.compile}, {"fallbacks", e.fallbacks}, {"code", code}};
   if (invalid) req["invalid"] = true;
-  if (o_.evidence) req["evidence"] = entry->native ? nlohmann::json("ops") : nlohmann::json(true);
+  if (o_.evidence) req["evidence"] = e.native ? nlohmann::json("ops") : nlohmann::json(true);
   if (recall) {
     const std::string second = torch_function_module(*recall);
     if (!second.empty()) req["recall"] = second;
@@ -168,7 +166,7 @@ ExternalResult ExternalRunner::run(const ir::Program& p, const ExternalStrategy&
         r.fallbacks.push_back(f.is_string() ? f.get<std::string>() : ir::json_text(f));
     if (j.contains("unavailable")) {
       r.status = S::Unavailable;
-      r.message = "cannot import the compiler of " + strategy + ": " + j["unavailable"].get<std::string>();
+      r.message = "cannot import the compiler of " + e.name + ": " + j["unavailable"].get<std::string>();
     } else if (j.contains("unsupported")) {  // this torch cannot even define the program
       r.status = S::StrategyError;
       r.error_type = j["unsupported"].value("type", "NotImplementedError");

@@ -322,10 +322,7 @@ bool written_noise(const ir::Stmt& st, const ir::Analysis& an, const oracles::Me
     }
     case ir::Family::Reorder: {  // flip: each element's noise moves with it
       oracles::Dense flipped;
-      Shape dims;
-      for (int64_t d : st.args[1].list)
-        dims.push_back(pre.written.sizes.empty() ? 0 : wrapped(d, pre.written.sizes.size()));
-      oracles::flip({pre.written.sizes, pre.operands[0].noise}, dims, &flipped);
+      oracles::flip({pre.written.sizes, pre.operands[0].noise}, st.args[1].list, &flipped);
       for (size_t i = 0; i < o.size(); ++i) n[i] = flipped.v[i];
       break;
     }

@@ -243,9 +243,7 @@ void execute(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
     case ir::Family::Reorder: {  // flip
       thread_local Dense a;
       read_into(an, mem, A[0].i, &a);
-      Shape dims;
-      for (int64_t d : A[1].list) dims.push_back(a.sizes.empty() ? 0 : wrapped(d, a.sizes.size()));
-      flip(a, dims, &r);
+      flip(a, A[1].list, &r);
       break;
     }
     case ir::Family::Scatter: {  // a clone of the base (preserved strides) with src written into the slot

@@ -241,15 +241,15 @@ void matmul(const Dense& a, const Dense& b, Dense* out) {
     }
 }
 
-void flip(const Dense& a, const Shape& dims, Dense* out) {
+void flip(const Dense& a, const std::vector<int64_t>& dims, Dense* out) {
   Dense& r = *out;
   r.sizes = a.sizes;
   r.dtype = a.dtype;
   r.v.resize(a.v.size());
   const size_t rank = a.sizes.size();
   std::vector<char> reversed(rank, 0);
-  for (int64_t d : dims)
-    if (d >= 0 && static_cast<size_t>(d) < rank) reversed[d] = 1;
+  for (int64_t d : dims)  // as written; a 0-d tensor's 0 and -1 wrap to a dim it lacks: a no-op
+    if (auto w = ir::wrap_dim(d, static_cast<int64_t>(rank)); w && static_cast<size_t>(*w) < rank) reversed[*w] = 1;
   const Shape st = ir::contiguous_strides(a.sizes);
   for (size_t i = 0; i < a.v.size(); ++i) {
     int64_t rem = static_cast<int64_t>(i), src = 0;

@@ -85,7 +85,8 @@ void softmax(const Dense& a, int64_t dim, Dense* out);
 void matmul(const Dense& a, const Dense& b, Dense* out);
 void cat(const std::vector<Dense>& parts, int64_t dim, Dense* out);
 // torch.flip (format v1.5): a's elements reversed along each dim of `dims`
-// (wrapped, distinct); the dtype and bits carry over.
-void flip(const Dense& a, const Shape& dims, Dense* out);
+// as the program writes them (negative counts from the end; checked valid
+// and distinct by the analysis); the dtype and bits carry over.
+void flip(const Dense& a, const std::vector<int64_t>& dims, Dense* out);
 
 }  // namespace af::oracles

@@ -203,11 +203,10 @@ int run(const RunOptions& o) {
     // disagreement; checked mode compares each statement of the scheduled
     // program with the oracle's value of that statement.
     const schedulers::RunOutcome r = fuzz::run_on_target(*prog, *an, expected, *configs[k]);
-    // A model predicting its real compiler's refusal (update_aliases on
-    // out=): not supported, as a campaign counts it (fuzz::predicted_refusal).
-    const auto refusal = !r.agree && r.mismatch && r.mismatch->observable == "schedule"
-                             ? fuzz::predicted_refusal(r.mismatch->what)
-                             : std::nullopt;
+    // The lowering refusing an op, or a model predicting its real
+    // compiler's refusal (update_aliases on out=): not supported, as a
+    // campaign counts it (fuzz::unsupported_run).
+    const auto refusal = fuzz::unsupported_run(r);
     all_agree = all_agree && (r.agree || refusal);
     if (!r.stats.is_null()) all_stats.push_back(r.stats);
     nlohmann::json run = run::spec_json(specs[k]);

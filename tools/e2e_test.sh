@@ -90,6 +90,15 @@ if [[ $rc -eq 0 ]] && json_check "$T/run-fn.out" 'j["runs"][0]["strategy"] == "f
 else
   case_fail "run --strategy functionalize --target host --checked" "exit $rc: $(why run-fn)"
 fi
+# A program the Halide lowering refuses (a flip): not supported, exit 0, as a
+# campaign counts it; never a disagreement.
+run_tool run-flip-host "$bin" run "$src/corpus/examples/flip_written_back.af" --target host --json
+if [[ $rc -eq 0 ]] && json_check "$T/run-flip-host.out" \
+  'all(r["agree"] and r["unsupported"].startswith("unsupported by the Halide lowering: flip") for r in j["runs"])'; then
+  case_ok "run --target host of a program the lowering refuses: not supported"
+else
+  case_fail "run --target host of a program the lowering refuses: not supported" "exit $rc: $(why run-flip-host)"
+fi
 # A mutant that this program exposes: exit 1, a disagreement named in the JSON.
 mutant_case="$T/two_inputs.af"
 cat >"$mutant_case" <<'EOF'
