@@ -120,6 +120,11 @@ const std::map<ir::OpKind, std::vector<Form>>& op_forms() {
       {ir::OpKind::Amax, {{"", "r = amax({X}, 0, 1)", "r"}}},
       {ir::OpKind::Softmax, {{"", "r = softmax({X}, -1)", "r"}}},
       {ir::OpKind::Matmul, {{"", "r = matmul({X}, {W})", "r"}}},
+      // format v1.5: bmm of views of inputs, one of them expanded over the batch
+      {ir::OpKind::Bmm,
+       {{"", "a = view({X}, [3, 1, 4])\nb = view({X}, [3, 4, 1])\nr = bmm(a, b)", "r"},
+        {"expanded", "a = unsqueeze({W}, 0)\nb = expand(a, [2, 4, 2])\nc = unsqueeze({X}, 0)\nd = expand(c, [2, 3, 4])\nr = bmm(d, b)",
+         "r"}}},
       {ir::OpKind::Cat, {{"", "r = cat([{X}, {Y}], 0)", "r"}}},
       {ir::OpKind::Full, {{"", "r = full([2, 3], 1.5)", "r"}}},
       // format v1.4's custom ops

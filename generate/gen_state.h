@@ -236,6 +236,7 @@ struct Gen {
   bool recipe_transpose(OpKind op);
   bool recipe_permute(OpKind op);
   bool recipe_flip(OpKind op);
+  bool recipe_bmm(OpKind op);
   bool recipe_slice(OpKind op);
   bool recipe_unsqueeze(OpKind op);
   bool recipe_squeeze(OpKind op);

@@ -268,7 +268,7 @@ std::string use_format(const std::string& version, GenOptions* options) {
 }
 
 GenOptions halide_options(GenOptions o) {
-  // Format v1.5's i32 values and flips are not lowered (lowering::unsupported_reason).
+  // Format v1.5's i32 values, flips and bmms are not lowered (lowering::unsupported_reason).
   for (ir::OpKind k : generated_ops())
     if (ir::added_in_v15(k)) o.op_weights[ir::op_name(k)] = 0;
   return o;

@@ -180,22 +180,25 @@ void reduction_noise(const ir::Stmt& st, const ir::Analysis& an, const NoiseCapt
                      std::vector<double>* noise) {
   auto& n = *noise;
   const auto& A = st.args;
-  if (st.op == OpKind::Matmul) {
+  if (st.op == OpKind::Matmul || st.op == OpKind::Bmm) {  // bmm: one product per batch
     const NoisyOperand &a = pre.operands[0], &b = pre.operands[1];
     const Shape& sa = an.values[A[0].i].g.sizes;
     const Shape& sb = an.values[A[1].i].g.sizes;
-    const int64_t M = sa[0], K = sa[1], N = sb[1];
-    for (int64_t i = 0; i < M; ++i)
-      for (int64_t j = 0; j < N; ++j) {
-        double acc = 0, sabs = 0;
-        for (int64_t k = 0; k < K; ++k) {
-          const double av = std::fabs(a.values[i * K + k]), bv = std::fabs(b.values[k * N + j]);
-          const double na = a.noise[i * K + k], nb = b.noise[k * N + j];
-          acc += av * nb + bv * na + na * nb;
-          sabs += av * bv;
+    const size_t batched = st.op == OpKind::Bmm;
+    const int64_t P = batched ? sa[0] : 1, M = sa[batched], K = sa[batched + 1], N = sb[batched + 1];
+    for (int64_t p = 0; p < P; ++p)
+      for (int64_t i = 0; i < M; ++i)
+        for (int64_t j = 0; j < N; ++j) {
+          double acc = 0, sabs = 0;
+          for (int64_t k = 0; k < K; ++k) {
+            const int64_t ia = (p * M + i) * K + k, ib = (p * K + k) * N + j;
+            const double av = std::fabs(a.values[ia]), bv = std::fabs(b.values[ib]);
+            const double na = a.noise[ia], nb = b.noise[ib];
+            acc += av * nb + bv * na + na * nb;
+            sabs += av * bv;
+          }
+          n[(p * M + i) * N + j] = acc + kEps * static_cast<double>(K) * sabs;
         }
-        n[i * N + j] = acc + kEps * static_cast<double>(K) * sabs;
-      }
     return;
   }
   const NoisyOperand& a = pre.operands[0];

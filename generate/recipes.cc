@@ -456,6 +456,39 @@ bool Gen::recipe_matmul(OpKind op) {
   return emit(op, {T(a), T(b)}) >= 0;
 }
 
+// bmm (format v1.5): a [B, m, k] batch, either a 3-D value or a matrix made
+// one by unsqueeze(x, 0) and, most of the time, expanded over B = 2..3
+// (stride 0 over the batch: one matrix read B times, the layout compilers
+// mishandle), times a [B, k, n] value or the batch's own transpose(1, 2);
+// the product is often written back into the batch (add_ or copy_).
+bool Gen::recipe_bmm(OpKind op) {
+  int a = pick_where([&](int v) { return geo(v).rank() == 3 && geo(v).sizes[0] * geo(v).sizes[1] <= cap(); });
+  if (a < 0 || rng.chance(400)) {
+    const int x = pick_where([&](int v) { return geo(v).rank() == 2 && geo(v).sizes[0] * geo(v).sizes[0] <= cap(); });
+    if (x < 0 || !enabled(OpKind::Unsqueeze) || emit(OpKind::Unsqueeze, {T(x), I(0)}) < 1) return false;
+    a = num_values() - 1;
+    const int64_t batch = rng.range(2, 3), m = geo(x).sizes[0], k = geo(x).sizes[1];
+    if (enabled(OpKind::Expand) && rng.chance(700) && batch * m * std::max<int64_t>(m, 1) <= cap() &&
+        emit(OpKind::Expand, {T(a), L({batch, m, k})}) >= 1)
+      a = num_values() - 1;
+  }
+  const Shape sa = geo(a).sizes;
+  int b = pick_where([&](int v) {
+    const Shape& s = geo(v).sizes;
+    return s.size() == 3 && s[0] == sa[0] && s[1] == sa[2] && sa[0] * sa[1] * s[2] <= cap();
+  });
+  if (b < 0) {  // the batch times its own transpose: [B, m, k] x [B, k, m]
+    if (!enabled(OpKind::Transpose) || sa[0] * sa[1] * sa[1] > cap() || emit(OpKind::Transpose, {T(a), I(1), I(2)}) < 1)
+      return false;
+    b = num_values() - 1;
+  }
+  if (emit(op, {T(a), T(b)}) < 0) return false;
+  const int r = num_values() - 1;
+  if (writable(a) && geo(r).sizes == sa && rng.chance(600))
+    emit(rng.chance(500) ? OpKind::AddI : OpKind::CopyI, {T(a), T(r)});
+  return true;
+}
+
 bool Gen::recipe_cat(OpKind op) {
   int a = pick_where([&](int v) { return geo(v).rank() >= 1 && geo(v).numel() > 0; });
   if (a < 0) return false;
@@ -533,6 +566,7 @@ bool Gen::try_op(OpKind op) {
     case R::GraphBreak: return recipe_graph_break(op);
     case R::ViewDtype: return recipe_view_dtype(op);
     case R::Flip: return recipe_flip(op);
+    case R::Bmm: return recipe_bmm(op);
     case R::IndexPut: return recipe_index_put(op);
     case R::IndexAlong: return recipe_index_along(op);
     case R::ScatterAlong: return recipe_scatter_along(op);

@@ -1099,6 +1099,17 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
                                          std::to_string(b.sizes[1]) + ")");
       return fresh_contiguous(res, Shape{g->sizes[0], b.sizes[1]});
     }
+    case OpKind::Bmm: {  // torch.bmm's checks, in its order and words
+      const Geometry& b = a[1].t->g;
+      if (g->rank() != 3) return err(ErrorKind::Arg, "batch1 must be a 3D tensor");
+      if (b.rank() != 3) return err(ErrorKind::Arg, "batch2 must be a 3D tensor");
+      if (b.sizes[0] != g->sizes[0] || b.sizes[1] != g->sizes[2])
+        return err(ErrorKind::Shape, "Expected size for first two dimensions of batch2 tensor to be: [" +
+                                         std::to_string(g->sizes[0]) + ", " + std::to_string(g->sizes[2]) +
+                                         "] but got: [" + std::to_string(b.sizes[0]) + ", " +
+                                         std::to_string(b.sizes[1]) + "].");
+      return fresh_contiguous(res, Shape{g->sizes[0], g->sizes[1], b.sizes[2]});
+    }
     case OpKind::Cat: return cat(a[0].ts, a[1].i, res);
     case OpKind::Full:
       for (int64_t s : a[0].list)

@@ -155,7 +155,9 @@ namespace af::ir {
   /* format v1.5: view(x, i32), the view that reads the storage's bytes as another dtype; off by default */ \
   X(ViewDtype, "view_dtype", View, "TD", Movement, None, ViewDtype, ".view", ViewDtype, 0, "") \
   /* format v1.5: a copy whose elements move (not a view) */ \
-  X(Flip, "flip", OutOfPlace, "TL", Reorder, None, Flip, ".flip", Flip, 0, "")
+  X(Flip, "flip", OutOfPlace, "TL", Reorder, None, Flip, ".flip", Flip, 0, "") \
+  /* format v1.5: torch.bmm, [B, m, k] x [B, k, n] (no broadcast; expanded and transposed operands) */ \
+  X(Bmm, "bmm", OutOfPlace, "TT", Reduction, None, Bmm, "torch.bmm", Bmm, 0, "01")
 // clang-format on
 
 enum class OpKind {
@@ -277,6 +279,7 @@ enum class GenRecipe {
   GraphBreak,  // graph_break (format v1.4): after a view or a write, so that aliases cross the break
   ViewDtype,   // view(x, i32) (format v1.5): an exact f32 value viewed as i32, or an i32 one back as f32
   Flip,        // flip(x, dims) (format v1.5): distinct dims, often written back into x
+  Bmm,         // bmm(a, b) (format v1.5): a batch (often a matrix unsqueezed and expanded) by b or a's transpose
 };
 
 struct OpInfo {
@@ -363,7 +366,7 @@ inline bool binds_nothing(OpKind k) { return k == OpKind::SetitemI || is_custom_
 // The constructs format v1.4 added: the custom ops and graph_break.
 inline bool added_in_v14(OpKind k) { return is_custom_op(k) || k == OpKind::GraphBreak; }
 // The constructs format v1.5 added: view(x, dtype).
-inline bool added_in_v15(OpKind k) { return k == OpKind::ViewDtype || k == OpKind::Flip; }
+inline bool added_in_v15(OpKind k) { return k == OpKind::ViewDtype || k == OpKind::Flip || k == OpKind::Bmm; }
 // The element type of a storage (format v1.2). f32 is the only data type;
 // i64 and bool storages hold indices and masks, never written (their
 // values are stored exactly as floats in memory: |v| <= kMaxIndexValue).
@@ -381,7 +384,7 @@ constexpr int64_t kMaxIndexValue = int64_t{1} << 24;
 inline Dtype dtype_of_sig(char c) { return c == 'J' ? Dtype::I64 : c == 'M' ? Dtype::Bool : Dtype::F32; }
 // Elementwise ops (in or out of place), the ones fusion passes merge.
 inline bool is_elementwise(OpKind k) { return op_info(k).family == Family::Elementwise; }
-inline bool is_reduction(OpKind k) { return op_info(k).family == Family::Reduction; }  // sum, amax, softmax, matmul
+inline bool is_reduction(OpKind k) { return op_info(k).family == Family::Reduction; }  // sum, amax, softmax, matmul, bmm
 inline Math math_of(OpKind k) { return op_info(k).math; }
 
 // What the shape rule knows of a tensor argument.

@@ -30,6 +30,8 @@ std::string unsupported_reason(const ir::Program& p) {
       return "view(x, dtype) (format v1.5): the pipelines hold f32 buffers only, line " + std::to_string(st.line);
     if (st.op == ir::OpKind::Flip)
       return "flip (format v1.5): no pipeline reads positions in reverse yet, line " + std::to_string(st.line);
+    if (st.op == ir::OpKind::Bmm)
+      return "bmm (format v1.5): the matmul pipeline is 2-D only, line " + std::to_string(st.line);
   }
   return "";
 }

@@ -135,6 +135,7 @@ void reduction(const ir::Stmt& st, const ir::Analysis& an, const Memory& mem, De
       return reduce(st.op, a, wrapped(A[1].i, a.sizes.size()), A[2].i != 0, r);
     case OpKind::Softmax: read_into(an, mem, A[0].i, &a); return softmax(a, wrapped(A[1].i, a.sizes.size()), r);
     case OpKind::Matmul:
+    case OpKind::Bmm:
       read_into(an, mem, A[0].i, &a);
       read_into(an, mem, A[1].i, &b);
       return matmul(a, b, r);

@@ -229,16 +229,23 @@ void softmax(const Dense& a, int64_t dim, Dense* out) {
 }
 
 void matmul(const Dense& a, const Dense& b, Dense* out) {
-  const int64_t m = a.sizes[0], k = a.sizes[1], n = b.sizes[1];
+  const size_t batched = a.sizes.size() == 3;  // bmm: [B, m, k] x [B, k, n], one product per batch
+  const int64_t B = batched ? a.sizes[0] : 1;
+  const int64_t m = a.sizes[batched], k = a.sizes[batched + 1], n = b.sizes[batched + 1];
   Dense& r = *out;
-  r.sizes = Shape{m, n};
-  r.v.assign(m * n, 0.f);
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      double acc = 0;
-      for (int64_t t = 0; t < k; ++t) acc += static_cast<double>(a.v[i * k + t]) * b.v[t * n + j];
-      r.v[i * n + j] = static_cast<float>(acc);
-    }
+  r.sizes = batched ? Shape{B, m, n} : Shape{m, n};
+  r.v.assign(B * m * n, 0.f);
+  for (int64_t p = 0; p < B; ++p) {
+    const float* pa = a.v.data() + p * m * k;
+    const float* pb = b.v.data() + p * k * n;
+    float* pr = r.v.data() + p * m * n;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = 0;
+        for (int64_t t = 0; t < k; ++t) acc += static_cast<double>(pa[i * k + t]) * pb[t * n + j];
+        pr[i * n + j] = static_cast<float>(acc);
+      }
+  }
 }
 
 void flip(const Dense& a, const std::vector<int64_t>& dims, Dense* out) {

@@ -82,6 +82,7 @@ void indexed_write(ir::OpKind op, int64_t dim, const Dense& index, const Dense& 
 // reuses across calls: the executor keeps one per thread.
 void reduce(ir::OpKind op, const Dense& a, int64_t dim, bool keepdim, Dense* out);  // sum, amax
 void softmax(const Dense& a, int64_t dim, Dense* out);
+// torch.mm ([m, k] x [k, n]) and torch.bmm ([B, m, k] x [B, k, n]), accumulated in double.
 void matmul(const Dense& a, const Dense& b, Dense* out);
 void cat(const std::vector<Dense>& parts, int64_t dim, Dense* out);
 // torch.flip (format v1.5): a's elements reversed along each dim of `dims`
