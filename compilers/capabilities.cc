@@ -120,10 +120,23 @@ const std::map<ir::OpKind, std::vector<Form>>& op_forms() {
       {ir::OpKind::Amax, {{"", "r = amax({X}, 0, 1)", "r"}}},
       {ir::OpKind::Softmax, {{"", "r = softmax({X}, -1)", "r"}}},
       {ir::OpKind::Matmul, {{"", "r = matmul({X}, {W})", "r"}}},
+      // format v1.5: the out-of-place indexed ops, of an expanded x and copied back into x
+      {ir::OpKind::IndexAdd,
+       {{"", "r = index_add({X}, 0, {I}, {Y})", "r"},
+        {"expanded",
+         "a = unsqueeze({X}, 0)\nb = expand(a, [2, 3, 4])\nc = unsqueeze({Y}, 0)\nd = expand(c, [2, 3, 4])\n"
+         "r = index_add(b, 1, {I}, d)",
+         "r"},
+        {"copy-back", "r = index_add({X}, 0, {I}, {Y})\ncopy_({X}, r)", ""}}},
+      {ir::OpKind::IndexCopy, {{"", "r = index_copy({X}, 0, {I}, {Y})", "r"}}},
+      {ir::OpKind::Scatter, {{"", "r = scatter({X}, 0, {J}, {Y})", "r"}}},
+      {ir::OpKind::ScatterAdd, {{"", "r = scatter_add({X}, 0, {J}, {Y})", "r"}}},
       // format v1.5: bmm of views of inputs, one of them expanded over the batch
       {ir::OpKind::Bmm,
        {{"", "a = view({X}, [3, 1, 4])\nb = view({X}, [3, 4, 1])\nr = bmm(a, b)", "r"},
-        {"expanded", "a = unsqueeze({W}, 0)\nb = expand(a, [2, 4, 2])\nc = unsqueeze({X}, 0)\nd = expand(c, [2, 3, 4])\nr = bmm(d, b)",
+        {"expanded",
+         "a = unsqueeze({W}, 0)\nb = expand(a, [2, 4, 2])\nc = unsqueeze({X}, 0)\nd = expand(c, [2, 3, 4])\n"
+         "r = bmm(d, b)",
          "r"}}},
       {ir::OpKind::Cat, {{"", "r = cat([{X}, {Y}], 0)", "r"}}},
       {ir::OpKind::Full, {{"", "r = full([2, 3], 1.5)", "r"}}},

@@ -219,7 +219,7 @@ int Gen::emit_statement(OpKind op, std::vector<Arg> args, bool bind_inplace) {
   std::optional<ir::Error> res = ir::infer_into(op, checked, &outs);
   const ir::Result<ir::Dtype> dtype = ir::result_dtype(op, checked);  // format v1.5
   if (!res && !dtype) res = dtype.error();
-  if (!res && ir::added_in_v12(op)) {  // the index values, as analyze() checks them
+  if (!res && ir::is_indexed(op)) {  // the index values, as analyze() checks them
     const char* sig = ir::op_info(op).sig;
     std::vector<int64_t> index;
     for (size_t k = 0; k < st.args.size(); ++k)

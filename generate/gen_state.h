@@ -237,6 +237,8 @@ struct Gen {
   bool recipe_permute(OpKind op);
   bool recipe_flip(OpKind op);
   bool recipe_bmm(OpKind op);
+  int indexed_copy_operand();
+  bool write_back_copy(int x);
   bool recipe_slice(OpKind op);
   bool recipe_unsqueeze(OpKind op);
   bool recipe_squeeze(OpKind op);

@@ -54,16 +54,17 @@ Shape index_put_slot(const ir::Stmt& st, const ir::Analysis& an) {
 void indexed_noise(const ir::Stmt& st, const ir::Analysis& an, const NoiseCapture& pre, std::vector<double>* n) {
   const auto& A = st.args;
   const Shape& xs = pre.written.sizes;
-  const bool fill = st.op == OpKind::MaskedFillI, put = st.op == OpKind::IndexPutI;
+  const OpKind op = ir::indexed_write_op(st.op);  // index_add (format v1.5) writes its copy as index_add_
+  const bool fill = op == OpKind::MaskedFillI, put = op == OpKind::IndexPutI;
   const int64_t dim = fill || put ? 0 : wrapped(A[1].i, xs.size());
   const bool put_acc = put && A[3].i != 0;
-  const bool acc = put_acc || st.op == OpKind::IndexAddI || st.op == OpKind::ScatterAddI;
+  const bool acc = put_acc || op == OpKind::IndexAddI || op == OpKind::ScatterAddI;
   const oracles::Dense idx{fill ? xs : an.values[A[put ? 1 : 2].i].g.sizes, pre.operands[1].values};
   const Shape src_sizes = fill ? Shape{} : put ? index_put_slot(st, an) : an.values[A[3].i].g.sizes;
   auto run = [&](std::vector<float> x, std::vector<float> src) {
     oracles::Dense xd{xs, std::move(x)}, sd{src_sizes, std::move(src)};
     std::vector<char> w(xd.v.size(), 0);
-    oracles::indexed_write(st.op, dim, idx, sd, 0.f, put_acc, &xd, &w);
+    oracles::indexed_write(op, dim, idx, sd, 0.f, put_acc, &xd, &w);
     return xd.v;
   };
   const std::vector<float> src_noise = fill ? std::vector<float>() : pre.operands[2].noise;

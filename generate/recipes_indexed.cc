@@ -1,6 +1,7 @@
 // The recipes of format v1.2's indexed and masked writes (index_put_,
-// index_add_, index_copy_, scatter_, scatter_add_, masked_fill_) and the
-// i64/bool inputs they read.
+// index_add_, index_copy_, scatter_, scatter_add_, masked_fill_), format
+// v1.5's out-of-place index_add .. scatter_add (an x often expanded, the
+// result often copied back), and the i64/bool inputs they read.
 //
 // Index values are data the validator reads, so they are drawn for the
 // target they index: every program with an indexed op enabled declares a
@@ -20,7 +21,7 @@ constexpr int kIndexSlots = 2, kMaskSlots = 1;
 
 void Gen::make_index_slots() {
   bool any = false;
-  for (OpKind k : generated_ops()) any = any || (ir::added_in_v12(k) && enabled(k));
+  for (OpKind k : generated_ops()) any = any || (ir::is_indexed(k) && enabled(k));
   if (!any) return;  // programs without indexed ops stay exactly as before format v1.2
   for (int k = 0; k < kIndexSlots + kMaskSlots; ++k) {
     const bool mask = k >= kIndexSlots;
@@ -193,14 +194,40 @@ bool Gen::recipe_index_put(OpKind op) {
   return emit_indexed(op, {T(x), T(idx), T(v), I(acc ? 1 : 0)}, pos);
 }
 
-bool Gen::recipe_index_along(OpKind op) {
+// The x of an out-of-place indexed op (format v1.5): a target as the
+// in-place ops pick one, else any value of rank >= 1; in 40% of them
+// expanded over a new leading dim of 2 (stride 0: the layout the in-place
+// op refuses, which the copy must turn into a contiguous tensor).
+int Gen::indexed_copy_operand() {
   int x = pick_target();
+  if (x < 0) x = pick_where([&](int v) { return geo(v).rank() >= 1; });
+  if (x < 0 || geo(x).rank() < 1 || !rng.chance(400) || 2 * geo(x).numel() > cap() || !enabled(OpKind::Unsqueeze) ||
+      !enabled(OpKind::Expand))
+    return x;
+  Shape to = geo(x).sizes;
+  to.insert(to.begin(), 2);
+  if (emit(OpKind::Unsqueeze, {T(x), I(0)}) < 1) return x;
+  const int u = num_values() - 1;
+  return emit(OpKind::Expand, {T(u), L(to)}) < 1 ? u : num_values() - 1;
+}
+
+// An out-of-place indexed op's result, often copied back into its x
+// (`x.copy_(x.index_add(..))`, format v1.5) when x can be written.
+bool Gen::write_back_copy(int x) {
+  const int r = num_values() - 1;
+  if (writable(x) && rng.chance(400)) emit(OpKind::CopyI, {T(x), T(r)});
+  return true;
+}
+
+bool Gen::recipe_index_along(OpKind op) {
+  const bool copy = ir::is_indexed_copy(op);
+  int x = copy ? indexed_copy_operand() : pick_target();
   if (x < 0 || geo(x).rank() < 1) return false;
   const Shape xs = geo(x).sizes;
   const int d = static_cast<int>(rng.below(static_cast<int64_t>(xs.size())));
   const int64_t n = xs[d];
   if (n == 0) return false;
-  const bool add = op == OpKind::IndexAddI;
+  const bool add = ir::indexed_write_op(op) == OpKind::IndexAddI;
   const int64_t k = add ? rng.range(1, 5) : rng.range(1, std::min<int64_t>(n, 4));
   const std::vector<int64_t> vals = draw_indices(rng, k, n, add && rng.chance(500));
   Shape ss = xs;
@@ -210,16 +237,19 @@ bool Gen::recipe_index_along(OpKind op) {
   int pos;
   const int idx = index_input(vals, {k}, &pos);
   if (idx < 0) return false;
-  return emit_indexed(op, {T(x), I(rng.chance(150) ? d - static_cast<int64_t>(xs.size()) : d), T(idx), T(src)}, pos);
+  if (!emit_indexed(op, {T(x), I(rng.chance(150) ? d - static_cast<int64_t>(xs.size()) : d), T(idx), T(src)}, pos))
+    return false;
+  return !copy || write_back_copy(x);
 }
 
 bool Gen::recipe_scatter_along(OpKind op) {
-  int x = pick_target();
+  const bool copy = ir::is_indexed_copy(op);
+  int x = copy ? indexed_copy_operand() : pick_target();
   if (x < 0 || geo(x).rank() < 1 || geo(x).numel() == 0) return false;
   const Shape xs = geo(x).sizes;
   const int r = static_cast<int>(xs.size());
   const int d = static_cast<int>(rng.below(r));
-  const bool add = op == OpKind::ScatterAddI;
+  const bool add = ir::indexed_write_op(op) == OpKind::ScatterAddI;
   // The index's shape: at most the target's along the other dims; along
   // dim at most the target's size for scatter_ (each column distinct).
   Shape is(r);
@@ -245,7 +275,8 @@ bool Gen::recipe_scatter_along(OpKind op) {
   int pos;
   const int idx = index_input(vals, is, &pos);
   if (idx < 0) return false;
-  return emit_indexed(op, {T(x), I(rng.chance(150) ? d - r : d), T(idx), T(src)}, pos);
+  if (!emit_indexed(op, {T(x), I(rng.chance(150) ? d - r : d), T(idx), T(src)}, pos)) return false;
+  return !copy || write_back_copy(x);
 }
 
 bool Gen::recipe_masked_fill(OpKind op) {

@@ -233,7 +233,7 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
       return Error{
           ErrorKind::Version, st.line,
           "setitem_ on a 0-d tensor: PyTorch 1.13 writes the whole tensor, 2.x raises (slice() of a 0-dim tensor)"};
-    if (!ie && added_in_v12(st.op)) ie = check_index_values(st.op, checked, index_elements(p, st, an));
+    if (!ie && is_indexed(st.op)) ie = check_index_values(st.op, checked, index_elements(p, st, an));
     const bool inplace = is_inplace(st.op);
     if (ie) {
       // An `undefined` (or `resize`) write still runs in PyTorch; a wrong number of

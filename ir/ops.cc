@@ -413,6 +413,17 @@ Status multi_operand(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
   return view_of(res, x.g);
 }
 
+// An out-of-place indexed op's arguments as its in-place op sees them
+// (format v1.5): x replaced by *copy, a contiguous tensor of x's sizes in
+// no storage and no tensor object, which nothing overlaps.
+std::vector<CheckedArg> on_fresh_copy(const std::vector<CheckedArg>& a, TensorMeta* copy) {
+  const TensorMeta& x = *a[0].t;
+  *copy = TensorMeta{Geometry{x.g.sizes, contiguous_strides(x.g.sizes), 0}, -1, x.g.numel(), -1, x.dtype};
+  std::vector<CheckedArg> b = a;
+  b[0].t = copy;
+  return b;
+}
+
 // Format v1.2's indexed and masked writes: shapes and memory overlap, in
 // PyTorch's order (tools/probe_format_v12.py checks each rule under 1.13
 // and 2.9). The index values are checked by check_index_values. Where the
@@ -794,6 +805,10 @@ std::optional<Dtype> dtype_from_name(const std::string& name) {
 
 std::optional<Error> check_index_values(OpKind op, const std::vector<CheckedArg>& a,
                                         const std::vector<int64_t>& index) {
+  if (is_indexed_copy(op)) {  // format v1.5: the in-place op's rules on a fresh copy of x
+    TensorMeta copy;
+    return check_index_values(indexed_write_op(op), on_fresh_copy(a, &copy), index);
+  }
   if (op == OpKind::MaskedFillI) return std::nullopt;  // any mask is valid
   const Geometry& g = a[0].t->g;
   const std::string nm = op_name(op);
@@ -822,6 +837,11 @@ const std::vector<OpKind>& all_ops() {
     return r;
   }();
   return v;
+}
+
+OpKind indexed_write_op(OpKind k) {
+  if (!is_indexed_copy(k)) return k;
+  return *op_from_name(std::string(op_name(k)) + "_");
 }
 
 std::optional<OpKind> op_from_name(const std::string& name) {
@@ -954,6 +974,12 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
   };
   const OpInfo& info = op_info(op);
   if (info.cls == OpClass::InPlace) return inplace(aten_equivalent(op), a, res);
+  if (is_indexed_copy(op)) {  // format v1.5: the in-place op's rules on a fresh copy of x
+    TensorMeta copy;
+    OutMetas written;
+    if (auto e = indexed(indexed_write_op(op), on_fresh_copy(a, &copy), &written)) return e;
+    return fresh_contiguous(res, g->sizes);
+  }
   // Unary and binary math broadcasts its arguments into a fresh result.
   const MathArity arity = math_arity(info.math);
   if (arity == MathArity::Unary || arity == MathArity::Binary) return elementwise(a, res);

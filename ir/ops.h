@@ -157,7 +157,12 @@ namespace af::ir {
   /* format v1.5: a copy whose elements move (not a view) */ \
   X(Flip, "flip", OutOfPlace, "TL", Reorder, None, Flip, ".flip", Flip, 0, "") \
   /* format v1.5: torch.bmm, [B, m, k] x [B, k, n] (no broadcast; expanded and transposed operands) */ \
-  X(Bmm, "bmm", OutOfPlace, "TT", Reduction, None, Bmm, "torch.bmm", Bmm, 0, "01")
+  X(Bmm, "bmm", OutOfPlace, "TT", Reduction, None, Bmm, "torch.bmm", Bmm, 0, "01") \
+  /* format v1.5: the indexed writes out of place: x copied (contiguous), then written as the in-place op writes */ \
+  X(IndexAdd, "index_add", OutOfPlace, "TIJT", Indexed, None, IndexAdd, ".index_add", IndexAlong, 0, "3") \
+  X(IndexCopy, "index_copy", OutOfPlace, "TIJT", Indexed, None, IndexCopy, ".index_copy", IndexAlong, 0, "3") \
+  X(Scatter, "scatter", OutOfPlace, "TIJT", Indexed, None, Scatter, ".scatter", ScatterAlong, 0, "") \
+  X(ScatterAdd, "scatter_add", OutOfPlace, "TIJT", Indexed, None, ScatterAdd, ".scatter_add", ScatterAlong, 0, "")
 // clang-format on
 
 enum class OpKind {
@@ -334,8 +339,18 @@ inline size_t first_operand(OpKind k) { return is_out_variant(k) ? 1 : 0; }
 // The ops format v1.1 added (docs/format.md): the out= variants and the
 // in-place ops of several operands.
 inline bool added_in_v11(OpKind k) { return is_out_variant(k) || math_arity(op_info(k).math) == MathArity::Ternary; }
+// The indexed ops, all of which read i64 index values (or a bool mask):
+// format v1.2's in-place writes and format v1.5's out-of-place copies.
+inline bool is_indexed(OpKind k) { return op_info(k).family == Family::Indexed; }
 // The ops format v1.2 added: indexed and masked in-place writes.
-inline bool added_in_v12(OpKind k) { return op_info(k).family == Family::Indexed; }
+inline bool added_in_v12(OpKind k) { return is_indexed(k) && op_info(k).cls == OpClass::InPlace; }
+// Format v1.5's out-of-place indexed ops (index_add, index_copy, scatter,
+// scatter_add): PyTorch copies x into a fresh contiguous tensor (whatever
+// x's layout: an expanded x too) and writes that as the in-place op would.
+inline bool is_indexed_copy(OpKind k) { return is_indexed(k) && op_info(k).cls == OpClass::OutOfPlace; }
+// The in-place op whose write an indexed op performs: index_add ->
+// index_add_ (by name: the table pairs them so); an in-place one itself.
+OpKind indexed_write_op(OpKind k);
 // Format v1.3's metadata-mutating in-place ops (transpose_, t_, squeeze_,
 // unsqueeze_, swapdims_, as_strided_): `y = transpose_(x, 0, 1)` gives the
 // tensor object x (and every name bound to it) y's geometry. For geometry
@@ -366,7 +381,9 @@ inline bool binds_nothing(OpKind k) { return k == OpKind::SetitemI || is_custom_
 // The constructs format v1.4 added: the custom ops and graph_break.
 inline bool added_in_v14(OpKind k) { return is_custom_op(k) || k == OpKind::GraphBreak; }
 // The constructs format v1.5 added: view(x, dtype).
-inline bool added_in_v15(OpKind k) { return k == OpKind::ViewDtype || k == OpKind::Flip || k == OpKind::Bmm; }
+inline bool added_in_v15(OpKind k) {
+  return k == OpKind::ViewDtype || k == OpKind::Flip || k == OpKind::Bmm || is_indexed_copy(k);
+}
 // The element type of a storage (format v1.2). f32 is the only data type;
 // i64 and bool storages hold indices and masks, never written (their
 // values are stored exactly as floats in memory: |v| <= kMaxIndexValue).

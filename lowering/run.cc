@@ -25,13 +25,16 @@ bool target_available(Target t, std::string* why) {
 }
 
 std::string unsupported_reason(const ir::Program& p) {
+  using K = ir::OpKind;
   for (const ir::Stmt& st : p.stmts) {
-    if (st.op == ir::OpKind::ViewDtype)
-      return "view(x, dtype) (format v1.5): the pipelines hold f32 buffers only, line " + std::to_string(st.line);
-    if (st.op == ir::OpKind::Flip)
-      return "flip (format v1.5): no pipeline reads positions in reverse yet, line " + std::to_string(st.line);
-    if (st.op == ir::OpKind::Bmm)
-      return "bmm (format v1.5): the matmul pipeline is 2-D only, line " + std::to_string(st.line);
+    const char* why = st.op == K::ViewDtype          ? "the pipelines hold f32 buffers only"
+                      : st.op == K::Flip             ? "no pipeline reads positions in reverse yet"
+                      : st.op == K::Bmm              ? "the matmul pipeline is 2-D only"
+                      : ir::is_indexed_copy(st.op) ? "the indexed pipelines write their target in place only"
+                                                     : nullptr;
+    if (why)
+      return std::string(st.op == K::ViewDtype ? "view(x, dtype)" : ir::op_name(st.op)) + " (format v1.5): " + why +
+             ", line " + std::to_string(st.line);
   }
   return "";
 }

@@ -160,13 +160,17 @@ void concat(const ir::Stmt& st, const ir::Analysis& an, const Memory& mem, Dense
 // Format v1.2's indexed and masked writes: the target's new values by
 // indexed_write, stored back only where it wrote (a masked_fill_ target may
 // be an expanded view: an element it does not write must not overwrite one
-// it does through the same memory).
+// it does through the same memory). Format v1.5's out-of-place ones
+// (index_add ..) write their fresh result, which first gets x's values.
 void indexed(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
   const auto& A = st.args;
-  const auto& x = an.values[A[0].i];
+  const bool copy = ir::is_indexed_copy(st.op);
+  const ir::OpKind op = ir::indexed_write_op(st.op);
+  const auto& x = an.values[copy ? st.outs[0] : A[0].i];
   thread_local Dense xv, index, src;  // per-thread scratch, as every operand here
   thread_local std::vector<char> written;
   read_into(an, mem, static_cast<int>(A[0].i), &xv);
+  if (copy) write_fresh(st, an, mem, xv.v);
   written.assign(xv.v.size(), 0);
   auto value_of = [&](const Arg& a, const ir::Shape* to, Dense* d) {  // broadcast to *to when given
     if (!to) return read_into(an, mem, static_cast<int>(a.i), d);
@@ -174,25 +178,25 @@ void indexed(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
     operand(a, an, mem, *to, &d->v);
   };
   const int64_t rank = static_cast<int64_t>(x.g.rank());
-  switch (st.op) {
+  switch (op) {
     case OpKind::IndexPutI: {
       value_of(A[1], nullptr, &index);
       ir::Shape slot = index.sizes;
       for (int64_t d = 1; d < rank; ++d) slot.push_back(x.g.sizes[d]);
       value_of(A[2], &slot, &src);
-      indexed_write(st.op, 0, index, src, 0.f, A[3].i != 0, &xv, &written);
+      indexed_write(op, 0, index, src, 0.f, A[3].i != 0, &xv, &written);
       break;
     }
     case OpKind::MaskedFillI:
       value_of(A[1], &x.g.sizes, &index);
       src.sizes.clear();  // masked_fill_ has no source
       src.v.clear();
-      indexed_write(st.op, 0, index, src, static_cast<float>(A[2].as_double()), false, &xv, &written);
+      indexed_write(op, 0, index, src, static_cast<float>(A[2].as_double()), false, &xv, &written);
       break;
     default:  // index_add_, index_copy_, scatter_, scatter_add_: (x, dim, index, src)
       value_of(A[2], nullptr, &index);
       value_of(A[3], nullptr, &src);
-      indexed_write(st.op, wrapped(A[1].i, rank), index, src, 0.f, false, &xv, &written);
+      indexed_write(op, wrapped(A[1].i, rank), index, src, 0.f, false, &xv, &written);
       break;
   }
   const Floats s = mem[x.storage];
