@@ -120,6 +120,11 @@ const std::map<ir::OpKind, std::vector<Form>>& op_forms() {
       {ir::OpKind::Amax, {{"", "r = amax({X}, 0, 1)", "r"}}},
       {ir::OpKind::Softmax, {{"", "r = softmax({X}, -1)", "r"}}},
       {ir::OpKind::Matmul, {{"", "r = matmul({X}, {W})", "r"}}},
+      // format v1.5: out= of the ternary ops, into the first operand itself and into another input
+      {ir::OpKind::AddcmulOut,
+       {{"", "addcmul_out({X}, {Y}, {Y}, {Y}, 0.5)", ""}, {"into-operand", "addcmul_out({X}, {X}, {Y}, {Y}, 0.5)", ""}}},
+      {ir::OpKind::AddcdivOut, {{"", "addcdiv_out({X}, {Y}, {Y}, {Y}, 0.5)", ""}}},
+      {ir::OpKind::LerpOut, {{"", "lerp_out({X}, {Y}, {Y}, 0.25)", ""}}},
       // format v1.5: the out-of-place indexed ops, of an expanded x and copied back into x
       {ir::OpKind::IndexAdd,
        {{"", "r = index_add({X}, 0, {I}, {Y})", "r"},

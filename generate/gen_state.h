@@ -238,6 +238,8 @@ struct Gen {
   bool recipe_flip(OpKind op);
   bool recipe_bmm(OpKind op);
   int indexed_copy_operand();
+  void write_back(int x, int r, int add_per_mille);
+  std::vector<Arg> with_out(OpKind op, int x, std::vector<Arg> args);
   bool write_back_copy(int x);
   bool recipe_slice(OpKind op);
   bool recipe_unsqueeze(OpKind op);

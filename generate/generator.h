@@ -109,7 +109,8 @@ std::string use_format(const std::string& version, GenOptions* options);
 // `--format`'s help (gen, fuzz).
 inline constexpr char kFormatHelp[] =
     "1.3 (default), 1.4: also draw format v1.4's constructs (mutable custom ops, graph breaks, training), or 1.5: "
-    "those, view(x, i32) (the dtype view), flip(x, dims), bmm(a, b) and index_add .. scatter_add out of place "
+    "those, view(x, i32) (the dtype view), flip(x, dims), bmm(a, b), index_add .. scatter_add out of place and "
+    "addcmul_out, addcdiv_out, lerp_out "
     "(docs/format.md)";
 
 // `o` restricted to the programs the Halide lowering takes: all but format

@@ -132,7 +132,7 @@ bool elementwise_noise(const ir::Stmt& st, const NoiseCapture& pre, const std::v
     case N::Addc: {
       // x + (s * a) op b: the product/quotient's noise, two roundings in
       // it and one in the sum.
-      const double sv = std::fabs(st.args[3].as_double());
+      const double sv = std::fabs(st.args[ir::first_operand(st.op) + 3].as_double());
       for (size_t i = 0; i < out.size(); ++i) {
         const double x = ops[0].noise[i], a = std::fabs(ops[1].values[i]), na = ops[1].noise[i];
         const double b = std::fabs(ops[2].values[i]), nb = ops[2].noise[i];
@@ -256,7 +256,11 @@ NoiseCapture capture_operands(const ir::Stmt& st, const ir::Analysis& an, const 
         }
         case ir::MathArity::Unary: pre.operands = {broadcast(A[ir::first_operand(st.op)])}; break;
         case ir::MathArity::Clamp: pre.operands = {broadcast(A[0])}; break;
-        case ir::MathArity::Ternary: pre.operands = {broadcast(A[0]), broadcast(A[1]), broadcast(A[2])}; break;
+        case ir::MathArity::Ternary: {
+          const size_t f = ir::first_operand(st.op);  // out= (format v1.5): after the out tensor
+          pre.operands = {broadcast(A[f]), broadcast(A[f + 1]), broadcast(A[f + 2])};
+          break;
+        }
         // copy_'s source, setitem_'s value, clone's argument
         case ir::MathArity::Copy: pre.operands = {broadcast(A.back())}; break;
         case ir::MathArity::Constant: break;  // fill_, zero_, full: exact

@@ -78,8 +78,16 @@ bool Gen::recipe_flip(OpKind op) {
   if (dims.empty()) dims.push_back(rand_dim(rank));
   if (emit(op, {T(x), L(dims)}) < 0) return false;
   const int t = num_values() - 1;
-  if (writable(x) && rng.chance(600)) emit(rng.chance(500) ? OpKind::AddI : OpKind::CopyI, {T(x), T(t)});
+  if (writable(x) && rng.chance(600)) write_back(x, t, 500);
   return true;
+}
+
+// Format v1.5's write of a result back into its source (flip, bmm,
+// indexed copies): add_ in `add_per_mille` of them, else copy_; an op the
+// caller disabled (weight 0) is never emitted, as for every recipe.
+void Gen::write_back(int x, int r, int add_per_mille) {
+  const bool add = enabled(OpKind::AddI) && (!enabled(OpKind::CopyI) || rng.chance(add_per_mille));
+  if (add || enabled(OpKind::CopyI)) emit(add ? OpKind::AddI : OpKind::CopyI, {T(x), T(r)});
 }
 
 bool Gen::recipe_slice(OpKind op) {
@@ -334,14 +342,30 @@ bool Gen::recipe_setitem(OpKind op) {
   return emit(op, {T(x), I(rng.chance(150) ? d - g.rank() : d), I(start), I(end), v}) >= 0;
 }
 
+// Format v1.5's out= forms (addcmul_out, addcdiv_out, lerp_out) put the
+// out tensor first: a target as the in-place forms pick one (a view of an
+// input, an aliased input), its first operand often x itself (out= into
+// its own input, which TensorIterator allows) or another operand of x's
+// shape (often a view sharing x's storage; x when there is none).
+std::vector<Arg> Gen::with_out(OpKind op, int x, std::vector<Arg> args) {
+  if (!ir::is_out_variant(op)) return args;
+  int first = rng.chance(300) ? x : pick_operand_for(geo(x).sizes, 0, x);
+  if (first < 0) first = x;
+  args.insert(args.begin() + 1, T(first));
+  return args;
+}
+
 bool Gen::recipe_addc(OpKind op) {
   int x = pick_target();
   if (x < 0) return false;
   const Shape to = geo(x).sizes;
   int t1 = rng.chance(100) ? x : pick_operand_for(to, 0, x);  // an operand identical to x is legal
-  int t2 = pick_operand_for(to, op == OpKind::AddcdivI ? 0.5f : 0.f, x);
+  const bool div = ir::math_of(op) == ir::Math::Addcdiv;
+  int t2 = pick_operand_for(to, div ? 0.5f : 0.f, x);
+  if (t2 < 0 && div && ir::is_out_variant(op) && enabled(OpKind::Full) && emit(OpKind::Full, {L(to), F(2.0)}) >= 1)
+    t2 = num_values() - 1;  // format v1.5's addcdiv_out: a divisor away from 0 when no value is one
   if (t1 < 0 || t2 < 0) return false;
-  std::vector<Arg> args{T(x), T(t1), T(t2), F(rng.pick(kSmall))};
+  std::vector<Arg> args = with_out(op, x, {T(x), T(t1), T(t2), F(rng.pick(kSmall))});
   return emit(op, std::move(args), rng.chance(150)) >= 0;
 }
 
@@ -356,7 +380,8 @@ bool Gen::recipe_lerp(OpKind op) {
     int wt = pick_operand_for(to, 0, x);
     if (wt >= 0) w = T(wt);
   }
-  return emit(op, {T(x), T(end), w}, rng.chance(150)) >= 0;
+  std::vector<Arg> args = with_out(op, x, {T(x), T(end), w});
+  return emit(op, std::move(args), rng.chance(150)) >= 0;
 }
 
 bool Gen::recipe_clamp_tensor(OpKind op) {
@@ -484,8 +509,7 @@ bool Gen::recipe_bmm(OpKind op) {
   }
   if (emit(op, {T(a), T(b)}) < 0) return false;
   const int r = num_values() - 1;
-  if (writable(a) && geo(r).sizes == sa && rng.chance(600))
-    emit(rng.chance(500) ? OpKind::AddI : OpKind::CopyI, {T(a), T(r)});
+  if (writable(a) && geo(r).sizes == sa && rng.chance(600)) write_back(a, r, 500);
   return true;
 }
 

@@ -197,11 +197,18 @@ bool Gen::recipe_index_put(OpKind op) {
 // The x of an out-of-place indexed op (format v1.5): a target as the
 // in-place ops pick one, else any value of rank >= 1; in 40% of them
 // expanded over a new leading dim of 2 (stride 0: the layout the in-place
-// op refuses, which the copy must turn into a contiguous tensor).
+// op refuses, which the copy must turn into a contiguous tensor), half of
+// those an intermediate the program computed (a compiler may write the
+// copy into that buffer: Inductor's reinplacing, pytorch#183986).
 int Gen::indexed_copy_operand() {
-  int x = pick_target();
+  const bool expand = rng.chance(400);
+  int x = expand && rng.chance(500) ? pick_where([&](int v) {
+    return geo(v).rank() >= 1 && meta(v).storage >= analysis.num_declared;
+  })
+                                    : -1;
+  if (x < 0) x = pick_target();
   if (x < 0) x = pick_where([&](int v) { return geo(v).rank() >= 1; });
-  if (x < 0 || geo(x).rank() < 1 || !rng.chance(400) || 2 * geo(x).numel() > cap() || !enabled(OpKind::Unsqueeze) ||
+  if (x < 0 || geo(x).rank() < 1 || !expand || 2 * geo(x).numel() > cap() || !enabled(OpKind::Unsqueeze) ||
       !enabled(OpKind::Expand))
     return x;
   Shape to = geo(x).sizes;
@@ -215,7 +222,7 @@ int Gen::indexed_copy_operand() {
 // (`x.copy_(x.index_add(..))`, format v1.5) when x can be written.
 bool Gen::write_back_copy(int x) {
   const int r = num_values() - 1;
-  if (writable(x) && rng.chance(400)) emit(OpKind::CopyI, {T(x), T(r)});
+  if (writable(x) && rng.chance(400)) write_back(x, r, 0);
   return true;
 }
 

@@ -613,7 +613,7 @@ Status indexed(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
 
 Status inplace(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
   const TensorMeta& x = *a[0].t;
-  if (added_in_v11(op)) return multi_operand(op, a, res);
+  if (is_multi_operand_write(op)) return multi_operand(op, a, res);
   if (added_in_v12(op)) return indexed(op, a, res);
   Reads reads{&x};
   bool exempt = false;

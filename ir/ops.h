@@ -162,7 +162,11 @@ namespace af::ir {
   X(IndexAdd, "index_add", OutOfPlace, "TIJT", Indexed, None, IndexAdd, ".index_add", IndexAlong, 0, "3") \
   X(IndexCopy, "index_copy", OutOfPlace, "TIJT", Indexed, None, IndexCopy, ".index_copy", IndexAlong, 0, "3") \
   X(Scatter, "scatter", OutOfPlace, "TIJT", Indexed, None, Scatter, ".scatter", ScatterAlong, 0, "") \
-  X(ScatterAdd, "scatter_add", OutOfPlace, "TIJT", Indexed, None, ScatterAdd, ".scatter_add", ScatterAlong, 0, "")
+  X(ScatterAdd, "scatter_add", OutOfPlace, "TIJT", Indexed, None, ScatterAdd, ".scatter_add", ScatterAlong, 0, "") \
+  /* format v1.5: out= for the ternary ops: OUT = op(out, x, ..) writes out (often a view of an operand) */ \
+  X(AddcmulOut, "addcmul_out", InPlace, "OTTTN", Elementwise, Addcmul, AddcmulOut, "torch.addcmul", Addc, 0, "") \
+  X(AddcdivOut, "addcdiv_out", InPlace, "OTTTN", Elementwise, Addcdiv, AddcdivOut, "torch.addcdiv", Addc, 0, "") \
+  X(LerpOut, "lerp_out", InPlace, "OTTX", Elementwise, Lerp, LerpOut, "torch.lerp", Lerp, 0, "")
 // clang-format on
 
 enum class OpKind {
@@ -338,7 +342,17 @@ inline bool is_out_variant(OpKind k) { return op_info(k).sig[0] == 'O'; }
 inline size_t first_operand(OpKind k) { return is_out_variant(k) ? 1 : 0; }
 // The ops format v1.1 added (docs/format.md): the out= variants and the
 // in-place ops of several operands.
-inline bool added_in_v11(OpKind k) { return is_out_variant(k) || math_arity(op_info(k).math) == MathArity::Ternary; }
+// Format v1.5's out= forms of the ternary ops (addcmul_out, addcdiv_out, lerp_out).
+inline bool is_ternary_out(OpKind k) {
+  return is_out_variant(k) && math_arity(op_info(k).math) == MathArity::Ternary;
+}
+// The writes PyTorch checks as one TensorIterator op over several operands
+// (out= of any arity, the ternary in-place ops): ir::infer's one rule for
+// their overlap, shapes and out= resizing.
+inline bool is_multi_operand_write(OpKind k) {
+  return is_out_variant(k) || math_arity(op_info(k).math) == MathArity::Ternary;
+}
+inline bool added_in_v11(OpKind k) { return is_multi_operand_write(k) && !is_ternary_out(k); }
 // The indexed ops, all of which read i64 index values (or a bool mask):
 // format v1.2's in-place writes and format v1.5's out-of-place copies.
 inline bool is_indexed(OpKind k) { return op_info(k).family == Family::Indexed; }
@@ -382,7 +396,7 @@ inline bool binds_nothing(OpKind k) { return k == OpKind::SetitemI || is_custom_
 inline bool added_in_v14(OpKind k) { return is_custom_op(k) || k == OpKind::GraphBreak; }
 // The constructs format v1.5 added: view(x, dtype).
 inline bool added_in_v15(OpKind k) {
-  return k == OpKind::ViewDtype || k == OpKind::Flip || k == OpKind::Bmm || is_indexed_copy(k);
+  return k == OpKind::ViewDtype || k == OpKind::Flip || k == OpKind::Bmm || is_indexed_copy(k) || is_ternary_out(k);
 }
 // The element type of a storage (format v1.2). f32 is the only data type;
 // i64 and bool storages hold indices and masks, never written (their

@@ -314,11 +314,11 @@ class Builder {
         }
         case MA::Unary: v = math_node(NK::Unary, st, r, {first()}); break;
         case MA::Ternary: {
-          const int t = read(read_version(x.storage), x.g);
-          const int a = operand(A[1], g.sizes);
-          const int b = operand(A[2], g.sizes);
+          const int t = first();
+          const int a = operand(A[f + 1], g.sizes);
+          const int b = operand(A[f + 2], g.sizes);
           v = math_node(NK::Ternary, st, r, {t, a, b});
-          spec_.nodes[v].fp = fparam(A.size() > 3 ? A[3].as_double() : 0.0);
+          spec_.nodes[v].fp = fparam(A.size() > f + 3 ? A[f + 3].as_double() : 0.0);
           break;
         }
         case MA::Clamp: {

@@ -90,12 +90,12 @@ void elementwise_values(const ir::Stmt& st, const ir::Analysis& an, const Memory
       operand(A[f], an, mem, shape, v);
       for (auto& e : *v) e = i32 ? i32_unary(m, e) : unary(m, e);
       return;
-    case MA::Ternary: {
+    case MA::Ternary: {  // addcmul_(x, a, b, s), lerp_(x, a, b); out= (format v1.5) after the out tensor
       thread_local std::vector<float> a, b;
-      operand(A[0], an, mem, shape, v);
-      operand(A[1], an, mem, shape, &a);
-      operand(A[2], an, mem, shape, &b);
-      const float s = A.size() > 3 ? static_cast<float>(A[3].as_double()) : 0.f;
+      operand(A[f], an, mem, shape, v);
+      operand(A[f + 1], an, mem, shape, &a);
+      operand(A[f + 2], an, mem, shape, &b);
+      const float s = A.size() > f + 3 ? static_cast<float>(A[f + 3].as_double()) : 0.f;
       for (size_t i = 0; i < v->size(); ++i) (*v)[i] = ternary(m, (*v)[i], a[i], b[i], s);
       return;
     }

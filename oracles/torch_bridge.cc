@@ -604,6 +604,11 @@ class Emitter {
       case OpKind::AddcdivI:  // value is keyword-only
         e = x + ir::op_info(st.op).torch + "(" + T(A[1]) + ", " + T(A[2]) + ", value=" + X(A[3]) + ")";
         break;
+      case OpKind::AddcmulOut:
+      case OpKind::AddcdivOut:  // format v1.5: torch.addcmul(x, a, b, value=s, out=o)
+        e = std::string(ir::op_info(st.op).torch) + "(" + T(A[1]) + ", " + T(A[2]) + ", " + T(A[3]) +
+            ", value=" + X(A[4]) + ", out=" + T(A[0]) + ")";
+        break;
       case OpKind::IndexPutI: {  // x.index_put_((idx,), v, accumulate): one index tensor, on dim 0
         const std::string acc = A[3].i == 0 ? "False" : A[3].i == 1 ? "True" : I(A[3]);
         e = x + ".index_put_((" + T(A[1]) + ",), " + T(A[2]) + ", accumulate=" + acc + ")";

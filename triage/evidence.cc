@@ -108,6 +108,10 @@ constexpr const char* kGeneric[] = {
     "torch/nn/",
     "torch/_utils.py",
     "torch/_inductor/__init__.py",
+    // Inductor's compiled graph: every tensor an Inductor program returns
+    // is made by its call, whatever the defect (its "made by" would join
+    // every Inductor bug of wrong values into one).
+    "torch/_inductor/output_code.py:CompiledFxGraph.__call__",
 };
 
 // Dynamo's tracing of the program's own bytecode, which differs with every
@@ -399,7 +403,8 @@ std::optional<Evidence> parse_evidence_text(const std::string& text) {
       ev.wrong = value;
     } else if (key == "made") {
       if (value.rfind("by ", 0) != 0) return std::nullopt;
-      ev.made_by = value.substr(3);
+      // A line recorded before its frame counted as generic (kGeneric) says nothing.
+      if (!generic(value.substr(3))) ev.made_by = value.substr(3);
     } else if (key == "suspects") {
       ev.suspects = split(value, ", ");
     } else if (key == "passing") {
