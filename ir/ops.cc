@@ -406,8 +406,11 @@ Status multi_operand(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
     return err(ErrorKind::Shape,
                "output with shape " + fmt_shape(x.g.sizes) + " doesn't match the broadcast shape " + fmt_shape(shape));
   }
+  // A number operand of an out= binary op is a wrapped 0-d tensor (1e300
+  // makes inf); the ternary ops' value and weight are Scalars converted to
+  // float, out= or not (measured, torch 1.13 and 2.15.0).
   for (size_t k = 1; k < a.size(); ++k)
-    if (!a[k].is_tensor() && !out)
+    if (!a[k].is_tensor() && (!out || is_ternary_out(op)))
       if (auto e = check_f32(a[k])) return *e;
   if (auto e = undefined_write(x, reads)) return *e;
   return view_of(res, x.g);
