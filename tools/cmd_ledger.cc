@@ -49,7 +49,11 @@ std::optional<Loaded> load(const LedgerArgs& a) {
   l.entries = fuzz::load_ledger(l.dir, &l.errors);
   for (const auto& e : l.errors) std::cerr << "aliasfuzz ledger: " << e << "\n";
   if (l.entries.empty()) {
-    std::cerr << "aliasfuzz ledger: no entries in '" << l.dir << "'\n";
+    if (l.dir.empty())
+      std::cerr << "aliasfuzz ledger: no ledger named: pass --dir DIR, or set AF_LEDGER or AF_ROOT (./aliasfuzz "
+                   "sets AF_ROOT to its checkout)\n";
+    else
+      std::cerr << "aliasfuzz ledger: no entries in '" << l.dir << "'\n";
     return std::nullopt;
   }
   return l;
