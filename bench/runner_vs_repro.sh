@@ -53,6 +53,9 @@ print("unsupported" if r.get("unsupported") else ("agree" if r["agree"] else "di
     tail -3 "$work/repro.out" | sed 's/^/    /'
   fi
   rm -f "$work/repro.py"
+  done_n=$((same + differ + skipped))
+  # A running count: a run stopped early still says how far it got.
+  ((done_n % 25 == 0)) && echo "[$done_n of ${#files[@]}] $same same, $differ differ, $skipped not compared" >&2
 done
 echo "$strategy: $same programs with the same verdict, $differ differ, $skipped not compared (unsupported or unavailable)"
 [[ $differ == 0 ]]
