@@ -29,6 +29,9 @@ if [[ "${LEDGER:-0}" == 1 ]]; then
 fi
 same=0 differ=0 skipped=0
 for f in "${files[@]}"; do
+  # A running count: a run stopped early still says how far it got.
+  done_n=$((same + differ + skipped))
+  ((done_n > 0 && done_n % 25 == 0)) && echo "[$done_n of ${#files[@]}] $same same, $differ differ, $skipped not compared" >&2
   json=$("$af" run "$f" --strategy "$strategy" --json --write-repro "$work/repro.py" 2>/dev/null)
   runner=$(/usr/bin/python3 -c '
 import json, sys
@@ -53,9 +56,6 @@ print("unsupported" if r.get("unsupported") else ("agree" if r["agree"] else "di
     tail -3 "$work/repro.out" | sed 's/^/    /'
   fi
   rm -f "$work/repro.py"
-  done_n=$((same + differ + skipped))
-  # A running count: a run stopped early still says how far it got.
-  ((done_n % 25 == 0)) && echo "[$done_n of ${#files[@]}] $same same, $differ differ, $skipped not compared" >&2
 done
 echo "$strategy: $same programs with the same verdict, $differ differ, $skipped not compared (unsupported or unavailable)"
 [[ $differ == 0 ]]
