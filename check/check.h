@@ -96,8 +96,8 @@ std::optional<std::string> predicted_refusal(const std::string& error);
 
 // Why a run of our own strategies has nothing to compare, as `run` and
 // campaigns both count it: the Halide lowering refused an op it does not
-// implement (schedulers::kLoweringUnsupported: format v1.5's flips and dtype
-// views), or a model predicts its real compiler's refusal
+// implement (schedulers::kLoweringUnsupported: the ops of
+// lowering::unsupported_reason), or a model predicts its real compiler's refusal
 // (predicted_refusal); nullopt for a run that compared.
 std::optional<std::string> unsupported_run(const schedulers::RunOutcome& res);
 

@@ -38,6 +38,15 @@ Protocol, one JSON object per line:
   dispatched, as aten:OP; and "producers": for each returned tensor the
   compiler function that first returned it (where a wrong output was
   made), or null.
+  A request with "bisect": true (issue #57: where in torch.compile a wrong
+  value is made) runs torch._inductor.compiler_bisector over the program
+  instead: the compiled function (torch.compile(_fn), whose backend the
+  bisector picks) is right when its observables equal eager's within 1e-3
+  or it raises (an error is not the wrong value bisected); the answer is
+  {"stage": TEXT}, the first backend that is wrong and the subsystem of it
+  ("inductor: post_grad_passes #14 (decompose_auto_functionalized)",
+  "aot_eager"), "" when every backend was right, or {"stage_error": M}
+  (no bisector in this torch, eager raised).
   A request with "invalid": true carries a program the oracle rejects (the
   accepts-invalid class): when eager raises, the compiled fn still runs on
   fresh inputs and the answer has "eager_error" and "actual" (the compiler
@@ -337,6 +346,62 @@ def forget_files():
             pass
 
 
+def _same(a, b, tol=1e-3):
+    """Observables equal within tol (absolute and relative): the bisector's
+    test. Loose on purpose: a fused kernel's rounding is not the fault."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k], tol) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y, tol) for x, y in zip(a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        if not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
+            return False
+        return abs(a - b) <= tol * (1 + abs(b))
+    return a == b
+
+
+def _stage(ns):
+    """The torch.compile stage that makes the program's result differ from
+    eager, by torch._inductor.compiler_bisector: backends eager (Dynamo
+    alone), aot_eager, aot_eager_decomp_partition, inductor, then the
+    subsystem and the application of it within the first wrong one."""
+    try:
+        from torch._inductor.compiler_bisector import CompilerBisector
+    except ImportError:
+        import torch
+        return {"stage_error": "torch %s has no torch._inductor.compiler_bisector" % torch.__version__}
+    import torch
+    setup, fn, observe, call = ns["_setup"], ns["_fn"], ns["_observe"], ns["_call"]
+    try:
+        inputs, storages = setup()
+        eager = observe(call(fn, inputs), storages, inputs)
+    except Exception as e:
+        return {"stage_error": "eager raised %s" % _err(e)["type"]}
+
+    def right():
+        reset_dynamo()
+        inputs, storages = setup()
+        try:
+            return _same(observe(call(torch.compile(fn), inputs), storages, inputs), eager)
+        except Exception:
+            # Not the wrong value bisected: the crossref backend raises on
+            # a fake tensor's mismatch, a pass switched off may not compile.
+            return True
+
+    r = CompilerBisector.do_bisect(right)
+    reset_dynamo()
+    if r is None:
+        return {"stage": ""}
+    text = r.backend
+    if r.subsystem:
+        text += ": " + r.subsystem
+        if r.bisect_number is not None and r.debug_info != r.subsystem:
+            text += " #%d" % r.bisect_number
+        if r.debug_info and r.debug_info != r.subsystem:
+            text += " (%s)" % " ".join(str(r.debug_info).split())[:160]
+    return {"stage": text}
+
+
 def handle(req):
     forget_files()  # the previous request's program files
     try:
@@ -344,6 +409,8 @@ def handle(req):
     except NotImplementedError as e:  # what the program needs is not in this torch (custom ops before 2.4)
         return {"unsupported": _err(e)}
     ns = mod.__dict__
+    if req.get("bisect"):
+        return _stage(ns)
     # _call runs a function on the inputs, then a training program's backward (format v1.4).
     setup, fn, observe, call = ns["_setup"], ns["_fn"], ns["_observe"], ns["_call"]
     res = {}

@@ -204,6 +204,28 @@ ExternalResult ExternalRunner::run(const ir::Program& p, const ExternalStrategy&
   return r;
 }
 
+std::optional<std::string> ExternalRunner::bisect(const ir::Program& p, const ExternalStrategy& e, double timeout_s,
+                                                  std::string* why) {
+  if (!start(why)) return std::nullopt;
+  const std::string code = torch_function_module(p);
+  if (code.empty()) {
+    *why = "the program could not be split into _setup and _fn";
+    return std::nullopt;
+  }
+  const nlohmann::json req = {{"id", next_id_++}, {"strategy", e.name}, {"code", code}, {"bisect", true}};
+  const LineReply reply = proc_.request(req, timeout_s);
+  if (!reply.ok) {
+    *why = "the bisection's runner: " + reply.failure + (reply.message.empty() ? "" : ": " + reply.message);
+    return std::nullopt;
+  }
+  const nlohmann::json& j = reply.answer;
+  if (j.contains("stage") && j["stage"].is_string()) return j["stage"].get<std::string>();
+  *why = j.contains("stage_error") && j["stage_error"].is_string() ? j["stage_error"].get<std::string>()
+         : j.contains("internal")                                 ? ir::json_text(j["internal"])
+                                                                  : "no stage in the runner's answer";
+  return std::nullopt;
+}
+
 // ---------------------------------------------------------------- per process
 
 namespace {
@@ -300,6 +322,18 @@ ExternalResult run_external_fresh(const ir::Program& p, const ExternalStrategy& 
   if (!o) return r;
   ExternalRunner fresh(*o);  // a new Python with a new private cache folder, stopped when done
   return fresh.run(p, strategy);
+}
+
+std::optional<std::string> torch_compile_stage(const ir::Program& p, const ExternalStrategy& strategy,
+                                               std::string* why, double timeout_s) {
+  ExternalResult r;
+  const auto o = own_runner_options(strategy, &r);
+  if (!o) {
+    *why = r.message;
+    return std::nullopt;
+  }
+  ExternalRunner own(*o);
+  return own.bisect(p, strategy, timeout_s, why);
 }
 
 ExternalResult run_external_over_cache(const ir::Program& first, const ir::Program& second,

@@ -93,6 +93,9 @@ class ExternalRunner {
   // (ExternalResult::recall).
   ExternalResult run(const ir::Program& p, const ExternalStrategy& strategy, bool invalid = false,
                      const ir::Program* recall = nullptr);
+  // torch_compile_stage's request, in this runner (under `timeout_s`).
+  std::optional<std::string> bisect(const ir::Program& p, const ExternalStrategy& strategy, double timeout_s,
+                                    std::string* why);
   void stop();
   // After fork(): forget the parent's process without touching it.
   void abandon();
@@ -127,6 +130,19 @@ ExternalResult run_external_fresh(const ir::Program& p, const ExternalStrategy& 
 ExternalResult run_external(const ir::Program& p, const std::string& strategy, bool invalid = false,
                             const ir::Program* recall = nullptr);
 ExternalResult run_external_fresh(const ir::Program& p, const std::string& strategy);
+
+// Where in torch.compile a wrong value is made (issue #57, the evidence of
+// a torch.compile-family bug): torch._inductor.compiler_bisector run over p
+// by a Python process of its own (the bisector keeps state per process),
+// torch.compile's backend picked by the bisector: the first of eager
+// (Dynamo alone), aot_eager, aot_eager_decomp_partition, inductor whose
+// result differs from eager (within 1e-3; an error is not that wrong value),
+// and within it the subsystem and its application ("inductor:
+// post_grad_passes #2 (...)"). "" when every backend was right; nullopt
+// and *why when it cannot tell (no bisector in that torch, eager raised,
+// the runner failed or took longer than `timeout_s`).
+std::optional<std::string> torch_compile_stage(const ir::Program& p, const ExternalStrategy& strategy,
+                                               std::string* why, double timeout_s = 900);
 
 // The history check across processes (issue #56, `stale-from-cache`): a
 // runner process compiles and runs `first` with a compiler cache folder it

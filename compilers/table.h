@@ -69,6 +69,9 @@ struct ExternalStrategy {
   // Its transform is C++ (functionalization): evidence of where it goes
   // wrong is the aten ops it dispatches, not only its Python functions.
   bool native = false;
+  // Its compiled callable is torch.compile's (inductor, aot-eager): the
+  // backend is one torch.compile (and its compiler_bisector) can switch.
+  bool torch_compile() const { return compile.rfind("torch.compile(", 0) == 0; }
 };
 
 // The built-in names (not the py: ones), in table order.

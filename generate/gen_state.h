@@ -239,6 +239,7 @@ struct Gen {
   bool recipe_bmm(OpKind op);
   int indexed_copy_operand();
   void write_back(int x, int r, int add_per_mille);
+  int batch_of(int x, int64_t batch, bool expand);
   std::vector<Arg> with_out(OpKind op, int x, std::vector<Arg> args);
   bool write_back_copy(int x);
   bool recipe_slice(OpKind op);

@@ -90,6 +90,19 @@ void Gen::write_back(int x, int r, int add_per_mille) {
   if (add || enabled(OpKind::CopyI)) emit(add ? OpKind::AddI : OpKind::CopyI, {T(x), T(r)});
 }
 
+// x given a new leading dim, `unsqueeze(x, 0)`, then (when `expand`)
+// expanded over `batch`: stride 0, one tensor read `batch` times, the layout
+// compilers mishandle (format v1.5's bmm batches and indexed copies).
+// Returns the last value made, or -1 when not even the unsqueeze was.
+int Gen::batch_of(int x, int64_t batch, bool expand) {
+  if (!enabled(OpKind::Unsqueeze) || emit(OpKind::Unsqueeze, {T(x), I(0)}) < 1) return -1;
+  const int u = num_values() - 1;
+  if (!expand || !enabled(OpKind::Expand)) return u;
+  Shape to = geo(x).sizes;
+  to.insert(to.begin(), batch);
+  return emit(OpKind::Expand, {T(u), L(to)}) < 1 ? u : num_values() - 1;
+}
+
 bool Gen::recipe_slice(OpKind op) {
   int x = pick_where([&](int v) { return geo(v).rank() >= 1 && geo(v).numel() > 1; });
   if (x < 0) return false;
@@ -490,12 +503,10 @@ bool Gen::recipe_bmm(OpKind op) {
   int a = pick_where([&](int v) { return geo(v).rank() == 3 && geo(v).sizes[0] * geo(v).sizes[1] <= cap(); });
   if (a < 0 || rng.chance(400)) {
     const int x = pick_where([&](int v) { return geo(v).rank() == 2 && geo(v).sizes[0] * geo(v).sizes[0] <= cap(); });
-    if (x < 0 || !enabled(OpKind::Unsqueeze) || emit(OpKind::Unsqueeze, {T(x), I(0)}) < 1) return false;
-    a = num_values() - 1;
-    const int64_t batch = rng.range(2, 3), m = geo(x).sizes[0], k = geo(x).sizes[1];
-    if (enabled(OpKind::Expand) && rng.chance(700) && batch * m * std::max<int64_t>(m, 1) <= cap() &&
-        emit(OpKind::Expand, {T(a), L({batch, m, k})}) >= 1)
-      a = num_values() - 1;
+    if (x < 0) return false;
+    const int64_t batch = rng.range(2, 3), m = geo(x).sizes[0];
+    a = batch_of(x, batch, rng.chance(700) && batch * m * std::max<int64_t>(m, 1) <= cap());
+    if (a < 0) return false;
   }
   const Shape sa = geo(a).sizes;
   int b = pick_where([&](int v) {

@@ -208,14 +208,9 @@ int Gen::indexed_copy_operand() {
                                     : -1;
   if (x < 0) x = pick_target();
   if (x < 0) x = pick_where([&](int v) { return geo(v).rank() >= 1; });
-  if (x < 0 || geo(x).rank() < 1 || !expand || 2 * geo(x).numel() > cap() || !enabled(OpKind::Unsqueeze) ||
-      !enabled(OpKind::Expand))
-    return x;
-  Shape to = geo(x).sizes;
-  to.insert(to.begin(), 2);
-  if (emit(OpKind::Unsqueeze, {T(x), I(0)}) < 1) return x;
-  const int u = num_values() - 1;
-  return emit(OpKind::Expand, {T(u), L(to)}) < 1 ? u : num_values() - 1;
+  if (x < 0 || geo(x).rank() < 1 || !expand || 2 * geo(x).numel() > cap() || !enabled(OpKind::Expand)) return x;
+  const int b = batch_of(x, 2, true);
+  return b < 0 ? x : b;
 }
 
 // An out-of-place indexed op's result, often copied back into its x

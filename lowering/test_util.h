@@ -42,7 +42,7 @@ inline std::vector<Case> corpus_cases() {
 }
 
 // corpus_cases() but the programs the lowering refuses
-// (unsupported_reason: format v1.5's dtype views and flips), which are
+// (unsupported_reason: the ops it does not implement), which are
 // counted and printed, never silently dropped; host_test checks their
 // refusal.
 inline std::vector<Case> lowerable_corpus_cases() {
@@ -69,18 +69,20 @@ inline bool full_budget() {
   return e && *e && std::string(e) != "0";
 }
 
-// Every `stride`-th case from AF_TEST_SAMPLE_OFFSET (default 0: the same
-// sample every run), all of them with the full budget.
-inline std::vector<Case> sampled(const std::vector<Case>& all, size_t stride, const char* what) {
+// Every `stride`-th case from `first` + AF_TEST_SAMPLE_OFFSET (default 0:
+// the same sample every run), all of them with the full budget. Two tests
+// that check the same thing on the same cases take different `first`s.
+inline std::vector<Case> sampled(const std::vector<Case>& all, size_t stride, const char* what, size_t first = 0) {
   if (full_budget() || stride <= 1) return all;
   const char* fixed = std::getenv("AF_TEST_SAMPLE_OFFSET");
-  const size_t offset = fixed && *fixed ? static_cast<size_t>(std::atoll(fixed)) % stride : 0;
+  const size_t asked = fixed && *fixed ? static_cast<size_t>(std::atoll(fixed)) : 0;
+  const size_t offset = (first + asked) % stride;
   std::vector<Case> out;
   for (size_t i = offset; i < all.size(); i += stride) out.push_back(all[i]);
   std::printf(
       "%s: every %zuth of %zu cases from offset %zu (AF_TEST_SAMPLE_OFFSET=%zu repeats it; AF_TEST_FULL=1 "
       "runs all)\n",
-      what, stride, all.size(), offset, offset);
+      what, stride, all.size(), offset, asked);
   return out;
 }
 

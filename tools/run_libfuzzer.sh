@@ -4,15 +4,22 @@
 # bounded number of inputs from a corpus seeded with corpus/. Writes one
 # JUnit XML per target into $1 so that the test summary counts them.
 #   tools/run_libfuzzer.sh OUT_DIR [RUNS]
+#   tools/run_libfuzzer.sh --build-only   only the clang build (run_tests.sh
+#                                         starts it beside `bazel test`)
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
-out=${1:?usage: run_libfuzzer.sh OUT_DIR [RUNS]}
-runs=${2:-2000}
-mkdir -p "$out"
 # package/name: the parser, the differential check, the command line (tools/fuzz_cli.cc).
 targets=(fuzz/fuzz_parser fuzz/fuzz_differential tools/fuzz_cli)
 base="$HOME/.cache/bazel-libfuzzer"
+labels=()
+for t in "${targets[@]}"; do labels+=("//${t%/*}:${t#*/}"); done
+if [[ "${1:-}" == --build-only ]]; then
+  exec bazel --output_base="$base" build --noshow_progress --config=libfuzzer "${labels[@]}"
+fi
+out=${1:?usage: run_libfuzzer.sh OUT_DIR [RUNS]}
+runs=${2:-2000}
+mkdir -p "$out"
 junit() {  # name, failed(0/1), message
   local msg
   msg=$(printf '%s' "$3" | tail -c 4000 | sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g; s/"/\&quot;/g')
@@ -22,8 +29,6 @@ junit() {  # name, failed(0/1), message
     printf '<testsuites><testsuite name="libfuzzer"><testcase classname="libfuzzer" name="%s"><failure message="%s"/></testcase></testsuite></testsuites>\n' "$1" "$msg"
   fi > "$out/$1.xml"
 }
-labels=()
-for t in "${targets[@]}"; do labels+=("//${t%/*}:${t#*/}"); done
 if ! log=$(bazel --output_base="$base" build --noshow_progress --config=libfuzzer "${labels[@]}" 2>&1); then
   for t in "${targets[@]}"; do junit "${t#*/}" 1 "build failed: $log"; done
   echo "$log" | tail -20

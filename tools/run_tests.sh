@@ -29,11 +29,18 @@ if ! bazel build --noshow_progress //...; then
   echo "0 passed, 1 failed"
   exit 1
 fi
+# The libFuzzer targets' clang build, at the lowest priority beside the
+# tests: it takes the cycles they leave idle (a test that runs alone at the
+# end), not theirs. Its log is printed only when it fails; run_libfuzzer.sh
+# below builds again (cached) and reports a failure as the targets' own.
+extra=$(mktemp -d)
+nice -n 19 tools/run_libfuzzer.sh --build-only > "$extra/libfuzzer-build.log" 2>&1 < /dev/null &
+libfuzzer_build=$!
 # GoogleTest cases run in a random order (the seed is in each test log):
 # no test may depend on another having run first.
 bazel test --noshow_progress "${test_env[@]}" --test_env=GTEST_SHUFFLE=1 //... "${args[@]}"
 rc=$?
-extra=$(mktemp -d)
+wait "$libfuzzer_build" || tail -20 "$extra/libfuzzer-build.log"
 # Only the test targets that exist now count (count_tests.py: a moved
 # target's old test.xml stays in the output base).
 bazel query 'tests(//...)' --output label > "$extra/targets.txt" 2>/dev/null || rm -f "$extra/targets.txt"

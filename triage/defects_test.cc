@@ -58,6 +58,7 @@ TEST(Evidence, TheHeaderLineReadsBack) {
   ev.message = "got N; not N";  // a separator in a message does not break the line
   ev.suspects = {"torch/x.py:f", "torch/y.py:g"};
   ev.made_by = "torch/x.py:f.<locals>.g";
+  ev.stage = "inductor: post_grad_passes #2 (reinplace; x)";  // compiler_bisector's
   ev.passing = 3;
   ev.neighbours = 5;
   const auto back = parse_evidence_text(evidence_text(ev));
@@ -67,6 +68,7 @@ TEST(Evidence, TheHeaderLineReadsBack) {
   EXPECT_EQ(back->message, "got N, not N");
   EXPECT_EQ(back->suspects, ev.suspects);
   EXPECT_EQ(back->made_by, ev.made_by);
+  EXPECT_EQ(back->stage, "inductor: post_grad_passes #2 (reinplace, x)");
   EXPECT_EQ(back->passing, 3);
   EXPECT_EQ(back->neighbours, 5);
   EXPECT_FALSE(parse_evidence_text("fault x"));  // no `under`
@@ -177,6 +179,26 @@ TEST(Defects, ATwoDefectToyGivesTwoDefectsAndThreeViewsOfOneGiveOne) {
   EXPECT_EQ(d[0].entries.size(), 3u);
   EXPECT_EQ(d[0].evidence, "fault oracles/testdata/toy_compiler.py:_replay_view");
   EXPECT_EQ(d[1].entries, (std::vector<std::string>{"exp"}));
+}
+
+// The stage of a wrong value under torch.compile (compiler_bisector): a
+// defect of AOTAutograd's functionalization (pytorch#197448: fill_ through
+// an expand of an input writes back the sum of the copies) is made by
+// aot_eager, the first backend that runs AOTAutograd, whichever
+// torch.compile strategy met it.
+TEST(Defects, AWrongValueOfAotAutogradIsStagedAtAotEager) {
+  const std::string torch = compilers::newest_torch();
+  if (torch.empty()) GTEST_SKIP() << "skipped: no torch 2.x venv (./aliasfuzz setup --torch)";
+  const LedgerEntry e = entry("expand-fill", "inductor", "values",
+                              "aliasfuzz 1\nstorage s0 f32[1] = full(0.0)\ninput x0 = s0\n"
+                              "t0 = expand(x0, [1, 1, 2])\nfill_(t0, 1.0)\n");
+  std::string why;
+  const auto ev = gather_evidence(e, "inductor@" + torch, &why);
+  ASSERT_TRUE(ev) << why;
+  EXPECT_EQ(ev->stage, "aot_eager") << evidence_text(*ev);
+  // A program it gets right has no evidence to gather.
+  const LedgerEntry agrees = entry("agrees", "inductor", "values", kViewWrite);
+  EXPECT_FALSE(gather_evidence(agrees, "inductor@" + torch, &why));
 }
 
 }  // namespace

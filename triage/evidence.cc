@@ -331,6 +331,15 @@ std::optional<Evidence> gather_evidence(const BugCase& e, const std::string& str
         ev.made_by = bug->producers[i];
     }
   }
+  // Wrong values under torch.compile: the stage that makes them. The
+  // bisector's own run of the program; a recall bug's second call is not
+  // what it runs, and an error has its fault frame.
+  const auto& ext = spec.strategy.external();
+  if (bug->mismatch && !spec.recall && ext && ext->torch_compile()) {
+    std::string no_stage;
+    if (const auto stage = compilers::torch_compile_stage(e.program, *ext, &no_stage))
+      ev.stage = stage->empty() ? "none: every backend right in the bisector's process" : *stage;
+  }
   // Passing neighbours: right under the same strategy (a value check; a
   // neighbour eager refuses or the compiler refuses as unsupported says nothing).
   std::vector<std::vector<std::string>> passing;
@@ -377,6 +386,7 @@ std::string evidence_text(const Evidence& ev) {
   if (!ev.message.empty()) s += "; message " + clean(ev.message);
   if (!ev.wrong.empty()) s += "; wrong " + ev.wrong;
   if (!ev.made_by.empty()) s += "; made by " + ev.made_by;
+  if (!ev.stage.empty()) s += "; stage " + clean(ev.stage);
   if (!ev.suspects.empty()) {
     s += "; suspects ";
     for (size_t i = 0; i < ev.suspects.size(); ++i) s += (i ? ", " : "") + ev.suspects[i];
@@ -405,6 +415,8 @@ std::optional<Evidence> parse_evidence_text(const std::string& text) {
       if (value.rfind("by ", 0) != 0) return std::nullopt;
       // A line recorded before its frame counted as generic (kGeneric) says nothing.
       if (!generic(value.substr(3))) ev.made_by = value.substr(3);
+    } else if (key == "stage") {
+      ev.stage = value;
     } else if (key == "suspects") {
       ev.suspects = split(value, ", ");
     } else if (key == "passing") {

@@ -47,6 +47,10 @@ struct Evidence {
   // A wrong return: the compiler function that made it (the first that
   // returned that tensor; outside the op machinery), "" otherwise.
   std::string made_by;
+  // Wrong values under torch.compile: the first backend, and the subsystem
+  // of it, that makes them (compilers::torch_compile_stage: "inductor:
+  // post_grad_passes #2 (...)", "aot_eager"); "" when not bisected.
+  std::string stage;
   std::vector<std::string> suspects;  // best first, at most kMaxSuspects
   int neighbours = 0, passing = 0;    // neighbours run, and those the compiler got right
   // Not recorded in the line: what gathering cost, and the whole error or
@@ -76,8 +80,8 @@ inline std::optional<Evidence> gather_evidence(const LedgerEntry& e, const std::
 }
 
 // The `# evidence:` line's text, and back (nullopt when malformed):
-//   under aot-eager@2.15.0[; in SYSTEM]; fault PATH:FN; message TEXT; wrong WHAT; made by PATH:FN; suspects A, B;
-//   passing 3 of 5
+//   under aot-eager@2.15.0[; in SYSTEM]; fault PATH:FN; message TEXT; wrong WHAT; made by PATH:FN;
+//   stage BACKEND: SUBSYSTEM #N (INFO); suspects A, B; passing 3 of 5
 std::string evidence_text(const Evidence& ev);
 
 // A minimized finding of an external strategy (its bug program at its
