@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -33,13 +34,20 @@ std::vector<Defect> group_defects(const std::vector<LedgerEntry>& entries,
   return group_defects(bugs, evidence);
 }
 
+std::string stage_pass(const std::string& stage) {
+  const size_t colon = stage.find(": ");
+  if (colon == std::string::npos || stage.rfind("none", 0) == 0) return "";  // a backend alone: too wide
+  // "#N" counts the subsystem's applications in this program's compile.
+  return std::regex_replace(stage, std::regex(" #[0-9]+"), "");
+}
+
 std::vector<Defect> group_defects(const std::vector<DefectCandidate>& entries,
                                   const std::map<std::string, Evidence>& evidence) {
   const size_t n = entries.size();
   UnionFind uf(n);
   std::vector<std::string> system(n), why(n);
   // What each rule keys on, per system: the first entry seen with that key.
-  std::map<std::string, size_t> by_fault, by_message, by_suspects;
+  std::map<std::string, size_t> by_fault, by_message, by_stage, by_suspects;
   for (size_t i = 0; i < n; ++i) system[i] = entries[i].system;
   auto link = [&](std::map<std::string, size_t>& seen, const std::string& k, size_t i) {
     const auto [it, fresh] = seen.emplace(system[i] + "\n" + k, i);
@@ -69,6 +77,11 @@ std::vector<Defect> group_defects(const std::vector<DefectCandidate>& entries,
     } else if (!ev.message.empty()) {
       why[i] = "message " + entries[i].what + ": " + ev.message;
       link(by_message, entries[i].what + ": " + ev.message, i);
+    } else if (const std::string pass = stage_pass(ev.stage); !pass.empty()) {
+      // Wrong values made by one pass (or lowering) of torch.compile's
+      // backend, as compiler_bisector names it: one place to fix.
+      why[i] = "stage " + pass + (ev.wrong.empty() ? "" : " (wrong " + ev.wrong + ")");
+      link(by_stage, entries[i].what + ": " + pass, i);
     } else if (!ev.suspects.empty()) {
       // Wrong values: the same ranked suspects, all of them, and the same
       // wrong observable. A top suspect alone is too weak: it is often
@@ -120,6 +133,8 @@ std::string defect_issue(const Defect& d, const std::vector<LedgerEntry>& entrie
     if (!ev.fault.empty()) t += "- fails in `" + ev.fault + "`\n";
     if (!ev.message.empty()) t += "- error: `" + ev.message + "`\n";
     if (!ev.wrong.empty()) t += "- wrong: " + ev.wrong + "\n";
+    if (!ev.stage.empty())
+      t += "- first wrong in torch.compile's `" + ev.stage + "` (`torch._inductor.compiler_bisector` over the program)\n";
     if (!ev.suspects.empty()) {
       t += "- suspects (Ochiai over " + std::to_string(ev.passing) + " passing programs one edit away):";
       for (const std::string& f : ev.suspects) t += " `" + f + "`";

@@ -14,11 +14,16 @@
 //   2. an error with no such frame (PyTorch's C++ check fired below the
 //      compiler) is one defect with the others of the same `what` and
 //      message template;
-//   3. wrong values with neither are one defect with the others of the same
+//   3. wrong values with neither, made by one pass or lowering of
+//      torch.compile's backend (the evidence's stage, compiler_bisector's
+//      subsystem and what it names, not its count: stage_pass), are one
+//      defect with the others of the same `what` and pass; a stage that is
+//      a backend alone ("aot_eager": all of AOTAutograd) is too wide;
+//   4. other wrong values are one defect with the others of the same
 //      `what`, the same wrong observable ("return shape") and the same
 //      ranked suspects (all kMaxSuspects of them: a top suspect alone is
 //      often the precondition of a mechanism, which several defects share);
-//   4. a bug with no evidence stands alone.
+//   5. a bug with no evidence stands alone.
 //
 // The links are taken transitively (union-find); each defect is named by
 // its smallest face (fewest statements, then name).
@@ -42,6 +47,11 @@ struct Defect {
 // The system a strategy runs ("torch.compile", "thunder", ...; compilers'
 // `system`, else the strategy's name).
 std::string strategy_system(const std::string& strategy);
+
+// The pass of a stage that names one ("inductor: post_grad_passes #14
+// (decompose_auto_functionalized)" -> "inductor: post_grad_passes
+// (decompose_auto_functionalized)"); "" for a backend alone or none.
+std::string stage_pass(const std::string& stage);
 
 // A bug to group: a ledger entry, or a campaign's bug.
 struct DefectCandidate {

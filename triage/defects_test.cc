@@ -147,6 +147,32 @@ TEST(Defects, TheRuleGroupsByFaultThenMessageThenSuspectsWithinOneSystem) {
   EXPECT_EQ(d[6].system, "torch.func.functionalize");
 }
 
+// Rule 3: wrong values made in one pass of torch.compile's backend are one
+// defect whatever its count in each compile; a backend alone joins nothing.
+TEST(Defects, WrongValuesOfOnePassAreOneDefect) {
+  EXPECT_EQ(stage_pass("inductor: post_grad_passes #14 (decompose_auto_functionalized)"),
+            "inductor: post_grad_passes (decompose_auto_functionalized)");
+  EXPECT_EQ(stage_pass("aot_eager"), "");
+  EXPECT_EQ(stage_pass("none: every backend right in the bisector's process"), "");
+  const std::vector<LedgerEntry> es = {entry("a", "inductor", "values", kViewWrite),
+                                       entry("b", "inductor", "values", kViewWrite),
+                                       entry("c", "aot-eager", "values", kViewWrite),
+                                       entry("d", "aot-eager", "values", kViewWrite)};
+  std::map<std::string, Evidence> ev;
+  for (const char* n : {"a", "b", "c", "d"}) {
+    ev[n].under = "inductor";
+    ev[n].wrong = "return values";
+    ev[n].suspects = {std::string("torch/s.py:") + n};  // no two alike
+  }
+  ev["a"].stage = "inductor: post_grad_passes #14 (decompose_auto_functionalized)";
+  ev["b"].stage = "inductor: post_grad_passes #3 (decompose_auto_functionalized)";
+  ev["c"].stage = ev["d"].stage = "aot_eager";
+  const auto d = group_defects(es, ev);
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_EQ(d[0].entries, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(d[0].evidence, "stage inductor: post_grad_passes (decompose_auto_functionalized) (wrong return values)");
+}
+
 // The toy: two defects that raise the same IndexError ("list index out of
 // range") in two functions; the first reached through three views.
 TEST(Defects, ATwoDefectToyGivesTwoDefectsAndThreeViewsOfOneGiveOne) {
