@@ -29,12 +29,17 @@ if ! bazel build --noshow_progress //...; then
   echo "0 passed, 1 failed"
   exit 1
 fi
-# The libFuzzer targets' clang build, at the lowest priority beside the
-# tests: it takes the cycles they leave idle (a test that runs alone at the
-# end), not theirs. Its log is printed only when it fails; run_libfuzzer.sh
-# below builds again (cached) and reports a failure as the targets' own.
+# The libFuzzer targets' clang build beside the tests, in the cycles they
+# leave idle (a test that runs alone at the end), not theirs. With the
+# kernel's autogroups a nice value counts only within a session's group,
+# and a Bazel server is a session of its own: so a session whose group is
+# at nice 19, and Bazel in batch mode (no server leaves it). A plain `nice`
+# measured half the cores taken from the tests. Its log is printed only
+# when it fails; run_libfuzzer.sh below builds again (cached) and reports
+# a failure as the targets' own.
 extra=$(mktemp -d)
-nice -n 19 tools/run_libfuzzer.sh --build-only > "$extra/libfuzzer-build.log" 2>&1 < /dev/null &
+setsid -w bash -c '{ echo 19 > /proc/self/autogroup; } 2>/dev/null; exec nice -n 19 tools/run_libfuzzer.sh --build-only' \
+  > "$extra/libfuzzer-build.log" 2>&1 < /dev/null &
 libfuzzer_build=$!
 # GoogleTest cases run in a random order (the seed is in each test log):
 # no test may depend on another having run first.
