@@ -14,8 +14,8 @@ targets=(fuzz/fuzz_parser fuzz/fuzz_differential tools/fuzz_cli)
 base="$HOME/.cache/bazel-libfuzzer"
 labels=()
 for t in "${targets[@]}"; do labels+=("//${t%/*}:${t#*/}"); done
-if [[ "${1:-}" == --build-only ]]; then  # in batch mode: no server outlives it or leaves its session
-  exec bazel --batch --output_base="$base" build --noshow_progress --config=libfuzzer "${labels[@]}"
+if [[ "${1:-}" == --build-only ]]; then
+  exec bazel --output_base="$base" build --noshow_progress --config=libfuzzer "${labels[@]}"
 fi
 out=${1:?usage: run_libfuzzer.sh OUT_DIR [RUNS]}
 runs=${2:-2000}
