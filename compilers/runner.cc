@@ -267,6 +267,10 @@ void set_external_timeout(double seconds) {
   for (auto& [py, r] : registry().by_python) r->set_timeout(seconds);
 }
 
+double external_timeout() {
+  return registry().request_timeout_s > 0 ? registry().request_timeout_s : ExternalOptions().timeout_s;
+}
+
 namespace {
 // A name that is not an external strategy: the answer of every run of it.
 ExternalResult not_external(const std::string& strategy) {
@@ -333,7 +337,7 @@ std::optional<std::string> torch_compile_stage(const ir::Program& p, const Exter
     return std::nullopt;
   }
   ExternalRunner own(*o);
-  return own.bisect(p, strategy, timeout_s, why);
+  return own.bisect(p, strategy, timeout_s > 0 ? timeout_s : kBisectAnswers * external_timeout(), why);
 }
 
 ExternalResult run_external_over_cache(const ir::Program& first, const ir::Program& second,

@@ -140,9 +140,12 @@ ExternalResult run_external_fresh(const ir::Program& p, const std::string& strat
 // and within it the subsystem and its application ("inductor:
 // post_grad_passes #2 (...)"). "" when every backend was right; nullopt
 // and *why when it cannot tell (no bisector in that torch, eager raised,
-// the runner failed or took longer than `timeout_s`).
+// the runner failed or took longer than `timeout_s`; 0: kBisectAnswers
+// times this process's bound on one answer, set_external_timeout's, so
+// that a campaign's --case-timeout bounds it too).
+inline constexpr double kBisectAnswers = 8;  // a bisection compiles the program about 5-15 times
 std::optional<std::string> torch_compile_stage(const ir::Program& p, const ExternalStrategy& strategy,
-                                               std::string* why, double timeout_s = 900);
+                                               std::string* why, double timeout_s = 0);
 
 // The history check across processes (issue #56, `stale-from-cache`): a
 // runner process compiles and runs `first` with a compiler cache folder it
@@ -157,6 +160,8 @@ ExternalResult run_external_over_cache(const ir::Program& first, const ir::Progr
 // campaign worker: below the case timeout, so that a compiler that hangs
 // is that compiler's `runner-timeout` finding and the worker goes on).
 void set_external_timeout(double seconds);
+// That bound (ExternalOptions' default where none was set).
+double external_timeout();
 // Whether this process's runners answer with evidence (frames, coverage).
 void set_external_evidence(bool on);
 // The versions the per-process runner of `strategy` reports ("" before it started).

@@ -97,6 +97,7 @@ int evidence(const LedgerArgs& a) {
     ++gathered;
     const std::string line = fuzz::evidence_text(*ev);
     std::cout << e.name << fmt::format(" ({:.1f} s): ", ev->seconds) << line << "\n" << std::flush;
+    if (a.verbose && !ev->no_stage.empty()) std::cout << "    no stage: " << ev->no_stage << "\n";
     if (a.verbose)
       for (auto it = ev->frames.rbegin(); it != ev->frames.rend(); ++it) std::cout << "    at " << *it << "\n";
     if (a.dry_run || a.verbose || line == e.evidence) continue;

@@ -336,9 +336,10 @@ std::optional<Evidence> gather_evidence(const BugCase& e, const std::string& str
   // what it runs, and an error has its fault frame.
   const auto& ext = spec.strategy.external();
   if (bug->mismatch && !spec.recall && ext && ext->torch_compile()) {
-    std::string no_stage;
-    if (const auto stage = compilers::torch_compile_stage(e.program, *ext, &no_stage))
-      ev.stage = stage->empty() ? "none: every backend right in the bisector's process" : *stage;
+    if (const auto stage = compilers::torch_compile_stage(e.program, *ext, &ev.no_stage)) {
+      ev.stage = *stage;
+      if (stage->empty()) ev.no_stage = "every backend right in the bisector's process";
+    }
   }
   // Passing neighbours: right under the same strategy (a value check; a
   // neighbour eager refuses or the compiler refuses as unsupported says nothing).

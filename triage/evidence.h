@@ -49,7 +49,8 @@ struct Evidence {
   std::string made_by;
   // Wrong values under torch.compile: the first backend, and the subsystem
   // of it, that makes them (compilers::torch_compile_stage: "inductor:
-  // post_grad_passes #2 (...)", "aot_eager"); "" when not bisected.
+  // post_grad_passes #2 (...)", "aot_eager"); "" when not bisected or
+  // when no backend was wrong in the bisector's run (`no_stage` says which).
   std::string stage;
   std::vector<std::string> suspects;  // best first, at most kMaxSuspects
   int neighbours = 0, passing = 0;    // neighbours run, and those the compiler got right
@@ -57,6 +58,7 @@ struct Evidence {
   // crash stack (the compiler's frames, outermost first).
   double seconds = 0;
   std::vector<std::string> frames;
+  std::string no_stage;  // why a bisected wrong value has no stage
 };
 inline constexpr size_t kMaxSuspects = 6;
 
