@@ -295,10 +295,13 @@ struct Gen {
   // exact i32 arithmetic on i32 values, and views back to f32.
   bool recipe_view_dtype(OpKind op);
   bool i32_op(int y);
+  // Format v1.5 (recipes_foreach.cc): a foreach call of op (ir::foreach_op).
+  bool recipe_foreach(OpKind op);
   bool exact(int v) const;  // every element's noise bound is 0
   std::vector<int> exact_i32_values() const;
 
   OpKind choose_op();
+  int foreach_per_mille() const;  // of the foreach_op statements drawn (GenOptions' "foreach" weight)
 
   // ---- storages and inputs ---------------------------------------------------
 

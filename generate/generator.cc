@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 
 #include "generate/gen_state.h"
@@ -58,6 +59,12 @@ Gen::Gen(uint64_t seed, uint64_t index, const GenOptions& opt) : options(opt), r
     cumulative_inplace.push_back(inplace_weight);
     enabled_by_kind[static_cast<size_t>(k)] = w > 0;
   }
+}
+
+int Gen::foreach_per_mille() const {
+  const auto it = options.op_weights.find(kForeachWeight);
+  if (it == options.op_weights.end()) return 0;
+  return static_cast<int>(std::lround(1000 * std::clamp(kForeachRate * it->second, 0.0, 1.0)));
 }
 
 bool Gen::enabled(OpKind k) const { return enabled_by_kind[static_cast<size_t>(k)]; }
@@ -213,9 +220,13 @@ void Gen::make_return() {
 void Gen::run() {
   make_storages_and_inputs();
   int failures = 0;
+  const int foreach = foreach_per_mille();
   while (static_cast<int>(program.stmts.size()) < options.size && failures < 40 + 4 * options.size) {
     const bool follow_up = pending_target >= 0;
-    if (!try_op(choose_op())) ++failures;
+    const OpKind op = choose_op();
+    // (no draw without foreach calls: every other format's seeds make the programs they made)
+    const bool call = foreach > 0 && ir::foreach_op(op) && rng.chance(foreach);
+    if (!(call ? recipe_foreach(op) : try_op(op))) ++failures;
     if (follow_up) pending_target = -1;  // one try at the follow-up write
   }
   make_return();
@@ -243,8 +254,8 @@ std::string set_op_weight(const std::string& op_eq_w, GenOptions* options) {
   char* end = nullptr;
   errno = 0;
   const double v = eq == std::string::npos ? -1 : std::strtod(op_eq_w.c_str() + eq + 1, &end);
-  const bool known =
-      std::any_of(generated_ops().begin(), generated_ops().end(), [&](ir::OpKind k) { return name == ir::op_name(k); });
+  const bool known = name == kForeachWeight || std::any_of(generated_ops().begin(), generated_ops().end(),
+                                                           [&](ir::OpKind k) { return name == ir::op_name(k); });
   if (!known || eq == std::string::npos || errno || !end || *end || !(v >= 0))
     return "--weight takes OP=W with a generated op and W >= 0, got '" + op_eq_w + "'";
   options->op_weights[name] = v;
@@ -263,6 +274,7 @@ std::string use_format(const std::string& version, GenOptions* options) {
     if (ir::added_in_v14(k)) options->op_weights.emplace(ir::op_name(k), 1.1);
     if (version == "1.5" && ir::added_in_v15(k)) options->op_weights.emplace(ir::op_name(k), kFormatV15Weight);
   }
+  if (version == "1.5") options->op_weights.emplace(kForeachWeight, 1.0);
   options->training_rate = kFormatV14TrainingRate;
   return "";
 }

@@ -65,6 +65,12 @@ inline constexpr double kFormatV14TrainingRate = 0.5;
 // `--format 1.5`'s weight of each of its constructs: view(x, dtype)
 // (generate/recipes_dtype.cc) and flip (generate/recipes.cc).
 inline constexpr double kFormatV15Weight = 3.0;
+// Format v1.5's foreach calls (generate/recipes_foreach.cc): `--weight
+// foreach=W` (op_weights["foreach"], which `--format 1.5` sets to 1) makes
+// W times this fraction of the add_, sub_, mul_, div_ and copy_ statements
+// drawn a foreach call of one to three elements.
+inline constexpr const char* kForeachWeight = "foreach";
+inline constexpr double kForeachRate = 0.25;
 
 // The k-th program of a campaign seeded with `seed`.
 ir::Program generate(uint64_t seed, uint64_t index, const GenOptions& options = GenOptions());
@@ -99,7 +105,8 @@ ir::Program generate_from_bytes(const uint8_t* data, size_t size, const GenOptio
 // strategies introduce: scatters and update_aliases).
 const std::vector<ir::OpKind>& generated_ops();
 // `--weight OP=W` (gen, fuzz): options->op_weights[OP] = W; an error text
-// (else "") when OP is not a generated op or W is not a number >= 0.
+// (else "") when OP is not a generated op (or "foreach") or W is not a
+// number >= 0.
 std::string set_op_weight(const std::string& op_eq_w, GenOptions* options);
 // `--format V` (gen, fuzz): "1.3", the default, leaves the options as they
 // are; "1.4" also draws format v1.4's constructs (docs/format.md: the
@@ -110,7 +117,7 @@ std::string use_format(const std::string& version, GenOptions* options);
 inline constexpr char kFormatHelp[] =
     "1.3 (default), 1.4: also draw format v1.4's constructs (mutable custom ops, graph breaks, training), or 1.5: "
     "those, view(x, i32) (the dtype view), flip(x, dims), bmm(a, b), index_add .. scatter_add out of place and "
-    "addcmul_out, addcdiv_out, lerp_out "
+    "addcmul_out, addcdiv_out, lerp_out, foreach_add_ .. foreach_copy_ "
     "(docs/format.md)";
 
 // `o` restricted to the programs the Halide lowering takes: all but format

@@ -85,6 +85,26 @@ struct Hasher {
 };
 }  // namespace
 
+bool foreach_op(OpKind op) {
+  return op == OpKind::AddI || op == OpKind::SubI || op == OpKind::MulI || op == OpKind::DivI || op == OpKind::CopyI;
+}
+
+namespace {
+bool joins_foreach(const Stmt& first, const Stmt& st) {
+  return st.foreach == Foreach::Continues && st.op == first.op && st.outs.empty() && st.args.size() == 2 &&
+         (st.args[1].kind == Arg::Tensor) == (first.args[1].kind == Arg::Tensor);
+}
+}  // namespace
+
+size_t foreach_end(const Program& p, size_t si) {
+  const Stmt& first = p.stmts[si];
+  if (first.foreach == Foreach::None || !first.outs.empty() || first.args.size() != 2 || !foreach_op(first.op))
+    return si + 1;
+  size_t end = si + 1;
+  while (end < p.stmts.size() && joins_foreach(first, p.stmts[end])) ++end;
+  return end;
+}
+
 uint64_t structural_hash(const Program& p) {
   Hasher h;
   for (const auto& s : p.storages) {
@@ -107,6 +127,7 @@ uint64_t structural_hash(const Program& p) {
   }
   for (const auto& st : p.stmts) {
     h.word(static_cast<uint64_t>(st.op));
+    if (st.foreach != Foreach::None) h.word(0xf0e0 + static_cast<uint64_t>(st.foreach));  // as before v1.5 otherwise
     for (int o : st.outs) h.word(static_cast<uint64_t>(o));
     for (const auto& a : st.args) {
       h.word(a.kind);

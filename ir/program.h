@@ -101,12 +101,26 @@ struct Arg {
 // statement was a visible share of the interpreter tier's allocations).
 using OutIds = SmallVec<int, 2>;
 
+// Format v1.5's foreach calls (`foreach_add_([a, b], [c, d])`, PyTorch's
+// `torch._foreach_add_`): one in-place statement per list element, in list
+// order, which is what eager does (element by element: an element reads
+// what the earlier ones wrote), each marked as part of the call so that
+// the text and the torch bridge write the one call a compiler sees.
+enum class Foreach : uint8_t {
+  None,      // a statement of its own
+  Starts,    // the first element of a foreach call
+  Continues  // a further element of the call the previous statement is in
+};
+
 struct Stmt {
   OpKind op;
   OutIds outs;  // value ids bound by this statement
   std::vector<Arg> args;
   int line = 0;
-  bool operator==(const Stmt& o) const { return op == o.op && outs == o.outs && args == o.args; }
+  Foreach foreach = Foreach::None;
+  bool operator==(const Stmt& o) const {
+    return op == o.op && outs == o.outs && args == o.args && foreach == o.foreach;
+  }
 };
 
 // Calls f(value id) for every tensor argument of a statement (tensors and
@@ -171,6 +185,17 @@ inline bool is_training(const Program& p) {
     if (in.requires_grad) return true;
   return false;
 }
+
+// Format v1.5: the in-place ops a foreach call may apply (add_, sub_,
+// mul_, div_, copy_: torch._foreach_OP exists for each).
+bool foreach_op(OpKind op);
+// The statements [si, end) that one foreach call writes, starting at
+// statement si: an element continues the call when it is marked so, applies
+// the same op, binds no name, and its second argument is of the first
+// element's kind (tensor or number); si + 1 when si starts none. Every
+// writer of a program (the text, the torch bridge) groups by this, so a
+// pass that drops, reorders or rewrites elements leaves well-formed calls.
+size_t foreach_end(const Program& p, size_t si);
 
 // A 64-bit hash of the program's structure that ignores names and source
 // lines: programs that differ only by renaming hash the same.

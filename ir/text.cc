@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fmt/format.h>
 #include <map>
 #include <sstream>
@@ -235,6 +236,7 @@ class Parser {
       }
     }
     if (!lx.at_end()) return syntax(line, "unexpected text after the statement: '" + lx.rest() + "'");
+    if (opname.rfind("foreach_", 0) == 0) return foreach_call(opname, outs, args, line);
     auto op = op_from_name(opname);
     if (!op) return Error{ErrorKind::Name, line, "unknown op '" + opname + "'"};
     // Format v1.5: view(x, i32) is the dtype view (view(x, [sizes]) the shape
@@ -256,6 +258,41 @@ class Parser {
       st.outs.push_back(id);
     }
     p_.stmts.push_back(std::move(st));
+    return std::nullopt;
+  }
+
+  // Format v1.5: `foreach_OP([targets], [others] | number | [numbers])`,
+  // one OP statement per element (ir::Foreach). Its errors are PyTorch's:
+  // lists of one length, at least one tensor (kind arg), no names bound
+  // (torch._foreach_OP returns None).
+  std::optional<Error> foreach_call(const std::string& name, const std::vector<std::string>& outs,
+                                    const std::vector<RawArg>& raw, int line) {
+    const auto op = op_from_name(name.substr(std::strlen("foreach_")));
+    if (!op || !foreach_op(*op)) return Error{ErrorKind::Name, line, "unknown op '" + name + "'"};
+    if (!outs.empty()) return syntax(line, name + " returns nothing: it binds no names");
+    if (raw.size() != 2) return Error{ErrorKind::Arg, line, name + " takes 2 arguments, got " + std::to_string(raw.size())};
+    if (raw[0].kind != RawArg::List) return Error{ErrorKind::Arg, line, name + ": argument 1 must be a list of tensors"};
+    const size_t n = raw[0].items.size();
+    if (n == 0) return Error{ErrorKind::Arg, line, name + ": a tensor list must have at least one tensor"};
+    if (raw[1].kind == RawArg::List && raw[1].items.size() != n)
+      return Error{ErrorKind::Arg, line,
+                   name + ": tensor lists must have the same number of tensors, got " + std::to_string(n) + " and " +
+                       std::to_string(raw[1].items.size())};
+    for (size_t i = 0; i < n; ++i) {
+      if (raw[0].items[i].kind != RawArg::Name)
+        return Error{ErrorKind::Arg, line, name + ": argument 1 must be a list of tensors"};
+      if (++ops_ > limits_.max_ops)
+        return Error{ErrorKind::Limit, line, "more than " + std::to_string(limits_.max_ops) + " ops"};
+      Stmt st;
+      st.op = *op;
+      st.line = line;
+      st.foreach = i == 0 ? Foreach::Starts : Foreach::Continues;
+      const std::vector<RawArg> one{raw[0].items[i], raw[1].kind == RawArg::List ? raw[1].items[i] : raw[1]};
+      if (auto e = typed_args(*op, one, line, &st.args)) return e;
+      if (i > 0 && (st.args[1].kind == Arg::Tensor) != (p_.stmts.back().args[1].kind == Arg::Tensor))
+        return Error{ErrorKind::Arg, line, name + ": argument 2 must be a list of tensors or of numbers"};
+      p_.stmts.push_back(std::move(st));
+    }
     return std::nullopt;
   }
 
@@ -628,6 +665,22 @@ Result<Program> parse(const std::string& text, const Limits& limits) {
 
 const char* op_spelling(OpKind k) { return k == OpKind::ViewDtype ? "view" : op_name(k); }
 
+// A foreach call's line (ir::foreach_end's statements [si, end)).
+static std::string foreach_text(const Program& p, size_t si, size_t end) {
+  // The second list: tensors, one number for all, or a number each.
+  std::string targets, others;
+  bool one_number = true;
+  for (size_t k = si; k < end; ++k) {
+    const Arg& y = p.stmts[k].args[1];
+    targets += (k > si ? ", " : "") + p.value_names[p.stmts[k].args[0].i];
+    others += (k > si ? ", " : "") +
+              (y.kind == Arg::Tensor ? p.value_names[y.i] : y.kind == Arg::Int ? std::to_string(y.i) : format_number(y.f));
+    one_number = one_number && y.is_number() && y == p.stmts[si].args[1];
+  }
+  const std::string second = one_number ? others.substr(0, others.find(',')) : "[" + others + "]";
+  return std::string("foreach_") + op_name(p.stmts[si].op) + "([" + targets + "], " + second + ")";
+}
+
 std::string print(const Program& p) {
   std::string o = "aliasfuzz 1\n";
   for (const auto& s : p.storages) {
@@ -661,7 +714,13 @@ std::string print(const Program& p) {
     if (in.requires_grad) o += " requires_grad";
     o += "\n";
   }
-  for (const auto& st : p.stmts) {
+  for (size_t si = 0; si < p.stmts.size(); ++si) {
+    const Stmt& st = p.stmts[si];
+    if (const size_t end = foreach_end(p, si); st.foreach != Foreach::None && end > si) {
+      o += foreach_text(p, si, end) + "\n";
+      si = end - 1;
+      continue;
+    }
     for (size_t i = 0; i < st.outs.size(); ++i) o += (i ? ", " : "") + p.value_names[st.outs[i]];
     if (!st.outs.empty()) o += " = ";
     o += std::string(op_spelling(st.op)) + "(";

@@ -496,6 +496,55 @@ TEST(Text, TruncatedAndCorruptedNeverCrash) {
 }  // namespace
 // Hostile input: 200,000 nested '[' is a syntax error with its line, not a
 // stack overflow.
+// Format v1.5's foreach calls: one statement per element, marked; printed
+// back as the one call; PyTorch's errors of a call's lists (kind arg).
+TEST(Text, ForeachCalls) {
+  const std::string head = "aliasfuzz 1\nstorage s0 f32[4] = iota(0.0, 1.0)\ninput x = s0\na = slice(x, 0, 0, 2, 1)\n"
+                           "b = slice(x, 0, 2, 4, 1)\n";
+  for (const char* call : {"foreach_add_([a, b], [b, a])\n", "foreach_mul_([a, b], 2.0)\n",
+                           "foreach_sub_([a, b, a], [1.0, 2.0, 0.5])\n", "foreach_copy_([a], [b])\n"}) {
+    auto p = parse(head + call + "return x\n");
+    ASSERT_TRUE(p) << call << p.error().to_string();
+    EXPECT_EQ(print(*p), head + call + "return x\n");
+    EXPECT_EQ(p->stmts[2].foreach, Foreach::Starts);
+    EXPECT_EQ(foreach_end(*p, 2), p->stmts.size());
+    for (size_t i = 3; i < p->stmts.size(); ++i) EXPECT_EQ(p->stmts[i].foreach, Foreach::Continues);
+    EXPECT_EQ(p->stmts.back().line, 6);
+  }
+  // The same writes as statements of their own are another program.
+  auto call = parse(head + "foreach_add_([a, b], [b, a])\nreturn x\n");
+  auto own = parse(head + "add_(a, b)\nadd_(b, a)\nreturn x\n");
+  ASSERT_TRUE(call && own);
+  EXPECT_FALSE(*call == *own);
+  EXPECT_NE(structural_hash(*call), structural_hash(*own));
+  // An element whose second argument is of another kind ends the call.
+  Program split = *call;
+  split.stmts[3].args[1] = Arg::number(1.0);
+  EXPECT_EQ(foreach_end(split, 2), 3u);
+  EXPECT_EQ(print(split), head + "foreach_add_([a], [b])\nforeach_add_([b], 1.0)\nreturn x\n");
+  struct Case {
+    const char* call;
+    ErrorKind kind;
+  } cases[] = {
+      {"foreach_add_([], [])", ErrorKind::Arg},                      // at least one tensor
+      {"foreach_add_([a, b], [a])", ErrorKind::Arg},                 // the lists' lengths differ
+      {"foreach_add_([a, b], [1.0])", ErrorKind::Arg},               // so do a list of numbers'
+      {"foreach_add_([a, b], [b, 1.0])", ErrorKind::Arg},            // tensors or numbers, not both
+      {"foreach_add_(a, [b])", ErrorKind::Arg},                      // a list
+      {"foreach_add_([a, 2.0], [b, a])", ErrorKind::Arg},            // of tensors
+      {"foreach_copy_([a], 1.0)", ErrorKind::Arg},                   // copy_ takes a tensor
+      {"foreach_clamp_([a], [b])", ErrorKind::Name},                 // no such foreach op
+      {"foreach_add_([a], [c])", ErrorKind::Name},                   // undefined
+      {"y = foreach_add_([a], [b])", ErrorKind::Syntax},             // returns None
+  };
+  for (const auto& c : cases) {
+    auto p = parse(head + c.call + "\nreturn x\n");
+    ASSERT_FALSE(p) << c.call;
+    EXPECT_EQ(kind_name(p.error().kind), std::string(kind_name(c.kind))) << c.call << ": " << p.error().to_string();
+    EXPECT_EQ(p.error().line, 6) << c.call;
+  }
+}
+
 TEST(Text, DeepNestingIsASyntaxError) {
   const std::string text =
       "aliasfuzz 1\nstorage s0 f32[4] = full(1)\ninput x = s0\ny = view(x, " + std::string(200000, '[') + ")\n";

@@ -287,6 +287,63 @@ TEST(TorchAgreement, FormatV15Ops) {
   agree_over_added_ops("V15", ir::added_in_v15, 2, {"valid", "dtype"});
 }
 
+// Format v1.5's foreach calls (torch._foreach_add_ .. _foreach_copy_):
+// eager runs their elements one by one in list order, which is what the
+// format says; the generator's lists alias each other (the swap, a flip of
+// the target, views of one storage). 1,000 programs with a call by default,
+// and a variant of each (an argument changed at or after the call: the
+// errors a call meets, which PyTorch raises at the call's line).
+void agree_over_foreach_calls(TorchRunner& runner, int n) {
+  fuzz::GenOptions options;  // (not all of --format 1.5: torch 1.13 has no custom ops)
+  options.op_weights[fuzz::kForeachWeight] = 4;  // every add_ .. copy_ drawn
+  options.op_weights["flip"] = fuzz::kFormatV15Weight;
+  std::map<std::string, int> kinds, elements;  // variants by kind; calls by their length
+  int with_call = 0, failures = 0;
+  for (uint64_t k = 0; with_call < n && k < static_cast<uint64_t>(4 * n); ++k) {
+    ir::Program p = fuzz::generate(20261207, k, options);
+    std::vector<size_t> calls;
+    for (size_t i = 0; i < p.stmts.size(); ++i)
+      if (p.stmts[i].foreach != ir::Foreach::None && ir::foreach_end(p, i) > i) {
+        calls.push_back(i);
+        elements[std::to_string(ir::foreach_end(p, i) - i)]++;
+        i = ir::foreach_end(p, i) - 1;
+      }
+    if (calls.empty()) continue;
+    ++with_call;
+    std::string d = disagreement(p, runner.run(p));
+    if (!d.empty() && ++failures <= 10) ADD_FAILURE() << "program " << k << ": " << d << "\n" << ir::print(p);
+    const uint64_t h = (k + 1) * 0x9E3779B97F4A7C15ULL;
+    const size_t at = calls[k % calls.size()] + (h >> 12) % 2;
+    p = fuzz::variant(p, std::min(at, p.stmts.size() - 1), h);
+    auto an = ir::analyze(p);
+    kinds[an ? "valid" : ir::kind_name(an.error().kind)]++;
+    d = disagreement(p, runner.run(p));
+    if (!d.empty() && ++failures <= 10) ADD_FAILURE() << "variant of program " << k << ": " << d << "\n" << ir::print(p);
+  }
+  EXPECT_GE(with_call, n) << "too few generated programs hold a foreach call";
+  EXPECT_EQ(failures, 0);
+  std::cout << "foreach: " << with_call << " programs and their variants compared, " << failures
+            << " disagree; calls by length:";
+  for (const auto& [len, c] : elements) std::cout << " " << len << ": " << c;
+  std::cout << "; variants:";
+  for (const auto& [kind, c] : kinds) std::cout << " " << kind << " " << c;
+  std::cout << "\n";
+  EXPECT_GT(elements.size(), 1u) << "every call has one length";
+}
+
+TEST(TorchAgreement, FormatV15ForeachCalls) {
+  agree_over_foreach_calls(test_runner(),
+                           std::getenv("AF_TORCH_FOREACH_N") ? std::atoi(std::getenv("AF_TORCH_FOREACH_N")) : 1000);
+}
+
+// The same under a torch 2.x venv's eager: its own torch._foreach_copy_
+// (torch 1.13 has none; the bridge runs copy_ element by element there).
+TEST(TorchAgreement, FormatV15ForeachCallsOnTorch2) {
+  TorchRunner* r = torch2_runner();
+  if (!r) GTEST_SKIP() << "skipped: no torch >= 2.4 (AF_TORCH_VENVS or AF_THUNDER_PYTHON)";
+  agree_over_foreach_calls(*r, 300);
+}
+
 // The unary ops (exp_ .. sin_, exp .. sin, the unary out= ops), sin and
 // sin_ among them though the generator leaves them out by default (table
 // weight 0), weighted up as a format version's ops are, with their

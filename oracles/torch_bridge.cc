@@ -207,6 +207,14 @@ except ImportError:  # torch 1.13 has no Dynamo: nothing to break
         pass
 
 
+if not hasattr(torch, "_foreach_copy_"):  # torch 1.13: format v1.5's foreach_copy_ as eager's others run
+    def _foreach_copy_elementwise(self, src):  # (element by element, in list order)
+        for x, y in zip(self, src):
+            x.copy_(y)
+
+    torch._foreach_copy_ = _foreach_copy_elementwise
+
+
 def _custom_ops():
     # Format v1.4's mutable custom ops, registered once per process. Each
     # body is one aten op; PyTorch sees an opaque op that mutates x and
@@ -349,8 +357,14 @@ class Emitter {
                  std::to_string(in.offset) + ")" + leaf,
              in.line);
     }
-    for (size_t si = 0; si < p_.stmts.size(); ++si)
+    for (size_t si = 0; si < p_.stmts.size(); ++si) {
+      if (const size_t end = ir::foreach_end(p_, si); p_.stmts[si].foreach != ir::Foreach::None) {
+        emit("    " + foreach_call(si, end), p_.stmts[si].line);
+        si = end - 1;
+        continue;
+      }
       for (const auto& l : statement(p_.stmts[si], si)) emit("    " + l, p_.stmts[si].line);
+    }
     std::string rets = "[";
     for (size_t i = 0; i < p_.returns.size(); ++i) rets += (i ? ", " : "") + value_[p_.returns[i]];
     rets += "]";
@@ -543,6 +557,22 @@ class Emitter {
     if (!out.empty()) args += (args.empty() ? "" : ", ") + out;
     if (!extra.empty()) args += (args.empty() ? "" : ", ") + extra;
     return (is_method ? T(st.args[0]) + callee : callee) + "(" + args + ")";
+  }
+
+  // Format v1.5: `torch._foreach_add_([a, b], [c, d])` for the foreach
+  // call of statements [si, end) (ir::foreach_end); the second list is
+  // tensors, one number, or a number per element, as in the text.
+  std::string foreach_call(size_t si, size_t end) const {
+    std::string targets, others;
+    bool one_number = true;
+    for (size_t k = si; k < end; ++k) {
+      const ir::Stmt& st = p_.stmts[k];
+      targets += (k > si ? ", " : "") + T(st.args[0]);
+      others += (k > si ? ", " : "") + X(st.args[1]);
+      one_number = one_number && st.args[1].is_number() && st.args[1] == p_.stmts[si].args[1];
+    }
+    const std::string second = one_number ? X(p_.stmts[si].args[1]) : "[" + others + "]";
+    return std::string("torch._foreach_") + ir::op_name(p_.stmts[si].op) + "([" + targets + "], " + second + ")";
   }
 
   std::vector<std::string> statement(const ir::Stmt& st, size_t si) const {
