@@ -99,7 +99,7 @@ bool joins_foreach(const Stmt& first, const Stmt& st) {
 size_t foreach_end(const Program& p, size_t si) {
   const Stmt& first = p.stmts[si];
   if (first.foreach == Foreach::None || !first.outs.empty() || first.args.size() != 2 || !foreach_op(first.op))
-    return si + 1;
+    return si;
   size_t end = si + 1;
   while (end < p.stmts.size() && joins_foreach(first, p.stmts[end])) ++end;
   return end;

@@ -192,7 +192,8 @@ bool foreach_op(OpKind op);
 // The statements [si, end) that one foreach call writes, starting at
 // statement si: an element continues the call when it is marked so, applies
 // the same op, binds no name, and its second argument is of the first
-// element's kind (tensor or number); si + 1 when si starts none. Every
+// element's kind (tensor or number); si when si starts none (a statement
+// of its own, or one a pass made unfit for a call: another op, a name). Every
 // writer of a program (the text, the torch bridge) groups by this, so a
 // pass that drops, reorders or rewrites elements leaves well-formed calls.
 size_t foreach_end(const Program& p, size_t si);

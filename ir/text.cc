@@ -716,7 +716,7 @@ std::string print(const Program& p) {
   }
   for (size_t si = 0; si < p.stmts.size(); ++si) {
     const Stmt& st = p.stmts[si];
-    if (const size_t end = foreach_end(p, si); st.foreach != Foreach::None && end > si) {
+    if (const size_t end = foreach_end(p, si); end > si) {
       o += foreach_text(p, si, end) + "\n";
       si = end - 1;
       continue;

@@ -522,6 +522,13 @@ TEST(Text, ForeachCalls) {
   split.stmts[3].args[1] = Arg::number(1.0);
   EXPECT_EQ(foreach_end(split, 2), 3u);
   EXPECT_EQ(print(split), head + "foreach_add_([a], [b])\nforeach_add_([b], 1.0)\nreturn x\n");
+  // An element a pass gave another op (or a name) is a statement of its own.
+  Program other = *call;
+  other.stmts[3].op = OpKind::MulI;
+  other.stmts[2].op = OpKind::ReluI;
+  other.stmts[2].args.pop_back();
+  EXPECT_EQ(foreach_end(other, 2), 2u);
+  EXPECT_EQ(print(other), head + "relu_(a)\nforeach_mul_([b], [a])\nreturn x\n");
   struct Case {
     const char* call;
     ErrorKind kind;

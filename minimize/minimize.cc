@@ -80,6 +80,7 @@ Program run_passes(const Program& p, const Interesting& pred, const MinimizeOpti
     fresh_to_inputs(search);
     reads_to_returns(search);
     simpler_ops(search);
+    plain_foreach(search);
     order_writes(search);
     writes_to_reads(search);
     canonical_order(search);

@@ -196,4 +196,18 @@ void order_writes(Search& search) {
       }
 }
 
+// Format v1.5: a foreach call becomes its elements as statements of their
+// own (the same writes in the same order, as eager runs them) when the bug
+// stays: then the call is not what the compiler gets wrong, and the repro
+// does not say it is.
+void plain_foreach(Search& search) {
+  for (size_t si = 0; si < search.cur().stmts.size() && !search.out_of_budget(); ++si) {
+    const size_t end = ir::foreach_end(search.cur(), si);
+    if (end == si) continue;
+    Program c = search.cur();
+    for (size_t k = si; k < end; ++k) c.stmts[k].foreach = ir::Foreach::None;
+    if (!search.try_candidate(c)) si = end - 1;  // (its elements are not calls of their own)
+  }
+}
+
 }  // namespace af::fuzz::minimizing

@@ -60,6 +60,7 @@ void writes_to_reads(Search& search);   // add_(x, c) -> r = add(x, 1.0), return
 void simpler_ops(Search& search);             // each op walks down its class's representatives
 void order_writes(Search& search);            // mul_ then add_ -> add_ then mul_
 bool simpler_ops_with_inits(Search& search);  // an op's simpler form with a simpler storage init (small programs)
+void plain_foreach(Search& search);           // a foreach call -> its elements as statements of their own
 // minimize_order.cc
 void canonical_order(Search& search);  // same-size reorders toward the least skeleton
 // minimize_values.cc

@@ -144,6 +144,19 @@ TEST(MinimizePasses, OrderWritesPutsAddBeforeMul) {
             "storage s0 f32[2] = iota(0.0, 1.0)\ninput x = s0\nadd_(x, 1.0)\nmul_(x, 2.0)\nreturn x\n");
 }
 
+// A foreach call whose elements, as statements of their own, keep the bug
+// becomes them; one the bug needs as a call stays.
+TEST(MinimizePasses, PlainForeachUnlessTheBugNeedsTheCall) {
+  const std::string program =
+      "storage s0 f32[4] = iota(0.0, 1.0)\ninput x = s0\na = slice(x, 0, 0, 2, 1)\nb = slice(x, 0, 2, 4, 1)\n"
+      "foreach_add_([a, b], [b, a])\nreturn x\n";
+  EXPECT_EQ(after(plain_foreach, program, storage0_is({2, 4, 4, 7})),
+            "storage s0 f32[4] = iota(0.0, 1.0)\ninput x = s0\na = slice(x, 0, 0, 2, 1)\nb = slice(x, 0, 2, 4, 1)\n"
+            "add_(a, b)\nadd_(b, a)\nreturn x\n");
+  const Interesting call = [](const ir::Program& p) { return ir::print(p).find("foreach_add_") != std::string::npos; };
+  EXPECT_EQ(after(plain_foreach, program, call), program);
+}
+
 TEST(MinimizePasses, CanonicalOrderTowardTheLeastSkeleton) {
   EXPECT_EQ(after(canonical_order, "storage s0 f32[2] = iota(0, 1)\ninput x = s0\nr = neg(x)\nexp_(x)\nreturn r, x\n",
                   has(ir::OpKind::ExpI)),

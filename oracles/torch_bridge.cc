@@ -358,7 +358,7 @@ class Emitter {
              in.line);
     }
     for (size_t si = 0; si < p_.stmts.size(); ++si) {
-      if (const size_t end = ir::foreach_end(p_, si); p_.stmts[si].foreach != ir::Foreach::None) {
+      if (const size_t end = ir::foreach_end(p_, si); end > si) {
         emit("    " + foreach_call(si, end), p_.stmts[si].line);
         si = end - 1;
         continue;
