@@ -151,10 +151,15 @@ TEST_P(IndexedWrites, HandWrittenCasesAgreeWithOracle) {
   CompileCache cache;
   std::map<std::string, int> reached;
   int i = 0;
+  // On opencl each case under one (strategy, fusion) of the rotation, as
+  // the generated programs below: pocl builds every distinct kernel (all
+  // of them took this test 74 s of the suite's 2 cores; host runs them all).
+  const bool cl = GetParam().target == Target::OpenCL;
   for (const char* body : kCases) {
     auto p = ir::parse_and_validate(std::string("aliasfuzz 1\n") + body);
     ASSERT_TRUE(p.ok()) << "case " << i << ": " << p.error().to_string();
-    all_strategies(*p, GetParam().target, cache, "case " + std::to_string(i++), &reached);
+    all_strategies(*p, GetParam().target, cache, "case " + std::to_string(i), &reached, cl ? i % 8 : -1);
+    ++i;
   }
   for (const char* op : {"index_put_", "index_add_", "index_copy_", "scatter_", "scatter_add_", "masked_fill_"})
     EXPECT_GT(reached[op], 0) << op << " never reached the Halide lowering";

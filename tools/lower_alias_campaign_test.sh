@@ -10,11 +10,10 @@ bin="$TEST_SRCDIR/$TEST_WORKSPACE/tools/aliasfuzz"
 export AF_KERNEL_CACHE="$TEST_TMPDIR/kernels"
 t="$TEST_TMPDIR/campaign"
 
-# Seed 1 diverges first on program 129 (a read and an in-place write of one
-# input in one region; program 17 before the generator's partial-alias
-# operands of issue #38, 8 before format v1.1's ops joined it). --programs
-# keeps the test deterministic.
-"$bin" fuzz --inject lower-halide-alias --target host --programs 130 --seed 1 --jobs 2 \
+# Seed 3 diverges first on program 2 (seed 1 on program 129, which took
+# the test 176 s of the suite's 2 cores; programs 2-22 in 7 of seeds 2-15,
+# none in the first 25 of the other 7). --programs keeps it deterministic.
+"$bin" fuzz --inject lower-halide-alias --target host --programs 5 --seed 3 --jobs 2 \
   --minimize-time 60 --minimize-total 120 --quiet --out "$t" | tee "$t.txt"
 buckets=$(ls "$t/findings")
 echo "buckets: $buckets"
