@@ -49,10 +49,14 @@ json root_defects(json& bugs) {
     const auto bug = fuzz::BugSignature::parse(g.value("bug_key", std::string()));
     const std::string strategy = bug ? bug->who : g.value("name", std::string());
     size_t stmts = 0;
+    std::string trigger;
     if (g.contains("program") && g["program"].is_string())
-      if (auto p = ir::parse(g["program"].get<std::string>())) stmts = p->stmts.size();
+      if (auto p = ir::parse(g["program"].get<std::string>())) {
+        stmts = p->stmts.size();
+        trigger = fuzz::program_trigger(*p);
+      }
     const std::string name = std::to_string(i);
-    cands.push_back({name, fuzz::strategy_system(strategy), bug ? bug->what : "", stmts});
+    cands.push_back({name, fuzz::strategy_system(strategy), bug ? bug->what : "", stmts, trigger});
     if (g.contains("evidence") && g["evidence"].is_string())
       if (auto ev = fuzz::parse_evidence_text(g["evidence"].get<std::string>())) evidence[name] = *ev;
   }

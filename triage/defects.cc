@@ -30,8 +30,15 @@ std::vector<Defect> group_defects(const std::vector<LedgerEntry>& entries,
                                   const std::map<std::string, Evidence>& evidence) {
   std::vector<DefectCandidate> bugs;
   for (const auto& e : entries)
-    bugs.push_back({e.name, strategy_system(e.spec.strategy.name()), e.what, e.program.stmts.size()});
+    bugs.push_back(
+        {e.name, strategy_system(e.spec.strategy.name()), e.what, e.program.stmts.size(), program_trigger(e.program)});
   return group_defects(bugs, evidence);
+}
+
+std::string program_trigger(const ir::Program& p) {
+  for (size_t si = 0; si < p.stmts.size(); ++si)
+    if (ir::foreach_end(p, si) > si) return "foreach call";
+  return "";
 }
 
 std::string stage_pass(const std::string& stage) {
@@ -47,7 +54,7 @@ std::vector<Defect> group_defects(const std::vector<DefectCandidate>& entries,
   UnionFind uf(n);
   std::vector<std::string> system(n), why(n);
   // What each rule keys on, per system: the first entry seen with that key.
-  std::map<std::string, size_t> by_fault, by_message, by_stage, by_suspects;
+  std::map<std::string, size_t> by_fault, by_message, by_stage, by_trigger, by_suspects;
   for (size_t i = 0; i < n; ++i) system[i] = entries[i].system;
   auto link = [&](std::map<std::string, size_t>& seen, const std::string& k, size_t i) {
     const auto [it, fresh] = seen.emplace(system[i] + "\n" + k, i);
@@ -82,6 +89,13 @@ std::vector<Defect> group_defects(const std::vector<DefectCandidate>& entries,
       // backend, as compiler_bisector names it: one place to fix.
       why[i] = "stage " + pass + (ev.wrong.empty() ? "" : " (wrong " + ev.wrong + ")");
       link(by_stage, entries[i].what + ": " + pass, i);
+    } else if (!entries[i].trigger.empty()) {
+      // Wrong values the minimizer could not get without one construct,
+      // first wrong in one backend: that construct's one handling there.
+      const std::string backend = ev.stage.substr(0, ev.stage.find(':'));
+      why[i] = "needs a " + entries[i].trigger + (backend.empty() ? "" : ", first wrong in " + backend) +
+               (ev.wrong.empty() ? "" : " (wrong " + ev.wrong + ")");
+      link(by_trigger, entries[i].what + ": " + entries[i].trigger + " @ " + backend, i);
     } else if (!ev.suspects.empty()) {
       // Wrong values: the same ranked suspects, all of them, and the same
       // wrong observable. A top suspect alone is too weak: it is often

@@ -19,6 +19,12 @@
 //      subsystem and what it names, not its count: stage_pass), are one
 //      defect with the others of the same `what` and pass; a stage that is
 //      a backend alone ("aot_eager": all of AOTAutograd) is too wide;
+//   3b. wrong values with neither, whose minimized programs need the same
+//      construct (program_trigger: a foreach call), first wrong in the
+//      same backend of torch.compile (or with no stage), are one defect
+//      with the others of the same `what`: the faces of one construct's
+//      handling (a foreach call's elements aliasing through the same
+//      tensor twice, the lists swapped, overlapping views);
 //   4. other wrong values are one defect with the others of the same
 //      `what`, the same wrong observable ("return shape") and the same
 //      ranked suspects (all kMaxSuspects of them: a top suspect alone is
@@ -57,7 +63,14 @@ std::string stage_pass(const std::string& stage);
 struct DefectCandidate {
   std::string name, system, what;  // system: strategy_system of its strategy
   size_t size = 0;                 // statements of its program: the smallest face names the defect
+  std::string trigger;             // program_trigger of its (minimized) program
 };
+
+// The construct a minimized bug program needs that a compiler handles in
+// one place: "foreach call" when it holds one (the minimizer's
+// plain_foreach pass turns a call the bug does not need into statements);
+// "" otherwise.
+std::string program_trigger(const ir::Program& p);
 
 // The defects of `bugs`, each in exactly one; `evidence` by name (a bug
 // without any stands alone). Ordered by system, then by faces (most

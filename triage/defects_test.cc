@@ -173,6 +173,32 @@ TEST(Defects, WrongValuesOfOnePassAreOneDefect) {
   EXPECT_EQ(d[0].evidence, "stage inductor: post_grad_passes (decompose_auto_functionalized) (wrong return values)");
 }
 
+// Rule 3b: wrong values whose minimized programs need a foreach call, first
+// wrong in one backend, are one defect (the same tensor twice, the lists
+// swapped); one without the call, or first wrong elsewhere, is not.
+TEST(Defects, WrongValuesThatNeedAForeachCallInOneBackendAreOneDefect) {
+  const std::string head = "aliasfuzz 1\nstorage s0 f32[4] = iota(0.0, 1.0)\ninput x0 = s0\n";
+  const std::vector<LedgerEntry> es = {
+      entry("twice", "aot-eager", "values", head + "foreach_add_([x0, x0], 1.5)\nreturn x0\n"),
+      entry("swap", "aot-eager", "values",
+            head + "a = slice(x0, 0, 0, 2, 1)\nb = slice(x0, 0, 2, 4, 1)\nforeach_add_([a, b], [b, a])\nreturn x0\n"),
+      entry("plain", "aot-eager", "values", head + "add_(x0, x0)\nadd_(x0, x0)\nreturn x0\n"),
+      entry("lowered", "inductor", "values", head + "t = flip(x0, [0])\nforeach_add_([x0], [t])\nreturn x0\n")};
+  EXPECT_EQ(program_trigger(es[0].program), "foreach call");
+  EXPECT_EQ(program_trigger(es[2].program), "");
+  std::map<std::string, Evidence> ev;
+  for (const char* n : {"twice", "swap", "plain", "lowered"}) {
+    ev[n].wrong = "return values";
+    ev[n].stage = "aot_eager";
+    ev[n].suspects = {std::string("torch/s.py:") + n};  // no two alike
+  }
+  ev["lowered"].stage = "inductor: lowerings #3 (flip)";  // its own rule-3 pass
+  const auto d = group_defects(es, ev);
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_EQ(d[0].entries, (std::vector<std::string>{"twice", "swap"}));
+  EXPECT_EQ(d[0].evidence, "needs a foreach call, first wrong in aot_eager (wrong return values)");
+}
+
 // The toy: two defects that raise the same IndexError ("list index out of
 // range") in two functions; the first reached through three views.
 TEST(Defects, ATwoDefectToyGivesTwoDefectsAndThreeViewsOfOneGiveOne) {
