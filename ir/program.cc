@@ -105,6 +105,20 @@ size_t foreach_end(const Program& p, size_t si) {
   return end;
 }
 
+std::string foreach_call_text(const Program& p, size_t si, size_t end, const std::string& prefix,
+                              const std::function<std::string(const Arg&)>& spell) {
+  std::string targets, others;
+  bool one_number = true;
+  for (size_t k = si; k < end; ++k) {
+    const Stmt& st = p.stmts[k];
+    targets += (k > si ? ", " : "") + spell(st.args[0]);
+    others += (k > si ? ", " : "") + spell(st.args[1]);
+    one_number = one_number && st.args[1].is_number() && st.args[1] == p.stmts[si].args[1];
+  }
+  const std::string second = one_number ? spell(p.stmts[si].args[1]) : "[" + others + "]";
+  return prefix + op_name(p.stmts[si].op) + "([" + targets + "], " + second + ")";
+}
+
 uint64_t structural_hash(const Program& p) {
   Hasher h;
   for (const auto& s : p.storages) {

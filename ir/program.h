@@ -4,6 +4,7 @@
 // function from Program to Program.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -197,6 +198,12 @@ bool foreach_op(OpKind op);
 // writer of a program (the text, the torch bridge) groups by this, so a
 // pass that drops, reorders or rewrites elements leaves well-formed calls.
 size_t foreach_end(const Program& p, size_t si);
+// The call foreach_end found, as every writer spells it: PREFIX + OP +
+// "([targets], second)", where the second list is the others' tensors, one
+// number when every element has the same one, or a number each; `spell`
+// writes one argument in the writer's language (.af names, Python).
+std::string foreach_call_text(const Program& p, size_t si, size_t end, const std::string& prefix,
+                              const std::function<std::string(const Arg&)>& spell);
 
 // A 64-bit hash of the program's structure that ignores names and source
 // lines: programs that differ only by renaming hash the same.

@@ -667,18 +667,9 @@ const char* op_spelling(OpKind k) { return k == OpKind::ViewDtype ? "view" : op_
 
 // A foreach call's line (ir::foreach_end's statements [si, end)).
 static std::string foreach_text(const Program& p, size_t si, size_t end) {
-  // The second list: tensors, one number for all, or a number each.
-  std::string targets, others;
-  bool one_number = true;
-  for (size_t k = si; k < end; ++k) {
-    const Arg& y = p.stmts[k].args[1];
-    targets += (k > si ? ", " : "") + p.value_names[p.stmts[k].args[0].i];
-    others += (k > si ? ", " : "") +
-              (y.kind == Arg::Tensor ? p.value_names[y.i] : y.kind == Arg::Int ? std::to_string(y.i) : format_number(y.f));
-    one_number = one_number && y.is_number() && y == p.stmts[si].args[1];
-  }
-  const std::string second = one_number ? others.substr(0, others.find(',')) : "[" + others + "]";
-  return std::string("foreach_") + op_name(p.stmts[si].op) + "([" + targets + "], " + second + ")";
+  return foreach_call_text(p, si, end, "foreach_", [&](const Arg& a) {
+    return a.kind == Arg::Tensor ? p.value_names[a.i] : a.kind == Arg::Int ? std::to_string(a.i) : format_number(a.f);
+  });
 }
 
 std::string print(const Program& p) {

@@ -563,16 +563,7 @@ class Emitter {
   // call of statements [si, end) (ir::foreach_end); the second list is
   // tensors, one number, or a number per element, as in the text.
   std::string foreach_call(size_t si, size_t end) const {
-    std::string targets, others;
-    bool one_number = true;
-    for (size_t k = si; k < end; ++k) {
-      const ir::Stmt& st = p_.stmts[k];
-      targets += (k > si ? ", " : "") + T(st.args[0]);
-      others += (k > si ? ", " : "") + X(st.args[1]);
-      one_number = one_number && st.args[1].is_number() && st.args[1] == p_.stmts[si].args[1];
-    }
-    const std::string second = one_number ? X(p_.stmts[si].args[1]) : "[" + others + "]";
-    return std::string("torch._foreach_") + ir::op_name(p_.stmts[si].op) + "([" + targets + "], " + second + ")";
+    return ir::foreach_call_text(p_, si, end, "torch._foreach_", [&](const Arg& a) { return X(a); });
   }
 
   std::vector<std::string> statement(const ir::Stmt& st, size_t si) const {
