@@ -181,9 +181,12 @@ int run(FuzzArgs& a) {
   // Minimizing a finding of a real compiler takes tens of runs of a second
   // or more each: the 5 s default per bucket wrote nothing.
   if (external && !(a.app && a.app->count("--minimize-time") > 0)) o.minimize_s = kExternalMinimizeTime;
-  // Every finding of a real compiler is minimized (its issue.md needs the
-  // small program): no total cap, each bucket has its --minimize-time.
-  if (external && !(a.app && a.app->count("--minimize-total") > 0)) o.minimize_total_s = 1e9;
+  // A finding of a real compiler needs its small program (issue.md), but an
+  // uncapped end phase turned a 10-minute campaign into 46 (18 buckets x
+  // 120 s): a --time campaign minimizes for at most as long again (buckets
+  // the cap cuts are reported as cut); a --programs one has no cap.
+  if (external && !(a.app && a.app->count("--minimize-total") > 0))
+    o.minimize_total_s = o.programs >= 0 ? 1e9 : std::max(o.time_s, o.minimize_s);
   // Checked mode instruments aliasfuzz's own lowered regions; a real
   // compiler runs in its own Python, so there is nothing to check there.
   if (o.checked && !o.strategies.empty() && o.injects.empty() &&
@@ -339,8 +342,8 @@ void register_fuzz(CLI::App& app, int* status) {
               "minimize a finding to its fixed point even after it turned into a known bug (a ledger entry's "
               "signature; by default its minimization ends there, and minimize.json says known_bug)");
   c->add_option("--minimize-total", a->o.minimize_total_s,
-                "seconds for all minimization (default: a quarter of --time; with an external strategy no cap, each "
-                "bucket has its --minimize-time; buckets are minimized --jobs at a time)");
+                "seconds for all minimization (default: a quarter of --time; with an external strategy as long as --time, "
+                "no cap with --programs; each bucket has its --minimize-time; buckets are minimized --jobs at a time)");
   add_kernel_cache_flags(c);
   c->callback([a, status] { *status = run(*a); });
 }
