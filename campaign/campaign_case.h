@@ -6,7 +6,7 @@
 #include <string>
 #include <unordered_map>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "campaign/campaign_options.h"
 #include "oracles/line_process.h"

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
+#include <nlohmann/json.hpp>
 
 #include "check/check.h"
 #include "check/files.h"

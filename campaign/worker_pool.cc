@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <stdexcept>
+#include <nlohmann/json.hpp>
 
 #include "campaign/campaign_case.h"
 

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <memory>
 #include <set>
+#include <nlohmann/json.hpp>
 
 #include "generate/invalid.h"
 #include "ir/analysis.h"

@@ -3,7 +3,7 @@
 // all go through check_program, so a finding means the same everywhere.
 #pragma once
 #include <functional>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>

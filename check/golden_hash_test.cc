@@ -25,6 +25,7 @@
 #include <cstdlib>
 #include <string>
 #include <vector>
+#include <nlohmann/json.hpp>
 
 #include "check/bucket.h"
 #include "check/campaign_specs.h"

@@ -1,4 +1,5 @@
 #include "ir/json_text.h"
+#include <nlohmann/json.hpp>
 
 #include "ir/text.h"
 

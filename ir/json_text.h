@@ -4,7 +4,7 @@
 // tool writes goes through json_text.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 namespace af::ir {

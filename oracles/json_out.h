@@ -1,7 +1,7 @@
 // JSON forms of errors, observables and mismatches: the one value encoding
 // of every JSON file aliasfuzz writes (run --json, findings, minimize.json).
 #pragma once
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "ir/error.h"
 #include "oracles/eager.h"

@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cerrno>
 #include <cstring>
+#include <nlohmann/json.hpp>
 
 namespace af::oracles {
 

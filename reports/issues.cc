@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <set>
+#include <nlohmann/json.hpp>
 
 #include "check/bucket.h"
 #include "check/check.h"

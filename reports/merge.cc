@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 #include <tuple>
+#include <nlohmann/json.hpp>
 
 #include "ir/json_text.h"
 #include "check/check.h"

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <nlohmann/json.hpp>
 
 #include "check/bucket.h"
 #include "check/campaign_specs.h"

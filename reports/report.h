@@ -8,7 +8,7 @@
 // combines shard folders of one seed into one folder, as if one unsharded
 // campaign had checked the union of their programs.
 #pragma once
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 

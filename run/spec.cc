@@ -2,6 +2,7 @@
 
 #include <sstream>
 #include <stdexcept>
+#include <nlohmann/json.hpp>
 
 namespace af::run {
 

@@ -7,7 +7,7 @@
 // Names exist only in the spellings here (JSON, flags) and in the tables
 // behind them; nothing else compares one as a string (tools/name_compare_test.sh).
 #pragma once
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>

@@ -3,6 +3,7 @@
 #include "run/spec.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace af::run {
 namespace {

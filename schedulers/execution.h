@@ -5,10 +5,11 @@
 // all read this one result.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "oracles/eager.h"
 #include "schedulers/schedule.h"  // CheckFailure
@@ -31,7 +32,7 @@ struct ExecuteOutcome {
   oracles::Observables obs;  // valid when !failure
   std::optional<ExecutionFailure> failure;
   std::optional<CheckFailure> first_failure;  // checked mode only
-  nlohmann::json stats;                       // the target's counters (null on interp)
+  std::shared_ptr<const nlohmann::json> stats;  // the target's counters (null on interp)
 };
 
 }  // namespace af::schedulers

@@ -2,6 +2,7 @@
 // and policies, make_schedule, and the interpreter tier.
 #pragma once
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -78,7 +79,7 @@ struct RunOutcome {
   // "lowering" or "ptx" (the target failed; ExecutionFailure).
   std::optional<ExecutionFailure> failure;
   std::optional<CheckFailure> first_failure;  // checked mode: the first op that differed on the device
-  nlohmann::json stats;                       // the target's counters (null on interp)
+  std::shared_ptr<const nlohmann::json> stats;  // the target's counters (null on interp)
 };
 // `execute` runs the schedule (the interpreter tier unless told otherwise:
 // fuzz::execute passes the executor of the run's target).

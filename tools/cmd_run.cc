@@ -208,7 +208,7 @@ int run(const RunOptions& o) {
     // campaign counts it (fuzz::unsupported_run).
     const auto refusal = fuzz::unsupported_run(r);
     all_agree = all_agree && (r.agree || refusal);
-    if (!r.stats.is_null()) all_stats.push_back(r.stats);
+    if (r.stats) all_stats.push_back(*r.stats);
     nlohmann::json run = run::spec_json(specs[k]);
     run.erase("checked");
     run.update({{"agree", r.agree || refusal},

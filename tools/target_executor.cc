@@ -1,6 +1,7 @@
 #include "tools/target_executor.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "check/check.h"
 #include "tools/commands.h"
@@ -42,7 +43,7 @@ schedulers::ExecuteOutcome execute(const schedulers::Schedule& s, const run::Run
   lowering::Expected by_stmt;
   if (expected) by_stmt.by_stmt = *expected;
   lowering::LowerResult r = lowering::run_schedule(s, lo, expected ? &by_stmt : nullptr, compile_cache());
-  out.stats = stats_json(r.stats, config.target);
+  out.stats = std::make_shared<const nlohmann::json>(stats_json(r.stats, config.target));
   if (!r.ok) {
     out.failure = schedulers::ExecutionFailure{"lowering", 0, r.error};
     return out;
