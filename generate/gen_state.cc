@@ -260,15 +260,17 @@ int Gen::emit_statement(OpKind op, std::vector<Arg> args, bool bind_inplace) {
     m.g = om.g;
     m.dtype = *dtype;
     if (om.fresh) {
+      m.wide = ir::result_is_wide(op, m.dtype, nullptr, checked);
       m.storage = static_cast<int>(analysis.storage_numel.size());
       m.storage_numel = om.g.numel();
-      analysis.storage_numel.push_back(m.storage_numel);
+      analysis.storage_numel.push_back(ir::memory_words(m));
       fresh_storage = m.storage;
       m.impl = next_impl++;
     } else {
       const ir::TensorMeta& src = analysis.values[st.args[om.source_arg].i];
       m.storage = src.storage;
-      m.storage_numel = src.storage_numel;
+      m.wide = ir::result_is_wide(op, m.dtype, &src, checked);
+      m.storage_numel = ir::view_storage_numel(src, m, analysis.storage_numel[src.storage]);
       m.impl = ir::returns_self(op, om.g, src.g) ? src.impl : next_impl++;
     }
     analysis.values.push_back(std::move(m));
@@ -284,7 +286,7 @@ int Gen::emit_statement(OpKind op, std::vector<Arg> args, bool bind_inplace) {
   // i32 results are any bits (format v1.5), exact by the recipe's choice of
   // operands; f32 ones stay within the value bound where they are written
   // (elsewhere the storage may hold what an i32 write left).
-  bool ok = *dtype == ir::Dtype::I32 ||
+  bool ok = *dtype == ir::Dtype::I32 || *dtype == ir::Dtype::I64 ||
             (inplace ? bounded(oracles::gather(memory[written], ir::written_geometry(st, analysis)).v)
                      : (fresh_storage < 0 || bounded(memory[fresh_storage])));
   if (!ok) ++bound_exceeded;

@@ -184,7 +184,9 @@ struct Gen {
 
   bool broadcasts_to(const Shape& from, const Shape& to) const;
 
-  std::vector<float> values_of(int v) const { return oracles::gather(memory[meta(v).storage], geo(v)).v; }
+  std::vector<float> values_of(int v) const {  // (a wide i64 value's words)
+    return oracles::gather(memory[meta(v).storage], ir::memory_geometry(meta(v))).v;
+  }
   bool min_abs_at_least(int v, float m) const;
   float max_of(int v) const;
 
@@ -294,11 +296,11 @@ struct Gen {
   // Format v1.5 (recipes_dtype.cc): view(x, i32) of exact values, the
   // exact i32 arithmetic on i32 values, and views back to f32.
   bool recipe_view_dtype(OpKind op);
-  bool i32_op(int y);
+  bool integer_op(int y);  // i32 or i64 data
   // Format v1.5 (recipes_foreach.cc): a foreach call of op (ir::foreach_op).
   bool recipe_foreach(OpKind op);
   bool exact(int v) const;  // every element's noise bound is 0
-  std::vector<int> exact_i32_values() const;
+  std::vector<int> exact_integer_values() const;  // i32 and i64 data
 
   OpKind choose_op();
   int foreach_per_mille() const;  // of the foreach_op statements drawn (GenOptions' "foreach" weight)

@@ -204,13 +204,13 @@ void Gen::make_return() {
     if (!stale.empty()) add(rng.pick(stale));
   }
   for (int t = 0; t < 4 * want && static_cast<int>(ret.size()) < want; ++t) add(pick_any());
-  // Format v1.5: an i32 value, often the earliest (a consumer of a view
+  // Format v1.5: an integer value, often the earliest (a consumer of a view
   // that later writes to its storage may overtake), if its bits are exact.
-  if (const std::vector<int> i32s = exact_i32_values(); !i32s.empty() && rng.chance(700))
-    add(rng.chance(500) ? i32s.front() : rng.pick(i32s));
-  // An i32 return must be exact: a rounding a compiler may do otherwise
+  if (const std::vector<int> ints = exact_integer_values(); !ints.empty() && rng.chance(700))
+    add(rng.chance(500) ? ints.front() : rng.pick(ints));
+  // An integer return must be exact: a rounding a compiler may do otherwise
   // would show as a different integer.
-  ret.erase(std::remove_if(ret.begin(), ret.end(), [&](int v) { return meta(v).dtype == ir::Dtype::I32 && !exact(v); }),
+  ret.erase(std::remove_if(ret.begin(), ret.end(), [&](int v) { return meta(v).is_integer_data() && !exact(v); }),
             ret.end());
   if (ret.empty()) ret.push_back(pick_any());
   program.returns = ret;

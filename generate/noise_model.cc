@@ -244,6 +244,18 @@ NoiseCapture capture_operands(const ir::Stmt& st, const ir::Analysis& an, const 
   } else {
     return pre;  // a view: no values written
   }
+  // Format v1.5's i64 data (two words an element) is computed exactly or
+  // not at all (written_noise): each tensor operand's words, whole, is what
+  // that needs, and the written words.
+  if (an.values[info.cls == ir::OpClass::InPlace ? A[0].i : st.outs[0]].wide) {
+    pre.written = ir::word_geometry(pre.written);
+    ir::for_each_tensor_arg(st, [&](int v) {
+      const ir::TensorMeta& m = an.values[v];
+      const Geometry g = ir::memory_geometry(m);
+      pre.operands.push_back({oracles::gather(values[m.storage], g).v, oracles::gather(noise[m.storage], g).v});
+    });
+    return pre;
+  }
   const Shape& shape = pre.written.sizes;
   auto broadcast = [&](const Arg& a) { return broadcast_operand(a, shape, an, values, noise); };
   switch (info.family) {
@@ -304,7 +316,7 @@ bool written_noise(const ir::Stmt& st, const ir::Analysis& an, const oracles::Me
   // Format v1.5: i32 arithmetic is exact on exact operands; on any other
   // it would turn a rounding into a different integer (no bound).
   const int v = static_cast<int>(ir::is_inplace(st.op) ? st.args[0].i : st.outs[0]);
-  if (an.values[v].dtype == ir::Dtype::I32) {
+  if (an.values[v].is_integer_data()) {
     bool exact = true;
     for (const NoisyOperand& op : pre.operands)
       for (float e : op.noise) exact = exact && e == 0.f;
@@ -363,7 +375,7 @@ bool written_noise(const ir::Stmt& st, const ir::Analysis& an, const oracles::Me
 
 bool bit_exact_returns(const ir::Program& p, const ir::Analysis& an) {
   bool any = false;
-  for (int v : p.returns) any = any || an.values[v].dtype == ir::Dtype::I32;
+  for (int v : p.returns) any = any || an.values[v].is_integer_data();
   if (!any) return true;
   oracles::Memory values = oracles::initial_memory(p, an);
   oracles::Memory noise(an.storage_numel);  // declared values are exact
@@ -382,7 +394,8 @@ bool bit_exact_returns(const ir::Program& p, const ir::Analysis& an) {
     oracles::scatter(noise[pre.storage], pre.written, out);
   }
   for (int v : p.returns)
-    if (an.values[v].dtype == ir::Dtype::I32 && !noise_free(noise[an.values[v].storage], an.values[v].g)) return false;
+    if (an.values[v].is_integer_data() && !noise_free(noise[an.values[v].storage], ir::memory_geometry(an.values[v])))
+      return false;
   return true;
 }
 

@@ -18,19 +18,21 @@
 namespace af::fuzz::detail {
 
 namespace {
-constexpr int64_t kI32Numbers[] = {1, -1, 2, 3, -7, 255, 1 << 20, -(1 << 23), 1 << 30};
+constexpr int64_t kIntNumbers[] = {1, -1, 2, 3, -7, 255, 1 << 20, -(1 << 23), 1 << 30};
+// i64 data also meets numbers past 32 bits (a carry into the high word).
+constexpr int64_t kWideNumbers[] = {int64_t{1} << 32, -(int64_t{1} << 40), (int64_t{1} << 62) + 5};
 }  // namespace
 
-bool Gen::exact(int v) const { return noise_free(noise[meta(v).storage], geo(v)); }
+bool Gen::exact(int v) const { return noise_free(noise[meta(v).storage], ir::memory_geometry(meta(v))); }
 
-std::vector<int> Gen::exact_i32_values() const {
+std::vector<int> Gen::exact_integer_values() const {
   std::vector<int> r;
   for (int v = 0; v < num_values(); ++v)
-    if (live(v) && meta(v).dtype == ir::Dtype::I32 && exact(v)) r.push_back(v);
+    if (live(v) && meta(v).is_integer_data() && exact(v)) r.push_back(v);
   return r;
 }
 
-bool Gen::i32_op(int y) {
+bool Gen::integer_op(int y) {
   const bool write = writable(y) && rng.chance(450);
   static constexpr OpKind kWrites[] = {OpKind::AddI, OpKind::SubI,  OpKind::MulI, OpKind::NegI,
                                        OpKind::AbsI, OpKind::FillI, OpKind::ZeroI};
@@ -39,18 +41,29 @@ bool Gen::i32_op(int y) {
   if (!enabled(op)) return false;
   std::vector<Arg> args{T(y)};
   if (ir::math_arity(ir::math_of(op)) == ir::MathArity::Binary || op == OpKind::FillI)
-    args.push_back(I(rng.pick(kI32Numbers)));
+    args.push_back(I(meta(y).wide && rng.chance(300) ? rng.pick(kWideNumbers) : rng.pick(kIntNumbers)));
   return emit(op, std::move(args), write && rng.chance(300)) >= 0;
 }
 
+// The dtype views: f32 <-> i32 keep the geometry; i64 (pytorch#198101's
+// shape) joins two 32-bit elements of the last dim into one, and its views
+// back split them, so a write through either lands in half an element of
+// the other.
 bool Gen::recipe_view_dtype(OpKind op) {
-  const std::vector<int> i32s = exact_i32_values();
-  if (!i32s.empty() && rng.chance(250))  // back to f32: data for every recipe
-    return emit(op, {T(rng.pick(i32s)), I(static_cast<int64_t>(ir::Dtype::F32))}) >= 0;
-  if (!i32s.empty() && rng.chance(300)) return i32_op(rng.pick(i32s));  // later, through an existing view
-  const int x = pick_where([&](int v) { return exact(v); });
-  if (x < 0 || emit(op, {T(x), I(static_cast<int64_t>(ir::Dtype::I32))}) < 0) return false;
-  if (rng.chance(600)) i32_op(num_values() - 1);  // a consumer of the view, or a write through it
+  const std::vector<int> ints = exact_integer_values();
+  const auto view = [&](int x, ir::Dtype to) { return emit(op, {T(x), I(static_cast<int64_t>(to))}) >= 0; };
+  if (!ints.empty() && rng.chance(250)) {  // back to f32 (data for every recipe), or i64 to i32
+    const int y = rng.pick(ints);
+    return view(y, meta(y).wide && rng.chance(400) ? ir::Dtype::I32 : ir::Dtype::F32);
+  }
+  if (!ints.empty() && rng.chance(300)) return integer_op(rng.pick(ints));  // later, through an existing view
+  // i64 views where the last dim allows one (even, stride 1, ...).
+  const bool wide = rng.chance(350);
+  const int x = pick_where([&](int v) {
+    return exact(v) && !meta(v).wide && (!wide || ir::view_dtype_geometry(meta(v), ir::Dtype::I64).ok());
+  });
+  if (x < 0 || !view(x, wide ? ir::Dtype::I64 : ir::Dtype::I32)) return false;
+  if (rng.chance(600)) integer_op(num_values() - 1);  // a consumer of the view, or a write through it
   return true;
 }
 

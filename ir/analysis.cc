@@ -89,9 +89,10 @@ std::optional<Error> check_list_limits(const Stmt& st, const Limits& l) {
 }
 
 // Format v1.2: an i64 tensor only where an op takes an index (signature
-// 'J'), a bool tensor only where it takes a mask ('M'), f32 everywhere else.
-template <class DtypeOf>
-std::optional<Error> check_dtypes(const Program& p, const Stmt& st, DtypeOf dtype) {
+// 'J'), a bool tensor only where it takes a mask ('M'), data (f32, i32,
+// wide i64) everywhere else; format v1.5's i64 data is never an index (the
+// analysis checks index values statically: they are a declared storage's).
+std::optional<Error> check_dtypes(const Program& p, const Stmt& st, const std::vector<TensorMeta>& values) {
   const char* sig = op_info(st.op).sig;
   for (size_t k = 0; k < st.args.size(); ++k) {
     const Arg& a = st.args[k];
@@ -101,12 +102,16 @@ std::optional<Error> check_dtypes(const Program& p, const Stmt& st, DtypeOf dtyp
     const size_t n = a.kind == Arg::Tensor ? 1 : a.list.size();
     for (const int64_t* it = vs; it != vs + n; ++it) {
       const int64_t v = *it;
-      if (dtype(v) != want && !(want == Dtype::F32 && is_data_dtype(dtype(v))))
+      const TensorMeta& m = values[v];
+      if (want == Dtype::F32 ? !m.is_data() : m.dtype != want || m.wide)
         return Error{ErrorKind::Dtype, st.line,
                      std::string(op_spelling(st.op)) + ": argument " + std::to_string(k + 1) + " ('" +
-                         p.value_names[v] + "') is a " + dtype_name(dtype(v)) + " tensor where a " + dtype_name(want) +
-                         " tensor is expected" +
-                         (want == Dtype::F32 ? ": i64 and bool tensors are only index and mask operands" : "")};
+                         p.value_names[v] + "') is " + (m.wide ? "i64 data" : std::string("a ") + dtype_name(m.dtype) + " tensor") +
+                         " where " + (want == Dtype::F32 ? "data" : std::string("a ") + dtype_name(want) + " tensor") +
+                         " is expected" +
+                         (want == Dtype::F32 ? ": i64 and bool inputs are only index and mask operands"
+                          : m.wide           ? ": an index is a declared i64 storage's, never i64 data"
+                                             : "")};
     }
   }
   return std::nullopt;
@@ -217,7 +222,7 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
     // With only f32 storages every tensor is f32 or i32: only an op taking
     // an index or a mask can get a tensor of the wrong dtype.
     if (!all_f32 || std::strpbrk(op_info(st.op).sig, "JM"))
-      if (auto e = check_dtypes(p, st, dtype)) return *e;
+      if (auto e = check_dtypes(p, st, an.values)) return *e;
     if (st.op == OpKind::SetitemI && squeezed_to_0d(p, an.values, si, static_cast<int>(st.args[0].i)))
       return Error{
           ErrorKind::Version, st.line,
@@ -267,10 +272,11 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
       m.g = std::move(o.g);
       m.dtype = *computes_in;
       if (o.fresh) {
+        m.wide = result_is_wide(st.op, m.dtype, nullptr, checked);
         m.storage = static_cast<int>(an.storage_numel.size());
         m.storage_numel = m.g.numel();
-        an.storage_numel.push_back(m.storage_numel);
-        total_numel += m.storage_numel;
+        an.storage_numel.push_back(memory_words(m));
+        total_numel += an.storage_numel.back();
         if (total_numel > limits.max_total_numel)
           return Error{ErrorKind::Limit, st.line,
                        "storages of more than " + std::to_string(limits.max_total_numel) +
@@ -281,8 +287,12 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
         const TensorMeta& src = st.op == OpKind::UpdateAliases ? an.values[st.args[0].list[o.source_arg]]
                                                                : an.values[st.args[o.source_arg].i];
         m.storage = src.storage;
-        m.storage_numel = src.storage_numel;
-        if (st.op == OpKind::UpdateAliases) m.dtype = src.dtype;
+        m.wide = result_is_wide(st.op, m.dtype, &src, checked);
+        if (st.op == OpKind::UpdateAliases) {
+          m.dtype = src.dtype;
+          m.wide = src.wide;
+        }
+        m.storage_numel = view_storage_numel(src, m, an.storage_numel[src.storage]);
         m.impl = returns_self(st.op, m.g, src.g) ? src.impl : next_impl++;
       }
     }
@@ -302,7 +312,7 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
                  "the program's work passes the limit of " + std::to_string(limits.max_work) +
                      " element operations with its returns (docs/format.md, Limits)"};
   for (int v : p.returns)
-    if (!is_data_dtype(dtype(v)))
+    if (!an.values[v].is_data())
       return Error{ErrorKind::Dtype, p.return_line,
                    "'" + p.value_names[v] + "' is a " + dtype_name(dtype(v)) +
                        " tensor: i64 and bool tensors are index and mask operands, never returned"};

@@ -37,10 +37,9 @@ Result<Dtype> result_dtype(OpKind op, const std::vector<CheckedArg>& args) {
   const OpInfo& info = op_info(op);
   if (op == OpKind::ViewDtype) {
     const Dtype to = static_cast<Dtype>(args[1].i);
-    if (!is_data_dtype(to))
+    if (!is_data_dtype(to) && to != Dtype::I64)
       return dtype_error(std::string("view(x, ") + dtype_name(to) +
-                         "): format v1.5 views f32 and i32 tensors as f32 or i32 only (i64 and bool tensors are "
-                         "only index and mask operands)");
+                         "): format v1.5 views data as f32, i32 or i64 only (bool tensors are only masks)");
     return to;
   }
   // Strategies' scatters write a slot's bytes into a base of the base's
@@ -65,19 +64,21 @@ Result<Dtype> result_dtype(OpKind op, const std::vector<CheckedArg>& args) {
       if (auto e = see(t)) return *e;
   }
   if (!data || *data == Dtype::F32) return Dtype::F32;
-  if (*data != Dtype::I32) return *data;  // an i64/bool tensor as data: analyze's own check reports it
-  // An i32 statement: views, copies, concatenation and the exact arithmetic.
+  // An i64/bool tensor as data: analyze's own check reports it (an i64 one
+  // reaching here is wide: i64 data, which computes as i32 does).
+  if (*data != Dtype::I32 && *data != Dtype::I64) return *data;
+  // An integer statement: views, copies, concatenation and the exact arithmetic.
+  const std::string of = std::string(info.name) + " of an " + dtype_name(*data) + " tensor";
   const bool ok = info.family == Family::Movement || info.family == Family::Concat || info.family == Family::Reorder ||
                   (info.family == Family::Elementwise && i32_math(info.math) && !is_custom_op(op)) ||
                   info.family == Family::Meta;
   if (!ok)
-    return dtype_error(std::string(info.name) + " of an i32 tensor: format v1.5 computes on i32 with add, sub, mul, "
-                       "neg, abs, copies and fills only");
+    return dtype_error(of + ": format v1.5 computes on i32 and i64 with add, sub, mul, neg, abs, copies and fills only");
   for (size_t k = 0; k < args.size(); ++k)
     if ((info.sig[k] == 'X' || info.sig[k] == 'N') && !args[k].t && args[k].is_float)
-      return dtype_error(std::string(info.name) + " of an i32 tensor and a float number: PyTorch computes that in f32 "
-                         "(or refuses it in place); format v1.5 keeps type promotion out");
-  return Dtype::I32;
+      return dtype_error(of + " and a float number: PyTorch computes that in f32 (or refuses it in place); format "
+                              "v1.5 keeps type promotion out");
+  return *data;
 }
 
 }  // namespace af::ir

@@ -252,6 +252,52 @@ Result<Geometry> as_strided_geometry(const TensorMeta& t, const Shape& sizes, co
   return r;
 }
 
+}  // namespace
+
+// PyTorch's view(dtype) (TensorConversions.cpp: view_dtype), measured on
+// torch 1.13 and 2.15.0: one element size keeps the geometry; a smaller
+// one splits each element along the last dim, a larger one joins them, with
+// these checks in this order (kind `view`, PyTorch's words).
+Result<Geometry> view_dtype_geometry(const TensorMeta& t, Dtype to) {
+  const int64_t from_size = element_size(t.dtype), to_size = element_size(to);
+  if (from_size == to_size) return t.g;
+  static const auto scalar = [](Dtype d) { return d == Dtype::I64 ? "Long" : d == Dtype::I32 ? "Int" : "Float"; };
+  const std::string what = std::string(" to view ") + scalar(t.dtype) + " as " + scalar(to) + " (different element sizes)";
+  const Geometry& g = t.g;
+  if (g.rank() == 0) return err(ErrorKind::View, "self.dim() cannot be 0" + what);
+  const int last = g.rank() - 1;
+  Geometry r = g;
+  if (from_size > to_size) {
+    const int64_t k = from_size / to_size;
+    if (g.strides[last] != 1)
+      return err(ErrorKind::View, "self.stride(-1) must be 1" + what + ", but got " + std::to_string(g.strides[last]));
+    for (int d = 0; d < last; ++d) r.strides[d] *= k;
+    r.sizes[last] *= k;
+    r.offset *= k;
+    return r;
+  }
+  const int64_t k = to_size / from_size;
+  if (g.sizes[last] % k != 0)
+    return err(ErrorKind::View, "self.size(-1) must be divisible by " + std::to_string(k) + what + ", but got " +
+                                    std::to_string(g.sizes[last]));
+  if (g.offset % k != 0)
+    return err(ErrorKind::View, "self.storage_offset() must be divisible by " + std::to_string(k) + what +
+                                    ", but got " + std::to_string(g.offset));
+  if (g.strides[last] != 1)
+    return err(ErrorKind::View, "self.stride(-1) must be 1" + what + ", but got " + std::to_string(g.strides[last]));
+  for (int d = 0; d < last; ++d) {
+    if (g.strides[d] % k != 0)
+      return err(ErrorKind::View, "self.stride(" + std::to_string(d) + ") must be divisible by " + std::to_string(k) +
+                                      what + ", but got " + std::to_string(g.strides[d]));
+    r.strides[d] /= k;
+  }
+  r.sizes[last] /= k;
+  r.offset /= k;
+  return r;
+}
+
+namespace {
+
 Result<Geometry> expand_geometry(const Geometry& g, const Shape& sizes) {
   const int nd = static_cast<int>(sizes.size());
   if (nd < g.rank())
@@ -790,6 +836,26 @@ Status scatter(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
 
 const OpInfo& op_info(OpKind k) { return kOps[static_cast<int>(k)]; }
 
+bool result_is_wide(OpKind op, Dtype dtype, const TensorMeta* src, const std::vector<CheckedArg>& args) {
+  if (dtype != Dtype::I64) return false;
+  if (src) return src->wide || op == OpKind::ViewDtype;
+  for (const CheckedArg& a : args) {
+    if (a.t && a.t->wide) return true;
+    for (const TensorMeta* t : a.ts)
+      if (t->wide) return true;
+  }
+  return false;
+}
+
+Geometry word_geometry(const Geometry& g) {
+  Geometry w = g;
+  for (auto& s : w.strides) s *= 2;
+  w.sizes.push_back(2);
+  w.strides.push_back(1);
+  w.offset *= 2;
+  return w;
+}
+
 const char* dtype_name(Dtype d) {
   switch (d) {
     case Dtype::F32: return "f32";
@@ -1058,8 +1124,8 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
     case OpKind::Expand: return wrap(expand_geometry(*g, a[1].list));
     case OpKind::Diagonal: return wrap(diagonal_geometry(*g, a[1].i, a[2].i, a[3].i));
     case OpKind::AsStrided: return wrap(as_strided_geometry(*a[0].t, a[1].list, a[2].list, a[3].i));
-    case OpKind::Alias:
-    case OpKind::ViewDtype: return view_of(res, *g);  // f32 and i32 have one element size: the same geometry
+    case OpKind::Alias: return view_of(res, *g);
+    case OpKind::ViewDtype: return wrap(view_dtype_geometry(*a[0].t, static_cast<Dtype>(a[1].i)));
     case OpKind::Unfold: return wrap(unfold_geometry(*g, a[1].i, a[2].i, a[3].i));
     case OpKind::Chunk:
     case OpKind::Split: {

@@ -405,11 +405,18 @@ inline bool added_in_v15(OpKind k) {
 // of what is computed from one: a data dtype like f32 (docs/format.md).
 // Memory holds an i32 element as its 32 bits in the float slot of the
 // element it shares storage with, so views move bytes, never values.
+// Its ninth slice adds i64 data: a view(x, i64) of an f32 or i32 tensor
+// (two elements become one) and what is computed from it, each element two
+// memory words, low then high (TensorMeta::wide); declared i64 storages stay
+// index operands, one word each, never written.
 enum class Dtype : uint8_t { F32, I64, Bool, I32 };
 const char* dtype_name(Dtype d);
 std::optional<Dtype> dtype_from_name(const std::string& name);
-// The dtypes values are computed in (f32, and format v1.5's i32).
+// The dtypes values are computed in (f32, and format v1.5's i32; i64 when
+// the tensor is wide).
 inline bool is_data_dtype(Dtype d) { return d == Dtype::F32 || d == Dtype::I32; }
+// PyTorch's element sizes in bytes (a dtype view's geometry rule).
+inline int64_t element_size(Dtype d) { return d == Dtype::I64 ? 8 : d == Dtype::Bool ? 1 : 4; }
 constexpr int64_t kMaxIndexValue = int64_t{1} << 24;
 // The dtype a tensor argument at signature position `c` must have.
 inline Dtype dtype_of_sig(char c) { return c == 'J' ? Dtype::I64 : c == 'M' ? Dtype::Bool : Dtype::F32; }
@@ -425,7 +432,32 @@ struct TensorMeta {
   int64_t storage_numel = 0;
   int impl = -1;             // identity of the tensor object (PyTorch's is_same)
   Dtype dtype = Dtype::F32;  // format v1.2's i64/bool inputs, v1.5's i32 values
+  // Format v1.5: an i64 data value (a view(x, i64) of f32/i32 memory, or
+  // computed from one), whose elements are two memory words each; an i64
+  // value that is not wide is an index input's.
+  bool wide = false;
+  bool is_data() const { return is_data_dtype(dtype) || wide; }
+  bool is_integer_data() const { return dtype == Dtype::I32 || wide; }
 };
+// The memory words of a wide value's geometry g (an element of two words,
+// low then high, at twice its element offset): sizes + [2], strides * 2 +
+// [1]; g itself for every other value.
+Geometry word_geometry(const Geometry& g);
+inline Geometry memory_geometry(const TensorMeta& m) { return m.wide ? word_geometry(m.g) : m.g; }
+// PyTorch's view(dtype) geometry of t viewed as `to` (format v1.5), or its
+// `view` error (a dim, size, offset or stride that the element sizes' ratio
+// does not allow).
+Result<Geometry> view_dtype_geometry(const TensorMeta& t, Dtype to);
+// The memory words of a fresh result's storage.
+inline int64_t memory_words(const TensorMeta& m) { return m.storage_numel * (m.wide ? 2 : 1); }
+// A view result's storage size in its own elements: its source's, but for a
+// dtype view between element sizes (wide i64 <-> f32/i32) the storage's
+// memory `words` in the view's elements (an i64 view of an odd number of
+// f32 words sees one element fewer). Every analysis (ir::analyze, the
+// generator's, the schedule builder's) sets a result's meta with this.
+inline int64_t view_storage_numel(const TensorMeta& src, const TensorMeta& view, int64_t words) {
+  return view.wide == src.wide ? src.storage_numel : view.wide ? words / 2 : words;
+}
 
 // One result of a statement: a view of the argument's storage (fresh ==
 // false, storage = source argument's storage) or a new storage holding
@@ -450,6 +482,13 @@ struct CheckedArg {
   Shape list;                         // IntList (inline, as the shape rules read it)
   bool is_tensor() const { return t != nullptr; }
 };
+
+// Whether a result in `dtype` is wide (i64 data): a view(x, i64), another
+// view of a wide value, or a fresh i64 result computed from one; a
+// strategy's view or copy of a declared i64 storage (an index input's) is
+// not. `src`: the tensor a view result shares storage with (null for a
+// fresh result, computed from `args`).
+bool result_is_wide(OpKind op, Dtype dtype, const TensorMeta* src, const std::vector<CheckedArg>& args);
 
 // The shape/stride rule: the results of applying op to args, or the error
 // PyTorch raises (kind and message; the caller adds the line). For in-place

@@ -180,6 +180,35 @@ TEST(Text, FormatV15FlipRoundTrip) {
   EXPECT_EQ(a.out(2).dtype, Dtype::I32);
 }
 
+// Format v1.5's i64 data: a view(x, i64) joins two f32 elements of the
+// last dim (strides and offset halve), its view back splits them, and its
+// elements are two memory words each (wide); an i64 view of an odd
+// number of f32 words sees one element fewer.
+TEST(Text, FormatV15WideViews) {
+  const std::string text =
+      "aliasfuzz 1\nstorage s0 f32[17] = iota(0.0, 1.0)\ninput x = as_strided(s0, [2, 4], [8, 1], 2)\n"
+      "y = view(x, i64)\nz = mul(y, 3)\nt = view(z, i32)\nu = view(y, f32)\nreturn t, u\n";
+  const Analyzed a = analyzed(text);
+  EXPECT_EQ(a.out(0).g, (Geometry{{2, 2}, {4, 1}, 1}));
+  EXPECT_TRUE(a.out(0).wide);
+  EXPECT_EQ(a.out(0).storage_numel, 8);  // 17 words
+  EXPECT_TRUE(a.out(1).wide);
+  EXPECT_EQ(a.an.storage_numel[a.out(1).storage], 8);  // 4 elements, 8 words
+  EXPECT_EQ(a.out(2).g, (Geometry{{2, 4}, {4, 1}, 0}));
+  EXPECT_FALSE(a.out(2).wide);
+  EXPECT_EQ(a.out(3).g, a.an.values[0].g);
+  EXPECT_EQ(a.out(3).storage_numel, 17);
+  // i64 data as an index: PyTorch takes it; the format checks index values
+  // statically, so an index is a declared i64 storage's (kind `dtype`).
+  auto p = parse_and_validate(
+      "aliasfuzz 1\nstorage s f32[4] = full(0.0)\nstorage d f32[6] = iota(1.0, 1.0)\nstorage e f32[2] = "
+      "iota(1.0, 1.0)\ninput x = s\ninput w = d\ninput src = e\ni = view(x, i64)\nindex_add_(w, 0, i, src)\n"
+      "return w\n");
+  ASSERT_FALSE(p);
+  EXPECT_EQ(p.error().kind, ErrorKind::Dtype);
+  EXPECT_EQ(p.error().line, 9);
+}
+
 TEST(Text, FormatV15ErrorKinds) {
   const std::string base = "aliasfuzz 1\nstorage s0 f32[4] = iota(0, 1)\ninput x = s0\ny = view(x, i32)\n";
   const Bad cases[] = {
@@ -187,7 +216,12 @@ TEST(Text, FormatV15ErrorKinds) {
       {"z = add(y, x)\nreturn z\n", ErrorKind::Dtype, 5},       // f32 and i32: promotion
       {"z = exp(y)\nreturn z\n", ErrorKind::Dtype, 5},          // no i32 exp in the format
       {"z = sum(y, 0, 0)\nreturn z\n", ErrorKind::Dtype, 5},    // PyTorch sums int32 into int64
-      {"z = view(x, i64)\nreturn z\n", ErrorKind::Dtype, 5},    // i64 is an index dtype
+      {"z = view(x, bool)\nreturn z\n", ErrorKind::Dtype, 5},   // bool is a mask dtype
+      {"z = view(y, i64)\nw = add(z, y)\nreturn w\n", ErrorKind::Dtype, 6},    // i64 and i32: promotion
+      {"z = view(x, i64)\nw = add(z, 1.5)\nreturn w\n", ErrorKind::Dtype, 6},  // i64 and a float
+      {"z = view(x, i64)\nw = sum(z, 0, 0)\nreturn w\n", ErrorKind::Dtype, 6},  // no i64 reductions
+      {"z = select(x, 0, 1)\nw = view(z, i64)\nreturn w\n", ErrorKind::View, 6},  // a 0-d tensor's element size
+      {"z = slice(x, 0, 1, 4, 1)\nw = view(z, i64)\nreturn w\n", ErrorKind::View, 6},  // 3 f32 elements
       {"z = view(x, f64)\nreturn z\n", ErrorKind::Arg, 5},      // no such dtype
       {"copy_(x, y)\nreturn x\n", ErrorKind::Dtype, 5},         // a conversion
       {"z = view(x, i32, 3)\nreturn z\n", ErrorKind::Arg, 5},   // the dtype alone: PyTorch's TypeError

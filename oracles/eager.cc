@@ -25,9 +25,12 @@ void initial_memory(const ir::Program& p, const ir::Analysis& an, Memory* mem) {
 
 namespace {
 
+// A value as observables hold it: its sizes, and its elements in logical
+// order (a wide i64 value's as two words each, format v1.5).
 Dense read(const ir::Analysis& an, const Memory& mem, int v) {
   const auto& m = an.values[v];
-  Dense d = gather(mem[m.storage], m.g);
+  Dense d = gather(mem[m.storage], ir::memory_geometry(m));
+  d.sizes = m.g.sizes;
   d.dtype = m.dtype;
   return d;
 }
@@ -40,27 +43,34 @@ float number_in(const Arg& a, ir::Dtype dtype) {
 
 // A tensor-or-number argument broadcast to `shape`, in logical order, into
 // *out (a reused buffer: its capacity survives, so no allocation per op).
+// `wide`: the statement computes on i64 data, two words an element.
 void operand(const Arg& a, const ir::Analysis& an, const Memory& mem, const ir::Shape& shape, std::vector<float>* out,
-             ir::Dtype dtype = ir::Dtype::F32) {
+             ir::Dtype dtype = ir::Dtype::F32, bool wide = false) {
   if (a.kind != Arg::Tensor) {
-    out->assign(ir::numel_of(shape), number_in(a, dtype));
+    if (!wide) return out->assign(ir::numel_of(shape), number_in(a, dtype));
+    float w[2];
+    i64_words(a.i, w);
+    out->resize(2 * ir::numel_of(shape));
+    for (size_t i = 0; i < out->size(); ++i) (*out)[i] = w[i % 2];
     return;
   }
   const auto& m = an.values[a.i];
-  if (m.g.sizes == shape)
+  if (m.g.sizes == shape && !m.wide)
     gather_into(mem[m.storage], m.g, out);  // (a ?: would copy m.g)
-  else
+  else if (!m.wide)
     gather_into(mem[m.storage], ir::broadcast_to(m.g, shape), out);
+  else
+    gather_into(mem[m.storage], ir::word_geometry(ir::broadcast_to(m.g, shape)), out);
 }
 
 // A fresh result's storage: zeroed first (nothing an earlier use of the
 // arena left shows where the geometry does not reach), then the values in
-// logical order.
+// logical order (a wide result's words).
 void write_fresh(const ir::Stmt& st, const ir::Analysis& an, Memory& mem, ConstFloats values) {
   const auto& m = an.values[st.outs[0]];
   const Floats s = mem[m.storage];
   std::fill(s.begin(), s.end(), 0.f);
-  scatter(s, m.g, values);
+  scatter(s, ir::memory_geometry(m), values);
 }
 
 int64_t wrapped(int64_t dim, int64_t rank) { return *ir::wrap_dim(dim, rank); }
@@ -77,18 +87,26 @@ void elementwise_values(const ir::Stmt& st, const ir::Analysis& an, const Memory
   // Format v1.5: the dtype the statement computes in (its operands').
   const ir::Dtype dt = A[0].kind == Arg::Tensor ? an.values[A[0].i].dtype : ir::Dtype::F32;
   const bool i32 = dt == ir::Dtype::I32;
+  const bool wide = A[0].kind == Arg::Tensor && an.values[A[0].i].wide;  // i64 data: words in pairs
   using MA = ir::MathArity;
   switch (ir::math_arity(m)) {
     case MA::Binary: {
       thread_local std::vector<float> b;  // the second operand's scratch
-      operand(A[f], an, mem, shape, v, dt);
-      operand(A[f + 1], an, mem, shape, &b, dt);
-      for (size_t i = 0; i < v->size(); ++i) (*v)[i] = i32 ? i32_binary(m, (*v)[i], b[i]) : binary(m, (*v)[i], b[i]);
+      operand(A[f], an, mem, shape, v, dt, wide);
+      operand(A[f + 1], an, mem, shape, &b, dt, wide);
+      if (wide)
+        for (size_t i = 0; i < v->size(); i += 2) i64_binary(m, v->data() + i, b.data() + i, v->data() + i);
+      else
+        for (size_t i = 0; i < v->size(); ++i)
+          (*v)[i] = i32 ? i32_binary(m, (*v)[i], b[i]) : binary(m, (*v)[i], b[i]);
       return;
     }
     case MA::Unary:
-      operand(A[f], an, mem, shape, v);
-      for (auto& e : *v) e = i32 ? i32_unary(m, e) : unary(m, e);
+      operand(A[f], an, mem, shape, v, dt, wide);
+      if (wide)
+        for (size_t i = 0; i < v->size(); i += 2) i64_unary(m, v->data() + i, v->data() + i);
+      else
+        for (auto& e : *v) e = i32 ? i32_unary(m, e) : unary(m, e);
       return;
     case MA::Ternary: {  // addcmul_(x, a, b, s), lerp_(x, a, b); out= (format v1.5) after the out tensor
       thread_local std::vector<float> a, b;
@@ -106,10 +124,11 @@ void elementwise_values(const ir::Stmt& st, const ir::Analysis& an, const Memory
       return;
     }
     case MA::Constant:  // fill_ and full's number argument, zero_'s 0 (i32 0 is the bits of 0.f)
+      if (wide) return operand(m == M::Zero ? Arg::integer(0) : A[1], an, mem, shape, v, dt, true);
       v->assign(ir::numel_of(shape), m == M::Zero ? 0.f : number_in(A[1], dt));
       return;
     case MA::Copy:
-      operand(A[A.size() - 1], an, mem, shape, v, dt);
+      operand(A[A.size() - 1], an, mem, shape, v, dt, wide);
       return;  // copy_'s source, setitem_'s value, clone's argument
     case MA::NotElementwise: break;
   }
@@ -118,11 +137,14 @@ void elementwise_values(const ir::Stmt& st, const ir::Analysis& an, const Memory
 
 // A value in logical order into *d (per-thread scratch: no allocation
 // once its capacity suffices).
+// A wide i64 value (format v1.5) comes as its words, sizes + [2], which
+// the layout kernels (flip, cat) move as they move elements.
 void read_into(const ir::Analysis& an, const Memory& mem, int v, Dense* d) {
   const auto& m = an.values[v];
   d->sizes = m.g.sizes;
+  if (m.wide && !(m.g.sizes.size() == 1 && m.g.sizes[0] == 0)) d->sizes.push_back(2);  // (cat skips a [0] as is)
   d->dtype = m.dtype;
-  gather_into(mem[m.storage], m.g, &d->v);
+  gather_into(mem[m.storage], ir::memory_geometry(m), &d->v);
 }
 
 void reduction(const ir::Stmt& st, const ir::Analysis& an, const Memory& mem, Dense* r) {
@@ -149,9 +171,9 @@ void concat(const ir::Stmt& st, const ir::Analysis& an, const Memory& mem, Dense
   parts.resize(list.size());
   for (size_t k = 0; k < list.size(); ++k) read_into(an, mem, static_cast<int>(list[k]), &parts[k]);
   int64_t rank = 0;
-  for (const auto& p : parts)
-    if (!(p.sizes.size() == 1 && p.sizes[0] == 0)) {
-      rank = p.sizes.size();
+  for (size_t k = 0; k < list.size(); ++k)
+    if (const auto& g = an.values[list[k]].g; !(g.sizes.size() == 1 && g.sizes[0] == 0)) {
+      rank = g.sizes.size();
       break;
     }
   cat(parts, rank ? wrapped(st.args[1].i, rank) : 0, r);
@@ -218,7 +240,7 @@ void execute(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
     const auto& in = an.values[A[0].i];
     if (out.storage != in.storage) {
       thread_local std::vector<float> v;
-      gather_into(mem[in.storage], in.g, &v);
+      gather_into(mem[in.storage], ir::memory_geometry(in), &v);
       write_fresh(st, an, mem, v);
     }
     return;
@@ -230,7 +252,7 @@ void execute(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
     const Geometry g = ir::written_geometry(st, an);
     thread_local std::vector<float> v;  // reused: no allocation per statement
     elementwise_values(st, an, mem, g.sizes, &v);
-    scatter(mem[x.storage], g, v);
+    scatter(mem[x.storage], x.wide ? ir::word_geometry(g) : g, v);
     return;
   }
   // Out-of-place and scatter ops: compute the result in logical order.
@@ -247,21 +269,26 @@ void execute(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
     case ir::Family::Concat: concat(st, an, mem, &r); break;
     case ir::Family::Reorder: {  // flip
       thread_local Dense a;
+      thread_local std::vector<int64_t> dims;  // wrapped by the element rank (a wide value's words add a dim)
       read_into(an, mem, A[0].i, &a);
-      flip(a, A[1].list, &r);
+      dims.clear();
+      const int64_t rank = an.values[A[0].i].g.rank();
+      for (int64_t d : A[1].list)  // (a 0-d tensor's 0 and -1 wrap to a dim it lacks: a no-op)
+        if (const int64_t w = wrapped(d, rank); w < rank) dims.push_back(w);
+      flip(a, dims, &r);
       break;
     }
     case ir::Family::Scatter: {  // a clone of the base (preserved strides) with src written into the slot
       thread_local std::vector<float> v;
       thread_local std::vector<ir::CheckedArg> checked;
       const auto& base = an.values[A[0].i];
-      gather_into(mem[base.storage], base.g, &v);
+      gather_into(mem[base.storage], ir::memory_geometry(base), &v);
       write_fresh(st, an, mem, v);
       ir::checked_args_into(st, an.values, &checked);
       const Geometry slot = ir::scatter_slot(st.op, out.g, checked).value();
       const auto& src = an.values[A[1].i];
-      gather_into(mem[src.storage], src.g, &v);
-      scatter(mem[out.storage], slot, v);
+      gather_into(mem[src.storage], ir::memory_geometry(src), &v);
+      scatter(mem[out.storage], out.wide ? ir::word_geometry(slot) : slot, v);
       return;
     }
     case ir::Family::Movement:
@@ -321,7 +348,9 @@ std::vector<std::optional<Dense>> produced_values(const ir::Program& p, const ir
 
 Dense produced_value(const ir::Stmt& st, const ir::Analysis& an, const Memory& mem) {
   const auto& m = an.values[ir::is_inplace(st.op) ? st.args[0].i : st.outs[0]];
-  Dense d = gather(mem[m.storage], ir::is_inplace(st.op) ? ir::written_geometry(st, an) : m.g);
+  const Geometry g = ir::is_inplace(st.op) ? ir::written_geometry(st, an) : m.g;
+  Dense d = gather(mem[m.storage], m.wide ? ir::word_geometry(g) : g);
+  d.sizes = g.sizes;
   d.dtype = m.dtype;
   return d;
 }
@@ -357,9 +386,18 @@ std::optional<Mismatch> compare(const ir::Program& p, const Observables& e, cons
       return Mismatch{name(), 0, 0, 0,
                       std::string("dtype differs: ") + ir::dtype_name(a.returns[r].dtype) + ", expected " +
                           ir::dtype_name(e.returns[r].dtype)};
-    // Format v1.5: i32 elements agree bit for bit (integers, no tolerance).
-    if (auto m = cmp(e.returns[r].v, a.returns[r].v, e.returns[r].dtype == ir::Dtype::I32)) {
+    // Format v1.5: i32 and i64 elements agree bit for bit (integers, no
+    // tolerance; an i64 element is two words, compared each).
+    const ir::Dtype dt = e.returns[r].dtype;
+    if (auto m = cmp(e.returns[r].v, a.returns[r].v, dt == ir::Dtype::I32 || dt == ir::Dtype::I64)) {
       m->observable = name();
+      if (m->what.empty() && (dt == ir::Dtype::I32 || dt == ir::Dtype::I64)) {
+        m->integer = true;
+        const size_t w = dt == ir::Dtype::I64 ? 2 : 1, i = static_cast<size_t>(m->index) / w * w;
+        m->index = static_cast<int64_t>(i / w);
+        m->expected_int = w == 2 ? i64_value(&e.returns[r].v[i]) : i32_value(e.returns[r].v[i]);
+        m->actual_int = w == 2 ? i64_value(&a.returns[r].v[i]) : i32_value(a.returns[r].v[i]);
+      }
       return m;
     }
   }

@@ -71,6 +71,10 @@ struct Mismatch {
   int64_t index = 0;       // flat logical index
   float expected = 0, actual = 0;
   std::string what;  // shape or count mismatch, when not a value
+  // Format v1.5: an i32 or i64 return's element as the integer it is (index
+  // is then the element's, not the memory word's).
+  bool integer = false;
+  int64_t expected_int = 0, actual_int = 0;
 };
 // Storages and returns first, then the inputs' geometry: sizes and offset
 // exactly, strides except of dims of size <= 1 (PyTorch's contiguity rules

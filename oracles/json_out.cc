@@ -26,13 +26,17 @@ nlohmann::json values_json(const std::vector<float>& v) {
   return a;
 }
 
-// A return: its sizes and values; an i32 one (format v1.5) says so and
-// holds integers.
+// A return: its sizes and values; an i32 or i64 one (format v1.5) says so
+// and holds integers (an i64 element is two words of r.v).
 nlohmann::json return_json(const Dense& r) {
-  if (r.dtype != ir::Dtype::I32) return {{"sizes", r.sizes}, {"values", values_json(r.v)}};
+  if (r.dtype != ir::Dtype::I32 && r.dtype != ir::Dtype::I64)
+    return {{"sizes", r.sizes}, {"values", values_json(r.v)}};
   nlohmann::json a = nlohmann::json::array();
-  for (float x : r.v) a.push_back(i32_value(x));
-  return {{"sizes", r.sizes}, {"dtype", "i32"}, {"values", a}};
+  if (r.dtype == ir::Dtype::I32)
+    for (float x : r.v) a.push_back(i32_value(x));
+  else
+    for (size_t i = 0; i + 1 < r.v.size(); i += 2) a.push_back(i64_value(r.v.data() + i));
+  return {{"sizes", r.sizes}, {"dtype", ir::dtype_name(r.dtype)}, {"values", a}};
 }
 }  // namespace
 
@@ -58,8 +62,8 @@ nlohmann::json observables_json(const ir::Program& p, const Observables& o) {
 nlohmann::json mismatch_json(const Mismatch& m) {
   nlohmann::json j = {{"observable", m.observable},
                       {"index", m.index},
-                      {"expected", float_json(m.expected)},
-                      {"actual", float_json(m.actual)}};
+                      {"expected", m.integer ? nlohmann::json(m.expected_int) : float_json(m.expected)},
+                      {"actual", m.integer ? nlohmann::json(m.actual_int) : float_json(m.actual)}};
   if (!m.what.empty()) j["what"] = m.what;
   return j;
 }

@@ -93,6 +93,41 @@ float i32_unary(ir::Math f, float x) {
   ir::internal_error(std::string("i32_unary: not an i32 unary function: ") + ir::math_name(f));
 }
 
+int64_t i64_value(const float* words) {
+  const uint64_t lo = static_cast<uint32_t>(i32_value(words[0])), hi = static_cast<uint32_t>(i32_value(words[1]));
+  return static_cast<int64_t>(lo | hi << 32);
+}
+
+void i64_words(int64_t v, float* out) {
+  const uint64_t u = static_cast<uint64_t>(v);
+  out[0] = i32_bits(static_cast<int64_t>(u & 0xffffffffu));
+  out[1] = i32_bits(static_cast<int64_t>(u >> 32));
+}
+
+void i64_binary(ir::Math f, const float* a, const float* b, float* out) {
+  const uint64_t x = static_cast<uint64_t>(i64_value(a)), y = static_cast<uint64_t>(i64_value(b));
+  using M = ir::Math;
+  switch (f) {
+    case M::Add: return i64_words(static_cast<int64_t>(x + y), out);
+    case M::Sub: return i64_words(static_cast<int64_t>(x - y), out);
+    case M::Mul: return i64_words(static_cast<int64_t>(x * y), out);
+    default: break;
+  }
+  ir::internal_error(std::string("i64_binary: not an i64 binary function: ") + ir::math_name(f));
+}
+
+void i64_unary(ir::Math f, const float* x, float* out) {
+  const int64_t v = i64_value(x);
+  const uint64_t u = static_cast<uint64_t>(v);
+  using M = ir::Math;
+  switch (f) {
+    case M::Neg: return i64_words(static_cast<int64_t>(0u - u), out);
+    case M::Abs: return i64_words(static_cast<int64_t>(v < 0 ? 0u - u : u), out);
+    default: break;
+  }
+  ir::internal_error(std::string("i64_unary: not an i64 unary function: ") + ir::math_name(f));
+}
+
 float clamp(float x, float lo, float hi) {
   // clamp_out fills the result with NaN when a bound is NaN.
   if (std::isnan(lo) || std::isnan(hi)) return NAN;

@@ -56,6 +56,14 @@ float i32_binary(ir::Math f, float a, float b);
 float i32_unary(ir::Math f, float x);
 float i32_bits(int64_t v);
 int32_t i32_value(float bits);
+// Format v1.5's i64 data: an element is two memory words, its low and high
+// 32 bits (as a little-endian machine stores it), read and written as bits;
+// the arithmetic wraps as PyTorch's int64 kernels do (add, sub, mul; neg,
+// abs; abs of the least value is itself).
+void i64_binary(ir::Math f, const float* a, const float* b, float* out);
+void i64_unary(ir::Math f, const float* x, float* out);
+void i64_words(int64_t v, float* out);
+int64_t i64_value(const float* words);
 // MathArity::Ternary of the target x, operands a and b and the number s, as
 // PyTorch 1.13's CPU kernels compute them: addcmul x + s * a * b, addcdiv
 // x + s * a / b (left to right), lerp(x, end = a, weight = b), clamp(x,

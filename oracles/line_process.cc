@@ -201,6 +201,10 @@ Observables observables_from_json(const ir::Program& p, const nlohmann::json& j)
     if (t.value("dtype", "") == "i32") {  // format v1.5: integers, held as their bits
       d.dtype = ir::Dtype::I32;
       for (const auto& x : t.at("values")) d.v.push_back(i32_bits(x.get<int64_t>()));
+    } else if (t.value("dtype", "") == "i64") {  // two words each, as the oracle's memory holds them
+      d.dtype = ir::Dtype::I64;
+      d.v.resize(2 * t.at("values").size());
+      for (size_t i = 0; i < t.at("values").size(); ++i) i64_words(t.at("values")[i].get<int64_t>(), &d.v[2 * i]);
     } else {
       d.v = json_values(t.at("values"));
     }

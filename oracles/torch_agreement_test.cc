@@ -287,6 +287,59 @@ TEST(TorchAgreement, FormatV15Ops) {
   agree_over_added_ops("V15", ir::added_in_v15, 2, {"valid", "dtype"});
 }
 
+// Format v1.5's i64 data: view(x, i64) of f32 and i32 values (two 32-bit
+// elements of the last dim joined into one), the i64 arithmetic on it and
+// its views back as i32 or f32 (each element split along the last dim), bit
+// for bit. 2,000 programs holding such a view by default (issue #58), and a
+// variant of each at or after one: the element-size rules (kind `view`,
+// PyTorch's order of checks) and the mixes the format keeps out (`dtype`).
+TEST(TorchAgreement, FormatV15WideDtypeViews) {
+  const int n = std::getenv("AF_TORCH_WIDE_N") ? std::atoi(std::getenv("AF_TORCH_WIDE_N")) : 2000;
+  fuzz::GenOptions options;  // (not all of --format 1.5: torch 1.13 has no custom ops)
+  options.op_weights["view_dtype"] = 8;
+  std::map<std::string, int> kinds, views;  // variants by kind; the size-changing views by direction
+  int with_wide = 0, failures = 0;
+  for (uint64_t k = 0; with_wide < n && k < static_cast<uint64_t>(8 * n); ++k) {
+    ir::Program p = fuzz::generate(20261208, k, options);
+    auto an0 = ir::analyze(p);
+    if (!an0) continue;
+    std::vector<size_t> sites;
+    for (size_t i = 0; i < p.stmts.size(); ++i) {
+      const ir::Stmt& st = p.stmts[i];
+      if (st.op != ir::OpKind::ViewDtype) continue;
+      const bool to = an0->values[st.outs[0]].wide, from = an0->values[st.args[0].i].wide;
+      if (to == from) continue;
+      sites.push_back(i);
+      views[to ? "to i64" : "from i64"]++;
+    }
+    if (sites.empty()) continue;
+    ++with_wide;
+    std::string d = disagreement(p, test_runner().run(p));
+    if (!d.empty() && ++failures <= 10) ADD_FAILURE() << "program " << k << ": " << d << "\n" << ir::print(p);
+    const uint64_t h = (k + 1) * 0x9E3779B97F4A7C15ULL;
+    const size_t at = std::min(sites[k % sites.size()] + (h >> 12) % 3, p.stmts.size() - 1);
+    p = fuzz::variant(p, at, h);
+    auto an = ir::analyze(p);
+    if (an && !fuzz::bit_exact_returns(p, *an)) {  // a rounded value viewed as integers: counted apart
+      kinds["inexact"]++;
+      continue;
+    }
+    kinds[an ? "valid" : ir::kind_name(an.error().kind)]++;
+    d = disagreement(p, test_runner().run(p));
+    if (!d.empty() && ++failures <= 10) ADD_FAILURE() << "variant of program " << k << ": " << d << "\n" << ir::print(p);
+  }
+  EXPECT_GE(with_wide, n) << "too few generated programs hold an i64 view";
+  EXPECT_EQ(failures, 0);
+  std::cout << "i64 data: " << with_wide << " programs and their variants compared, " << failures
+            << " disagree; size-changing views:";
+  for (const auto& [dir, c] : views) std::cout << " " << dir << " " << c;
+  std::cout << "; variants:";
+  for (const auto& [kind, c] : kinds) std::cout << " " << kind << " " << c;
+  std::cout << "\n";
+  EXPECT_GT(views["from i64"], 0) << "no view back from i64";
+  for (const char* kind : {"valid", "view", "dtype"}) EXPECT_GT(kinds[kind], 0) << kind;
+}
+
 // Format v1.5's foreach calls (torch._foreach_add_ .. _foreach_copy_):
 // eager runs their elements one by one in list order, which is what the
 // format says; the generator's lists alias each other (the swap, a flip of

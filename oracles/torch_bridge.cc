@@ -99,7 +99,8 @@ _KINDS = [
     ("overlap", r"unsupported operation: (more than one element of the written-to|some elements of the input)"),
     ("name", r"values to unpack"),
     ("dtype", r"can't be cast to the desired output type"),
-    ("view", r"view size is not compatible|out of bounds for storage|invalid storage offset"),
+    ("view", r"view size is not compatible|out of bounds for storage|invalid storage offset"
+             r"|\(different element sizes\)"),
     ("shape", r"must match the size of tensor|doesn't match the broadcast shape|cannot be multiplied"
               r"|is invalid for input of size|Sizes of tensors must match|must have same number of dimensions"
               r"|expanded size of the tensor \(-?\d+\) must match|number of sizes provided|shape mismatch"
@@ -154,8 +155,9 @@ def _values(t):
 
 
 def _return(t):
-    if t.dtype == torch.int32:  # format v1.5: integers, exactly
-        return {"sizes": list(t.shape), "dtype": "i32", "values": t.detach().reshape(-1).tolist()}
+    if t.dtype in (torch.int32, torch.int64):  # format v1.5: integers, exactly
+        return {"sizes": list(t.shape), "dtype": "i32" if t.dtype == torch.int32 else "i64",
+                "values": t.detach().reshape(-1).tolist()}
     return {"sizes": list(t.shape), "values": _values(t)}
 
 

@@ -120,12 +120,14 @@ int Builder::emit(OpKind op, const std::vector<int>& outs, std::vector<Arg> args
       m.g = std::move(om[k].g);
       m.dtype = *dtype;
       if (om[k].fresh) {
+        m.wide = ir::result_is_wide(op, m.dtype, nullptr, checked_);
         make_fresh(&m);
       } else {
         const ir::TensorMeta& src = op == OpKind::UpdateAliases ? metas_[st.args[0].list[om[k].source_arg]]
                                                                 : metas_[st.args[om[k].source_arg].i];
         m.storage = src.storage;
-        m.storage_numel = src.storage_numel;
+        m.wide = ir::result_is_wide(op, m.dtype, &src, checked_);
+        m.storage_numel = ir::view_storage_numel(src, m, storage_numel_[src.storage]);
         // As ir::analyze: in-place results, and may-alias ops that return
         // their argument, are the argument itself.
         m.impl = ir::returns_self(op, m.g, src.g) ? src.impl : next_impl_++;
@@ -141,7 +143,7 @@ void Builder::make_fresh(ir::TensorMeta* m) {
   fresh_storage_[p_.stmts.size()] = static_cast<int>(storage_numel_.size());
   m->storage = static_cast<int>(storage_numel_.size());
   m->storage_numel = m->g.numel();
-  storage_numel_.push_back(m->storage_numel);
+  storage_numel_.push_back(ir::memory_words(*m));
   m->impl = next_impl_++;
 }
 
@@ -201,6 +203,7 @@ bool Builder::reuse_source_metas(const ir::Stmt& s, const std::vector<int>& outs
     ir::TensorMeta m;
     m.g = so.g;
     m.dtype = so.dtype;
+    m.wide = so.wide;
     size_t same_impl = t.size(), same_storage = t.size();
     for (size_t i = 0; i < t.size(); ++i) {
       if (same_impl == t.size() && sv[t[i].second].impl == so.impl) same_impl = i;

@@ -47,6 +47,7 @@ struct Step {
   OpKind op;  // View, Transpose, Permute, Slice, Select, Unsqueeze, Squeeze, Diagonal, AsStrided, ViewDtype, Alias
   std::vector<Arg> args;  // the non-tensor arguments of the view op
   Shape in_sizes;         // sizes of the tensor the step applies to
+  ir::Dtype in_dtype = ir::Dtype::F32;  // its dtype (a dtype view's inverse views back to it)
 };
 
 struct Val {
@@ -148,7 +149,9 @@ class Functionalize {
  private:
   int new_base(int storage, bool declared, int origin, bool whole, ir::Dtype dtype) {
     Base bs;
-    bs.numel = an_.storage_numel[storage];
+    // In the base dtype's elements: a fresh i64 result's storage (format
+    // v1.5: i64 data) holds two memory words an element.
+    bs.numel = an_.storage_numel[storage] / (!declared && dtype == ir::Dtype::I64 ? 2 : 1);
     bs.storage = storage;
     bs.declared = declared;
     bs.origin = origin;
@@ -177,7 +180,8 @@ class Functionalize {
     } else if (bs.layout == 2) {
       // The source value lay strided in its storage: scatter it into a
       // fresh base at that geometry (it is dense, so it covers the base).
-      int z = b_.emit1(OpKind::Full, bname, {Arg::ints({bs.numel}), Arg::number(0.0)}, line, true);
+      const int64_t words = bs.numel * (bs.dtype == ir::Dtype::I64 ? 2 : 1);  // (i64 data: f32 pairs viewed)
+      int z = b_.emit1(OpKind::Full, bname, {Arg::ints({words}), Arg::number(0.0)}, line, true);
       if (bs.dtype != ir::Dtype::F32) z = as_dtype(z, bs.dtype, bname, line);
       bs.root0 = b_.emit1(OpKind::AsStridedScatter, bname,
                           {Arg::tensor(z), Arg::tensor(bs.origin), Arg::ints(bs.g.sizes), Arg::ints(bs.g.strides),
@@ -197,13 +201,53 @@ class Functionalize {
 
   // A tensor of `sizes` holding the number `value` in `dtype`: full; for
   // i32 (format v1.5) zeros viewed as i32 plus the integer, as no f32 full
-  // holds an integer's bits.
+  // holds an integer's bits; for i64 data the zeros are f32 pairs (sizes +
+  // [2]) viewed as i64 ([1] last) and squeezed.
   int constant(const Shape& sizes, const Arg& value, ir::Dtype dtype, const std::string& name, int line, bool added) {
-    if (dtype != ir::Dtype::I32) return b_.emit1(OpKind::Full, name, {Arg::ints(sizes), value}, line, added);
-    const int zeros = as_dtype(b_.emit1(OpKind::Full, name, {Arg::ints(sizes), Arg::number(0.0)}, line, true),
-                               ir::Dtype::I32, name, line);
+    if (dtype != ir::Dtype::I32 && dtype != ir::Dtype::I64)
+      return b_.emit1(OpKind::Full, name, {Arg::ints(sizes), value}, line, added);
+    Shape f32_sizes = sizes;
+    if (dtype == ir::Dtype::I64) f32_sizes.push_back(2);
+    int zeros =
+        as_dtype(b_.emit1(OpKind::Full, name, {Arg::ints(f32_sizes), Arg::number(0.0)}, line, true), dtype, name, line);
+    if (dtype == ir::Dtype::I64)
+      zeros = b_.emit1(OpKind::Squeeze, name, {Arg::tensor(zeros), Arg::integer(-1)}, line, true);
     const Arg integer = Arg::integer(static_cast<int64_t>(value.as_double()));  // (analysis made it one)
     return b_.emit1(OpKind::Add, name, {Arg::tensor(zeros), integer}, line, added);
+  }
+
+  // x's values in a fresh tensor of contiguous strides (an in-place copy_
+  // into a constant, its result bound so the dataflow carries it).
+  int dense_copy(int x, const std::string& name, int line) {
+    const ir::TensorMeta& m = b_.meta(x);
+    const int z = constant(m.g.sizes, Arg::integer(0), m.dtype, name, line, true);
+    const int w = b_.value(name, false);
+    b_.emit(OpKind::CopyI, {w}, {Arg::tensor(z), Arg::tensor(x)}, line, true);
+    return w;
+  }
+
+  // The steps from base bs, absolute, to a view of geometry g in dtype d:
+  // as_strided in the base's dtype, then the dtype view; where the element
+  // size changes (format v1.5's i64 data) the dtype view of the whole base
+  // comes first (an f32 base of an odd length cut to an even one), then
+  // as_strided in d's elements.
+  std::vector<Step> absolute_steps(const Base& bs, const ir::Geometry& g, ir::Dtype d) const {
+    const std::vector<Arg> at{Arg::ints(g.sizes), Arg::ints(g.strides), Arg::integer(g.offset)};
+    const Arg to = Arg::integer(static_cast<int64_t>(d));
+    if (ir::element_size(d) == ir::element_size(bs.dtype)) {
+      std::vector<Step> s{Step{OpKind::AsStrided, at, {bs.numel}, bs.dtype}};
+      if (d != bs.dtype) s.push_back(Step{OpKind::ViewDtype, {to}, g.sizes, bs.dtype});
+      return s;
+    }
+    std::vector<Step> s;
+    int64_t n = bs.numel;
+    if (ir::element_size(d) > ir::element_size(bs.dtype) && n % 2 != 0) {
+      s.push_back(Step{OpKind::AsStrided, {Arg::ints({n - 1}), Arg::ints({1}), Arg::integer(0)}, {n}, bs.dtype});
+      --n;
+    }
+    s.push_back(Step{OpKind::ViewDtype, {to}, {n}, bs.dtype});
+    s.push_back(Step{OpKind::AsStrided, at, {n * ir::element_size(bs.dtype) / ir::element_size(d)}, d});
+    return s;
   }
 
   // x viewed as dtype (format v1.5), or x itself when it has it.
@@ -287,9 +331,12 @@ class Functionalize {
         case OpKind::Squeeze:
           m = b_.emit1(OpKind::Unsqueeze, name_of(v) + "_inv", {Arg::tensor(m), s.args[0]}, line, true);
           break;
-        case OpKind::ViewDtype:  // back to the dtype the step viewed (f32 <-> i32)
-          m = as_dtype(m, static_cast<ir::Dtype>(s.args[0].i) == ir::Dtype::I32 ? ir::Dtype::F32 : ir::Dtype::I32,
-                       name_of(v) + "_inv", line);
+        case OpKind::ViewDtype:  // back to the dtype the step viewed
+          // Splitting or joining i64 elements needs a dense last dim (and
+          // whole offsets and strides); a new value need not have one (an
+          // expand's broadcast, a slice at an odd offset): copied first.
+          if (!ir::view_dtype_geometry(b_.meta(m), s.in_dtype).ok()) m = dense_copy(m, name_of(v) + "_inv", line);
+          m = as_dtype(m, s.in_dtype, name_of(v) + "_inv", line);
           break;
         case OpKind::Slice:
         case OpKind::Select:
@@ -327,9 +374,8 @@ class Functionalize {
     const auto& g = an_.values[v].g;
     const std::string bname = bs.declared ? p_.storages[bs.storage].name : "base";
     int c = b_.emit1(OpKind::Clone, bname, {Arg::tensor(root(val.key, line))}, line, true);
-    int w = b_.emit1(OpKind::AsStrided, name_of(v),
-                     {Arg::tensor(c), Arg::ints(g.sizes), Arg::ints(g.strides), Arg::integer(g.offset)}, line, true);
-    w = as_dtype(w, an_.values[v].dtype, name_of(v), line);
+    int w = c;
+    for (const Step& s : absolute_steps(bs, g, an_.values[v].dtype)) w = apply(s, w, name_of(v), line);
     std::vector<Arg> a = st.args;
     a[0] = Arg::tensor(w);
     OpKind op = st.op;
@@ -356,8 +402,17 @@ class Functionalize {
     }
     int w2 = b_.value(name_of(v), false);
     b_.emit(op, {w2}, std::move(a), line, false);
+    // The whole base again, from w2 (the dependence on the write stays in
+    // the dataflow): a dtype view of another element size takes the whole
+    // storage in w2's dtype first (w2 itself may not be viewable: a stride
+    // 0 or an odd last dim), and as_strided reaches the whole storage.
+    int whole = w2;
+    if (ir::element_size(b_.meta(w2).dtype) != ir::element_size(bs.dtype))
+      whole = b_.emit1(OpKind::AsStrided, bname,
+                       {Arg::tensor(w2), Arg::ints({b_.meta(w2).storage_numel}), Arg::ints({1}), Arg::integer(0)}, line,
+                       true);
     int m = b_.emit1(OpKind::AsStrided, bname,
-                     {Arg::tensor(as_dtype(w2, bs.dtype, bname, line)), Arg::ints({bs.numel}), Arg::ints({1}),
+                     {Arg::tensor(as_dtype(whole, bs.dtype, bname, line)), Arg::ints({bs.numel}), Arg::ints({1}),
                       Arg::integer(0)},
                      line, true);
     bs.root = m;
@@ -374,6 +429,7 @@ class Functionalize {
     const int64_t rank = static_cast<int64_t>(xs.size());
     const auto& out = an_.values[st.outs[k]];
     s->in_sizes = xs;
+    s->in_dtype = x.dtype;
     s->args.clear();
     switch (st.op) {
       case OpKind::View:
@@ -535,12 +591,7 @@ class Functionalize {
         o.chain = xv.chain;
         o.chain.push_back(steps[k]);
       } else {
-        const auto& g = an_.values[st.outs[k]].g;
-        o.chain = {Step{OpKind::AsStrided,
-                        {Arg::ints(g.sizes), Arg::ints(g.strides), Arg::integer(g.offset)},
-                        {bases_[xv.key].numel}}};
-        if (const ir::Dtype d = an_.values[st.outs[k]].dtype; d != bases_[xv.key].dtype)  // format v1.5
-          o.chain.push_back(Step{OpKind::ViewDtype, {Arg::integer(static_cast<int64_t>(d))}, g.sizes});
+        o.chain = absolute_steps(bases_[xv.key], an_.values[st.outs[k]].g, an_.values[st.outs[k]].dtype);
       }
     }
     if (!direct)
