@@ -405,7 +405,7 @@ inline bool added_in_v15(OpKind k) {
 // of what is computed from one: a data dtype like f32 (docs/format.md).
 // Memory holds an i32 element as its 32 bits in the float slot of the
 // element it shares storage with, so views move bytes, never values.
-// Its ninth slice adds i64 data: a view(x, i64) of an f32 or i32 tensor
+// Its seventh slice adds i64 data: a view(x, i64) of an f32 or i32 tensor
 // (two elements become one) and what is computed from it, each element two
 // memory words, low then high (TensorMeta::wide); declared i64 storages stay
 // index operands, one word each, never written.
