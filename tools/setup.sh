@@ -36,12 +36,24 @@ done
 if [[ ${#missing[@]} -eq 0 ]]; then
   exit 0
 fi
+# apt's own lines (a "Setting up" per package, 230 on a fresh machine for
+# the core alone) go to a log: a newcomer's first screen is the campaign's.
+# The log stays, and its tail is shown, when the install fails.
+log=$(mktemp /tmp/aliasfuzz-setup.XXXXXX.log)
 echo "aliasfuzz setup: installing ${missing[*]}" >&2
+start=$SECONDS
 SUDO=""
 if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
-$SUDO apt-get update -qq
 # The core alone without Debian's recommends (a CPU campaign needs none of
 # them); the test suite's tools with theirs (Chromium's fonts, ...).
 recommends=()
 [[ ${#PACKAGES[@]} -eq ${#CORE[@]} ]] && recommends=(--no-install-recommends)
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${recommends[@]}" "${missing[@]}" >&2
+if ! { $SUDO apt-get update -qq &&
+       DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -o DPkg::Lock::Timeout=600 -y -qq "${recommends[@]}" "${missing[@]}"; } >"$log" 2>&1; then
+  tail -20 "$log" >&2
+  echo "aliasfuzz setup: apt-get failed (whole output: $log)" >&2
+  exit 1
+fi
+added=$(grep -c '^Setting up ' "$log" || true)
+echo "aliasfuzz setup: ${#missing[@]} requested, $added packages set up in $((SECONDS - start)) s" >&2
+rm -f "$log"
