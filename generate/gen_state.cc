@@ -256,22 +256,13 @@ int Gen::emit_statement(OpKind op, std::vector<Arg> args, bool bind_inplace) {
   int fresh_storage = -1;
   for (size_t k = 0; k < nout; ++k) {
     const ir::OutMeta& om = outs[k];
-    ir::TensorMeta m;
-    m.g = om.g;
-    m.dtype = *dtype;
+    const ir::TensorMeta* src = om.fresh ? nullptr : &analysis.values[st.args[om.source_arg].i];
+    ir::TensorMeta m = ir::result_meta(op, om.g, *dtype, checked, src,
+                                       src ? analysis.storage_numel[src->storage] : 0, &next_impl);
     if (om.fresh) {
-      m.wide = ir::result_is_wide(op, m.dtype, nullptr, checked);
       m.storage = static_cast<int>(analysis.storage_numel.size());
-      m.storage_numel = om.g.numel();
       analysis.storage_numel.push_back(ir::memory_words(m));
       fresh_storage = m.storage;
-      m.impl = next_impl++;
-    } else {
-      const ir::TensorMeta& src = analysis.values[st.args[om.source_arg].i];
-      m.storage = src.storage;
-      m.wide = ir::result_is_wide(op, m.dtype, &src, checked);
-      m.storage_numel = ir::view_storage_numel(src, m, analysis.storage_numel[src.storage]);
-      m.impl = ir::returns_self(op, om.g, src.g) ? src.impl : next_impl++;
     }
     analysis.values.push_back(std::move(m));
     st.outs.push_back(program.new_value(fresh_name()));

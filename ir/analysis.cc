@@ -269,12 +269,14 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
       if (auto e = check_limits(o.g, limits, st.line)) return *e;
       // Written in place: an output is a new value, never one of the arguments read below.
       TensorMeta& m = an.values[st.outs[k]];
-      m.g = std::move(o.g);
-      m.dtype = *computes_in;
+      const TensorMeta* src = nullptr;
+      if (!o.fresh)
+        src = st.op == OpKind::UpdateAliases ? &an.values[st.args[0].list[o.source_arg]]
+                                             : &an.values[st.args[o.source_arg].i];
+      m = result_meta(st.op, std::move(o.g), *computes_in, checked, src, src ? an.storage_numel[src->storage] : 0,
+                      &next_impl);
       if (o.fresh) {
-        m.wide = result_is_wide(st.op, m.dtype, nullptr, checked);
         m.storage = static_cast<int>(an.storage_numel.size());
-        m.storage_numel = m.g.numel();
         an.storage_numel.push_back(memory_words(m));
         total_numel += an.storage_numel.back();
         if (total_numel > limits.max_total_numel)
@@ -282,18 +284,6 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
                        "storages of more than " + std::to_string(limits.max_total_numel) +
                            " elements in all (declared and made by ops)"};
         an.fresh_storage[si] = m.storage;
-        m.impl = next_impl++;
-      } else {
-        const TensorMeta& src = st.op == OpKind::UpdateAliases ? an.values[st.args[0].list[o.source_arg]]
-                                                               : an.values[st.args[o.source_arg].i];
-        m.storage = src.storage;
-        m.wide = result_is_wide(st.op, m.dtype, &src, checked);
-        if (st.op == OpKind::UpdateAliases) {
-          m.dtype = src.dtype;
-          m.wide = src.wide;
-        }
-        m.storage_numel = view_storage_numel(src, m, an.storage_numel[src.storage]);
-        m.impl = returns_self(st.op, m.g, src.g) ? src.impl : next_impl++;
       }
     }
     if (is_metadata_inplace(st.op)) {
@@ -354,6 +344,28 @@ bool returns_self(OpKind op, const Geometry& out, const Geometry& src) {
   return is_inplace(op) || is_metadata_inplace(op) ||
          ((op == OpKind::Contiguous || op == OpKind::Flatten) && out == src &&
           (op == OpKind::Contiguous || src.rank() == 1));
+}
+
+TensorMeta result_meta(OpKind op, Geometry g, Dtype dtype, const std::vector<CheckedArg>& args,
+                       const TensorMeta* src, int64_t src_storage_words, int* next_impl) {
+  TensorMeta m;
+  m.g = std::move(g);
+  m.dtype = dtype;
+  m.wide = result_is_wide(op, dtype, src, args);
+  if (!src) {
+    m.storage = -1;
+    m.storage_numel = m.g.numel();
+    m.impl = (*next_impl)++;
+    return m;
+  }
+  m.storage = src->storage;
+  if (op == OpKind::UpdateAliases) {
+    m.dtype = src->dtype;
+    m.wide = src->wide;
+  }
+  m.storage_numel = view_storage_numel(*src, m, src_storage_words);
+  m.impl = returns_self(op, m.g, src->g) ? src->impl : (*next_impl)++;
+  return m;
 }
 
 bool squeezed_to_0d(const Program& p, const std::vector<TensorMeta>& values, size_t upto, int v) {

@@ -444,6 +444,9 @@ struct TensorMeta {
 // [1]; g itself for every other value.
 Geometry word_geometry(const Geometry& g);
 inline Geometry memory_geometry(const TensorMeta& m) { return m.wide ? word_geometry(m.g) : m.g; }
+// The memory of g, a part of m (a slot, the elements a write covers) or m
+// broadcast: g's words where m is wide.
+inline Geometry memory_geometry(const TensorMeta& m, const Geometry& g) { return m.wide ? word_geometry(g) : g; }
 // PyTorch's view(dtype) geometry of t viewed as `to` (format v1.5), or its
 // `view` error (a dim, size, offset or stride that the element sizes' ratio
 // does not allow).

@@ -57,10 +57,8 @@ void operand(const Arg& a, const ir::Analysis& an, const Memory& mem, const ir::
   const auto& m = an.values[a.i];
   if (m.g.sizes == shape && !m.wide)
     gather_into(mem[m.storage], m.g, out);  // (a ?: would copy m.g)
-  else if (!m.wide)
-    gather_into(mem[m.storage], ir::broadcast_to(m.g, shape), out);
   else
-    gather_into(mem[m.storage], ir::word_geometry(ir::broadcast_to(m.g, shape)), out);
+    gather_into(mem[m.storage], ir::memory_geometry(m, ir::broadcast_to(m.g, shape)), out);
 }
 
 // A fresh result's storage: zeroed first (nothing an earlier use of the
@@ -252,7 +250,7 @@ void execute(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
     const Geometry g = ir::written_geometry(st, an);
     thread_local std::vector<float> v;  // reused: no allocation per statement
     elementwise_values(st, an, mem, g.sizes, &v);
-    scatter(mem[x.storage], x.wide ? ir::word_geometry(g) : g, v);
+    scatter(mem[x.storage], ir::memory_geometry(x, g), v);
     return;
   }
   // Out-of-place and scatter ops: compute the result in logical order.
@@ -288,7 +286,7 @@ void execute(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
       const Geometry slot = ir::scatter_slot(st.op, out.g, checked).value();
       const auto& src = an.values[A[1].i];
       gather_into(mem[src.storage], ir::memory_geometry(src), &v);
-      scatter(mem[out.storage], out.wide ? ir::word_geometry(slot) : slot, v);
+      scatter(mem[out.storage], ir::memory_geometry(out, slot), v);
       return;
     }
     case ir::Family::Movement:
@@ -349,7 +347,7 @@ std::vector<std::optional<Dense>> produced_values(const ir::Program& p, const ir
 Dense produced_value(const ir::Stmt& st, const ir::Analysis& an, const Memory& mem) {
   const auto& m = an.values[ir::is_inplace(st.op) ? st.args[0].i : st.outs[0]];
   const Geometry g = ir::is_inplace(st.op) ? ir::written_geometry(st, an) : m.g;
-  Dense d = gather(mem[m.storage], m.wide ? ir::word_geometry(g) : g);
+  Dense d = gather(mem[m.storage], ir::memory_geometry(m, g));
   d.sizes = g.sizes;
   d.dtype = m.dtype;
   return d;

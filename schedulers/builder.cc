@@ -116,22 +116,13 @@ int Builder::emit(OpKind op, const std::vector<int>& outs, std::vector<Arg> args
   } else {
     ir::OutMetas& om = outs_;
     for (size_t k = 0; k < outs.size() && k < om.size(); ++k) {
-      ir::TensorMeta m;
-      m.g = std::move(om[k].g);
-      m.dtype = *dtype;
-      if (om[k].fresh) {
-        m.wide = ir::result_is_wide(op, m.dtype, nullptr, checked_);
-        make_fresh(&m);
-      } else {
-        const ir::TensorMeta& src = op == OpKind::UpdateAliases ? metas_[st.args[0].list[om[k].source_arg]]
-                                                                : metas_[st.args[om[k].source_arg].i];
-        m.storage = src.storage;
-        m.wide = ir::result_is_wide(op, m.dtype, &src, checked_);
-        m.storage_numel = ir::view_storage_numel(src, m, storage_numel_[src.storage]);
-        // As ir::analyze: in-place results, and may-alias ops that return
-        // their argument, are the argument itself.
-        m.impl = ir::returns_self(op, m.g, src.g) ? src.impl : next_impl_++;
-      }
+      const ir::TensorMeta* src = nullptr;
+      if (!om[k].fresh)
+        src = op == OpKind::UpdateAliases ? &metas_[st.args[0].list[om[k].source_arg]]
+                                          : &metas_[st.args[om[k].source_arg].i];
+      ir::TensorMeta m = ir::result_meta(op, std::move(om[k].g), *dtype, checked_, src,
+                                         src ? storage_numel_[src->storage] : 0, &next_impl_);
+      if (!src) make_fresh(&m);
       metas_[outs[k]] = std::move(m);
     }
   }
@@ -142,9 +133,7 @@ void Builder::make_fresh(ir::TensorMeta* m) {
   fresh_storage_.resize(p_.stmts.size() + 1, -1);
   fresh_storage_[p_.stmts.size()] = static_cast<int>(storage_numel_.size());
   m->storage = static_cast<int>(storage_numel_.size());
-  m->storage_numel = m->g.numel();
   storage_numel_.push_back(ir::memory_words(*m));
-  m->impl = next_impl_++;
 }
 
 int Builder::append(ir::Stmt st, bool added) {
@@ -220,6 +209,8 @@ bool Builder::reuse_source_metas(const ir::Stmt& s, const std::vector<int>& outs
       m.storage_numel = a.storage_numel;
       m.impl = next_impl_++;
     } else {
+      m.storage_numel = m.g.numel();
+      m.impl = next_impl_++;
       make_fresh(&m);
     }
     metas_[outs[k]] = std::move(m);

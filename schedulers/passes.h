@@ -109,7 +109,8 @@ class Builder {
   // tensors share a storage or are one object; never ids themselves. False
   // (nothing set) when anything differs.
   bool reuse_source_metas(const ir::Stmt& s, const std::vector<int>& outs, const std::vector<ir::Arg>& args);
-  // A result on a new storage of its own (an out-of-place op's).
+  // Gives a result a new storage of its own (an out-of-place op's), of
+  // memory_words(*m) words (its storage_numel and wide already set).
   void make_fresh(ir::TensorMeta* m);
   int append(ir::Stmt st, bool added);
 
