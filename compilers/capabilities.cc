@@ -143,6 +143,12 @@ const std::map<ir::OpKind, std::vector<Form>>& op_forms() {
          "a = unsqueeze({W}, 0)\nb = expand(a, [2, 4, 2])\nc = unsqueeze({X}, 0)\nd = expand(c, [2, 3, 4])\n"
          "r = bmm(d, b)",
          "r"}}},
+      // format v1.5: torch.matmul of a batch (an expanded view of an input) by a matrix, and by a size-1 batch
+      {ir::OpKind::MatmulNd,
+       {{"", "a = view({X}, [3, 1, 4])\nr = matmul_nd(a, {W})", "r"},
+        {"broadcast",
+         "a = unsqueeze({X}, 0)\nb = expand(a, [2, 3, 4])\nc = unsqueeze({W}, 0)\nr = matmul_nd(b, c)",
+         "r"}}},
       {ir::OpKind::Cat, {{"", "r = cat([{X}, {Y}], 0)", "r"}}},
       {ir::OpKind::Full, {{"", "r = full([2, 3], 1.5)", "r"}}},
       // format v1.4's custom ops

@@ -239,6 +239,7 @@ struct Gen {
   bool recipe_permute(OpKind op);
   bool recipe_flip(OpKind op);
   bool recipe_bmm(OpKind op);
+  bool recipe_matmul_nd(OpKind op);  // recipes_matmul.cc
   int indexed_copy_operand();
   void write_back(int x, int r, int add_per_mille);
   int batch_of(int x, int64_t batch, bool expand);

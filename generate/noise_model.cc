@@ -1,5 +1,7 @@
 #include "generate/noise_model.h"
 
+#include "ir/matmul.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -181,18 +183,16 @@ void reduction_noise(const ir::Stmt& st, const ir::Analysis& an, const NoiseCapt
                      std::vector<double>* noise) {
   auto& n = *noise;
   const auto& A = st.args;
-  if (st.op == OpKind::Matmul || st.op == OpKind::Bmm) {  // bmm: one product per batch
+  if (st.op == OpKind::Matmul || st.op == OpKind::Bmm || st.op == OpKind::MatmulNd) {  // one product per batch
     const NoisyOperand &a = pre.operands[0], &b = pre.operands[1];
-    const Shape& sa = an.values[A[0].i].g.sizes;
-    const Shape& sb = an.values[A[1].i].g.sizes;
-    const size_t batched = st.op == OpKind::Bmm;
-    const int64_t P = batched ? sa[0] : 1, M = sa[batched], K = sa[batched + 1], N = sb[batched + 1];
+    const ir::MatmulPlan plan = ir::matmul_plan(an.values[A[0].i].g.sizes, an.values[A[1].i].g.sizes);
+    const int64_t P = plan.products(), M = plan.m, K = plan.k, N = plan.n;
     for (int64_t p = 0; p < P; ++p)
       for (int64_t i = 0; i < M; ++i)
         for (int64_t j = 0; j < N; ++j) {
           double acc = 0, sabs = 0;
           for (int64_t k = 0; k < K; ++k) {
-            const int64_t ia = (p * M + i) * K + k, ib = (p * K + k) * N + j;
+            const int64_t ia = (plan.a_batch[p] * M + i) * K + k, ib = (plan.b_batch[p] * K + k) * N + j;
             const double av = std::fabs(a.values[ia]), bv = std::fabs(b.values[ib]);
             const double na = a.noise[ia], nb = b.noise[ib];
             acc += av * nb + bv * na + na * nb;

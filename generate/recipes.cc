@@ -602,6 +602,7 @@ bool Gen::try_op(OpKind op) {
     case R::ViewDtype: return recipe_view_dtype(op);
     case R::Flip: return recipe_flip(op);
     case R::Bmm: return recipe_bmm(op);
+    case R::MatmulNd: return recipe_matmul_nd(op);
     case R::IndexPut: return recipe_index_put(op);
     case R::IndexAlong: return recipe_index_along(op);
     case R::ScatterAlong: return recipe_scatter_along(op);

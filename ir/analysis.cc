@@ -141,10 +141,9 @@ int64_t statement_work(OpKind op, const std::vector<CheckedArg>& args, const Out
     const Shape& b = args[1].t->g.sizes;
     return std::max<int64_t>(1, a[0] * a[1] * b[1]);  // <= 2^22 * 2^22: no overflow
   }
-  if (op == OpKind::Bmm) {  // B*m*k*n: B*m*k and k*n are each at most a storage's numel
+  if (op == OpKind::Bmm || op == OpKind::MatmulNd) {  // the result's elements times k, each at most 2^22
     const Shape& a = args[0].t->g.sizes;
-    const Shape& b = args[1].t->g.sizes;
-    return std::max<int64_t>(1, a[0] * a[1] * a[2] * b[2]);
+    return std::max<int64_t>(1, outs[0].g.numel() * a.back());
   }
   int64_t w = 1;
   for (const CheckedArg& a : args) {

@@ -1,6 +1,7 @@
 #include "ir/ops.h"
 
 #include "ir/index_order.h"
+#include "ir/matmul.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -1204,6 +1205,11 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
                                          "] but got: [" + std::to_string(b.sizes[0]) + ", " +
                                          std::to_string(b.sizes[1]) + "].");
       return fresh_contiguous(res, Shape{g->sizes[0], g->sizes[1], b.sizes[2]});
+    }
+    case OpKind::MatmulNd: {
+      Result<MatmulPlan> p = matmul_nd_plan(g->sizes, a[1].t->g.sizes);
+      if (!p) return p.error();
+      return fresh_contiguous(res, p->out);
     }
     case OpKind::Cat: return cat(a[0].ts, a[1].i, res);
     case OpKind::Full:

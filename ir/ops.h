@@ -166,7 +166,9 @@ namespace af::ir {
   /* format v1.5: out= for the ternary ops: OUT = op(out, x, ..) writes out (often a view of an operand) */ \
   X(AddcmulOut, "addcmul_out", InPlace, "OTTTN", Elementwise, Addcmul, AddcmulOut, "torch.addcmul", Addc, 0, "") \
   X(AddcdivOut, "addcdiv_out", InPlace, "OTTTN", Elementwise, Addcdiv, AddcdivOut, "torch.addcdiv", Addc, 0, "") \
-  X(LerpOut, "lerp_out", InPlace, "OTTX", Elementwise, Lerp, LerpOut, "torch.lerp", Lerp, 0, "")
+  X(LerpOut, "lerp_out", InPlace, "OTTX", Elementwise, Lerp, LerpOut, "torch.lerp", Lerp, 0, "") \
+  /* format v1.5: torch.matmul, operands of any rank >= 1, batch dims broadcast (ir/matmul.h) */ \
+  X(MatmulNd, "matmul_nd", OutOfPlace, "TT", Reduction, None, MatmulNd, "torch.matmul", MatmulNd, 0, "01")
 // clang-format on
 
 enum class OpKind {
@@ -289,6 +291,7 @@ enum class GenRecipe {
   ViewDtype,   // view(x, i32) (format v1.5): an exact f32 value viewed as i32, or an i32 one back as f32
   Flip,        // flip(x, dims) (format v1.5): distinct dims, often written back into x
   Bmm,         // bmm(a, b) (format v1.5): a batch (often a matrix unsqueezed and expanded) by b or a's transpose
+  MatmulNd,    // matmul_nd(a, b) (format v1.5): operands whose batch dims broadcast (an expanded or size-1 batch), or 1-D
 };
 
 struct OpInfo {
@@ -396,7 +399,8 @@ inline bool binds_nothing(OpKind k) { return k == OpKind::SetitemI || is_custom_
 inline bool added_in_v14(OpKind k) { return is_custom_op(k) || k == OpKind::GraphBreak; }
 // The constructs format v1.5 added: view(x, dtype).
 inline bool added_in_v15(OpKind k) {
-  return k == OpKind::ViewDtype || k == OpKind::Flip || k == OpKind::Bmm || is_indexed_copy(k) || is_ternary_out(k);
+  return k == OpKind::ViewDtype || k == OpKind::Flip || k == OpKind::Bmm || k == OpKind::MatmulNd || is_indexed_copy(k) ||
+         is_ternary_out(k);
 }
 // The element type of a storage (format v1.2). f32 is the only data type;
 // i64 and bool storages hold indices and masks, never written (their

@@ -29,7 +29,7 @@ std::string unsupported_reason(const ir::Program& p) {
   for (const ir::Stmt& st : p.stmts) {
     const char* why = st.op == K::ViewDtype          ? "the pipelines hold f32 buffers only"
                       : st.op == K::Flip             ? "no pipeline reads positions in reverse yet"
-                      : st.op == K::Bmm              ? "the matmul pipeline is 2-D only"
+                      : st.op == K::Bmm || st.op == K::MatmulNd ? "the matmul pipeline is 2-D only"
                       : ir::is_indexed_copy(st.op) ? "the indexed pipelines write their target in place only"
                                                      : nullptr;
     if (why)

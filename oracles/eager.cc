@@ -156,9 +156,10 @@ void reduction(const ir::Stmt& st, const ir::Analysis& an, const Memory& mem, De
     case OpKind::Softmax: read_into(an, mem, A[0].i, &a); return softmax(a, wrapped(A[1].i, a.sizes.size()), r);
     case OpKind::Matmul:
     case OpKind::Bmm:
+    case OpKind::MatmulNd:
       read_into(an, mem, A[0].i, &a);
       read_into(an, mem, A[1].i, &b);
-      return matmul(a, b, r);
+      return matmul(a, b, ir::matmul_plan(a.sizes, b.sizes), r);
     default: ir::internal_error(std::string("eager: not a reduction: ") + ir::op_name(st.op));
   }
 }

@@ -263,16 +263,14 @@ void softmax(const Dense& a, int64_t dim, Dense* out) {
     }
 }
 
-void matmul(const Dense& a, const Dense& b, Dense* out) {
-  const size_t batched = a.sizes.size() == 3;  // bmm: [B, m, k] x [B, k, n], one product per batch
-  const int64_t B = batched ? a.sizes[0] : 1;
-  const int64_t m = a.sizes[batched], k = a.sizes[batched + 1], n = b.sizes[batched + 1];
+void matmul(const Dense& a, const Dense& b, const ir::MatmulPlan& plan, Dense* out) {
+  const int64_t P = plan.products(), m = plan.m, k = plan.k, n = plan.n;
   Dense& r = *out;
-  r.sizes = batched ? Shape{B, m, n} : Shape{m, n};
-  r.v.assign(B * m * n, 0.f);
-  for (int64_t p = 0; p < B; ++p) {
-    const float* pa = a.v.data() + p * m * k;
-    const float* pb = b.v.data() + p * k * n;
+  r.sizes = plan.out;
+  r.v.assign(P * m * n, 0.f);
+  for (int64_t p = 0; p < P; ++p) {
+    const float* pa = a.v.data() + plan.a_batch[p] * m * k;
+    const float* pb = b.v.data() + plan.b_batch[p] * k * n;
     float* pr = r.v.data() + p * m * n;
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {

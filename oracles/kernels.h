@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/geometry.h"
+#include "ir/matmul.h"
 #include "ir/ops.h"
 #include "oracles/memory.h"
 
@@ -90,8 +91,9 @@ void indexed_write(ir::OpKind op, int64_t dim, const Dense& index, const Dense& 
 // reuses across calls: the executor keeps one per thread.
 void reduce(ir::OpKind op, const Dense& a, int64_t dim, bool keepdim, Dense* out);  // sum, amax
 void softmax(const Dense& a, int64_t dim, Dense* out);
-// torch.mm ([m, k] x [k, n]) and torch.bmm ([B, m, k] x [B, k, n]), accumulated in double.
-void matmul(const Dense& a, const Dense& b, Dense* out);
+// torch.mm, torch.bmm and torch.matmul (format v1.5's matmul_nd) by their
+// plan (ir/matmul.h), each product accumulated in double.
+void matmul(const Dense& a, const Dense& b, const ir::MatmulPlan& plan, Dense* out);
 void cat(const std::vector<Dense>& parts, int64_t dim, Dense* out);
 // torch.flip (format v1.5): a's elements reversed along each dim of `dims`
 // as the program writes them (negative counts from the end; checked valid

@@ -340,6 +340,65 @@ TEST(TorchAgreement, FormatV15WideDtypeViews) {
   for (const char* kind : {"valid", "view", "dtype"}) EXPECT_GT(kinds[kind], 0) << kind;
 }
 
+// Format v1.5's matmul_nd (torch.matmul): the four paths PyTorch takes
+// (a dot product, mv and mm of a folded batch, a bmm of broadcast batch
+// dims), on expanded and transposed views of inputs, and a variant of each
+// program at or after the product (the `shape` errors of each path, the
+// `arg` error of a 0-d operand). 1,000 programs with a matmul_nd by default.
+void agree_over_broadcast_matmul(TorchRunner& runner, int n) {
+  fuzz::GenOptions options;
+  options.op_weights["matmul_nd"] = 8;
+  std::map<std::string, int> kinds, paths;  // variants by kind; products by torch.matmul's path
+  int with_product = 0, failures = 0;
+  for (uint64_t k = 0; with_product < n && k < static_cast<uint64_t>(8 * n); ++k) {
+    ir::Program p = fuzz::generate(20261209, k, options);
+    auto an0 = ir::analyze(p);
+    if (!an0) continue;
+    std::vector<size_t> sites;
+    for (size_t i = 0; i < p.stmts.size(); ++i) {
+      const ir::Stmt& st = p.stmts[i];
+      if (st.op != ir::OpKind::MatmulNd) continue;
+      sites.push_back(i);
+      const size_t ra = an0->values[st.args[0].i].g.rank(), rb = an0->values[st.args[1].i].g.rank();
+      paths[ra == 1 && rb == 1 ? "dot" : rb == 1 ? "mv" : rb == 2 ? "mm" : "bmm"]++;
+    }
+    if (sites.empty()) continue;
+    ++with_product;
+    std::string d = disagreement(p, runner.run(p));
+    if (!d.empty() && ++failures <= 10) ADD_FAILURE() << "program " << k << ": " << d << "\n" << ir::print(p);
+    const uint64_t h = (k + 1) * 0x9E3779B97F4A7C15ULL;
+    const size_t at = std::min(sites[k % sites.size()] + (h >> 12) % 2, p.stmts.size() - 1);
+    p = fuzz::variant(p, at, h);
+    auto an = ir::analyze(p);
+    kinds[an ? "valid" : ir::kind_name(an.error().kind)]++;
+    d = disagreement(p, runner.run(p));
+    if (!d.empty() && ++failures <= 10) ADD_FAILURE() << "variant of program " << k << ": " << d << "\n" << ir::print(p);
+  }
+  EXPECT_GE(with_product, n) << "too few generated programs hold a matmul_nd";
+  EXPECT_EQ(failures, 0);
+  std::cout << "matmul_nd: " << with_product << " programs and their variants compared, " << failures
+            << " disagree; products by path:";
+  for (const auto& [path, c] : paths) std::cout << " " << path << " " << c;
+  std::cout << "; variants:";
+  for (const auto& [kind, c] : kinds) std::cout << " " << kind << " " << c;
+  std::cout << "\n";
+  for (const char* path : {"dot", "mv", "mm", "bmm"}) EXPECT_GT(paths[path], 0) << path;
+  for (const char* kind : {"valid", "shape"}) EXPECT_GT(kinds[kind], 0) << kind;
+}
+
+TEST(TorchAgreement, FormatV15BroadcastMatmul) {
+  agree_over_broadcast_matmul(test_runner(),
+                              std::getenv("AF_TORCH_MATMUL_N") ? std::atoi(std::getenv("AF_TORCH_MATMUL_N")) : 1000);
+}
+
+// The same under torch 2.x's eager, whose torch.matmul takes other paths
+// than 1.13's (a matrix by a batch: a bmm, where 1.13 folds it into an mm).
+TEST(TorchAgreement, FormatV15BroadcastMatmulOnTorch2) {
+  TorchRunner* r = torch2_runner();
+  if (!r) GTEST_SKIP() << "skipped: no torch 2.x venv (AF_TORCH_VENVS or AF_THUNDER_PYTHON)";
+  agree_over_broadcast_matmul(*r, 300);
+}
+
 // Format v1.5's foreach calls (torch._foreach_add_ .. _foreach_copy_):
 // eager runs their elements one by one in list order, which is what the
 // format says; the generator's lists alias each other (the swap, a flip of

@@ -107,7 +107,8 @@ _KINDS = [
               r"|expected src to have a size equal|the unspecified dimension size -1 can be any value"
               r"|Number of indices \(\d+\) should be equal|must have same slice shapes|dimensionality must match"
               r"|source tensor shape must match|to be (smaller|no larger) than self|same number of dimensions as"
-              r"|must one or zero for given self.dim|Expected size for first two dimensions of batch2"),
+              r"|must one or zero for given self.dim|Expected size for first two dimensions of batch2"
+              r"|size mismatch, got|inconsistent tensor size"),
     ("arg", r"Dimension out of range|out of range|too many indices|must be a matrix|expects|cannot be applied"
             r"|duplicate dims|invalid shape dimension|isn't allowed|non-empty list|cannot be concatenated"
             r"|only one dimension can be inferred|must be positive|must be non-negative|exceeds dimension size"
@@ -118,7 +119,7 @@ _KINDS = [
             r"|index out of range in self|Index is supposed to be a vector|Index should have dimension"
             r"|is out of bounds of the source tensor|maximum size for tensor at dimension|but must be >"
             r"|too many indices|must be long|Expected dtype int|only supports boolean masks"
-            r"|appears multiple times in the list of dims|must be a 3D tensor"),
+            r"|appears multiple times in the list of dims|must be a 3D tensor|need to be at least 1D"),
 ]
 
 
