@@ -118,8 +118,16 @@ TEST(GoldenHash, TwoThousandGeneratedPrograms) {
   // Until the typed RunSpec (issue #35) this digest took a mutant run's
   // schedule as the error of make_schedule on strategy "" (0x787253844d498113
   // with that spelling, unchanged by the refactor); now it is the real one.
-  expect_hash("schedules", h.schedules, 0xcd03b0f4e93c5df1ULL);
-  expect_hash("verdicts", h.verdicts, 0x8dbbaa3fc7f00ef2ULL);
+  // Issue #58 (7 Dec 2026): functionalize replays a view to the same sizes
+  // but other strides (a size-1 dim's, which view recomputes) as a view,
+  // no longer as an alias, and rebuilds a fresh result whose size-1 dim
+  // has another stride than PyTorch's contiguous one (flip keeps x's) by
+  // its exact geometry; schedules 0xcd03b0f4e93c5df1 and verdicts
+  // 0x8dbbaa3fc7f00ef2 before (divergences 6,556 -> 6,557
+  // of 26,000 runs; a campaign of these 1,600 programs: 0 against
+  // must-agree strategies).
+  expect_hash("schedules", h.schedules, 0x1cde9d1bf1ac246cULL);
+  expect_hash("verdicts", h.verdicts, 0x455287efbb792de0ULL);
 }
 
 TEST(GoldenHash, ProgramsDecodedFromBytes) {

@@ -206,7 +206,7 @@ bool Builder::reuse_source_metas(const ir::Stmt& s, const std::vector<int>& outs
     } else if (same_storage < t.size()) {
       const ir::TensorMeta& a = metas_[t[same_storage].first];
       m.storage = a.storage;
-      m.storage_numel = a.storage_numel;
+      m.storage_numel = ir::view_storage_numel(a, m, storage_numel_[a.storage]);  // (a may be i64 data, m f32)
       m.impl = next_impl_++;
     } else {
       m.storage_numel = m.g.numel();

@@ -435,7 +435,10 @@ class Functionalize {
       case OpKind::View:
       case OpKind::Reshape:
       case OpKind::Flatten:
-        if (out.g.sizes == xs) {
+        // Not an alias when only the sizes agree: view recomputes a size-1
+        // dim's stride (PyTorch: [1, 2] of strides (3, 1) viewed as [1, 2]
+        // has (2, 1)), which a later view(x, i64) checks (format v1.5).
+        if (out.g == x.g) {
           s->op = OpKind::Alias;
           return true;
         }
@@ -534,7 +537,10 @@ class Functionalize {
     v.gen = 0;
     v.overlap = false;
     bases_[v.key].g = m.g;
-    if (ir::is_contiguous(m.g) && m.g.offset == 0) {
+    // Contiguous with PyTorch's own strides even in its size-1 dims: a
+    // size-1 dim's stride is free (flip keeps x's), and a later view(x,
+    // i64) checks it (format v1.5), so any other stride takes layout 2.
+    if (m.g.offset == 0 && m.g.strides == ir::contiguous_strides(m.g.sizes)) {
       if (m.g.rank() == 1) {
         bases_[v.key].layout = 0;
       } else {
