@@ -467,7 +467,13 @@ struct CampaignMinimizer::Impl {
   }
 
   void finish() {
-    // What the rounds left, within what remains of each total.
+    // What the rounds left, within what remains of each total. Said first:
+    // with an external strategy this may take minutes with nothing else
+    // printed (a 10-minute inductor campaign: up to 10 more).
+    const double left = std::max(0.0, bucket_total_s() - bucket_spent_s_) + std::max(0.0, novel_total_s() - novel_spent_s_);
+    if (const int64_t q = stopping_() || o_.quiet ? 0 : count_queued(); q > 0 && left >= kLeastJobS)
+      std::fprintf(stderr, "minimizing the %lld findings still queued, for at most %.0f s more\n",
+                   static_cast<long long>(q), left);
     if (!stopping_()) minimize_buckets(bucket_total_s() - bucket_spent_s_, kLeastJobS);
     if (!stopping_()) minimize_novel(novel_total_s() - novel_spent_s_, kLeastJobS);
     queued_ = count_queued();
