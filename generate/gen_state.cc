@@ -256,9 +256,7 @@ int Gen::emit_statement(OpKind op, std::vector<Arg> args, bool bind_inplace) {
   int fresh_storage = -1;
   for (size_t k = 0; k < nout; ++k) {
     const ir::OutMeta& om = outs[k];
-    const ir::TensorMeta* src = om.fresh ? nullptr : &analysis.values[st.args[om.source_arg].i];
-    ir::TensorMeta m = ir::result_meta(op, om.g, *dtype, checked, src,
-                                       src ? analysis.storage_numel[src->storage] : 0, &next_impl);
+    ir::TensorMeta m = ir::result_meta(st, om, *dtype, checked, analysis.values, analysis.storage_numel, &next_impl);
     if (om.fresh) {
       m.storage = static_cast<int>(analysis.storage_numel.size());
       analysis.storage_numel.push_back(ir::memory_words(m));

@@ -136,14 +136,10 @@ std::vector<int64_t> index_elements(const Program& p, const Stmt& st, const Anal
 int64_t statement_work(OpKind op, const std::vector<CheckedArg>& args, const OutMetas& outs) {
   const OpClass c = op_info(op).cls;
   if (c == OpClass::View || c == OpClass::Meta) return 1;  // geometry only (metadata ops are View too)
-  if (op == OpKind::Matmul) {
-    const Shape& a = args[0].t->g.sizes;
-    const Shape& b = args[1].t->g.sizes;
-    return std::max<int64_t>(1, a[0] * a[1] * b[1]);  // <= 2^22 * 2^22: no overflow
-  }
-  if (op == OpKind::Bmm || op == OpKind::MatmulNd) {  // the result's elements times k, each at most 2^22
-    const Shape& a = args[0].t->g.sizes;
-    return std::max<int64_t>(1, outs[0].g.numel() * a.back());
+  if (op == OpKind::Matmul || op == OpKind::Bmm || op == OpKind::MatmulNd) {
+    // The result's elements times k: batch*m*n*k <= (a's numel)*(b's
+    // numel) <= 2^44, no overflow.
+    return std::max<int64_t>(1, outs[0].g.numel() * args[0].t->g.sizes.back());
   }
   int64_t w = 1;
   for (const CheckedArg& a : args) {
@@ -268,13 +264,9 @@ Result<Analysis> analyze(const Program& p, const Limits& limits) {
       if (auto e = check_limits(o.g, limits, st.line)) return *e;
       // Written in place: an output is a new value, never one of the arguments read below.
       TensorMeta& m = an.values[st.outs[k]];
-      const TensorMeta* src = nullptr;
-      if (!o.fresh)
-        src = st.op == OpKind::UpdateAliases ? &an.values[st.args[0].list[o.source_arg]]
-                                             : &an.values[st.args[o.source_arg].i];
-      m = result_meta(st.op, std::move(o.g), *computes_in, checked, src, src ? an.storage_numel[src->storage] : 0,
-                      &next_impl);
-      if (o.fresh) {
+      const bool fresh = o.fresh;
+      m = result_meta(st, std::move(o), *computes_in, checked, an.values, an.storage_numel, &next_impl);
+      if (fresh) {
         m.storage = static_cast<int>(an.storage_numel.size());
         an.storage_numel.push_back(memory_words(m));
         total_numel += an.storage_numel.back();
@@ -345,10 +337,15 @@ bool returns_self(OpKind op, const Geometry& out, const Geometry& src) {
           (op == OpKind::Contiguous || src.rank() == 1));
 }
 
-TensorMeta result_meta(OpKind op, Geometry g, Dtype dtype, const std::vector<CheckedArg>& args,
-                       const TensorMeta* src, int64_t src_storage_words, int* next_impl) {
+TensorMeta result_meta(const Stmt& st, OutMeta o, Dtype dtype, const std::vector<CheckedArg>& args,
+                       const std::vector<TensorMeta>& values, const std::vector<int64_t>& storage_words,
+                       int* next_impl) {
+  const OpKind op = st.op;
+  const TensorMeta* src = nullptr;
+  if (!o.fresh)
+    src = op == OpKind::UpdateAliases ? &values[st.args[0].list[o.source_arg]] : &values[st.args[o.source_arg].i];
   TensorMeta m;
-  m.g = std::move(g);
+  m.g = std::move(o.g);
   m.dtype = dtype;
   m.wide = result_is_wide(op, dtype, src, args);
   if (!src) {
@@ -362,7 +359,7 @@ TensorMeta result_meta(OpKind op, Geometry g, Dtype dtype, const std::vector<Che
     m.dtype = src->dtype;
     m.wide = src->wide;
   }
-  m.storage_numel = view_storage_numel(*src, m, src_storage_words);
+  m.storage_numel = view_storage_numel(*src, m, storage_words[src->storage]);
   m.impl = returns_self(op, m.g, src->g) ? src->impl : (*next_impl)++;
   return m;
 }

@@ -51,15 +51,16 @@ Geometry written_geometry(const Stmt& st, const Analysis& an);
 // itself (PyTorch returns self): in-place results, format v1.3's metadata
 // ops, and may-alias ops that return their argument unchanged.
 bool returns_self(OpKind op, const Geometry& out, const Geometry& src);
-// The meta of one result of a statement, the one rule of ir::analyze, the
-// generator's incremental analysis and the schedule builder. A fresh
-// result (src null) gets storage -1: the caller gives it a new storage of
-// memory_words(meta) words. A view shares src's storage, whose size in
-// 32-bit words is src_storage_words; update_aliases' result keeps src's
-// dtype. impl is *next_impl (then advanced) unless the op returns src
-// itself.
-TensorMeta result_meta(OpKind op, Geometry g, Dtype dtype, const std::vector<CheckedArg>& args,
-                       const TensorMeta* src, int64_t src_storage_words, int* next_impl);
+// The meta of result `o` of statement st, the one rule of ir::analyze, the
+// generator's incremental analysis and the schedule builder (values: the
+// metas so far; storage_words: each storage's size in 32-bit words). A
+// fresh result gets storage -1: the caller gives it a new storage of
+// memory_words(meta) words. A view shares its source argument's storage
+// (update_aliases': its list element's, whose dtype it keeps). impl is
+// *next_impl (then advanced) unless the op returns the source itself.
+TensorMeta result_meta(const Stmt& st, OutMeta o, Dtype dtype, const std::vector<CheckedArg>& args,
+                       const std::vector<TensorMeta>& values, const std::vector<int64_t>& storage_words,
+                       int* next_impl);
 // Format v1.3: whether value v (0-d, defined before statement `upto`) is a
 // tensor object that squeeze_ made 0-d. Python indexing of such a tensor
 // differs between versions (PyTorch 1.13 slices it as the 1-element 1-d

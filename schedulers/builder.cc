@@ -116,13 +116,9 @@ int Builder::emit(OpKind op, const std::vector<int>& outs, std::vector<Arg> args
   } else {
     ir::OutMetas& om = outs_;
     for (size_t k = 0; k < outs.size() && k < om.size(); ++k) {
-      const ir::TensorMeta* src = nullptr;
-      if (!om[k].fresh)
-        src = op == OpKind::UpdateAliases ? &metas_[st.args[0].list[om[k].source_arg]]
-                                          : &metas_[st.args[om[k].source_arg].i];
-      ir::TensorMeta m = ir::result_meta(op, std::move(om[k].g), *dtype, checked_, src,
-                                         src ? storage_numel_[src->storage] : 0, &next_impl_);
-      if (!src) make_fresh(&m);
+      const bool fresh = om[k].fresh;
+      ir::TensorMeta m = ir::result_meta(st, std::move(om[k]), *dtype, checked_, metas_, storage_numel_, &next_impl_);
+      if (fresh) make_fresh(&m);
       metas_[outs[k]] = std::move(m);
     }
   }
