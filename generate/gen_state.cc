@@ -272,10 +272,10 @@ int Gen::emit_statement(OpKind op, std::vector<Arg> args, bool bind_inplace) {
   const NoiseCapture pre =
       options.guard_noise ? capture_operands(st, analysis, memory, noise, fresh_storage) : NoiseCapture();
   oracles::execute(st, analysis, memory);
-  // i32 results are any bits (format v1.5), exact by the recipe's choice of
+  // i32, i64 and f64 results are any bits (format v1.5), exact by the recipe's choice of
   // operands; f32 ones stay within the value bound where they are written
   // (elsewhere the storage may hold what an i32 write left).
-  bool ok = *dtype == ir::Dtype::I32 || *dtype == ir::Dtype::I64 ||
+  bool ok = *dtype == ir::Dtype::I32 || *dtype == ir::Dtype::I64 || *dtype == ir::Dtype::F64 ||
             (inplace ? bounded(oracles::gather(memory[written], ir::written_geometry(st, analysis)).v)
                      : (fresh_storage < 0 || bounded(memory[fresh_storage])));
   if (!ok) ++bound_exceeded;

@@ -210,7 +210,7 @@ void Gen::make_return() {
     add(rng.chance(500) ? ints.front() : rng.pick(ints));
   // An integer return must be exact: a rounding a compiler may do otherwise
   // would show as a different integer.
-  ret.erase(std::remove_if(ret.begin(), ret.end(), [&](int v) { return meta(v).is_integer_data() && !exact(v); }),
+  ret.erase(std::remove_if(ret.begin(), ret.end(), [&](int v) { return meta(v).is_exact_data() && !exact(v); }),
             ret.end());
   if (ret.empty()) ret.push_back(pick_any());
   program.returns = ret;

@@ -116,7 +116,7 @@ std::string use_format(const std::string& version, GenOptions* options);
 // `--format`'s help (gen, fuzz).
 inline constexpr char kFormatHelp[] =
     "1.3 (default), 1.4: also draw format v1.4's constructs (mutable custom ops, graph breaks, training), or 1.5: "
-    "those, view(x, i32) (the dtype view), flip(x, dims), bmm(a, b), matmul_nd(a, b) (torch.matmul), index_add .. scatter_add out of place and "
+    "those, view(x, i32|i64|f64) (the dtype views), flip(x, dims), bmm(a, b), matmul_nd(a, b) (torch.matmul), index_add .. scatter_add out of place and "
     "addcmul_out, addcdiv_out, lerp_out, foreach_add_ .. foreach_copy_ "
     "(docs/format.md)";
 

@@ -316,7 +316,7 @@ bool written_noise(const ir::Stmt& st, const ir::Analysis& an, const oracles::Me
   // Format v1.5: i32 arithmetic is exact on exact operands; on any other
   // it would turn a rounding into a different integer (no bound).
   const int v = static_cast<int>(ir::is_inplace(st.op) ? st.args[0].i : st.outs[0]);
-  if (an.values[v].is_integer_data()) {
+  if (an.values[v].is_exact_data()) {
     bool exact = true;
     for (const NoisyOperand& op : pre.operands)
       for (float e : op.noise) exact = exact && e == 0.f;
@@ -375,7 +375,7 @@ bool written_noise(const ir::Stmt& st, const ir::Analysis& an, const oracles::Me
 
 bool bit_exact_returns(const ir::Program& p, const ir::Analysis& an) {
   bool any = false;
-  for (int v : p.returns) any = any || an.values[v].is_integer_data();
+  for (int v : p.returns) any = any || an.values[v].is_exact_data();
   if (!any) return true;
   oracles::Memory values = oracles::initial_memory(p, an);
   oracles::Memory noise(an.storage_numel);  // declared values are exact
@@ -394,7 +394,7 @@ bool bit_exact_returns(const ir::Program& p, const ir::Analysis& an) {
     oracles::scatter(noise[pre.storage], pre.written, out);
   }
   for (int v : p.returns)
-    if (an.values[v].is_integer_data() && !noise_free(noise[an.values[v].storage], ir::memory_geometry(an.values[v])))
+    if (an.values[v].is_exact_data() && !noise_free(noise[an.values[v].storage], ir::memory_geometry(an.values[v])))
       return false;
   return true;
 }

@@ -104,14 +104,16 @@ std::optional<Error> check_dtypes(const Program& p, const Stmt& st, const std::v
       const int64_t v = *it;
       const TensorMeta& m = values[v];
       if (want == Dtype::F32 ? !m.is_data() : m.dtype != want || m.wide)
-        return Error{ErrorKind::Dtype, st.line,
-                     std::string(op_spelling(st.op)) + ": argument " + std::to_string(k + 1) + " ('" +
-                         p.value_names[v] + "') is " + (m.wide ? "i64 data" : std::string("a ") + dtype_name(m.dtype) + " tensor") +
-                         " where " + (want == Dtype::F32 ? "data" : std::string("a ") + dtype_name(want) + " tensor") +
-                         " is expected" +
-                         (want == Dtype::F32 ? ": i64 and bool inputs are only index and mask operands"
-                          : m.wide           ? ": an index is a declared i64 storage's, never i64 data"
-                                             : "")};
+        return Error{
+            ErrorKind::Dtype, st.line,
+            std::string(op_spelling(st.op)) + ": argument " + std::to_string(k + 1) + " ('" + p.value_names[v] +
+                "') is " +
+                (m.wide && m.dtype == Dtype::I64 ? "i64 data" : std::string("a ") + dtype_name(m.dtype) + " tensor") +
+                " where " + (want == Dtype::F32 ? "data" : std::string("a ") + dtype_name(want) + " tensor") +
+                " is expected" +
+                (want == Dtype::F32                ? ": i64 and bool inputs are only index and mask operands"
+                 : m.wide && m.dtype == Dtype::I64 ? ": an index is a declared i64 storage's, never i64 data"
+                                                   : "")};
     }
   }
   return std::nullopt;

@@ -4,7 +4,11 @@
 // operation f32, and i32 reductions give i64; the format writes none of
 // that (kind `dtype`, as format v1.2 does for i64 and bool tensors used as
 // data), so every value has the dtype of its operands and memory never
-// converts a value between dtypes: it only reinterprets bytes.
+// converts a value between dtypes: it only reinterprets bytes. f64 (the
+// tenth slice) computes with the same exact set: IEEE double rounds add,
+// sub and mul once, in every kernel and compiler (Inductor's C++ does not
+// contract them), so f64 results are compared bit for bit like integers;
+// a Python float stays a double there (no promotion).
 #include <string>
 
 #include "ir/ops.h"
@@ -13,9 +17,10 @@ namespace af::ir {
 
 namespace {
 
-// The i32 arithmetic PyTorch does exactly (wrapping) and the format keeps:
-// add, sub, mul, neg, abs, and copying, filling and zeroing.
-bool i32_math(Math m) {
+// The i32/i64 arithmetic PyTorch does exactly (wrapping), and the f64
+// arithmetic every kernel rounds alike, that the format keeps: add, sub,
+// mul, neg, abs, and copying, filling and zeroing.
+bool exact_math(Math m) {
   switch (m) {
     case Math::Add:
     case Math::Sub:
@@ -39,7 +44,7 @@ Result<Dtype> result_dtype(OpKind op, const std::vector<CheckedArg>& args) {
     const Dtype to = static_cast<Dtype>(args[1].i);
     if (!is_data_dtype(to) && to != Dtype::I64)
       return dtype_error(std::string("view(x, ") + dtype_name(to) +
-                         "): format v1.5 views data as f32, i32 or i64 only (bool tensors are only masks)");
+                         "): format v1.5 views data as f32, i32, i64 or f64 only (bool tensors are only masks)");
     return to;
   }
   // Strategies' scatters write a slot's bytes into a base of the base's
@@ -64,20 +69,23 @@ Result<Dtype> result_dtype(OpKind op, const std::vector<CheckedArg>& args) {
       if (auto e = see(t)) return *e;
   }
   if (!data || *data == Dtype::F32) return Dtype::F32;
-  // An i64/bool tensor as data: analyze's own check reports it (an i64 one
+  // A bool tensor as data: analyze's own check reports it (an i64 one
   // reaching here is wide: i64 data, which computes as i32 does).
-  if (*data != Dtype::I32 && *data != Dtype::I64) return *data;
-  // An integer statement: views, copies, concatenation and the exact arithmetic.
+  if (*data == Dtype::Bool) return *data;
+  // An i32, i64 or f64 statement: views, copies, concatenation and the exact arithmetic.
   const std::string of = std::string(info.name) + " of an " + dtype_name(*data) + " tensor";
   const bool ok = info.family == Family::Movement || info.family == Family::Concat || info.family == Family::Reorder ||
-                  (info.family == Family::Elementwise && i32_math(info.math) && !is_custom_op(op)) ||
+                  (info.family == Family::Elementwise && exact_math(info.math) && !is_custom_op(op)) ||
                   info.family == Family::Meta;
   if (!ok)
-    return dtype_error(of + ": format v1.5 computes on i32 and i64 with add, sub, mul, neg, abs, copies and fills only");
+    return dtype_error(
+        of + ": format v1.5 computes on i32, i64 and f64 with add, sub, mul, neg, abs, copies and fills only");
+  if (*data == Dtype::F64) return *data;  // a Python float stays a double
   for (size_t k = 0; k < args.size(); ++k)
     if ((info.sig[k] == 'X' || info.sig[k] == 'N') && !args[k].t && args[k].is_float)
-      return dtype_error(of + " and a float number: PyTorch computes that in f32 (or refuses it in place); format "
-                              "v1.5 keeps type promotion out");
+      return dtype_error(of +
+                         " and a float number: PyTorch computes that in f32 (or refuses it in place); format "
+                         "v1.5 keeps type promotion out");
   return *data;
 }
 

@@ -262,8 +262,11 @@ Result<Geometry> as_strided_geometry(const TensorMeta& t, const Shape& sizes, co
 Result<Geometry> view_dtype_geometry(const TensorMeta& t, Dtype to) {
   const int64_t from_size = element_size(t.dtype), to_size = element_size(to);
   if (from_size == to_size) return t.g;
-  static const auto scalar = [](Dtype d) { return d == Dtype::I64 ? "Long" : d == Dtype::I32 ? "Int" : "Float"; };
-  const std::string what = std::string(" to view ") + scalar(t.dtype) + " as " + scalar(to) + " (different element sizes)";
+  static const auto scalar = [](Dtype d) {
+    return d == Dtype::I64 ? "Long" : d == Dtype::I32 ? "Int" : d == Dtype::F64 ? "Double" : "Float";
+  };
+  const std::string what =
+      std::string(" to view ") + scalar(t.dtype) + " as " + scalar(to) + " (different element sizes)";
   const Geometry& g = t.g;
   if (g.rank() == 0) return err(ErrorKind::View, "self.dim() cannot be 0" + what);
   const int last = g.rank() - 1;
@@ -838,6 +841,7 @@ Status scatter(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
 const OpInfo& op_info(OpKind k) { return kOps[static_cast<int>(k)]; }
 
 bool result_is_wide(OpKind op, Dtype dtype, const TensorMeta* src, const std::vector<CheckedArg>& args) {
+  if (dtype == Dtype::F64) return true;
   if (dtype != Dtype::I64) return false;
   if (src) return src->wide || op == OpKind::ViewDtype;
   for (const CheckedArg& a : args) {
@@ -863,12 +867,13 @@ const char* dtype_name(Dtype d) {
     case Dtype::I64: return "i64";
     case Dtype::Bool: return "bool";
     case Dtype::I32: return "i32";
+    case Dtype::F64: return "f64";
   }
   return "?";
 }
 
 std::optional<Dtype> dtype_from_name(const std::string& name) {
-  for (Dtype d : {Dtype::F32, Dtype::I64, Dtype::Bool, Dtype::I32})
+  for (Dtype d : {Dtype::F32, Dtype::I64, Dtype::Bool, Dtype::I32, Dtype::F64})
     if (name == dtype_name(d)) return d;
   return std::nullopt;
 }

@@ -291,7 +291,7 @@ enum class GenRecipe {
   ViewDtype,   // view(x, i32) (format v1.5): an exact f32 value viewed as i32, or an i32 one back as f32
   Flip,        // flip(x, dims) (format v1.5): distinct dims, often written back into x
   Bmm,         // bmm(a, b) (format v1.5): a batch (often a matrix unsqueezed and expanded) by b or a's transpose
-  MatmulNd,    // matmul_nd(a, b) (format v1.5): operands whose batch dims broadcast (an expanded or size-1 batch), or 1-D
+  MatmulNd,  // matmul_nd(a, b) (format v1.5): operands whose batch dims broadcast (an expanded or size-1 batch), or 1-D
 };
 
 struct OpInfo {
@@ -346,9 +346,7 @@ inline size_t first_operand(OpKind k) { return is_out_variant(k) ? 1 : 0; }
 // The ops format v1.1 added (docs/format.md): the out= variants and the
 // in-place ops of several operands.
 // Format v1.5's out= forms of the ternary ops (addcmul_out, addcdiv_out, lerp_out).
-inline bool is_ternary_out(OpKind k) {
-  return is_out_variant(k) && math_arity(op_info(k).math) == MathArity::Ternary;
-}
+inline bool is_ternary_out(OpKind k) { return is_out_variant(k) && math_arity(op_info(k).math) == MathArity::Ternary; }
 // The writes PyTorch checks as one TensorIterator op over several operands
 // (out= of any arity, the ternary in-place ops): ir::infer's one rule for
 // their overlap, shapes and out= resizing.
@@ -399,8 +397,8 @@ inline bool binds_nothing(OpKind k) { return k == OpKind::SetitemI || is_custom_
 inline bool added_in_v14(OpKind k) { return is_custom_op(k) || k == OpKind::GraphBreak; }
 // The constructs format v1.5 added: view(x, dtype).
 inline bool added_in_v15(OpKind k) {
-  return k == OpKind::ViewDtype || k == OpKind::Flip || k == OpKind::Bmm || k == OpKind::MatmulNd || is_indexed_copy(k) ||
-         is_ternary_out(k);
+  return k == OpKind::ViewDtype || k == OpKind::Flip || k == OpKind::Bmm || k == OpKind::MatmulNd ||
+         is_indexed_copy(k) || is_ternary_out(k);
 }
 // The element type of a storage (format v1.2). f32 is the only data type;
 // i64 and bool storages hold indices and masks, never written (their
@@ -413,20 +411,25 @@ inline bool added_in_v15(OpKind k) {
 // (two elements become one) and what is computed from it, each element two
 // memory words, low then high (TensorMeta::wide); declared i64 storages stay
 // index operands, one word each, never written.
-enum class Dtype : uint8_t { F32, I64, Bool, I32 };
+// Its tenth slice adds f64 data the same way: a view(x, f64) of f32, i32
+// or i64 memory and what is computed from it, always wide (no storage is
+// declared f64), computed in IEEE double with the exact operations only.
+enum class Dtype : uint8_t { F32, I64, Bool, I32, F64 };
 const char* dtype_name(Dtype d);
 std::optional<Dtype> dtype_from_name(const std::string& name);
-// The dtypes values are computed in (f32, and format v1.5's i32; i64 when
-// the tensor is wide).
-inline bool is_data_dtype(Dtype d) { return d == Dtype::F32 || d == Dtype::I32; }
+// The dtypes values are computed in (f32, and format v1.5's i32 and f64;
+// i64 when the tensor is wide).
+inline bool is_data_dtype(Dtype d) { return d == Dtype::F32 || d == Dtype::I32 || d == Dtype::F64; }
 // PyTorch's element sizes in bytes (a dtype view's geometry rule).
-inline int64_t element_size(Dtype d) { return d == Dtype::I64 ? 8 : d == Dtype::Bool ? 1 : 4; }
+inline int64_t element_size(Dtype d) { return d == Dtype::I64 || d == Dtype::F64 ? 8 : d == Dtype::Bool ? 1 : 4; }
 constexpr int64_t kMaxIndexValue = int64_t{1} << 24;
 // The dtype a tensor argument at signature position `c` must have.
 inline Dtype dtype_of_sig(char c) { return c == 'J' ? Dtype::I64 : c == 'M' ? Dtype::Bool : Dtype::F32; }
 // Elementwise ops (in or out of place), the ones fusion passes merge.
 inline bool is_elementwise(OpKind k) { return op_info(k).family == Family::Elementwise; }
-inline bool is_reduction(OpKind k) { return op_info(k).family == Family::Reduction; }  // sum, amax, softmax, matmul, bmm
+inline bool is_reduction(OpKind k) {
+  return op_info(k).family == Family::Reduction;
+}  // sum, amax, softmax, matmul, bmm
 inline Math math_of(OpKind k) { return op_info(k).math; }
 
 // What the shape rule knows of a tensor argument.
@@ -437,11 +440,13 @@ struct TensorMeta {
   int impl = -1;             // identity of the tensor object (PyTorch's is_same)
   Dtype dtype = Dtype::F32;  // format v1.2's i64/bool inputs, v1.5's i32 values
   // Format v1.5: an i64 data value (a view(x, i64) of f32/i32 memory, or
-  // computed from one), whose elements are two memory words each; an i64
-  // value that is not wide is an index input's.
+  // computed from one) or any f64 value, whose elements are two memory
+  // words each; an i64 value that is not wide is an index input's.
   bool wide = false;
   bool is_data() const { return is_data_dtype(dtype) || wide; }
-  bool is_integer_data() const { return dtype == Dtype::I32 || wide; }
+  // Compared bit for bit between runs (format v1.5): i32 and i64 data,
+  // and f64, whose operations the format keeps to IEEE's exact ones.
+  bool is_exact_data() const { return dtype == Dtype::I32 || wide; }
 };
 // The memory words of a wide value's geometry g (an element of two words,
 // low then high, at twice its element offset): sizes + [2], strides * 2 +

@@ -402,7 +402,7 @@ class Parser {
           break;
         case 'D': {
           const std::optional<Dtype> d = r.kind == RawArg::Name ? dtype_from_name(r.name) : std::nullopt;
-          if (!d) return Error{ErrorKind::Arg, line, where + " must be a dtype (f32, i32, i64, bool)"};
+          if (!d) return Error{ErrorKind::Arg, line, where + " must be a dtype (f32, i32, i64, f64, bool)"};
           out->push_back(Arg::integer(static_cast<int64_t>(*d)));
           break;
         }

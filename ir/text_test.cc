@@ -209,21 +209,45 @@ TEST(Text, FormatV15WideViews) {
   EXPECT_EQ(p.error().line, 9);
 }
 
+// Format v1.5's f64 data (tenth slice): i64's geometry and words; the
+// same-size view across keeps them; a Python float stays a double.
+TEST(Text, FormatV15F64Views) {
+  const std::string text =
+      "aliasfuzz 1\nstorage s0 f32[17] = iota(0.0, 1.0)\ninput x = as_strided(s0, [2, 4], [8, 1], 2)\n"
+      "d = view(x, f64)\ne = mul(d, 0.1)\nq = view(e, i64)\nf = view(q, f64)\nreturn f\n";
+  const Analyzed a = analyzed(text);
+  EXPECT_EQ(a.out(0).g, (Geometry{{2, 2}, {4, 1}, 1}));
+  EXPECT_EQ(a.out(0).dtype, Dtype::F64);
+  EXPECT_TRUE(a.out(0).wide);
+  EXPECT_TRUE(a.out(1).wide);
+  EXPECT_EQ(a.out(1).dtype, Dtype::F64);
+  EXPECT_EQ(a.an.storage_numel[a.out(1).storage], 8);  // 4 elements, 8 words
+  EXPECT_EQ(a.out(2).dtype, Dtype::I64);
+  EXPECT_TRUE(a.out(2).wide) << "i64 data, not an index";
+  EXPECT_EQ(a.out(3).g, a.out(1).g);
+  EXPECT_EQ(a.out(3).dtype, Dtype::F64);  // (analyzed() checks that the text prints back as written)
+}
+
 TEST(Text, FormatV15ErrorKinds) {
   const std::string base = "aliasfuzz 1\nstorage s0 f32[4] = iota(0, 1)\ninput x = s0\ny = view(x, i32)\n";
   const Bad cases[] = {
-      {"z = add(y, 1.5)\nreturn z\n", ErrorKind::Dtype, 5},     // a float number: PyTorch computes in f32
-      {"z = add(y, x)\nreturn z\n", ErrorKind::Dtype, 5},       // f32 and i32: promotion
-      {"z = exp(y)\nreturn z\n", ErrorKind::Dtype, 5},          // no i32 exp in the format
-      {"z = sum(y, 0, 0)\nreturn z\n", ErrorKind::Dtype, 5},    // PyTorch sums int32 into int64
-      {"z = view(x, bool)\nreturn z\n", ErrorKind::Dtype, 5},   // bool is a mask dtype
-      {"z = view(y, i64)\nw = add(z, y)\nreturn w\n", ErrorKind::Dtype, 6},    // i64 and i32: promotion
-      {"z = view(x, i64)\nw = add(z, 1.5)\nreturn w\n", ErrorKind::Dtype, 6},  // i64 and a float
-      {"z = view(x, i64)\nw = sum(z, 0, 0)\nreturn w\n", ErrorKind::Dtype, 6},  // no i64 reductions
-      {"z = select(x, 0, 1)\nw = view(z, i64)\nreturn w\n", ErrorKind::View, 6},  // a 0-d tensor's element size
+      {"z = add(y, 1.5)\nreturn z\n", ErrorKind::Dtype, 5},                  // a float number: PyTorch computes in f32
+      {"z = add(y, x)\nreturn z\n", ErrorKind::Dtype, 5},                    // f32 and i32: promotion
+      {"z = exp(y)\nreturn z\n", ErrorKind::Dtype, 5},                       // no i32 exp in the format
+      {"z = sum(y, 0, 0)\nreturn z\n", ErrorKind::Dtype, 5},                 // PyTorch sums int32 into int64
+      {"z = view(x, bool)\nreturn z\n", ErrorKind::Dtype, 5},                // bool is a mask dtype
+      {"z = view(y, i64)\nw = add(z, y)\nreturn w\n", ErrorKind::Dtype, 6},  // i64 and i32: promotion
+      {"z = view(x, i64)\nw = add(z, 1.5)\nreturn w\n", ErrorKind::Dtype, 6},          // i64 and a float
+      {"z = view(x, i64)\nw = sum(z, 0, 0)\nreturn w\n", ErrorKind::Dtype, 6},         // no i64 reductions
+      {"z = select(x, 0, 1)\nw = view(z, i64)\nreturn w\n", ErrorKind::View, 6},       // a 0-d tensor's element size
       {"z = slice(x, 0, 1, 4, 1)\nw = view(z, i64)\nreturn w\n", ErrorKind::View, 6},  // 3 f32 elements
-      {"z = view(x, f64)\nreturn z\n", ErrorKind::Arg, 5},      // no such dtype
-      {"copy_(x, y)\nreturn x\n", ErrorKind::Dtype, 5},         // a conversion
+      {"z = view(x, f16)\nreturn z\n", ErrorKind::Arg, 5},                             // no such dtype
+      {"z = view(x, f64)\nw = mul(z, x)\nreturn w\n", ErrorKind::Dtype, 6},            // f64 and f32: promotion
+      {"z = view(x, f64)\nw = sum(z, 0, 0)\nreturn w\n", ErrorKind::Dtype, 6},         // no f64 reductions
+      {"z = view(x, f64)\nw = div(z, 3.0)\nreturn w\n", ErrorKind::Dtype, 6},  // division: not one rounding everywhere
+      {"z = view(x, f64)\nw = view(z, i64)\nv = add(w, z)\nreturn v\n", ErrorKind::Dtype, 7},  // i64 and f64
+      {"z = slice(x, 0, 1, 3, 1)\nw = view(z, f64)\nreturn w\n", ErrorKind::View, 6},          // an odd offset
+      {"copy_(x, y)\nreturn x\n", ErrorKind::Dtype, 5},                                        // a conversion
       {"z = view(x, i32, 3)\nreturn z\n", ErrorKind::Arg, 5},   // the dtype alone: PyTorch's TypeError
       {"z = flip(x, [0, -1])\nreturn z\n", ErrorKind::Arg, 5},  // a dim twice
       {"z = flip(x, [1])\nreturn z\n", ErrorKind::Arg, 5},      // out of range
@@ -533,8 +557,9 @@ TEST(Text, TruncatedAndCorruptedNeverCrash) {
 // Format v1.5's foreach calls: one statement per element, marked; printed
 // back as the one call; PyTorch's errors of a call's lists (kind arg).
 TEST(Text, ForeachCalls) {
-  const std::string head = "aliasfuzz 1\nstorage s0 f32[4] = iota(0.0, 1.0)\ninput x = s0\na = slice(x, 0, 0, 2, 1)\n"
-                           "b = slice(x, 0, 2, 4, 1)\n";
+  const std::string head =
+      "aliasfuzz 1\nstorage s0 f32[4] = iota(0.0, 1.0)\ninput x = s0\na = slice(x, 0, 0, 2, 1)\n"
+      "b = slice(x, 0, 2, 4, 1)\n";
   for (const char* call : {"foreach_add_([a, b], [b, a])\n", "foreach_mul_([a, b], 2.0)\n",
                            "foreach_sub_([a, b, a], [1.0, 2.0, 0.5])\n", "foreach_copy_([a], [b])\n"}) {
     auto p = parse(head + call + "return x\n");
@@ -567,16 +592,16 @@ TEST(Text, ForeachCalls) {
     const char* call;
     ErrorKind kind;
   } cases[] = {
-      {"foreach_add_([], [])", ErrorKind::Arg},                      // at least one tensor
-      {"foreach_add_([a, b], [a])", ErrorKind::Arg},                 // the lists' lengths differ
-      {"foreach_add_([a, b], [1.0])", ErrorKind::Arg},               // so do a list of numbers'
-      {"foreach_add_([a, b], [b, 1.0])", ErrorKind::Arg},            // tensors or numbers, not both
-      {"foreach_add_(a, [b])", ErrorKind::Arg},                      // a list
-      {"foreach_add_([a, 2.0], [b, a])", ErrorKind::Arg},            // of tensors
-      {"foreach_copy_([a], 1.0)", ErrorKind::Arg},                   // copy_ takes a tensor
-      {"foreach_clamp_([a], [b])", ErrorKind::Name},                 // no such foreach op
-      {"foreach_add_([a], [c])", ErrorKind::Name},                   // undefined
-      {"y = foreach_add_([a], [b])", ErrorKind::Syntax},             // returns None
+      {"foreach_add_([], [])", ErrorKind::Arg},            // at least one tensor
+      {"foreach_add_([a, b], [a])", ErrorKind::Arg},       // the lists' lengths differ
+      {"foreach_add_([a, b], [1.0])", ErrorKind::Arg},     // so do a list of numbers'
+      {"foreach_add_([a, b], [b, 1.0])", ErrorKind::Arg},  // tensors or numbers, not both
+      {"foreach_add_(a, [b])", ErrorKind::Arg},            // a list
+      {"foreach_add_([a, 2.0], [b, a])", ErrorKind::Arg},  // of tensors
+      {"foreach_copy_([a], 1.0)", ErrorKind::Arg},         // copy_ takes a tensor
+      {"foreach_clamp_([a], [b])", ErrorKind::Name},       // no such foreach op
+      {"foreach_add_([a], [c])", ErrorKind::Name},         // undefined
+      {"y = foreach_add_([a], [b])", ErrorKind::Syntax},   // returns None
   };
   for (const auto& c : cases) {
     auto p = parse(head + c.call + "\nreturn x\n");

@@ -43,13 +43,16 @@ float number_in(const Arg& a, ir::Dtype dtype) {
 
 // A tensor-or-number argument broadcast to `shape`, in logical order, into
 // *out (a reused buffer: its capacity survives, so no allocation per op).
-// `wide`: the statement computes on i64 data, two words an element.
+// `wide`: the statement computes on i64 or f64 data, two words an element.
 void operand(const Arg& a, const ir::Analysis& an, const Memory& mem, const ir::Shape& shape, std::vector<float>* out,
              ir::Dtype dtype = ir::Dtype::F32, bool wide = false) {
   if (a.kind != Arg::Tensor) {
     if (!wide) return out->assign(ir::numel_of(shape), number_in(a, dtype));
     float w[2];
-    i64_words(a.i, w);
+    if (dtype == ir::Dtype::F64)
+      f64_words(a.as_double(), w);  // a Python number as PyTorch's double scalar
+    else
+      i64_words(a.i, w);
     out->resize(2 * ir::numel_of(shape));
     for (size_t i = 0; i < out->size(); ++i) (*out)[i] = w[i % 2];
     return;
@@ -85,7 +88,8 @@ void elementwise_values(const ir::Stmt& st, const ir::Analysis& an, const Memory
   // Format v1.5: the dtype the statement computes in (its operands').
   const ir::Dtype dt = A[0].kind == Arg::Tensor ? an.values[A[0].i].dtype : ir::Dtype::F32;
   const bool i32 = dt == ir::Dtype::I32;
-  const bool wide = A[0].kind == Arg::Tensor && an.values[A[0].i].wide;  // i64 data: words in pairs
+  const bool wide = A[0].kind == Arg::Tensor && an.values[A[0].i].wide;  // i64, f64 data: words in pairs
+  const bool f64 = dt == ir::Dtype::F64;
   using MA = ir::MathArity;
   switch (ir::math_arity(m)) {
     case MA::Binary: {
@@ -93,16 +97,16 @@ void elementwise_values(const ir::Stmt& st, const ir::Analysis& an, const Memory
       operand(A[f], an, mem, shape, v, dt, wide);
       operand(A[f + 1], an, mem, shape, &b, dt, wide);
       if (wide)
-        for (size_t i = 0; i < v->size(); i += 2) i64_binary(m, v->data() + i, b.data() + i, v->data() + i);
+        for (size_t i = 0; i < v->size(); i += 2)
+          (f64 ? f64_binary : i64_binary)(m, v->data() + i, b.data() + i, v->data() + i);
       else
-        for (size_t i = 0; i < v->size(); ++i)
-          (*v)[i] = i32 ? i32_binary(m, (*v)[i], b[i]) : binary(m, (*v)[i], b[i]);
+        for (size_t i = 0; i < v->size(); ++i) (*v)[i] = i32 ? i32_binary(m, (*v)[i], b[i]) : binary(m, (*v)[i], b[i]);
       return;
     }
     case MA::Unary:
       operand(A[f], an, mem, shape, v, dt, wide);
       if (wide)
-        for (size_t i = 0; i < v->size(); i += 2) i64_unary(m, v->data() + i, v->data() + i);
+        for (size_t i = 0; i < v->size(); i += 2) (f64 ? f64_unary : i64_unary)(m, v->data() + i, v->data() + i);
       else
         for (auto& e : *v) e = i32 ? i32_unary(m, e) : unary(m, e);
       return;
@@ -385,10 +389,28 @@ std::optional<Mismatch> compare(const ir::Program& p, const Observables& e, cons
       return Mismatch{name(), 0, 0, 0,
                       std::string("dtype differs: ") + ir::dtype_name(a.returns[r].dtype) + ", expected " +
                           ir::dtype_name(e.returns[r].dtype)};
-    // Format v1.5: i32 and i64 elements agree bit for bit (integers, no
-    // tolerance; an i64 element is two words, compared each).
+    // Format v1.5: i32, i64 and f64 elements agree bit for bit (integers,
+    // and doubles from IEEE's exact operations: no tolerance; an i64 or
+    // f64 element is two words, compared each), but any two f64 NaNs agree
+    // (which payload an operation with two NaN operands keeps is the
+    // compiler's choice of operand order).
     const ir::Dtype dt = e.returns[r].dtype;
-    if (auto m = cmp(e.returns[r].v, a.returns[r].v, dt == ir::Dtype::I32 || dt == ir::Dtype::I64)) {
+    const bool f64 = dt == ir::Dtype::F64, exact = dt == ir::Dtype::I32 || dt == ir::Dtype::I64 || f64;
+    auto m = cmp(e.returns[r].v, a.returns[r].v, exact);
+    if (m && f64 && m->what.empty()) {
+      for (size_t i = static_cast<size_t>(m->index) / 2 * 2; i + 1 < e.returns[r].v.size(); i += 2) {
+        const double x = f64_value(&e.returns[r].v[i]), y = f64_value(&a.returns[r].v[i]);
+        if (i64_value(&e.returns[r].v[i]) == i64_value(&a.returns[r].v[i]) || (std::isnan(x) && std::isnan(y)))
+          continue;
+        m->index = static_cast<int64_t>(i / 2);
+        m->f64 = true;
+        m->expected_f64 = x;
+        m->actual_f64 = y;
+        break;
+      }
+      if (!m->f64) m.reset();  // only NaNs of other payloads differed
+    }
+    if (m) {
       m->observable = name();
       if (m->what.empty() && (dt == ir::Dtype::I32 || dt == ir::Dtype::I64)) {
         m->integer = true;

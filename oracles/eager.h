@@ -75,6 +75,9 @@ struct Mismatch {
   // is then the element's, not the memory word's).
   bool integer = false;
   int64_t expected_int = 0, actual_int = 0;
+  // An f64 return's element (format v1.5's tenth slice), as the double it is.
+  bool f64 = false;
+  double expected_f64 = 0, actual_f64 = 0;
 };
 // Storages and returns first, then the inputs' geometry: sizes and offset
 // exactly, strides except of dims of size <= 1 (PyTorch's contiguity rules

@@ -19,6 +19,12 @@ nlohmann::json float_json(float v) {
   return std::strtod(ir::format_float32(v).c_str(), nullptr);
 }
 
+nlohmann::json double_json(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;  // nlohmann writes the shortest decimal that reads back as v
+}
+
 namespace {
 nlohmann::json values_json(const std::vector<float>& v) {
   nlohmann::json a = nlohmann::json::array();
@@ -26,16 +32,19 @@ nlohmann::json values_json(const std::vector<float>& v) {
   return a;
 }
 
-// A return: its sizes and values; an i32 or i64 one (format v1.5) says so
-// and holds integers (an i64 element is two words of r.v).
+// A return: its sizes and values; an i32, i64 or f64 one (format v1.5)
+// says so and holds integers or doubles (an i64 or f64 element is two
+// words of r.v).
 nlohmann::json return_json(const Dense& r) {
-  if (r.dtype != ir::Dtype::I32 && r.dtype != ir::Dtype::I64)
+  if (r.dtype != ir::Dtype::I32 && r.dtype != ir::Dtype::I64 && r.dtype != ir::Dtype::F64)
     return {{"sizes", r.sizes}, {"values", values_json(r.v)}};
   nlohmann::json a = nlohmann::json::array();
   if (r.dtype == ir::Dtype::I32)
     for (float x : r.v) a.push_back(i32_value(x));
   else
-    for (size_t i = 0; i + 1 < r.v.size(); i += 2) a.push_back(i64_value(r.v.data() + i));
+    for (size_t i = 0; i + 1 < r.v.size(); i += 2)
+      a.push_back(r.dtype == ir::Dtype::F64 ? double_json(f64_value(r.v.data() + i))
+                                            : nlohmann::json(i64_value(r.v.data() + i)));
   return {{"sizes", r.sizes}, {"dtype", ir::dtype_name(r.dtype)}, {"values", a}};
 }
 }  // namespace
@@ -64,6 +73,10 @@ nlohmann::json mismatch_json(const Mismatch& m) {
                       {"index", m.index},
                       {"expected", m.integer ? nlohmann::json(m.expected_int) : float_json(m.expected)},
                       {"actual", m.integer ? nlohmann::json(m.actual_int) : float_json(m.actual)}};
+  if (m.f64) {
+    j["expected"] = double_json(m.expected_f64);
+    j["actual"] = double_json(m.actual_f64);
+  }
   if (!m.what.empty()) j["what"] = m.what;
   return j;
 }

@@ -128,6 +128,43 @@ void i64_unary(ir::Math f, const float* x, float* out) {
   ir::internal_error(std::string("i64_unary: not an i64 unary function: ") + ir::math_name(f));
 }
 
+double f64_value(const float* words) {
+  const int64_t bits = i64_value(words);
+  double v;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+void f64_words(double v, float* out) {
+  int64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  i64_words(bits, out);
+}
+
+void f64_binary(ir::Math f, const float* a, const float* b, float* out) {
+  const double x = f64_value(a), y = f64_value(b);
+  using M = ir::Math;
+  switch (f) {
+    case M::Add: return f64_words(x + y, out);
+    case M::Sub: return f64_words(x - y, out);
+    case M::Mul: return f64_words(x * y, out);
+    default: break;
+  }
+  ir::internal_error(std::string("f64_binary: not an f64 binary function: ") + ir::math_name(f));
+}
+
+void f64_unary(ir::Math f, const float* x, float* out) {
+  // The sign is the high word's top bit: neg and abs touch nothing else.
+  const uint64_t sign = uint64_t{1} << 63, bits = static_cast<uint64_t>(i64_value(x));
+  using M = ir::Math;
+  switch (f) {
+    case M::Neg: return i64_words(static_cast<int64_t>(bits ^ sign), out);
+    case M::Abs: return i64_words(static_cast<int64_t>(bits & ~sign), out);
+    default: break;
+  }
+  ir::internal_error(std::string("f64_unary: not an f64 unary function: ") + ir::math_name(f));
+}
+
 float clamp(float x, float lo, float hi) {
   // clamp_out fills the result with NaN when a bound is NaN.
   if (std::isnan(lo) || std::isnan(hi)) return NAN;

@@ -65,6 +65,14 @@ void i64_binary(ir::Math f, const float* a, const float* b, float* out);
 void i64_unary(ir::Math f, const float* x, float* out);
 void i64_words(int64_t v, float* out);
 int64_t i64_value(const float* words);
+// Format v1.5's f64 data: an element is two memory words too (its IEEE
+// bits, low word first), computed in double: add, sub, mul rounded once,
+// neg and abs flip or clear the sign bit (NaN payloads kept, as PyTorch's
+// kernels keep them).
+void f64_binary(ir::Math f, const float* a, const float* b, float* out);
+void f64_unary(ir::Math f, const float* x, float* out);
+void f64_words(double v, float* out);
+double f64_value(const float* words);
 // MathArity::Ternary of the target x, operands a and b and the number s, as
 // PyTorch 1.13's CPU kernels compute them: addcmul x + s * a * b, addcdiv
 // x + s * a / b (left to right), lerp(x, end = a, weight = b), clamp(x,

@@ -175,15 +175,17 @@ LineReply LineProcess::request(const nlohmann::json& req, double timeout_s) {
 }
 
 namespace {
-float json_float(const nlohmann::json& j) {
+double json_double(const nlohmann::json& j) {
   if (j.is_string()) {
     const std::string s = j.get<std::string>();
     if (s == "inf") return INFINITY;
     if (s == "-inf") return -INFINITY;
     return NAN;  // "nan" (and anything unexpected)
   }
-  return static_cast<float>(j.get<double>());
+  return j.get<double>();
 }
+
+float json_float(const nlohmann::json& j) { return static_cast<float>(json_double(j)); }
 
 std::vector<float> json_values(const nlohmann::json& j) {
   std::vector<float> v;
@@ -205,6 +207,10 @@ Observables observables_from_json(const ir::Program& p, const nlohmann::json& j)
       d.dtype = ir::Dtype::I64;
       d.v.resize(2 * t.at("values").size());
       for (size_t i = 0; i < t.at("values").size(); ++i) i64_words(t.at("values")[i].get<int64_t>(), &d.v[2 * i]);
+    } else if (t.value("dtype", "") == "f64") {  // doubles, two words each
+      d.dtype = ir::Dtype::F64;
+      d.v.resize(2 * t.at("values").size());
+      for (size_t i = 0; i < t.at("values").size(); ++i) f64_words(json_double(t.at("values")[i]), &d.v[2 * i]);
     } else {
       d.v = json_values(t.at("values"));
     }

@@ -287,17 +287,19 @@ TEST(TorchAgreement, FormatV15Ops) {
   agree_over_added_ops("V15", ir::added_in_v15, 2, {"valid", "dtype"});
 }
 
-// Format v1.5's i64 data: view(x, i64) of f32 and i32 values (two 32-bit
-// elements of the last dim joined into one), the i64 arithmetic on it and
-// its views back as i32 or f32 (each element split along the last dim), bit
-// for bit. 2,000 programs holding such a view by default (issue #58), and a
-// variant of each at or after one: the element-size rules (kind `view`,
-// PyTorch's order of checks) and the mixes the format keeps out (`dtype`).
+// Format v1.5's i64 and f64 data: view(x, i64|f64) of f32 and i32 values
+// (two 32-bit elements of the last dim joined into one), i64 <-> f64 (the
+// same bits, another type), the exact arithmetic on both and their views
+// back as i32 or f32 (each element split along the last dim), bit for bit
+// (f64: IEEE double's add, sub, mul, neg, abs; Python floats as doubles).
+// 3,000 programs holding such a view by default (issue #58), and a variant
+// of each at or after one: the element-size rules (kind `view`, PyTorch's
+// order of checks) and the mixes the format keeps out (`dtype`).
 TEST(TorchAgreement, FormatV15WideDtypeViews) {
-  const int n = std::getenv("AF_TORCH_WIDE_N") ? std::atoi(std::getenv("AF_TORCH_WIDE_N")) : 2000;
+  const int n = std::getenv("AF_TORCH_WIDE_N") ? std::atoi(std::getenv("AF_TORCH_WIDE_N")) : 3000;
   fuzz::GenOptions options;  // (not all of --format 1.5: torch 1.13 has no custom ops)
   options.op_weights["view_dtype"] = 8;
-  std::map<std::string, int> kinds, views;  // variants by kind; the size-changing views by direction
+  std::map<std::string, int> kinds, views, f64_ops;  // variants by kind; wide views by direction; f64 statements
   int with_wide = 0, failures = 0;
   for (uint64_t k = 0; with_wide < n && k < static_cast<uint64_t>(8 * n); ++k) {
     ir::Program p = fuzz::generate(20261208, k, options);
@@ -306,11 +308,16 @@ TEST(TorchAgreement, FormatV15WideDtypeViews) {
     std::vector<size_t> sites;
     for (size_t i = 0; i < p.stmts.size(); ++i) {
       const ir::Stmt& st = p.stmts[i];
-      if (st.op != ir::OpKind::ViewDtype) continue;
-      const bool to = an0->values[st.outs[0]].wide, from = an0->values[st.args[0].i].wide;
-      if (to == from) continue;
+      if (st.op != ir::OpKind::ViewDtype) {
+        if (!st.outs.empty() && an0->values[st.outs[0]].dtype == ir::Dtype::F64) f64_ops[ir::op_name(st.op)]++;
+        continue;
+      }
+      const ir::TensorMeta &to = an0->values[st.outs[0]], &from = an0->values[st.args[0].i];
+      if (!to.wide && !from.wide) continue;
       sites.push_back(i);
-      views[to ? "to i64" : "from i64"]++;
+      views[to.wide && from.wide ? std::string(ir::dtype_name(from.dtype)) + " to " + ir::dtype_name(to.dtype)
+            : to.wide            ? std::string("to ") + ir::dtype_name(to.dtype)
+                                 : std::string("from ") + ir::dtype_name(from.dtype)]++;
     }
     if (sites.empty()) continue;
     ++with_wide;
@@ -326,17 +333,22 @@ TEST(TorchAgreement, FormatV15WideDtypeViews) {
     }
     kinds[an ? "valid" : ir::kind_name(an.error().kind)]++;
     d = disagreement(p, test_runner().run(p));
-    if (!d.empty() && ++failures <= 10) ADD_FAILURE() << "variant of program " << k << ": " << d << "\n" << ir::print(p);
+    if (!d.empty() && ++failures <= 10)
+      ADD_FAILURE() << "variant of program " << k << ": " << d << "\n" << ir::print(p);
   }
-  EXPECT_GE(with_wide, n) << "too few generated programs hold an i64 view";
+  EXPECT_GE(with_wide, n) << "too few generated programs hold an i64 or f64 view";
   EXPECT_EQ(failures, 0);
-  std::cout << "i64 data: " << with_wide << " programs and their variants compared, " << failures
-            << " disagree; size-changing views:";
+  std::cout << "i64 and f64 data: " << with_wide << " programs and their variants compared, " << failures
+            << " disagree; wide views:";
   for (const auto& [dir, c] : views) std::cout << " " << dir << " " << c;
+  std::cout << "; f64 statements:";
+  for (const auto& [op, c] : f64_ops) std::cout << " " << op << " " << c;
   std::cout << "; variants:";
   for (const auto& [kind, c] : kinds) std::cout << " " << kind << " " << c;
   std::cout << "\n";
-  EXPECT_GT(views["from i64"], 0) << "no view back from i64";
+  for (const char* dir : {"to i64", "from i64", "to f64", "from f64", "i64 to f64", "f64 to i64"})
+    EXPECT_GT(views[dir], 0) << dir;
+  for (const char* op : {"add", "mul_", "fill_"}) EXPECT_GT(f64_ops[op], 0) << "no f64 " << op;
   for (const char* kind : {"valid", "view", "dtype"}) EXPECT_GT(kinds[kind], 0) << kind;
 }
 
@@ -372,7 +384,8 @@ void agree_over_broadcast_matmul(TorchRunner& runner, int n) {
     auto an = ir::analyze(p);
     kinds[an ? "valid" : ir::kind_name(an.error().kind)]++;
     d = disagreement(p, runner.run(p));
-    if (!d.empty() && ++failures <= 10) ADD_FAILURE() << "variant of program " << k << ": " << d << "\n" << ir::print(p);
+    if (!d.empty() && ++failures <= 10)
+      ADD_FAILURE() << "variant of program " << k << ": " << d << "\n" << ir::print(p);
   }
   EXPECT_GE(with_product, n) << "too few generated programs hold a matmul_nd";
   EXPECT_EQ(failures, 0);
@@ -406,7 +419,7 @@ TEST(TorchAgreement, FormatV15BroadcastMatmulOnTorch2) {
 // and a variant of each (an argument changed at or after the call: the
 // errors a call meets, which PyTorch raises at the call's line).
 void agree_over_foreach_calls(TorchRunner& runner, int n) {
-  fuzz::GenOptions options;  // (not all of --format 1.5: torch 1.13 has no custom ops)
+  fuzz::GenOptions options;                      // (not all of --format 1.5: torch 1.13 has no custom ops)
   options.op_weights[fuzz::kForeachWeight] = 4;  // every add_ .. copy_ drawn
   options.op_weights["flip"] = fuzz::kFormatV15Weight;
   std::map<std::string, int> kinds, elements;  // variants by kind; calls by their length
@@ -430,7 +443,8 @@ void agree_over_foreach_calls(TorchRunner& runner, int n) {
     auto an = ir::analyze(p);
     kinds[an ? "valid" : ir::kind_name(an.error().kind)]++;
     d = disagreement(p, runner.run(p));
-    if (!d.empty() && ++failures <= 10) ADD_FAILURE() << "variant of program " << k << ": " << d << "\n" << ir::print(p);
+    if (!d.empty() && ++failures <= 10)
+      ADD_FAILURE() << "variant of program " << k << ": " << d << "\n" << ir::print(p);
   }
   EXPECT_GE(with_call, n) << "too few generated programs hold a foreach call";
   EXPECT_EQ(failures, 0);

@@ -159,6 +159,8 @@ def _return(t):
     if t.dtype in (torch.int32, torch.int64):  # format v1.5: integers, exactly
         return {"sizes": list(t.shape), "dtype": "i32" if t.dtype == torch.int32 else "i64",
                 "values": t.detach().reshape(-1).tolist()}
+    if t.dtype == torch.float64:  # format v1.5: doubles, exactly (JSON floats read back as the same double)
+        return {"sizes": list(t.shape), "dtype": "f64", "values": _values(t)}
     return {"sizes": list(t.shape), "values": _values(t)}
 
 
@@ -281,6 +283,7 @@ std::string torch_dtype(ir::Dtype d) {
     case ir::Dtype::F32: return "torch.float32";
     case ir::Dtype::I32: return "torch.int32";
     case ir::Dtype::I64: return "torch.int64";
+    case ir::Dtype::F64: return "torch.float64";
     case ir::Dtype::Bool: return "torch.bool";
   }
   return "?";

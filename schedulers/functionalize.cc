@@ -45,8 +45,8 @@ constexpr size_t kMaxReplay = 16;
 
 struct Step {
   OpKind op;  // View, Transpose, Permute, Slice, Select, Unsqueeze, Squeeze, Diagonal, AsStrided, ViewDtype, Alias
-  std::vector<Arg> args;  // the non-tensor arguments of the view op
-  Shape in_sizes;         // sizes of the tensor the step applies to
+  std::vector<Arg> args;                // the non-tensor arguments of the view op
+  Shape in_sizes;                       // sizes of the tensor the step applies to
   ir::Dtype in_dtype = ir::Dtype::F32;  // its dtype (a dtype view's inverse views back to it)
 };
 
@@ -149,9 +149,9 @@ class Functionalize {
  private:
   int new_base(int storage, bool declared, int origin, bool whole, ir::Dtype dtype) {
     Base bs;
-    // In the base dtype's elements: a fresh i64 result's storage (format
-    // v1.5: i64 data) holds two memory words an element.
-    bs.numel = an_.storage_numel[storage] / (!declared && dtype == ir::Dtype::I64 ? 2 : 1);
+    // In the base dtype's elements: a fresh i64 or f64 result's storage
+    // (format v1.5: i64 and f64 data) holds two memory words an element.
+    bs.numel = an_.storage_numel[storage] / (!declared && ir::element_size(dtype) == 8 ? 2 : 1);
     bs.storage = storage;
     bs.declared = declared;
     bs.origin = origin;
@@ -180,7 +180,7 @@ class Functionalize {
     } else if (bs.layout == 2) {
       // The source value lay strided in its storage: scatter it into a
       // fresh base at that geometry (it is dense, so it covers the base).
-      const int64_t words = bs.numel * (bs.dtype == ir::Dtype::I64 ? 2 : 1);  // (i64 data: f32 pairs viewed)
+      const int64_t words = bs.numel * ir::element_size(bs.dtype) / 4;  // (i64, f64 data: f32 pairs viewed)
       int z = b_.emit1(OpKind::Full, bname, {Arg::ints({words}), Arg::number(0.0)}, line, true);
       if (bs.dtype != ir::Dtype::F32) z = as_dtype(z, bs.dtype, bname, line);
       bs.root0 = b_.emit1(OpKind::AsStridedScatter, bname,
@@ -201,17 +201,22 @@ class Functionalize {
 
   // A tensor of `sizes` holding the number `value` in `dtype`: full; for
   // i32 (format v1.5) zeros viewed as i32 plus the integer, as no f32 full
-  // holds an integer's bits; for i64 data the zeros are f32 pairs (sizes +
-  // [2]) viewed as i64 ([1] last) and squeezed.
+  // holds an integer's bits; for i64 and f64 data the zeros are f32 pairs
+  // (sizes + [2]) viewed as i64 or f64 ([1] last) and squeezed; f64's
+  // number is filled in (0.0 + -0.0 would lose the sign).
   int constant(const Shape& sizes, const Arg& value, ir::Dtype dtype, const std::string& name, int line, bool added) {
-    if (dtype != ir::Dtype::I32 && dtype != ir::Dtype::I64)
-      return b_.emit1(OpKind::Full, name, {Arg::ints(sizes), value}, line, added);
+    if (dtype == ir::Dtype::F32) return b_.emit1(OpKind::Full, name, {Arg::ints(sizes), value}, line, added);
+    const bool wide = ir::element_size(dtype) == 8;
     Shape f32_sizes = sizes;
-    if (dtype == ir::Dtype::I64) f32_sizes.push_back(2);
+    if (wide) f32_sizes.push_back(2);
     int zeros =
         as_dtype(b_.emit1(OpKind::Full, name, {Arg::ints(f32_sizes), Arg::number(0.0)}, line, true), dtype, name, line);
-    if (dtype == ir::Dtype::I64)
-      zeros = b_.emit1(OpKind::Squeeze, name, {Arg::tensor(zeros), Arg::integer(-1)}, line, true);
+    if (wide) zeros = b_.emit1(OpKind::Squeeze, name, {Arg::tensor(zeros), Arg::integer(-1)}, line, true);
+    if (dtype == ir::Dtype::F64) {
+      const int w = b_.value(name, false);
+      b_.emit(OpKind::FillI, {w}, {Arg::tensor(zeros), Arg::number(value.as_double())}, line, added);
+      return w;
+    }
     const Arg integer = Arg::integer(static_cast<int64_t>(value.as_double()));  // (analysis made it one)
     return b_.emit1(OpKind::Add, name, {Arg::tensor(zeros), integer}, line, added);
   }
@@ -411,10 +416,10 @@ class Functionalize {
       whole = b_.emit1(OpKind::AsStrided, bname,
                        {Arg::tensor(w2), Arg::ints({b_.meta(w2).storage_numel}), Arg::ints({1}), Arg::integer(0)}, line,
                        true);
-    int m = b_.emit1(OpKind::AsStrided, bname,
-                     {Arg::tensor(as_dtype(whole, bs.dtype, bname, line)), Arg::ints({bs.numel}), Arg::ints({1}),
-                      Arg::integer(0)},
-                     line, true);
+    int m = b_.emit1(
+        OpKind::AsStrided, bname,
+        {Arg::tensor(as_dtype(whole, bs.dtype, bname, line)), Arg::ints({bs.numel}), Arg::ints({1}), Arg::integer(0)},
+        line, true);
     bs.root = m;
     bs.gen++;
     val.gen = -1;  // stale: regenerated from the new base when read

@@ -58,7 +58,7 @@ def _first_diff(a, e):
         return ("shape", list(a["sizes"]), list(e["sizes"]))
     if a.get("dtype") != e.get("dtype"):
         return ("dtype", a.get("dtype") or "f32", e.get("dtype") or "f32")
-    exact = e.get("dtype") in ("i32", "i64")  # format v1.5: integers, bit for bit
+    exact = e.get("dtype") in ("i32", "i64", "f64")  # format v1.5: integers and doubles, bit for bit (NaNs as "nan")
     a, e = a["values"], e["values"]
     if len(a) != len(e):
         return ("count", len(a), len(e))
