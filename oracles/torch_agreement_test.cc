@@ -295,8 +295,7 @@ TEST(TorchAgreement, FormatV15Ops) {
 // 3,000 programs holding such a view by default (issue #58), and a variant
 // of each at or after one: the element-size rules (kind `view`, PyTorch's
 // order of checks) and the mixes the format keeps out (`dtype`).
-TEST(TorchAgreement, FormatV15WideDtypeViews) {
-  const int n = std::getenv("AF_TORCH_WIDE_N") ? std::atoi(std::getenv("AF_TORCH_WIDE_N")) : 3000;
+void agree_over_wide_dtype_views(TorchRunner& runner, int n) {
   fuzz::GenOptions options;  // (not all of --format 1.5: torch 1.13 has no custom ops)
   options.op_weights["view_dtype"] = 8;
   std::map<std::string, int> kinds, views, f64_ops;  // variants by kind; wide views by direction; f64 statements
@@ -321,7 +320,7 @@ TEST(TorchAgreement, FormatV15WideDtypeViews) {
     }
     if (sites.empty()) continue;
     ++with_wide;
-    std::string d = disagreement(p, test_runner().run(p));
+    std::string d = disagreement(p, runner.run(p));
     if (!d.empty() && ++failures <= 10) ADD_FAILURE() << "program " << k << ": " << d << "\n" << ir::print(p);
     const uint64_t h = (k + 1) * 0x9E3779B97F4A7C15ULL;
     const size_t at = std::min(sites[k % sites.size()] + (h >> 12) % 3, p.stmts.size() - 1);
@@ -332,7 +331,7 @@ TEST(TorchAgreement, FormatV15WideDtypeViews) {
       continue;
     }
     kinds[an ? "valid" : ir::kind_name(an.error().kind)]++;
-    d = disagreement(p, test_runner().run(p));
+    d = disagreement(p, runner.run(p));
     if (!d.empty() && ++failures <= 10)
       ADD_FAILURE() << "variant of program " << k << ": " << d << "\n" << ir::print(p);
   }
@@ -350,6 +349,18 @@ TEST(TorchAgreement, FormatV15WideDtypeViews) {
     EXPECT_GT(views[dir], 0) << dir;
   for (const char* op : {"add", "mul_", "fill_"}) EXPECT_GT(f64_ops[op], 0) << "no f64 " << op;
   for (const char* kind : {"valid", "view", "dtype"}) EXPECT_GT(kinds[kind], 0) << kind;
+}
+
+TEST(TorchAgreement, FormatV15WideDtypeViews) {
+  agree_over_wide_dtype_views(test_runner(),
+                              std::getenv("AF_TORCH_WIDE_N") ? std::atoi(std::getenv("AF_TORCH_WIDE_N")) : 3000);
+}
+
+// The same under torch 2.x's eager (its view_dtype and float64 kernels).
+TEST(TorchAgreement, FormatV15WideDtypeViewsOnTorch2) {
+  TorchRunner* r = torch2_runner();
+  if (!r) GTEST_SKIP() << "skipped: no torch 2.x venv (AF_TORCH_VENVS or AF_THUNDER_PYTHON)";
+  agree_over_wide_dtype_views(*r, 500);
 }
 
 // Format v1.5's matmul_nd (torch.matmul): the four paths PyTorch takes

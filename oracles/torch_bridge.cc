@@ -100,7 +100,9 @@ _KINDS = [
     ("name", r"values to unpack"),
     ("dtype", r"can't be cast to the desired output type"),
     ("view", r"view size is not compatible|out of bounds for storage|invalid storage offset"
-             r"|\(different element sizes\)"),
+             r"|\(different element sizes\)"
+             # torch 2.x, as_strided with a negative offset, on some paths (sizes all >= 0)
+             r"|Storage size calculation overflowed with sizes=\[[\d, ]*\] "),
     ("shape", r"must match the size of tensor|doesn't match the broadcast shape|cannot be multiplied"
               r"|is invalid for input of size|Sizes of tensors must match|must have same number of dimensions"
               r"|expanded size of the tensor \(-?\d+\) must match|number of sizes provided|shape mismatch"
