@@ -30,9 +30,21 @@ std::vector<Defect> group_defects(const std::vector<LedgerEntry>& entries,
                                   const std::map<std::string, Evidence>& evidence) {
   std::vector<DefectCandidate> bugs;
   for (const auto& e : entries)
-    bugs.push_back(
-        {e.name, strategy_system(e.spec.strategy.name()), e.what, e.program.stmts.size(), program_trigger(e.program)});
+    bugs.push_back({e.name, strategy_system(e.spec.strategy.name()), e.what, e.program.stmts.size(),
+                    program_trigger(e.program), fixed_in(e.on)});
   return group_defects(bugs, evidence);
+}
+
+std::string fixed_in(const std::map<std::string, std::string>& on) {
+  std::string agrees;
+  bool fails = false;
+  for (const auto& [version, status] : on) {
+    if (status == "agrees")
+      agrees += (agrees.empty() ? "" : ", ") + version;
+    else
+      fails = true;
+  }
+  return fails ? agrees : "";
 }
 
 std::string program_trigger(const ir::Program& p) {
@@ -57,7 +69,7 @@ std::vector<Defect> group_defects(const std::vector<DefectCandidate>& entries,
   std::map<std::string, size_t> by_fault, by_message, by_stage, by_trigger, by_suspects;
   for (size_t i = 0; i < n; ++i) system[i] = entries[i].system;
   auto link = [&](std::map<std::string, size_t>& seen, const std::string& k, size_t i) {
-    const auto [it, fresh] = seen.emplace(system[i] + "\n" + k, i);
+    const auto [it, fresh] = seen.emplace(system[i] + "\n" + entries[i].fixed_in + "\n" + k, i);
     if (!fresh) uf.join(i, it->second);
   };
   // A function and the closures defined in it are one place to fix:
@@ -121,6 +133,7 @@ std::vector<Defect> group_defects(const std::vector<DefectCandidate>& entries,
     d.name = entries[members.front()].name;
     d.system = system[members.front()];
     d.evidence = why[members.front()];
+    if (const std::string& f = entries[members.front()].fixed_in; !f.empty()) d.evidence += "; agrees on " + f;
     for (size_t m : members) d.entries.push_back(entries[m].name);
     out.push_back(std::move(d));
   }

@@ -29,7 +29,10 @@
 //      `what`, the same wrong observable ("return shape") and the same
 //      ranked suspects (all kMaxSuspects of them: a top suspect alone is
 //      often the precondition of a mechanism, which several defects share);
-//   5. a bug with no evidence stands alone.
+//   5. a bug with no evidence stands alone;
+//   and over all of them: bugs that a release tells apart (one agrees
+//   there, the other does not: a fix landed for one alone) are never one
+//   defect (DefectCandidate::fixed_in).
 //
 // The links are taken transitively (union-find); each defect is named by
 // its smallest face (fewest statements, then name).
@@ -64,7 +67,14 @@ struct DefectCandidate {
   std::string name, system, what;  // system: strategy_system of its strategy
   size_t size = 0;                 // statements of its program: the smallest face names the defect
   std::string trigger;             // program_trigger of its (minimized) program
+  // The versions it was checked on and agrees on, though it reproduces on
+  // another (ledger `on` lines: "torch 2.15.0"; "" for a campaign's bug,
+  // checked on one version): bugs fixed in different releases are two fixes.
+  std::string fixed_in;
 };
+
+// fixed_in of a ledger entry's `on` lines.
+std::string fixed_in(const std::map<std::string, std::string>& on);
 
 // The construct a minimized bug program needs that a compiler handles in
 // one place: "foreach call" when it holds one (the minimizer's

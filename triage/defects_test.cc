@@ -173,6 +173,30 @@ TEST(Defects, WrongValuesOfOnePassAreOneDefect) {
   EXPECT_EQ(d[0].evidence, "stage inductor: post_grad_passes (decompose_auto_functionalized) (wrong return values)");
 }
 
+// Over every rule: bugs that a release tells apart (one agrees there, the
+// other reproduces) are two fixes, whatever evidence they share; a bug not
+// checked on that release is not told apart by it.
+TEST(Defects, BugsThatAReleaseFixedApartAreTwoDefects) {
+  EXPECT_EQ(fixed_in({{"torch 2.9.1", "reproduces"}, {"torch 2.15.0", "agrees"}}), "torch 2.15.0");
+  EXPECT_EQ(fixed_in({{"torch 2.9.1", "reproduces"}, {"torch 2.15.0", "differs: IndexError"}}), "");
+  std::vector<LedgerEntry> es = {entry("a", "inductor", "values", kViewWrite),
+                                 entry("b", "inductor", "values", kViewWrite),
+                                 entry("c", "inductor", "values", kViewWrite)};
+  es[0].on = {{"torch 2.9.1", "reproduces"}, {"torch 2.15.0", "reproduces"}};
+  es[1].on = {{"torch 2.9.1", "reproduces"}, {"torch 2.15.0", "agrees"}};
+  es[2].on = {{"torch 2.9.1", "reproduces"}};
+  std::map<std::string, Evidence> ev;
+  for (const char* n : {"a", "b", "c"}) {
+    ev[n].under = "inductor";
+    ev[n].stage = "inductor: post_grad_passes #12 (reinplace_inplaceable_ops)";
+  }
+  const auto d = group_defects(es, ev);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0].entries, (std::vector<std::string>{"a", "c"}));
+  EXPECT_EQ(d[1].entries, (std::vector<std::string>{"b"}));
+  EXPECT_NE(d[1].evidence.find("agrees on torch 2.15.0"), std::string::npos) << d[1].evidence;
+}
+
 // Rule 3b: wrong values whose minimized programs need a foreach call, first
 // wrong in one backend, are one defect (the same tensor twice, the lists
 // swapped); one without the call, or first wrong elsewhere, is not.
