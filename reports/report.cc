@@ -50,14 +50,15 @@ json root_defects(json& bugs) {
     const auto bug = fuzz::BugSignature::parse(g.value("bug_key", std::string()));
     const std::string strategy = bug ? bug->who : g.value("name", std::string());
     size_t stmts = 0;
-    std::string trigger;
+    std::string trigger, writes;
     if (g.contains("program") && g["program"].is_string())
       if (auto p = ir::parse(g["program"].get<std::string>())) {
         stmts = p->stmts.size();
         trigger = fuzz::program_trigger(*p);
+        writes = fuzz::write_shapes(*p);
       }
     const std::string name = std::to_string(i);
-    cands.push_back({name, fuzz::strategy_system(strategy), bug ? bug->what : "", stmts, trigger});
+    cands.push_back({name, fuzz::strategy_system(strategy), bug ? bug->what : "", stmts, trigger, "", writes});
     if (g.contains("evidence") && g["evidence"].is_string())
       if (auto ev = fuzz::parse_evidence_text(g["evidence"].get<std::string>())) evidence[name] = *ev;
   }

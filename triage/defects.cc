@@ -31,7 +31,7 @@ std::vector<Defect> group_defects(const std::vector<LedgerEntry>& entries,
   std::vector<DefectCandidate> bugs;
   for (const auto& e : entries)
     bugs.push_back({e.name, strategy_system(e.spec.strategy.name()), e.what, e.program.stmts.size(),
-                    program_trigger(e.program), fixed_in(e.on)});
+                    program_trigger(e.program), fixed_in(e.on), write_shapes(e.program)});
   return group_defects(bugs, evidence);
 }
 
@@ -51,6 +51,38 @@ std::string program_trigger(const ir::Program& p) {
   for (size_t si = 0; si < p.stmts.size(); ++si)
     if (ir::foreach_end(p, si) > si) return "foreach call";
   return "";
+}
+
+std::string write_shapes(const ir::Program& p) {
+  const auto an = ir::analyze(p);
+  if (!an) return "";
+  std::set<std::string> shapes;
+  for (const ir::Stmt& st : p.stmts) {
+    const ir::OpInfo& info = ir::op_info(st.op);
+    if (info.cls != ir::OpClass::InPlace || info.family == ir::Family::Meta || st.args.empty() ||
+        st.args[0].kind != ir::Arg::Tensor)
+      continue;
+    const ir::TensorMeta& target = an->values[st.args[0].i];
+    if (target.storage < 0 || target.storage >= an->num_declared) continue;  // an intermediate's storage
+    const ir::Geometry g = ir::memory_geometry(target, ir::written_geometry(st, *an));
+    if (g.numel() == 0) {
+      shapes.insert("empty");
+      continue;
+    }
+    if (ir::has_exact_internal_overlap(g)) shapes.insert("overlapping");
+    std::set<int64_t> held;  // the storage's elements that inputs hold
+    for (size_t k = 0; k < p.inputs.size(); ++k)
+      if (an->values[k].storage == target.storage)
+        for (int64_t o : ir::all_offsets(ir::memory_geometry(an->values[k]))) held.insert(o);
+    for (int64_t o : ir::all_offsets(g))
+      if (!held.count(o)) {
+        shapes.insert("outside the inputs");
+        break;
+      }
+  }
+  std::string out;
+  for (const std::string& s : shapes) out += (out.empty() ? "" : ", ") + s;
+  return out;
 }
 
 std::string stage_pass(const std::string& stage) {
@@ -116,7 +148,8 @@ std::vector<Defect> group_defects(const std::vector<DefectCandidate>& entries,
       std::string list;
       for (const std::string& f : ev.suspects) list += f + ", ";
       why[i] = "suspects " + list.substr(0, list.size() - 2) + (ev.wrong.empty() ? "" : " (wrong " + ev.wrong + ")");
-      link(by_suspects, entries[i].what + ": " + ev.wrong + ": " + list, i);
+      if (!entries[i].writes.empty()) why[i] += " (writes: " + entries[i].writes + ")";
+      link(by_suspects, entries[i].what + ": " + ev.wrong + ": " + list + "; writes " + entries[i].writes, i);
     } else {
       why[i] = "alone: no fault frame, message or suspect";
     }

@@ -71,6 +71,7 @@ struct DefectCandidate {
   // another (ledger `on` lines: "torch 2.15.0"; "" for a campaign's bug,
   // checked on one version): bugs fixed in different releases are two fixes.
   std::string fixed_in;
+  std::string writes;  // write_shapes of its (minimized) program
 };
 
 // fixed_in of a ledger entry's `on` lines.
@@ -81,6 +82,15 @@ std::string fixed_in(const std::map<std::string, std::string>& on);
 // plain_foreach pass turns a call the bug does not need into statements);
 // "" otherwise.
 std::string program_trigger(const ir::Program& p);
+
+// The shapes of the writes into inputs a minimized bug program makes, as an
+// input-mutation pass tells them apart ("empty", "overlapping": an element
+// reached twice, "outside the inputs": storage no input's elements hold;
+// sorted, comma-separated; "" when every write is a plain one). Rule 4
+// keys on it too: coverage ranks the same functions first for every
+// program that mutates an input, so equal suspects alone join defects
+// whose fixes differ by the write's shape.
+std::string write_shapes(const ir::Program& p);
 
 // The defects of `bugs`, each in exactly one; `evidence` by name (a bug
 // without any stands alone). Ordered by system, then by faces (most

@@ -197,6 +197,40 @@ TEST(Defects, BugsThatAReleaseFixedApartAreTwoDefects) {
   EXPECT_NE(d[1].evidence.find("agrees on torch 2.15.0"), std::string::npos) << d[1].evidence;
 }
 
+// Rule 4's write shapes: an input written through an empty view, through
+// one that reaches an element twice, past the input's own elements, or
+// plainly; wrong values with the same suspects but another write shape are
+// another defect (AOTAutograd's expanded fill, its empty unfold windows
+// and its as_strided past an input's offset are three upstream issues).
+TEST(Defects, WrongValuesWithEqualSuspectsButAnotherWriteShapeAreTwoDefects) {
+  const std::string head = "aliasfuzz 1\nstorage s0 f32[5] = full(0.0)\n";
+  auto shapes = [&](const std::string& body) {
+    auto p = ir::parse(head + body);
+    EXPECT_TRUE(p) << body;
+    return p ? write_shapes(*p) : std::string("?");
+  };
+  EXPECT_EQ(shapes("input x0 = as_strided(s0, [], [], 4)\nt0 = as_strided(x0, [], [], 0)\nadd_(t0, 1.0)\n"),
+            "outside the inputs");
+  EXPECT_EQ(shapes("input x0 = as_strided(s0, [1], [1], 0)\nt0 = expand(x0, [1, 1, 2])\nfill_(t0, 1.0)\n"),
+            "overlapping");
+  EXPECT_EQ(shapes("input x0 = as_strided(s0, [1], [1], 0)\nt0 = unfold(x0, 0, 0, 1)\nadd_(t0, 0.0)\n"), "empty");
+  EXPECT_EQ(shapes("input x0 = s0\nt0 = slice(x0, 0, 1, 3, 1)\nadd_(t0, 1.0)\nt1 = clone(x0)\nmul_(t1, 2.0)\n"),
+            "");
+  std::vector<DefectCandidate> bugs = {{"a", "torch.compile", "values", 3, "", "", "overlapping"},
+                                       {"b", "torch.compile", "values", 3, "", "", "empty"},
+                                       {"c", "torch.compile", "values", 4, "", "", "overlapping"}};
+  std::map<std::string, Evidence> ev;
+  for (const char* n : {"a", "b", "c"}) {
+    ev[n].under = "aot-eager@2.15.0";
+    ev[n].wrong = "storage values";
+    ev[n].suspects = {"torch/_functorch/_aot_autograd/graph_capture_wrappers.py:apply_in_graph_mutations"};
+  }
+  const auto d = group_defects(bugs, ev);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0].entries, (std::vector<std::string>{"a", "c"}));
+  EXPECT_NE(d[0].evidence.find("(writes: overlapping)"), std::string::npos) << d[0].evidence;
+}
+
 // Rule 3b: wrong values whose minimized programs need a foreach call, first
 // wrong in one backend, are one defect (the same tensor twice, the lists
 // swapped); one without the call, or first wrong elsewhere, is not.
