@@ -327,6 +327,14 @@ def program_module(code, name):
     object of an earlier program is met."""
     global _count
     _count += 1
+    if os.environ.get("AF_RUNNER_EXEC") == "1":
+        # The runner before issue #56, kept for the before/after measure
+        # (docs/real-compilers.md): the code exec'd, so that Dynamo wraps
+        # _fn in wrap_inline; never for a verdict a finding is filed on.
+        mod = types.ModuleType(name)
+        exec(compile(code, "<aliasfuzz>", "exec"), mod.__dict__)
+        sys.modules[name] = mod
+        return mod
     path = os.path.join(_PRIVATE or tempfile.gettempdir(), "%s_%d.py" % (name, _count))
     with open(path, "w") as f:
         f.write(code)
