@@ -27,8 +27,9 @@ std::string op_class(const std::string& op) {
     case ir::OpClass::InPlace: return "inplace";
     case ir::OpClass::Scatter: return "scatter";
     case ir::OpClass::Meta: return "meta";
-    default: return ir::is_reduction(*k) ? "reduction" : "compute";
+    case ir::OpClass::OutOfPlace: break;
   }
+  return ir::is_reduction(*k) ? "reduction" : "compute";
 }
 }  // namespace
 

@@ -243,15 +243,15 @@ bool Gen::recipe_unfold(OpKind op) {
 bool Gen::recipe_meta_in_place(OpKind op) {
   const OpKind view = ir::geometry_op(op);
   const int maxr = max_rank();
+  // The five views a metadata op mirrors (its functional column), by op as
+  // the arguments below are: a new metadata op adds its view to both.
   auto fits = [&](int v) {
     const int r = geo(v).rank();
-    switch (view) {
-      case OpKind::Transpose: return r >= 2;
-      case OpKind::T: return r <= 2;
-      case OpKind::Squeeze: return r >= 1;
-      case OpKind::Unsqueeze: return r < maxr;
-      default: return geo(v).numel() > 0;  // as_strided
-    }
+    if (view == OpKind::Transpose) return r >= 2;
+    if (view == OpKind::T) return r <= 2;
+    if (view == OpKind::Squeeze) return r >= 1;
+    if (view == OpKind::Unsqueeze) return r < maxr;
+    return geo(v).numel() > 0;  // as_strided
   };
   // An input or a view of one most of the time: the caller's tensor changes.
   int x = rng.chance(650) ? pick_where([&](int v) { return meta(v).storage < analysis.num_declared && fits(v); }) : -1;

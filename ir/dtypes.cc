@@ -30,8 +30,20 @@ bool exact_math(Math m) {
     case Math::Copy:
     case Math::Fill:
     case Math::Zero: return true;
-    default: return false;
+    case Math::None:
+    case Math::Div:
+    case Math::Exp:
+    case Math::Relu:
+    case Math::Tanh:
+    case Math::Sin:
+    case Math::Sigmoid:
+    case Math::Clamp:
+    case Math::Addcmul:
+    case Math::Addcdiv:
+    case Math::Lerp:
+    case Math::ClampTensor: break;
   }
+  return false;
 }
 
 Error dtype_error(const std::string& message) { return Error{ErrorKind::Dtype, 0, message}; }

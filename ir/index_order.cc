@@ -41,8 +41,8 @@ void add_slice(std::vector<IndexedAccess>* r, const Geometry& target, const Geom
 std::vector<IndexedAccess> accesses_with(OpKind op, const std::vector<CheckedArg>& a, const std::vector<int64_t>& index,
                                          const Geometry& x) {
   std::vector<IndexedAccess> r;
-  switch (op) {
-    case OpKind::IndexPutI: {
+  switch (indexed_kind(op)) {
+    case IndexedKind::IndexPut: {
       // x[index] (dim 0) = v, v broadcast to the indexing result's shape.
       if (x.rank() == 0) return r;
       const Geometry& idx = a[1].t->g;
@@ -58,8 +58,8 @@ std::vector<IndexedAccess> accesses_with(OpKind op, const std::vector<CheckedArg
       }
       return r;
     }
-    case OpKind::IndexAddI:
-    case OpKind::IndexCopyI: {
+    case IndexedKind::IndexAdd:
+    case IndexedKind::IndexCopy: {
       // x.select(d, index[i]) takes source.select(d, i).
       const Geometry xg = at_least_1d(x), sg = at_least_1d(a[3].t->g);
       const int d = static_cast<int>(*wrap_dim(a[1].i, x.rank()));
@@ -68,8 +68,8 @@ std::vector<IndexedAccess> accesses_with(OpKind op, const std::vector<CheckedArg
                   static_cast<int64_t>(i));
       return r;
     }
-    case OpKind::ScatterI:
-    case OpKind::ScatterAddI: {
+    case IndexedKind::Scatter:
+    case IndexedKind::ScatterAdd: {
       // Position p of the index: x at p with coordinate d replaced by
       // index[p] takes src at p.
       const Geometry xg = at_least_1d(x), ig = at_least_1d(a[2].t->g), sg = at_least_1d(a[3].t->g);
@@ -81,8 +81,10 @@ std::vector<IndexedAccess> accesses_with(OpKind op, const std::vector<CheckedArg
         r.push_back({w[p] + index[p] * xg.strides[d], s[p], static_cast<int64_t>(p), 0});
       return r;
     }
-    default: return r;  // masked_fill_ writes one number: no order to depend on
+    case IndexedKind::MaskedFill:  // masked_fill_ writes one number: no order to depend on
+    case IndexedKind::None: break;
   }
+  return r;
 }
 
 }  // namespace

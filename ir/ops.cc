@@ -4,6 +4,7 @@
 #include "ir/matmul.h"
 
 #include <algorithm>
+#include <array>
 #include <cfloat>
 #include <cmath>
 #include <iterator>
@@ -49,6 +50,10 @@ static_assert(rows_in_order(), "kOps rows follow OpKind order");
 constexpr bool functional_counterparts_agree() {
   for (const OpInfo& o : kOps) {
     const OpInfo& f = kOps[static_cast<int>(o.functional)];
+    if (o.cls == OpClass::Scatter) {  // the view whose slot it writes (scatter_slot)
+      if (f.cls != OpClass::View || f.functional != f.kind) return false;
+      continue;
+    }
     if (f.kind == o.kind) continue;
     // A metadata op (format v1.3) mirrors a view op of the same arguments.
     if (o.cls == OpClass::View && f.cls == OpClass::View && f.functional == f.kind) continue;
@@ -57,7 +62,48 @@ constexpr bool functional_counterparts_agree() {
   return true;
 }
 static_assert(functional_counterparts_agree(),
-              "abs_ -> abs: same Math, in place -> out of place; transpose_ -> transpose");
+              "abs_ -> abs: same Math, in place -> out of place; transpose_ -> transpose; slice_scatter -> slice");
+
+// The families' kinds (ops.h: AF_VIEWS, AF_REDUCTIONS, AF_INDEXED) by OpKind.
+template <class Kind>
+using KindOf = std::array<Kind, kOpCount>;  // value-initialized: Kind::None
+constexpr KindOf<ViewKind> kViewKinds = [] {
+  KindOf<ViewKind> r{};
+#define AF_VIEW_KIND(v) r[static_cast<int>(OpKind::v)] = ViewKind::v;
+  AF_VIEWS(AF_VIEW_KIND)
+#undef AF_VIEW_KIND
+  for (const OpInfo& o : kOps)  // a metadata op: the view it mirrors
+    if (o.cls == OpClass::View && o.functional != o.kind)
+      r[static_cast<int>(o.kind)] = r[static_cast<int>(o.functional)];
+  return r;
+}();
+constexpr KindOf<ReductionKind> kReductionKinds = [] {
+  KindOf<ReductionKind> r{};
+#define AF_REDUCTION_KIND(k) r[static_cast<int>(OpKind::k)] = ReductionKind::k;
+  AF_REDUCTIONS(AF_REDUCTION_KIND)
+#undef AF_REDUCTION_KIND
+  return r;
+}();
+constexpr KindOf<IndexedKind> kIndexedKinds = [] {
+  KindOf<IndexedKind> r{};
+#define AF_INDEXED_KIND(op, k) r[static_cast<int>(OpKind::op)] = IndexedKind::k;
+  AF_INDEXED(AF_INDEXED_KIND)
+#undef AF_INDEXED_KIND
+  return r;
+}();
+constexpr bool families_have_their_kinds() {
+  for (const OpInfo& o : kOps) {
+    const int i = static_cast<int>(o.kind);
+    if ((o.family == Family::Movement) != (kViewKinds[i] != ViewKind::None) ||
+        (o.family == Family::Reduction) != (kReductionKinds[i] != ReductionKind::None) ||
+        (o.family == Family::Indexed) != (kIndexedKinds[i] != IndexedKind::None))
+      return false;
+  }
+  return true;
+}
+static_assert(families_have_their_kinds(),
+              "a Movement, Reduction or Indexed op needs its row in ops.h's AF_VIEWS, "
+              "AF_REDUCTIONS or AF_INDEXED (and no other op has one)");
 
 constexpr MathArity kMathArity[] = {
 #define AF_MATH_ARITY(m, arity, noise) MathArity::arity,
@@ -508,8 +554,8 @@ Status indexed(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
                  "location. Please clone() the tensor before performing the operation.");
     return std::nullopt;
   };
-  switch (op) {
-    case OpKind::IndexPutI: {
+  switch (indexed_kind(op)) {
+    case IndexedKind::IndexPut: {
       const TensorMeta& idx = *a[1].t;
       const TensorMeta& v = *a[2].t;
       if (g.rank() == 0) return err(ErrorKind::Arg, "too many indices for tensor of dimension 0 (got 1)");
@@ -523,8 +569,8 @@ Status indexed(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
                                          " cannot be broadcast to indexing result of shape " + fmt_shape(slot));
       return view_of(res, g);
     }
-    case OpKind::IndexAddI:
-    case OpKind::IndexCopyI: {
+    case IndexedKind::IndexAdd:
+    case IndexedKind::IndexCopy: {
       // Both versions: the dim, the index's rank, the source's rank, the
       // number of indices; index_copy_ checks overlap first, index_add_
       // after the shapes.
@@ -612,8 +658,8 @@ Status indexed(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
                    "overlap error, 2.x runs it");
       return view_of(res, g);
     }
-    case OpKind::ScatterI:
-    case OpKind::ScatterAddI: {
+    case IndexedKind::Scatter:
+    case IndexedKind::ScatterAdd: {
       // Shapes (a 0-d tensor counts as rank 1 of size 1), then overlap.
       const TensorMeta& idx = *a[2].t;
       const TensorMeta& src = *a[3].t;
@@ -645,7 +691,7 @@ Status indexed(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
       if (auto e = source_overlap(src)) return *e;
       return view_of(res, g);
     }
-    case OpKind::MaskedFillI: {
+    case IndexedKind::MaskedFill: {
       // A number written where the mask is set: PyTorch checks no overlap
       // (an expanded target only warns), and every write is the same value.
       const TensorMeta& mask = *a[1].t;
@@ -660,8 +706,45 @@ Status indexed(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
       if (auto e = check_f32(a[2])) return *e;
       return view_of(res, g);
     }
-    default: internal_error("indexed: not an indexed op: " + nm);
+    case IndexedKind::None: break;
   }
+  internal_error("indexed: not an indexed op: " + nm);
+}
+
+// setitem_(x, dim, start, end, v): x[..., start:end] = v, as Python
+// indexing and copy_to write it.
+Status setitem(const std::vector<CheckedArg>& a) {
+  const TensorMeta& x = *a[0].t;
+  // Python converts a number value to a tensor before indexing.
+  if (!a[4].is_tensor())
+    if (auto e = check_f32(a[4])) return *e;
+  auto tgt = setitem_target(x.g, a[1].i, a[2].i, a[3].i);
+  if (!tgt) return tgt.error();
+  TensorMeta dst{tgt->g, x.storage, x.storage_numel, tgt->self ? x.impl : -1};
+  if (!a[4].is_tensor()) return std::nullopt;  // a number: fill_, no overlap check
+  const TensorMeta& v = *a[4].t;
+  TensorMeta src = v;
+  if (v.g.sizes == dst.g.sizes) {
+    // copy_to: dst.copy_(v), a no-op when dst is v itself.
+    if (tgt->self && v.impl == x.impl) return std::nullopt;
+  } else if (v.g.rank() == 0) {
+    return std::nullopt;  // a 0-d tensor value: fill_
+  } else {
+    // copy_to: strip leading 1s of the value, then expand_inplace.
+    Geometry s = v.g;
+    while (s.rank() > 0 && s.sizes[0] == 1) {
+      s.sizes.erase(s.sizes.begin());
+      s.strides.erase(s.strides.begin());
+    }
+    auto e = expand_geometry(s, dst.g.sizes);
+    if (!e)
+      return err(ErrorKind::Shape, "shape mismatch: value tensor of shape " + fmt_shape(v.g.sizes) +
+                                       " cannot be broadcast to indexing result of shape " + fmt_shape(dst.g.sizes));
+    src.g = *e;
+    src.impl = -2;  // a new (expanded) tensor object
+  }
+  if (auto chk = check_write(dst, {&src}, false, true)) return *chk;
+  return std::nullopt;
 }
 
 Status inplace(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
@@ -670,13 +753,13 @@ Status inplace(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
   if (added_in_v12(op)) return indexed(op, a, res);
   Reads reads{&x};
   bool exempt = false;
-  switch (op) {
-    case OpKind::FillI:
-      if (auto e = check_f32(a[1])) return *e;
+  switch (math_arity(math_of(op))) {
+    case MathArity::Constant:  // fill_ (a number converted to float), zero_
+      if (math_of(op) == Math::Fill)
+        if (auto e = check_f32(a[1])) return *e;
       exempt = true;
       break;
-    case OpKind::ZeroI: exempt = true; break;
-    case OpKind::ClampI:
+    case MathArity::Clamp:
       // clamp_out: TensorIterator's overlap checks, then a NaN bound fills
       // the result with NaN, else the bounds convert to float.
       if (auto e = torch_overlap(x, reads)) return *e;
@@ -685,13 +768,11 @@ Status inplace(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
         if (auto e = check_f32(a[2])) return *e;
       }
       break;
-    case OpKind::CopyI:
+    case MathArity::Copy:  // copy_, setitem_
+      if (op == OpKind::SetitemI) return setitem(a);
       if (a[1].t->impl == a[0].t->impl) return view_of(res, x.g);  // is_same: no-op
       [[fallthrough]];
-    case OpKind::AddI:
-    case OpKind::SubI:
-    case OpKind::MulI:
-    case OpKind::DivI:
+    case MathArity::Binary:
       if (a[1].is_tensor()) {
         if (op == OpKind::CopyI)
           reads = {a[1].t};
@@ -704,40 +785,10 @@ Status inplace(OpKind op, const std::vector<CheckedArg>& a, Outs* res) {
         return view_of(res, x.g);
       }
       break;
-    case OpKind::SetitemI: {
-      // Python converts a number value to a tensor before indexing.
-      if (!a[4].is_tensor())
-        if (auto e = check_f32(a[4])) return *e;
-      auto tgt = setitem_target(x.g, a[1].i, a[2].i, a[3].i);
-      if (!tgt) return tgt.error();
-      TensorMeta dst{tgt->g, x.storage, x.storage_numel, tgt->self ? x.impl : -1};
-      if (!a[4].is_tensor()) return std::nullopt;  // a number: fill_, no overlap check
-      const TensorMeta& v = *a[4].t;
-      TensorMeta src = v;
-      if (v.g.sizes == dst.g.sizes) {
-        // copy_to: dst.copy_(v), a no-op when dst is v itself.
-        if (tgt->self && v.impl == x.impl) return std::nullopt;
-      } else if (v.g.rank() == 0) {
-        return std::nullopt;  // a 0-d tensor value: fill_
-      } else {
-        // copy_to: strip leading 1s of the value, then expand_inplace.
-        Geometry s = v.g;
-        while (s.rank() > 0 && s.sizes[0] == 1) {
-          s.sizes.erase(s.sizes.begin());
-          s.strides.erase(s.strides.begin());
-        }
-        auto e = expand_geometry(s, dst.g.sizes);
-        if (!e)
-          return err(ErrorKind::Shape, "shape mismatch: value tensor of shape " + fmt_shape(v.g.sizes) +
-                                           " cannot be broadcast to indexing result of shape " +
-                                           fmt_shape(dst.g.sizes));
-        src.g = *e;
-        src.impl = -2;  // a new (expanded) tensor object
-      }
-      if (auto chk = check_write(dst, {&src}, false, true)) return *chk;
-      return std::nullopt;
-    }
-    default: break;
+    case MathArity::Unary: break;
+    case MathArity::Ternary:         // multi_operand, above
+    case MathArity::NotElementwise:  // indexed, above
+      break;
   }
   if (auto e = check_write(x, reads, exempt)) return *e;
   return view_of(res, x.g);
@@ -901,6 +952,9 @@ std::optional<Error> check_index_values(OpKind op, const std::vector<CheckedArg>
   return indexed_order_dependence(op, a, index);
 }
 
+ViewKind view_kind(OpKind k) { return kViewKinds[static_cast<int>(k)]; }
+ReductionKind reduction_kind(OpKind k) { return kReductionKinds[static_cast<int>(k)]; }
+IndexedKind indexed_kind(OpKind k) { return kIndexedKinds[static_cast<int>(k)]; }
 MathArity math_arity(Math m) { return kMathArity[static_cast<int>(m)]; }
 Noise math_noise(Math m) { return kMathNoise[static_cast<int>(m)]; }
 const char* math_name(Math m) { return kMathNames[static_cast<int>(m)]; }
@@ -999,14 +1053,18 @@ Result<SetitemTarget> setitem_target(const Geometry& g, int64_t dim, int64_t sta
 }
 
 Result<Geometry> scatter_slot(OpKind op, const Geometry& out, const std::vector<CheckedArg>& a) {
-  switch (op) {
-    case OpKind::SliceScatter: return slice_geometry(out, a[2].i, a[3].i, a[4].i, a[5].i);
-    case OpKind::SelectScatter: return select_geometry(out, a[2].i, a[3].i);
-    case OpKind::DiagonalScatter: return diagonal_geometry(out, a[2].i, a[3].i, a[4].i);
-    case OpKind::AsStridedScatter:
-      return as_strided_geometry(TensorMeta{out, -1, out.numel()}, a[2].list, a[3].list, a[4].i);
-    default: internal_error(std::string("scatter_slot: not a scatter: ") + op_name(op));
-  }
+  const OpInfo& info = op_info(op);
+  if (info.cls != OpClass::Scatter) internal_error(std::string("scatter_slot: not a scatter: ") + op_name(op));
+  // The slot is the table's view of the output (slice_scatter -> slice),
+  // given the scatter's arguments after src.
+  const TensorMeta o{out, -1, out.numel()};
+  thread_local std::vector<CheckedArg> view_args;  // reused: no allocation per scatter
+  thread_local OutMetas slot;
+  view_args.assign(a.begin() + 1, a.end());
+  view_args[0] = CheckedArg{};
+  view_args[0].t = &o;
+  if (auto e = infer_into(info.functional, view_args, &slot)) return *e;
+  return slot[0].g;
 }
 
 namespace {
@@ -1034,46 +1092,30 @@ Result<Geometry> unfold_geometry(const Geometry& g, int64_t dim, int64_t size, i
   return r;
 }
 
-}  // namespace
-
-std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, OutMetas* res) {
-  res->clear();
-  const Geometry* g = (!a.empty() && a[0].t) ? &a[0].t->g : nullptr;
-  // Format v1.3's metadata ops give x the geometry of the view they mirror
-  // (t_ of a 3-d tensor raises as t does; squeeze_ of a dim that is not 1
-  // leaves x as it is). Retiring x's names is analyze()'s business.
-  if (is_metadata_inplace(op)) return infer_into(geometry_op(op), a, res);
+// The views' shape rules (Family::Movement; a metadata op's is its view's):
+// a view of x, or for a may-alias op (reshape, flatten, contiguous) a copy
+// where no view has the result's geometry.
+Status view_rule(OpKind op, const Geometry* g, const std::vector<CheckedArg>& a, Outs* res) {
   auto wrap = [&](Result<Geometry> r) -> Status {
     if (!r) return r.error();
     return view_of(res, std::move(*r));
   };
-  const OpInfo& info = op_info(op);
-  if (info.cls == OpClass::InPlace) return inplace(aten_equivalent(op), a, res);
-  if (is_indexed_copy(op)) {  // format v1.5: the in-place op's rules on a fresh copy of x
-    TensorMeta copy;
-    OutMetas written;
-    if (auto e = indexed(indexed_write_op(op), on_fresh_copy(a, &copy), &written)) return e;
-    return fresh_contiguous(res, g->sizes);
-  }
-  // Unary and binary math broadcasts its arguments into a fresh result.
-  const MathArity arity = math_arity(info.math);
-  if (arity == MathArity::Unary || arity == MathArity::Binary) return elementwise(a, res);
-  switch (op) {
-    case OpKind::View: return reshape_like(*g, a[1].list, true, res);
-    case OpKind::Reshape: return reshape_like(*g, a[1].list, false, res);
-    case OpKind::Flatten:
+  switch (view_kind(op)) {
+    case ViewKind::View: return reshape_like(*g, a[1].list, true, res);
+    case ViewKind::Reshape: return reshape_like(*g, a[1].list, false, res);
+    case ViewKind::Flatten:
       if (g->rank() == 1) return view_of(res, *g);
       return reshape_like(*g, Shape{-1}, false, res);
-    case OpKind::Contiguous:
+    case ViewKind::Contiguous:
       if (is_contiguous(*g)) return view_of(res, *g);
       return fresh_contiguous(res, g->sizes);
-    case OpKind::T:
+    case ViewKind::T:
       if (g->rank() > 2)
         return err(ErrorKind::Arg,
                    "t() expects a tensor with <= 2 dimensions, but self is " + std::to_string(g->rank()) + "D");
       if (g->rank() < 2) return view_of(res, *g);
       [[fallthrough]];
-    case OpKind::Transpose: {
+    case ViewKind::Transpose: {
       const int64_t d0 = op == OpKind::T ? 0 : a[1].i, d1 = op == OpKind::T ? 1 : a[2].i;
       auto w0 = wrap_dim(d0, g->rank());
       if (!w0) return dim_error(d0, g->rank());
@@ -1086,7 +1128,7 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
       }
       return view_of(res, std::move(r));
     }
-    case OpKind::Permute: {
+    case ViewKind::Permute: {
       const Shape& dims = a[1].list;
       if (static_cast<int>(dims.size()) != g->rank())
         return err(ErrorKind::Arg,
@@ -1105,10 +1147,10 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
       }
       return view_of(res, std::move(r));
     }
-    case OpKind::Slice: return wrap(slice_geometry(*g, a[1].i, a[2].i, a[3].i, a[4].i));
-    case OpKind::Narrow: return wrap(narrow_geometry(*g, a[1].i, a[2].i, a[3].i));
-    case OpKind::Select: return wrap(select_geometry(*g, a[1].i, a[2].i));
-    case OpKind::Unsqueeze: {
+    case ViewKind::Slice: return wrap(slice_geometry(*g, a[1].i, a[2].i, a[3].i, a[4].i));
+    case ViewKind::Narrow: return wrap(narrow_geometry(*g, a[1].i, a[2].i, a[3].i));
+    case ViewKind::Select: return wrap(select_geometry(*g, a[1].i, a[2].i));
+    case ViewKind::Unsqueeze: {
       auto w = wrap_dim(a[1].i, g->rank() + 1);
       if (!w) return dim_error(a[1].i, g->rank() + 1);
       Geometry r = *g;
@@ -1117,7 +1159,7 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
       r.strides.insert(r.strides.begin() + *w, st);
       return view_of(res, std::move(r));
     }
-    case OpKind::Squeeze: {
+    case ViewKind::Squeeze: {
       auto w = wrap_dim(a[1].i, g->rank());
       if (!w) return dim_error(a[1].i, g->rank());
       Geometry r = *g;
@@ -1127,14 +1169,14 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
       }
       return view_of(res, std::move(r));
     }
-    case OpKind::Expand: return wrap(expand_geometry(*g, a[1].list));
-    case OpKind::Diagonal: return wrap(diagonal_geometry(*g, a[1].i, a[2].i, a[3].i));
-    case OpKind::AsStrided: return wrap(as_strided_geometry(*a[0].t, a[1].list, a[2].list, a[3].i));
-    case OpKind::Alias: return view_of(res, *g);
-    case OpKind::ViewDtype: return wrap(view_dtype_geometry(*a[0].t, static_cast<Dtype>(a[1].i)));
-    case OpKind::Unfold: return wrap(unfold_geometry(*g, a[1].i, a[2].i, a[3].i));
-    case OpKind::Chunk:
-    case OpKind::Split: {
+    case ViewKind::Expand: return wrap(expand_geometry(*g, a[1].list));
+    case ViewKind::Diagonal: return wrap(diagonal_geometry(*g, a[1].i, a[2].i, a[3].i));
+    case ViewKind::AsStrided: return wrap(as_strided_geometry(*a[0].t, a[1].list, a[2].list, a[3].i));
+    case ViewKind::Alias: return view_of(res, *g);
+    case ViewKind::ViewDtype: return wrap(view_dtype_geometry(*a[0].t, static_cast<Dtype>(a[1].i)));
+    case ViewKind::Unfold: return wrap(unfold_geometry(*g, a[1].i, a[2].i, a[3].i));
+    case ViewKind::Chunk:
+    case ViewKind::Split: {
       const bool chunk = op == OpKind::Chunk;
       if (g->rank() == 0)
         return err(ErrorKind::Arg, std::string(chunk ? "chunk" : "split") + " expects at least a 1-dimensional tensor");
@@ -1164,33 +1206,29 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
       for (auto [s, l] : pieces) res->push_back(OutMeta{*slice_geometry(*g, *w, s, s + l, 1), false, 0});
       return std::nullopt;
     }
-    case OpKind::Unbind: {
+    case ViewKind::Unbind: {
       if (g->rank() == 0) return err(ErrorKind::Arg, "Dimension specified as 0 but tensor has no dimensions");
       auto w = wrap_dim(a[1].i, g->rank());
       if (!w) return dim_error(a[1].i, g->rank());
       for (int64_t i = 0; i < g->sizes[*w]; ++i) res->push_back(OutMeta{*select_geometry(*g, *w, i), false, 0});
       return std::nullopt;
     }
-    case OpKind::Clone: return fresh_contiguous(res, g->sizes);
-    case OpKind::Flip: {  // format v1.5: a fresh tensor in x's layout (empty_like, preserve format)
-      SmallVec<bool, 6> seen(std::max(g->rank(), 1), false);
-      for (int64_t d : a[1].list) {
-        auto w = wrap_dim(d, g->rank());
-        if (!w) return dim_error(d, g->rank());
-        if (seen[*w])
-          return err(ErrorKind::Arg, "dim " + std::to_string(*w) + " appears multiple times in the list of dims");
-        seen[*w] = true;
-      }
-      return fresh(res, g->sizes, preserve_format_strides(*g));
-    }
-    case OpKind::Sum:
-    case OpKind::Amax: return reduction(op, *g, a[1].i, a[2].i, res);
-    case OpKind::Softmax: {
+    case ViewKind::None: break;
+  }
+  internal_error(std::string("infer: no shape rule for ") + op_name(op));
+}
+
+// The reductions' shape rules (Family::Reduction).
+Status reduction_rule(OpKind op, const Geometry* g, const std::vector<CheckedArg>& a, Outs* res) {
+  switch (reduction_kind(op)) {
+    case ReductionKind::Sum:
+    case ReductionKind::Amax: return reduction(op, *g, a[1].i, a[2].i, res);
+    case ReductionKind::Softmax: {
       auto w = wrap_dim(a[1].i, g->rank());
       if (!w) return dim_error(a[1].i, g->rank());
       return fresh_contiguous(res, g->sizes);
     }
-    case OpKind::Matmul: {
+    case ReductionKind::Matmul: {
       const Geometry& b = a[1].t->g;
       if (g->rank() != 2) return err(ErrorKind::Arg, "self must be a matrix");
       if (b.rank() != 2) return err(ErrorKind::Arg, "mat2 must be a matrix");
@@ -1200,7 +1238,7 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
                                          std::to_string(b.sizes[1]) + ")");
       return fresh_contiguous(res, Shape{g->sizes[0], b.sizes[1]});
     }
-    case OpKind::Bmm: {  // torch.bmm's checks, in its order and words
+    case ReductionKind::Bmm: {  // torch.bmm's checks, in its order and words
       const Geometry& b = a[1].t->g;
       if (g->rank() != 3) return err(ErrorKind::Arg, "batch1 must be a 3D tensor");
       if (b.rank() != 3) return err(ErrorKind::Arg, "batch2 must be a 3D tensor");
@@ -1211,28 +1249,73 @@ std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, Out
                                          std::to_string(b.sizes[1]) + "].");
       return fresh_contiguous(res, Shape{g->sizes[0], g->sizes[1], b.sizes[2]});
     }
-    case OpKind::MatmulNd: {
+    case ReductionKind::MatmulNd: {
       Result<MatmulPlan> p = matmul_nd_plan(g->sizes, a[1].t->g.sizes);
       if (!p) return p.error();
       return fresh_contiguous(res, p->out);
     }
-    case OpKind::Cat: return cat(a[0].ts, a[1].i, res);
-    case OpKind::Full:
-      for (int64_t s : a[0].list)
-        if (s < 0) return err(ErrorKind::Arg, "Trying to create tensor with negative dimension " + std::to_string(s));
-      if (auto e = check_f32(a[1])) return *e;
-      return fresh_contiguous(res, a[0].list);
-    case OpKind::SliceScatter:
-    case OpKind::SelectScatter:
-    case OpKind::DiagonalScatter:
-    case OpKind::AsStridedScatter: return scatter(op, a, res);
-    case OpKind::GraphBreak: return std::nullopt;  // no values, no result
-    case OpKind::UpdateAliases: {
+    case ReductionKind::None: break;
+  }
+  internal_error(std::string("infer: no shape rule for ") + op_name(op));
+}
+
+}  // namespace
+
+std::optional<Error> infer_into(OpKind op, const std::vector<CheckedArg>& a, OutMetas* res) {
+  res->clear();
+  const Geometry* g = (!a.empty() && a[0].t) ? &a[0].t->g : nullptr;
+  // Format v1.3's metadata ops give x the geometry of the view they mirror
+  // (t_ of a 3-d tensor raises as t does; squeeze_ of a dim that is not 1
+  // leaves x as it is). Retiring x's names is analyze()'s business.
+  if (is_metadata_inplace(op)) return infer_into(geometry_op(op), a, res);
+  const OpInfo& info = op_info(op);
+  if (info.cls == OpClass::InPlace) return inplace(aten_equivalent(op), a, res);
+  switch (info.family) {
+    case Family::Movement: return view_rule(op, g, a, res);
+    case Family::Elementwise:  // out of place, by its Math's arity (clone: Copy, full: Constant)
+      switch (math_arity(info.math)) {
+        // Unary and binary math broadcasts its arguments into a fresh result.
+        case MathArity::Unary:
+        case MathArity::Binary: return elementwise(a, res);
+        case MathArity::Copy: return fresh_contiguous(res, g->sizes);
+        case MathArity::Constant:
+          for (int64_t s : a[0].list)
+            if (s < 0)
+              return err(ErrorKind::Arg, "Trying to create tensor with negative dimension " + std::to_string(s));
+          if (auto e = check_f32(a[1])) return *e;
+          return fresh_contiguous(res, a[0].list);
+        case MathArity::Clamp:
+        case MathArity::Ternary:
+        case MathArity::NotElementwise: break;  // in place only
+      }
+      break;
+    case Family::Reduction: return reduction_rule(op, g, a, res);
+    case Family::Concat: return cat(a[0].ts, a[1].i, res);
+    case Family::Reorder: {  // flip (format v1.5): a fresh tensor in x's layout (empty_like, preserve format)
+      SmallVec<bool, 6> seen(std::max(g->rank(), 1), false);
+      for (int64_t d : a[1].list) {
+        auto w = wrap_dim(d, g->rank());
+        if (!w) return dim_error(d, g->rank());
+        if (seen[*w])
+          return err(ErrorKind::Arg, "dim " + std::to_string(*w) + " appears multiple times in the list of dims");
+        seen[*w] = true;
+      }
+      return fresh(res, g->sizes, preserve_format_strides(*g));
+    }
+    case Family::Scatter: return scatter(op, a, res);
+    case Family::Indexed: {  // format v1.5's out of place: the in-place op's rules on a fresh copy of x
+      TensorMeta copy;
+      OutMetas written;
+      if (auto e = indexed(indexed_write_op(op), on_fresh_copy(a, &copy), &written)) return e;
+      return fresh_contiguous(res, g->sizes);
+    }
+    case Family::Meta: {                   // update_aliases: each tensor of its list again
+      if (a.empty()) return std::nullopt;  // graph_break (no arguments): no values, no result
       for (size_t i = 0; i < a[0].ts.size(); ++i) res->push_back(OutMeta{a[0].ts[i]->g, false, static_cast<int>(i)});
       return std::nullopt;
     }
-    default: internal_error(std::string("infer: no shape rule for ") + info.name);
   }
+  internal_error(std::string("infer: no shape rule for ") + info.name);
 }
 
 Result<OutMetas> infer(OpKind op, const std::vector<CheckedArg>& a) {

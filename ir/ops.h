@@ -23,7 +23,8 @@ namespace af::ir {
 //   functional   the out-of-place op computing what an in-place op writes
 //                (abs_ -> abs); for a metadata op (format v1.3) the view
 //                op whose geometry it gives x (transpose_ -> transpose,
-//                swapdims_ -> transpose); else the op itself;
+//                swapdims_ -> transpose); for a scatter op the view whose
+//                slot it writes (slice_scatter -> slice); else the op itself;
 //   torch        the PyTorch callable the torch bridge writes: ".m" a
 //                method of the first argument, "torch.f" a function of all
 //                arguments (the bridge respells a few ops as users write
@@ -40,10 +41,10 @@ namespace af::ir {
 // A new unary op is its rows here (its op rows, and its Math's row with the
 // arity and noise class), the reference kernel (oracles/kernels.cc: unary)
 // and the Halide kernel (lowering/halide_backend.cc: unary); every other
-// layer reads the rows. -Werror=switch names each switch over Family or
-// GenRecipe that must learn a new value; the kernels are picked by arity,
-// and lowering:host_test EveryElementwiseOp runs every elementwise op of the
-// table through both.
+// layer reads the rows. -Werror=switch names each switch over Family,
+// GenRecipe, Math or a family's kinds (ViewKind ..., below) that must learn
+// a new value; the kernels are picked by arity, and lowering:host_test
+// EveryElementwiseOp runs every elementwise op of the table through both.
 // clang-format off
 #define AF_OPS(X) \
   /* views and may-alias ops: geometry, or a plain copy */                                           \
@@ -132,14 +133,10 @@ namespace af::ir {
   X(Cat, "cat", OutOfPlace, "SI", Concat, None, Cat, "torch.cat", Cat, 8, "") \
   X(Full, "full", OutOfPlace, "LN", Elementwise, Fill, Full, "torch.full", Full, 6, "") \
   /* introduced by strategies: functionalization's scatters */                                      \
-  X(SliceScatter, "slice_scatter", Scatter, "TTIIII", Scatter, None, SliceScatter,                   \
-    "torch.slice_scatter", NotGenerated, 0, "") \
-  X(SelectScatter, "select_scatter", Scatter, "TTII", Scatter, None, SelectScatter,                  \
-    "torch.select_scatter", NotGenerated, 0, "") \
-  X(DiagonalScatter, "diagonal_scatter", Scatter, "TTIII", Scatter, None, DiagonalScatter,           \
-    "torch.diagonal_scatter", NotGenerated, 0, "") \
-  X(AsStridedScatter, "as_strided_scatter", Scatter, "TTLLI", Scatter, None, AsStridedScatter,       \
-    "torch.as_strided_scatter", NotGenerated, 0, "") \
+  X(SliceScatter, "slice_scatter", Scatter, "TTIIII", Scatter, None, Slice, "torch.slice_scatter", NotGenerated, 0, "") \
+  X(SelectScatter, "select_scatter", Scatter, "TTII", Scatter, None, Select, "torch.select_scatter", NotGenerated, 0, "") \
+  X(DiagonalScatter, "diagonal_scatter", Scatter, "TTIII", Scatter, None, Diagonal, "torch.diagonal_scatter", NotGenerated, 0, "") \
+  X(AsStridedScatter, "as_strided_scatter", Scatter, "TTLLI", Scatter, None, AsStrided, "torch.as_strided_scatter", NotGenerated, 0, "") \
   /* introduced by strategies: Thunder's alias threading (the bridge binds the inputs) */           \
   X(UpdateAliases, "update_aliases", Meta, "S", Meta, None, UpdateAliases, "", NotGenerated, 0, "") \
   /* added since format v1.3, off by default (docs/format.md) */                                    \
@@ -196,6 +193,36 @@ enum class Family {
   Indexed,      // format v1.2: in-place writes at positions an index tensor or a mask names
   Meta,         // update_aliases: no values move
 };
+
+// The ops of one family, for the switches that dispatch within it (ir::infer,
+// functionalization's steps, the oracle's and the lowering's kernels), so
+// that -Werror=switch names each switch a new kind must reach. ops.cc checks
+// that every op of the family, and no other, has a kind here.
+//   ViewKind       Family::Movement, one per view op; a metadata op (format
+//                  v1.3) has its mirrored view's (transpose_: Transpose);
+//   ReductionKind  Family::Reduction, one per op;
+//   IndexedKind    Family::Indexed: the write, in place or on a copy of x
+//                  (index_add_ and index_add: IndexAdd).
+// clang-format off
+#define AF_VIEWS(X)                                                                                         \
+  X(View) X(Reshape) X(Flatten) X(Contiguous) X(T) X(Transpose) X(Permute) X(Slice) X(Narrow) X(Select)     \
+  X(Unsqueeze) X(Squeeze) X(Expand) X(Diagonal) X(AsStrided) X(Chunk) X(Split) X(Unbind) X(Alias) X(Unfold) \
+  X(ViewDtype)
+#define AF_REDUCTIONS(X) X(Sum) X(Amax) X(Softmax) X(Matmul) X(Bmm) X(MatmulNd)
+#define AF_INDEXED(X)                                                                                 \
+  X(IndexPutI, IndexPut) X(IndexAddI, IndexAdd) X(IndexCopyI, IndexCopy) X(ScatterI, Scatter)         \
+  X(ScatterAddI, ScatterAdd) X(MaskedFillI, MaskedFill) X(IndexAdd, IndexAdd) X(IndexCopy, IndexCopy) \
+  X(Scatter, Scatter) X(ScatterAdd, ScatterAdd)
+// clang-format on
+#define AF_KIND_ENUM(k) k,
+enum class ViewKind { None, AF_VIEWS(AF_KIND_ENUM) };
+enum class ReductionKind { None, AF_REDUCTIONS(AF_KIND_ENUM) };
+#undef AF_KIND_ENUM
+enum class IndexedKind { None, IndexPut, IndexAdd, IndexCopy, Scatter, ScatterAdd, MaskedFill };
+// The kind of op k in its family; None for an op of another family.
+ViewKind view_kind(OpKind k);
+ReductionKind reduction_kind(OpKind k);
+IndexedKind indexed_kind(OpKind k);
 
 // The per-element function of an elementwise op. Columns: the Math, its
 // arity (MathArity: which arguments it reads; every layer but the kernels

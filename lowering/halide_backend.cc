@@ -82,7 +82,19 @@ H::Expr unary(ir::Math f, H::Expr x) {
     case M::Tanh: return H::tanh(x);
     case M::Sin: return H::sin(x);  // sinf on the CPU, as the oracle
     case M::Sigmoid: return H::cast<float>(H::Expr(1.0) / (H::Expr(1.0) + H::exp(-H::cast<double>(x))));
-    default: break;
+    case M::None:
+    case M::Add:
+    case M::Sub:
+    case M::Mul:
+    case M::Div:
+    case M::Clamp:
+    case M::Fill:
+    case M::Zero:
+    case M::Copy:
+    case M::Addcmul:
+    case M::Addcdiv:
+    case M::Lerp:
+    case M::ClampTensor: break;
   }
   ir::internal_error(std::string("halide unary: not a unary function: ") + ir::math_name(f));
 }
@@ -97,7 +109,22 @@ H::Expr ternary(ir::Math f, H::Expr x, H::Expr a, H::Expr b, H::Expr s) {
     case M::Lerp: return H::select(H::abs(b) < 0.5f, x + b * (a - x), a - (a - x) * (1.f - b));
     case M::ClampTensor:
       return H::select(isnan_(a) || isnan_(b), H::cast<float>(NAN), H::select(isnan_(x), x, H::min(H::max(x, a), b)));
-    default: break;
+    case M::None:
+    case M::Add:
+    case M::Sub:
+    case M::Mul:
+    case M::Div:
+    case M::Exp:
+    case M::Neg:
+    case M::Abs:
+    case M::Relu:
+    case M::Tanh:
+    case M::Sin:
+    case M::Sigmoid:
+    case M::Clamp:
+    case M::Fill:
+    case M::Zero:
+    case M::Copy: break;
   }
   ir::internal_error(std::string("halide ternary: not a ternary function: ") + ir::math_name(f));
 }
@@ -169,11 +196,14 @@ void index_scatter(H::Func& f, const detail::Node& n, int index_rank, const std:
   for (int k = 0; k < r; ++k) pos = pos + c[k] * I(n.ip + 1 + r + k);
   const H::Expr ist = I(n.ip + 1 + 2 * r), bound = I(n.ip + 2 + 2 * r);
   std::vector<H::Expr> ic;  // where the index (or mask) is read
-  switch (op) {
-    case OpKind::IndexPutI: ic.assign(c.begin(), c.begin() + index_rank); break;
-    case OpKind::IndexAddI:
-    case OpKind::IndexCopyI: ic = {c[n.dim]}; break;
-    default: ic = c; break;  // scatter_, scatter_add_, masked_fill_
+  switch (ir::indexed_kind(op)) {
+    case ir::IndexedKind::IndexPut: ic.assign(c.begin(), c.begin() + index_rank); break;
+    case ir::IndexedKind::IndexAdd:
+    case ir::IndexedKind::IndexCopy: ic = {c[n.dim]}; break;
+    case ir::IndexedKind::Scatter:
+    case ir::IndexedKind::ScatterAdd:
+    case ir::IndexedKind::MaskedFill: ic = c; break;
+    case ir::IndexedKind::None: ir::internal_error(std::string("halide: not an indexed op: ") + ir::op_name(op));
   }
   const H::Expr iv = F[n.in[1]](ic);
   const H::Expr val = F[n.in[2]](c);

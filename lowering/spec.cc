@@ -348,54 +348,20 @@ class Builder {
       fresh_result(st.outs[0], elementwise_result(st, r, out.g.sizes), si);
       return;
     }
-    switch (st.op) {
-      case OpKind::Contiguous: v = logical(static_cast<int>(A[0].i)); break;
-      case OpKind::Reshape:
-      case OpKind::Flatten: {
-        // Copy in row-major order: through a contiguous temporary.
-        const auto& a = an_.values[A[0].i];
-        const int t =
-            scatter(add(Node{NK::Zeros}), logical(static_cast<int>(A[0].i)), ir::contiguous_geometry(a.g.sizes));
-        v = read(t, ir::contiguous_geometry(out.g.sizes));
-        if (out.g == ir::contiguous_geometry(out.g.sizes)) built = t;  // a reshape's copy is row-major
+    switch (ir::op_info(st.op).family) {
+      case ir::Family::Movement:  // a may-alias op that copied (views compute no values)
+        if (st.op == OpKind::Contiguous) {
+          v = logical(static_cast<int>(A[0].i));
+        } else {  // reshape, flatten: in row-major order, through a contiguous temporary
+          const auto& a = an_.values[A[0].i];
+          const int t =
+              scatter(add(Node{NK::Zeros}), logical(static_cast<int>(A[0].i)), ir::contiguous_geometry(a.g.sizes));
+          v = read(t, ir::contiguous_geometry(out.g.sizes));
+          if (out.g == ir::contiguous_geometry(out.g.sizes)) built = t;  // a reshape's copy is row-major
+        }
         break;
-      }
-      case OpKind::Sum:
-      case OpKind::Amax: {
-        const auto& a = an_.values[A[0].i];
-        const int64_t d = *ir::wrap_dim(A[1].i, a.g.rank());
-        Node n{NK::Reduce};
-        n.op = static_cast<int>(st.op);
-        n.rank = r;
-        n.in = {logical(static_cast<int>(A[0].i))};
-        n.dim = static_cast<int>(d);
-        n.keep = (A[2].i != 0 || a.g.rank() == 0) ? 1 : 0;
-        n.ip = iparam(a.g.rank() == 0 ? 1 : a.g.sizes[d]);
-        v = add(n);
-        break;
-      }
-      case OpKind::Softmax: {
-        const auto& a = an_.values[A[0].i];
-        const int64_t d = *ir::wrap_dim(A[1].i, a.g.rank());
-        Node n{NK::Softmax};
-        n.rank = r;
-        n.in = {logical(static_cast<int>(A[0].i))};
-        n.dim = static_cast<int>(d);
-        n.ip = iparam(a.g.rank() == 0 ? 1 : a.g.sizes[d]);
-        v = add(n);
-        break;
-      }
-      case OpKind::Matmul: {
-        Node n{NK::Matmul};
-        n.rank = 2;
-        const int a = logical(static_cast<int>(A[0].i));
-        const int b = logical(static_cast<int>(A[1].i));
-        n.in = {a, b};
-        n.ip = iparam(an_.values[A[0].i].g.sizes[1]);
-        v = add(n);
-        break;
-      }
-      case OpKind::Cat: {
+      case ir::Family::Reduction: v = reduction_node(st, r); break;
+      case ir::Family::Concat: {
         int64_t rank = 0;
         for (auto pv : A[0].list) {
           const auto& g = an_.values[pv].g;
@@ -423,10 +389,7 @@ class Builder {
         v = add(n);
         break;
       }
-      case OpKind::SliceScatter:
-      case OpKind::SelectScatter:
-      case OpKind::DiagonalScatter:
-      case OpKind::AsStridedScatter: {
+      case ir::Family::Scatter: {
         // As the oracle: a clone of the base in the result's own layout
         // (PyTorch's preserved strides), then src written into the slot,
         // which is a view of that result. as_strided_scatter's slot is
@@ -440,9 +403,55 @@ class Builder {
         built = t1;
         break;
       }
-      default: ir::internal_error(std::string("spec: no lowering for ") + ir::op_name(st.op));
+      case ir::Family::Elementwise:  // above
+      case ir::Family::Reorder:
+      case ir::Family::Indexed:
+      case ir::Family::Meta: ir::internal_error(std::string("spec: no lowering for ") + ir::op_name(st.op));
     }
     fresh_result(st.outs[0], v, si, built);
+  }
+
+  // A reduction's node; bmm and matmul_nd have none (run.cc's unsupported_reason refuses them).
+  int reduction_node(const ir::Stmt& st, int r) {
+    const auto& A = st.args;
+    switch (ir::reduction_kind(st.op)) {
+      case ir::ReductionKind::Sum:
+      case ir::ReductionKind::Amax: {
+        const auto& a = an_.values[A[0].i];
+        const int64_t d = *ir::wrap_dim(A[1].i, a.g.rank());
+        Node n{NK::Reduce};
+        n.op = static_cast<int>(st.op);
+        n.rank = r;
+        n.in = {logical(static_cast<int>(A[0].i))};
+        n.dim = static_cast<int>(d);
+        n.keep = (A[2].i != 0 || a.g.rank() == 0) ? 1 : 0;
+        n.ip = iparam(a.g.rank() == 0 ? 1 : a.g.sizes[d]);
+        return add(n);
+      }
+      case ir::ReductionKind::Softmax: {
+        const auto& a = an_.values[A[0].i];
+        const int64_t d = *ir::wrap_dim(A[1].i, a.g.rank());
+        Node n{NK::Softmax};
+        n.rank = r;
+        n.in = {logical(static_cast<int>(A[0].i))};
+        n.dim = static_cast<int>(d);
+        n.ip = iparam(a.g.rank() == 0 ? 1 : a.g.sizes[d]);
+        return add(n);
+      }
+      case ir::ReductionKind::Matmul: {
+        Node n{NK::Matmul};
+        n.rank = 2;
+        const int a = logical(static_cast<int>(A[0].i));
+        const int b = logical(static_cast<int>(A[1].i));
+        n.in = {a, b};
+        n.ip = iparam(an_.values[A[0].i].g.sizes[1]);
+        return add(n);
+      }
+      case ir::ReductionKind::Bmm:
+      case ir::ReductionKind::MatmulNd:
+      case ir::ReductionKind::None: break;
+    }
+    ir::internal_error(std::string("spec: no lowering for ") + ir::op_name(st.op));
   }
 
   // Format v1.2's indexed and masked writes: one IndexScatter node over the
@@ -464,8 +473,8 @@ class Builder {
     int64_t ist = 0, bound = 0;
     int dim = 0, index = -1, values = -1;
     auto val = [&](int v) { return static_cast<int>(v); };
-    switch (st.op) {
-      case OpKind::IndexPutI: {
+    switch (ir::indexed_kind(st.op)) {
+      case ir::IndexedKind::IndexPut: {
         const auto& idx = an_.values[A[1].i];
         const Geometry ig = padded(idx.g);  // a 0-d index is one index: a leading domain dim of 1
         dom = ig.sizes;
@@ -480,10 +489,10 @@ class Builder {
         values = operand(A[2], dom);
         break;
       }
-      case OpKind::IndexAddI:
-      case OpKind::IndexCopyI:
-      case OpKind::ScatterI:
-      case OpKind::ScatterAddI: {
+      case ir::IndexedKind::IndexAdd:
+      case ir::IndexedKind::IndexCopy:
+      case ir::IndexedKind::Scatter:
+      case ir::IndexedKind::ScatterAdd: {
         const bool along = st.op == OpKind::IndexAddI || st.op == OpKind::IndexCopyI;
         dim = static_cast<int>(*ir::wrap_dim(A[1].i, x.g.rank()));
         // The domain: index_add_/index_copy_ the source's shape, scatter_
@@ -499,13 +508,13 @@ class Builder {
         values = logical(val(A[3].i));
         break;
       }
-      case OpKind::MaskedFillI:
+      case ir::IndexedKind::MaskedFill:
         dom = g.sizes;
         st_ = g.strides;
         index = operand(A[1], x.g.sizes);
         values = constant(A[2].as_double(), xr);
         break;
-      default: ir::internal_error(std::string("spec: not an indexed op: ") + ir::op_name(st.op));
+      case ir::IndexedKind::None: ir::internal_error(std::string("spec: not an indexed op: ") + ir::op_name(st.op));
     }
     if (dom.size() != st_.size())
       ir::internal_error(std::string("spec: domain and target ranks differ for ") + ir::op_name(st.op));

@@ -152,20 +152,23 @@ void read_into(const ir::Analysis& an, const Memory& mem, int v, Dense* d) {
 void reduction(const ir::Stmt& st, const ir::Analysis& an, const Memory& mem, Dense* r) {
   const auto& A = st.args;
   thread_local Dense a, b;
-  switch (st.op) {
-    case OpKind::Sum:
-    case OpKind::Amax:
+  switch (ir::reduction_kind(st.op)) {
+    case ir::ReductionKind::Sum:
+    case ir::ReductionKind::Amax:
       read_into(an, mem, A[0].i, &a);
       return reduce(st.op, a, wrapped(A[1].i, a.sizes.size()), A[2].i != 0, r);
-    case OpKind::Softmax: read_into(an, mem, A[0].i, &a); return softmax(a, wrapped(A[1].i, a.sizes.size()), r);
-    case OpKind::Matmul:
-    case OpKind::Bmm:
-    case OpKind::MatmulNd:
+    case ir::ReductionKind::Softmax:
+      read_into(an, mem, A[0].i, &a);
+      return softmax(a, wrapped(A[1].i, a.sizes.size()), r);
+    case ir::ReductionKind::Matmul:
+    case ir::ReductionKind::Bmm:
+    case ir::ReductionKind::MatmulNd:
       read_into(an, mem, A[0].i, &a);
       read_into(an, mem, A[1].i, &b);
       return matmul(a, b, ir::matmul_plan(a.sizes, b.sizes), r);
-    default: ir::internal_error(std::string("eager: not a reduction: ") + ir::op_name(st.op));
+    case ir::ReductionKind::None: break;
   }
+  ir::internal_error(std::string("eager: not a reduction: ") + ir::op_name(st.op));
 }
 
 void concat(const ir::Stmt& st, const ir::Analysis& an, const Memory& mem, Dense* r) {
@@ -203,8 +206,8 @@ void indexed(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
     operand(a, an, mem, *to, &d->v);
   };
   const int64_t rank = static_cast<int64_t>(x.g.rank());
-  switch (op) {
-    case OpKind::IndexPutI: {
+  switch (ir::indexed_kind(op)) {
+    case ir::IndexedKind::IndexPut: {
       value_of(A[1], nullptr, &index);
       ir::Shape slot = index.sizes;
       for (int64_t d = 1; d < rank; ++d) slot.push_back(x.g.sizes[d]);
@@ -212,17 +215,21 @@ void indexed(const ir::Stmt& st, const ir::Analysis& an, Memory& mem) {
       indexed_write(op, 0, index, src, 0.f, A[3].i != 0, &xv, &written);
       break;
     }
-    case OpKind::MaskedFillI:
+    case ir::IndexedKind::MaskedFill:
       value_of(A[1], &x.g.sizes, &index);
       src.sizes.clear();  // masked_fill_ has no source
       src.v.clear();
       indexed_write(op, 0, index, src, static_cast<float>(A[2].as_double()), false, &xv, &written);
       break;
-    default:  // index_add_, index_copy_, scatter_, scatter_add_: (x, dim, index, src)
+    case ir::IndexedKind::IndexAdd:
+    case ir::IndexedKind::IndexCopy:
+    case ir::IndexedKind::Scatter:
+    case ir::IndexedKind::ScatterAdd:  // (x, dim, index, src)
       value_of(A[2], nullptr, &index);
       value_of(A[3], nullptr, &src);
       indexed_write(op, wrapped(A[1].i, rank), index, src, 0.f, false, &xv, &written);
       break;
+    case ir::IndexedKind::None: ir::internal_error(std::string("indexed_write: not an indexed op: ") + ir::op_name(op));
   }
   const Floats s = mem[x.storage];
   size_t i = 0;

@@ -37,7 +37,19 @@ float unary(ir::Math f, float x) {
     case M::Tanh: return std::tanh(x);
     case M::Sin: return std::sin(x);  // float sinf, as tanh is tanhf
     case M::Sigmoid: return static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(x))));
-    default: break;
+    case M::None:
+    case M::Add:
+    case M::Sub:
+    case M::Mul:
+    case M::Div:
+    case M::Clamp:
+    case M::Fill:
+    case M::Zero:
+    case M::Copy:
+    case M::Addcmul:
+    case M::Addcdiv:
+    case M::Lerp:
+    case M::ClampTensor: break;
   }
   ir::internal_error(std::string("unary: not a unary function: ") + ir::math_name(f));
 }
@@ -50,7 +62,22 @@ float ternary(ir::Math f, float x, float a, float b, float s) {
     // ATen's lerp (Lerp.h): the formula anchored at the nearer end point.
     case M::Lerp: return std::fabs(b) < 0.5f ? x + b * (a - x) : a - (a - x) * (1.f - b);
     case M::ClampTensor: return clamp(x, a, b);
-    default: break;
+    case M::None:
+    case M::Add:
+    case M::Sub:
+    case M::Mul:
+    case M::Div:
+    case M::Exp:
+    case M::Neg:
+    case M::Abs:
+    case M::Relu:
+    case M::Tanh:
+    case M::Sin:
+    case M::Sigmoid:
+    case M::Clamp:
+    case M::Fill:
+    case M::Zero:
+    case M::Copy: break;
   }
   ir::internal_error(std::string("ternary: not a ternary function: ") + ir::math_name(f));
 }
@@ -77,7 +104,23 @@ float i32_binary(ir::Math f, float a, float b) {
     case M::Add: return i32_bits(x + y);
     case M::Sub: return i32_bits(x - y);
     case M::Mul: return i32_bits(x * y);
-    default: break;
+    case M::None:
+    case M::Div:
+    case M::Exp:
+    case M::Neg:
+    case M::Abs:
+    case M::Relu:
+    case M::Tanh:
+    case M::Sin:
+    case M::Sigmoid:
+    case M::Clamp:
+    case M::Fill:
+    case M::Zero:
+    case M::Copy:
+    case M::Addcmul:
+    case M::Addcdiv:
+    case M::Lerp:
+    case M::ClampTensor: break;
   }
   ir::internal_error(std::string("i32_binary: not an i32 binary function: ") + ir::math_name(f));
 }
@@ -88,7 +131,24 @@ float i32_unary(ir::Math f, float x) {
   switch (f) {
     case M::Neg: return i32_bits(0u - v);
     case M::Abs: return i32_bits(i32_value(x) < 0 ? 0u - v : v);
-    default: break;
+    case M::None:
+    case M::Add:
+    case M::Sub:
+    case M::Mul:
+    case M::Div:
+    case M::Exp:
+    case M::Relu:
+    case M::Tanh:
+    case M::Sin:
+    case M::Sigmoid:
+    case M::Clamp:
+    case M::Fill:
+    case M::Zero:
+    case M::Copy:
+    case M::Addcmul:
+    case M::Addcdiv:
+    case M::Lerp:
+    case M::ClampTensor: break;
   }
   ir::internal_error(std::string("i32_unary: not an i32 unary function: ") + ir::math_name(f));
 }
@@ -111,7 +171,23 @@ void i64_binary(ir::Math f, const float* a, const float* b, float* out) {
     case M::Add: return i64_words(static_cast<int64_t>(x + y), out);
     case M::Sub: return i64_words(static_cast<int64_t>(x - y), out);
     case M::Mul: return i64_words(static_cast<int64_t>(x * y), out);
-    default: break;
+    case M::None:
+    case M::Div:
+    case M::Exp:
+    case M::Neg:
+    case M::Abs:
+    case M::Relu:
+    case M::Tanh:
+    case M::Sin:
+    case M::Sigmoid:
+    case M::Clamp:
+    case M::Fill:
+    case M::Zero:
+    case M::Copy:
+    case M::Addcmul:
+    case M::Addcdiv:
+    case M::Lerp:
+    case M::ClampTensor: break;
   }
   ir::internal_error(std::string("i64_binary: not an i64 binary function: ") + ir::math_name(f));
 }
@@ -123,7 +199,24 @@ void i64_unary(ir::Math f, const float* x, float* out) {
   switch (f) {
     case M::Neg: return i64_words(static_cast<int64_t>(0u - u), out);
     case M::Abs: return i64_words(static_cast<int64_t>(v < 0 ? 0u - u : u), out);
-    default: break;
+    case M::None:
+    case M::Add:
+    case M::Sub:
+    case M::Mul:
+    case M::Div:
+    case M::Exp:
+    case M::Relu:
+    case M::Tanh:
+    case M::Sin:
+    case M::Sigmoid:
+    case M::Clamp:
+    case M::Fill:
+    case M::Zero:
+    case M::Copy:
+    case M::Addcmul:
+    case M::Addcdiv:
+    case M::Lerp:
+    case M::ClampTensor: break;
   }
   ir::internal_error(std::string("i64_unary: not an i64 unary function: ") + ir::math_name(f));
 }
@@ -148,7 +241,23 @@ void f64_binary(ir::Math f, const float* a, const float* b, float* out) {
     case M::Add: return f64_words(x + y, out);
     case M::Sub: return f64_words(x - y, out);
     case M::Mul: return f64_words(x * y, out);
-    default: break;
+    case M::None:
+    case M::Div:
+    case M::Exp:
+    case M::Neg:
+    case M::Abs:
+    case M::Relu:
+    case M::Tanh:
+    case M::Sin:
+    case M::Sigmoid:
+    case M::Clamp:
+    case M::Fill:
+    case M::Zero:
+    case M::Copy:
+    case M::Addcmul:
+    case M::Addcdiv:
+    case M::Lerp:
+    case M::ClampTensor: break;
   }
   ir::internal_error(std::string("f64_binary: not an f64 binary function: ") + ir::math_name(f));
 }
@@ -160,7 +269,24 @@ void f64_unary(ir::Math f, const float* x, float* out) {
   switch (f) {
     case M::Neg: return i64_words(static_cast<int64_t>(bits ^ sign), out);
     case M::Abs: return i64_words(static_cast<int64_t>(bits & ~sign), out);
-    default: break;
+    case M::None:
+    case M::Add:
+    case M::Sub:
+    case M::Mul:
+    case M::Div:
+    case M::Exp:
+    case M::Relu:
+    case M::Tanh:
+    case M::Sin:
+    case M::Sigmoid:
+    case M::Clamp:
+    case M::Fill:
+    case M::Zero:
+    case M::Copy:
+    case M::Addcmul:
+    case M::Addcdiv:
+    case M::Lerp:
+    case M::ClampTensor: break;
   }
   ir::internal_error(std::string("f64_unary: not an f64 unary function: ") + ir::math_name(f));
 }
@@ -184,7 +310,6 @@ void around(const Shape& s, int64_t dim, int64_t* outer, int64_t* n, int64_t* in
 
 void indexed_write(ir::OpKind op, int64_t dim, const Dense& index, const Dense& src, float number, bool accumulate,
                    Dense* x, std::vector<char>* written) {
-  using ir::OpKind;
   auto put = [&](int64_t pos, float v, bool add) {
     x->v[pos] = add ? x->v[pos] + v : v;
     (*written)[pos] = 1;
@@ -194,8 +319,10 @@ void indexed_write(ir::OpKind op, int64_t dim, const Dense& index, const Dense& 
   // an indexed write onto another target is only checked for geometry, and
   // must show up as a value divergence, not a crash.
   auto in_range = [](int64_t i, int64_t n) { return i >= 0 && i < n; };
-  switch (op) {
-    case OpKind::IndexPutI: {  // x[idx] = v (or +=): a slice of x per index, along dim 0
+  using K = ir::IndexedKind;
+  const K kind = ir::indexed_kind(op);
+  switch (kind) {
+    case K::IndexPut: {  // x[idx] = v (or +=): a slice of x per index, along dim 0
       const int64_t n = x->sizes[0], inner = n == 0 ? 0 : static_cast<int64_t>(x->v.size()) / n;
       for (size_t k = 0; k < index.v.size(); ++k) {
         int64_t i = static_cast<int64_t>(index.v[k]);
@@ -205,8 +332,8 @@ void indexed_write(ir::OpKind op, int64_t dim, const Dense& index, const Dense& 
       }
       return;
     }
-    case OpKind::IndexAddI:
-    case OpKind::IndexCopyI: {  // x.select(dim, idx[k]) (+)= src.select(dim, k)
+    case K::IndexAdd:
+    case K::IndexCopy: {  // x.select(dim, idx[k]) (+)= src.select(dim, k)
       int64_t outer, n, inner;
       around(x->sizes, dim, &outer, &n, &inner);
       const int64_t len = static_cast<int64_t>(index.v.size());
@@ -215,11 +342,11 @@ void indexed_write(ir::OpKind op, int64_t dim, const Dense& index, const Dense& 
           if (in_range(static_cast<int64_t>(index.v[k]), n))
             for (int64_t j = 0; j < inner; ++j)
               put((o * n + static_cast<int64_t>(index.v[k])) * inner + j, src.v[(o * len + k) * inner + j],
-                  op == OpKind::IndexAddI);
+                  kind == K::IndexAdd);
       return;
     }
-    case OpKind::ScatterI:
-    case OpKind::ScatterAddI: {
+    case K::Scatter:
+    case K::ScatterAdd: {
       // For each position p of the index (its own shape): the element of x
       // at p with coordinate dim replaced by index[p] (+)= src at p.
       // A 0-d target, index or source counts as rank 1 of size 1 (PyTorch's ensure_nonempty).
@@ -237,7 +364,7 @@ void indexed_write(ir::OpKind op, int64_t dim, const Dense& index, const Dense& 
         const int64_t along = x->sizes.empty() ? 1 : x->sizes[dim];
         bool ok = in_range(static_cast<int64_t>(index.v[p]), along) && so < static_cast<int64_t>(src.v.size());
         for (int d = 0; d < r && ok && !x->sizes.empty(); ++d) ok = d == dim || c[d] < x->sizes[d];
-        if (ok) put(xo, src.v[so], op == OpKind::ScatterAddI);
+        if (ok) put(xo, src.v[so], kind == K::ScatterAdd);
         for (int d = r - 1; d >= 0; --d) {
           if (++c[d] < is[d]) break;
           c[d] = 0;
@@ -245,11 +372,11 @@ void indexed_write(ir::OpKind op, int64_t dim, const Dense& index, const Dense& 
       }
       return;
     }
-    case OpKind::MaskedFillI:
+    case K::MaskedFill:
       for (size_t i = 0; i < x->v.size(); ++i)
         if (index.v[i] != 0) put(static_cast<int64_t>(i), number, false);
       return;
-    default: break;
+    case K::None: break;
   }
   ir::internal_error(std::string("indexed_write: not an indexed op: ") + ir::op_name(op));
 }

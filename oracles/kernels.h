@@ -31,7 +31,8 @@ void gather_into(ConstFloats storage, const Geometry& g, std::vector<float>* out
 void scatter(Floats storage, const Geometry& g, ConstFloats values);
 
 // The kernels of each arity (ir/ops.h: MathArity): callers pick one by the
-// Math's arity, so each switch names the Math of its own arity only.
+// Math's arity, so each switch computes the Math of its own arity only and
+// names the others (a new Math is a compile error in each) as a bug.
 float unary(ir::Math f, float x);  // MathArity::Unary (exp, tanh, ...)
 // MathArity::Binary: add, sub, mul, div, for any value type with the four
 // operators: float here, Halide::Expr in lowering/halide_backend.cc, so the
@@ -44,7 +45,22 @@ V binary(ir::Math f, V a, V b) {
     case M::Sub: return a - b;
     case M::Mul: return a * b;
     case M::Div: return a / b;
-    default: break;
+    case M::None:
+    case M::Exp:
+    case M::Neg:
+    case M::Abs:
+    case M::Relu:
+    case M::Tanh:
+    case M::Sin:
+    case M::Sigmoid:
+    case M::Clamp:
+    case M::Fill:
+    case M::Zero:
+    case M::Copy:
+    case M::Addcmul:
+    case M::Addcdiv:
+    case M::Lerp:
+    case M::ClampTensor: break;
   }
   ir::internal_error(std::string("binary: not a binary function: ") + ir::math_name(f));
 }

@@ -37,6 +37,7 @@ namespace af::schedulers {
 using ir::Arg;
 using ir::OpKind;
 using ir::Shape;
+using VK = ir::ViewKind;
 
 namespace {
 
@@ -316,37 +317,37 @@ class Functionalize {
     for (int i = k - 1; i >= 0; --i) {
       const Step& s = val.chain[i];
       std::vector<Arg> a;
-      switch (s.op) {
-        case OpKind::View:
+      switch (ir::view_kind(s.op)) {
+        case VK::View:
           m = b_.emit1(OpKind::Reshape, name_of(v) + "_inv", {Arg::tensor(m), Arg::ints(s.in_sizes)}, line, true);
           break;
-        case OpKind::Transpose:
+        case VK::Transpose:
           m = b_.emit1(OpKind::Transpose, name_of(v) + "_inv", {Arg::tensor(m), s.args[0], s.args[1]}, line, true);
           break;
-        case OpKind::Permute: {
+        case VK::Permute: {
           const auto& d = s.args[0].list;
           std::vector<int64_t> inv(d.size());
           for (size_t q = 0; q < d.size(); ++q) inv[*ir::wrap_dim(d[q], d.size())] = static_cast<int64_t>(q);
           m = b_.emit1(OpKind::Permute, name_of(v) + "_inv", {Arg::tensor(m), Arg::ints(inv)}, line, true);
           break;
         }
-        case OpKind::Unsqueeze:
+        case VK::Unsqueeze:
           m = b_.emit1(OpKind::Squeeze, name_of(v) + "_inv", {Arg::tensor(m), s.args[0]}, line, true);
           break;
-        case OpKind::Squeeze:
+        case VK::Squeeze:
           m = b_.emit1(OpKind::Unsqueeze, name_of(v) + "_inv", {Arg::tensor(m), s.args[0]}, line, true);
           break;
-        case OpKind::ViewDtype:  // back to the dtype the step viewed
+        case VK::ViewDtype:  // back to the dtype the step viewed
           // Splitting or joining i64 elements needs a dense last dim (and
           // whole offsets and strides); a new value need not have one (an
           // expand's broadcast, a slice at an odd offset): copied first.
           if (!ir::view_dtype_geometry(b_.meta(m), s.in_dtype).ok()) m = dense_copy(m, name_of(v) + "_inv", line);
           m = as_dtype(m, s.in_dtype, name_of(v) + "_inv", line);
           break;
-        case OpKind::Slice:
-        case OpKind::Select:
-        case OpKind::Diagonal:
-        case OpKind::AsStrided: {
+        case VK::Slice:
+        case VK::Select:
+        case VK::Diagonal:
+        case VK::AsStrided: {
           OpKind sc = s.op == OpKind::Slice      ? OpKind::SliceScatter
                       : s.op == OpKind::Select   ? OpKind::SelectScatter
                       : s.op == OpKind::Diagonal ? OpKind::DiagonalScatter
@@ -356,8 +357,19 @@ class Functionalize {
           m = b_.emit1(sc, i == 0 ? bname : name_of(v) + "_inv", std::move(a), line, true);
           break;
         }
-        default:  // Alias
-          break;
+        case VK::Alias: break;
+        // step_of makes these the steps above (or one as_strided step).
+        case VK::Reshape:
+        case VK::Flatten:
+        case VK::Contiguous:
+        case VK::T:
+        case VK::Narrow:
+        case VK::Expand:
+        case VK::Chunk:
+        case VK::Split:
+        case VK::Unbind:
+        case VK::Unfold:
+        case VK::None: break;
       }
     }
     if (!canonical_base(m, bs.numel)) m = b_.emit1(OpKind::Clone, bname, {Arg::tensor(m)}, line, true);
@@ -436,10 +448,10 @@ class Functionalize {
     s->in_sizes = xs;
     s->in_dtype = x.dtype;
     s->args.clear();
-    switch (st.op) {
-      case OpKind::View:
-      case OpKind::Reshape:
-      case OpKind::Flatten:
+    switch (ir::view_kind(st.op)) {
+      case VK::View:
+      case VK::Reshape:
+      case VK::Flatten:
         // Not an alias when only the sizes agree: view recomputes a size-1
         // dim's stride (PyTorch: [1, 2] of strides (3, 1) viewed as [1, 2]
         // has (2, 1)), which a later view(x, i64) checks (format v1.5).
@@ -450,13 +462,13 @@ class Functionalize {
         s->op = OpKind::View;
         s->args = {Arg::ints(out.g.sizes)};
         return true;
-      case OpKind::Contiguous:
-      case OpKind::Alias: s->op = OpKind::Alias; return true;
-      case OpKind::ViewDtype:
+      case VK::Contiguous:
+      case VK::Alias: s->op = OpKind::Alias; return true;
+      case VK::ViewDtype:
         s->op = static_cast<ir::Dtype>(st.args[1].i) == x.dtype ? OpKind::Alias : OpKind::ViewDtype;
         s->args = {st.args[1]};
         return true;
-      case OpKind::T:
+      case VK::T:
         if (rank < 2) {
           s->op = OpKind::Alias;
           return true;
@@ -464,19 +476,19 @@ class Functionalize {
         s->op = OpKind::Transpose;
         s->args = {Arg::integer(0), Arg::integer(1)};
         return true;
-      case OpKind::Transpose:
+      case VK::Transpose:
         s->op = OpKind::Transpose;
         s->args = {st.args[1], st.args[2]};
         return true;
-      case OpKind::Permute:
+      case VK::Permute:
         s->op = OpKind::Permute;
         s->args = {st.args[1]};
         return true;
-      case OpKind::Slice:
+      case VK::Slice:
         s->op = OpKind::Slice;
         s->args = {st.args[1], st.args[2], st.args[3], st.args[4]};
         return true;
-      case OpKind::Narrow: {
+      case VK::Narrow: {
         const int64_t d = *ir::wrap_dim(st.args[1].i, rank);
         int64_t start = st.args[2].i;
         if (start < 0) start += xs[d];
@@ -484,15 +496,15 @@ class Functionalize {
         s->args = {Arg::integer(d), Arg::integer(start), Arg::integer(start + st.args[3].i), Arg::integer(1)};
         return true;
       }
-      case OpKind::Select:
+      case VK::Select:
         s->op = OpKind::Select;
         s->args = {st.args[1], st.args[2]};
         return true;
-      case OpKind::Unsqueeze:
+      case VK::Unsqueeze:
         s->op = OpKind::Unsqueeze;
         s->args = {Arg::integer(*ir::wrap_dim(st.args[1].i, rank + 1))};
         return true;
-      case OpKind::Squeeze: {
+      case VK::Squeeze: {
         const int64_t d = *ir::wrap_dim(st.args[1].i, rank);
         if (rank == 0 || xs[d] != 1) {
           s->op = OpKind::Alias;
@@ -502,12 +514,12 @@ class Functionalize {
         s->args = {Arg::integer(d)};
         return true;
       }
-      case OpKind::Diagonal:
+      case VK::Diagonal:
         s->op = OpKind::Diagonal;
         s->args = {st.args[1], st.args[2], st.args[3]};
         return true;
-      case OpKind::Chunk:
-      case OpKind::Split: {
+      case VK::Chunk:
+      case VK::Split: {
         const int64_t d = *ir::wrap_dim(st.args[2].i, rank);
         const int64_t n = xs[d];
         int64_t split = st.args[1].i;
@@ -518,13 +530,16 @@ class Functionalize {
         s->args = {Arg::integer(d), Arg::integer(start), Arg::integer(start + out.g.sizes[d]), Arg::integer(1)};
         return true;
       }
-      case OpKind::Unbind:
+      case VK::Unbind:
         s->op = OpKind::Select;
         s->args = {Arg::integer(*ir::wrap_dim(st.args[1].i, rank)), Arg::integer(static_cast<int64_t>(k))};
         return true;
-      default:  // Expand, AsStrided
-        return false;
+      case VK::Expand:
+      case VK::AsStrided:
+      case VK::Unfold:
+      case VK::None: break;
     }
+    return false;
   }
 
   std::vector<Arg> map_args(const ir::Stmt& st) {
