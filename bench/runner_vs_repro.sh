@@ -8,7 +8,10 @@
 #   bench/runner_vs_repro.sh STRATEGY [N=100] [SEED=1] [MAX_NUMEL]
 #   e.g. bench/runner_vs_repro.sh aot-eager@2.15.0 500
 # LEDGER=1 also replays corpus/findings/*.af whose `# strategy:` is STRATEGY's
-# name without @VERSION.
+# name without @VERSION. WEIGHTS="OP=0 ..." passes `--weight`s to the
+# generator (a campaign leaves out what the capability probe found
+# unsupported; programs holding such ops are not compared). KEEP=DIR keeps
+# a copy of each program whose verdicts differ.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 af=${AF_BIN:-$root/aliasfuzz}
@@ -19,7 +22,9 @@ seed=${3:-1}
 numel=${4:-64}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$af" gen --seed "$seed" --count "$n" --max-numel "$numel" --out "$work/progs" >/dev/null || exit 2
+weights=()
+for w in ${WEIGHTS:-}; do weights+=(--weight "$w"); done
+"$af" gen --seed "$seed" --count "$n" --max-numel "$numel" "${weights[@]}" --out "$work/progs" >/dev/null || exit 2
 files=("$work"/progs/*.af)
 if [[ "${LEDGER:-0}" == 1 ]]; then
   base=${strategy%@*}
@@ -39,7 +44,9 @@ try:
     r = json.loads(sys.stdin.read())["runs"][0]
 except Exception:
     print("none"); sys.exit()
-print("unsupported" if r.get("unsupported") else ("agree" if r["agree"] else "diverge"))' <<<"$json")
+print("unsupported" if r.get("unsupported") else ("agree" if r["agree"] else "diverge"))
+if not r["agree"]:
+    print(json.dumps(r.get("first_mismatch"))[:300], file=sys.stderr)' <<<"$json" 2>"$work/runner.why")
   if [[ "$runner" == none || "$runner" == unsupported || ! -f "$work/repro.py" ]]; then
     skipped=$((skipped + 1))
     continue
@@ -53,6 +60,8 @@ print("unsupported" if r.get("unsupported") else ("agree" if r["agree"] else "di
   else
     differ=$((differ + 1))
     echo "DIFFER $f: runner $runner, repro.py $repro"
+    [[ -s "$work/runner.why" ]] && sed 's/^/    runner: /' "$work/runner.why"
+    [[ -n "${KEEP:-}" ]] && cp "$f" "$KEEP/differ-$(basename "$f")"
     tail -3 "$work/repro.out" | sed 's/^/    /'
   fi
   rm -f "$work/repro.py"

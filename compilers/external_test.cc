@@ -79,6 +79,28 @@ TEST(External, StrategyNames) {
   EXPECT_EQ(run_external(ir::Program(), "update_aliases").status, S::Unavailable);
 }
 
+// NAME+OPTION: a Thunder strategy with one pass off, its keyword added to
+// the compile call; an option its call already sets, one only thunderfx
+// has, an unknown one and a non-Thunder strategy are not strategies.
+TEST(External, ThunderOptions) {
+  const auto fx = external_strategy("thunderfx+no-alias-updates");
+  ASSERT_TRUE(fx.has_value());
+  EXPECT_EQ(fx->name, "thunderfx+no-alias-updates");
+  EXPECT_EQ(fx->compile, "thunderfx(fn, skip_inplace_alias_updates=True)");
+  EXPECT_TRUE(fx->thunder);
+  EXPECT_EQ(external_strategy("thunder-dataflow+no-executors")->compile,
+            "thunder.jit(fn, fusion_type=\"dataflow\", executors=[])");
+  EXPECT_EQ(external_strategy("thunderfx+no-split-autograd")->compile,
+            "thunderfx(fn, thunderfx_disable_split_autograd=True)");
+  for (const char* bad : {"thunder-no-alias-updates+no-alias-updates", "thunder+no-split-autograd", "thunder+nope",
+                          "inductor+no-executors", "thunder+", "thunderfx+no-executors+no-copy-check"})
+    EXPECT_FALSE(is_external_strategy(bad)) << bad;
+  std::vector<std::string> names;
+  for (const auto& o : thunder_options(*external_strategy("thunder"))) names.push_back(o.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"no-alias-updates", "no-executors", "no-copy-check"}));
+  EXPECT_TRUE(thunder_options(*external_strategy("aot-eager")).empty());
+}
+
 TEST(External, OneTableAndPySpecs) {
   EXPECT_EQ(external_strategies().size(), 8u);
   for (const char* s : {"inductor", "aot-eager", "thunderfx", "torch-func-functionalize"})

@@ -107,9 +107,54 @@ const std::vector<std::string>& external_strategies() {
   return v;
 }
 
+namespace {
+// What thunder.jit (0.2.6) can turn off on the CPU, each a pass a
+// divergence can live in: the alias updates of in-place ops on aliased
+// inputs (thunder/__init__.py: insert_alias_updates), the executors beyond
+// torch and python (their fusion and claims), the copy_ check of in-place
+// ops, and thunderfx's split of the FX graph at autograd.
+const ThunderOption kThunderOptions[] = {
+    {"no-alias-updates", "skip_inplace_alias_updates=True", "the alias-update pass (insert_alias_updates)"},
+    {"no-executors", "executors=[]", "every executor but torch and python (sdpa, torchcompile_xentropy; fusion)"},
+    {"no-copy-check", "disable_inplace_copy_check=True", "the in-place copy_ check"},
+    {"no-split-autograd", "thunderfx_disable_split_autograd=True", "thunderfx's split of the graph at autograd"},
+};
+
+bool is_thunderfx(const ExternalStrategy& e) { return e.compile.rfind("thunderfx(", 0) == 0; }
+}  // namespace
+
+std::vector<std::string> thunder_option_names() {
+  std::vector<std::string> out;
+  for (const ThunderOption& o : kThunderOptions) out.push_back(o.name);
+  return out;
+}
+
+std::vector<ThunderOption> thunder_options(const ExternalStrategy& e) {
+  std::vector<ThunderOption> out;
+  if (!e.thunder || e.compile.empty() || e.compile.back() != ')') return out;
+  for (const ThunderOption& o : kThunderOptions) {
+    const std::string key = std::string(o.keyword).substr(0, std::string(o.keyword).find('='));
+    const bool fx_only = key.rfind("thunderfx_", 0) == 0;
+    if (e.compile.find(key) == std::string::npos && (!fx_only || is_thunderfx(e))) out.push_back(o);
+  }
+  return out;
+}
+
 std::optional<ExternalStrategy> external_strategy(const std::string& s) {
   std::string why;
   if (s.rfind("py:", 0) == 0) return parse_py_spec(s, &why);
+  // NAME+OPTION: a Thunder strategy with one of its passes off.
+  if (const size_t plus = s.find('+'); plus != std::string::npos) {
+    auto e = external_strategy(s.substr(0, plus));
+    if (!e) return std::nullopt;
+    for (const ThunderOption& o : thunder_options(*e))
+      if (s.substr(plus + 1) == o.name) {
+        e->name = s;
+        e->compile.insert(e->compile.size() - 1, std::string(", ") + o.keyword);
+        return e;
+      }
+    return std::nullopt;
+  }
   // NAME@VERSION: a versioned built-in under one torch.
   const size_t at = s.find('@');
   const std::string name = s.substr(0, at), v = at == std::string::npos ? "" : s.substr(at + 1);

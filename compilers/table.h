@@ -76,10 +76,25 @@ struct ExternalStrategy {
 
 // The built-in names (not the py: ones), in table order.
 const std::vector<std::string>& external_strategies();
-// The table entry of `strategy`, or the parsed `py:MODULE:FUNCTION[@PYTHON]`;
-// nullopt for any other name (a malformed py: spec included).
+// The table entry of `strategy` (NAME, NAME@VERSION, a Thunder NAME+OPTION),
+// or the parsed `py:MODULE:FUNCTION[@PYTHON]`; nullopt for any other name
+// (a malformed py: spec included).
 std::optional<ExternalStrategy> external_strategy(const std::string& strategy);
 bool is_external_strategy(const std::string& strategy);
+// Thunder's options that turn one of its passes off (issue #57: the
+// smallest change of its options that removes a divergence says which
+// pass goes wrong). `NAME+OPTION` (thunderfx+no-alias-updates) is the
+// Thunder strategy NAME with that keyword argument added to its compile
+// call, in campaigns, `run` and repro.py alike.
+struct ThunderOption {
+  const char* name;       // no-alias-updates
+  const char* keyword;    // skip_inplace_alias_updates=True
+  const char* turns_off;  // what it turns off, as a person reads it
+};
+// The options that apply to a Thunder strategy (not one its compile call
+// already sets), in the order evidence tries them; empty for any other.
+std::vector<ThunderOption> thunder_options(const ExternalStrategy& e);
+std::vector<std::string> thunder_option_names();  // every OPTION, for help texts
 bool is_thunder_strategy(const std::string& strategy);
 // The system a strategy runs, as a report names it, given the versions it
 // reported ("thunder 0.2.6 (torch 2.9.1)"): a Thunder strategy by Thunder's

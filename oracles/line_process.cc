@@ -2,6 +2,7 @@
 #include "oracles/line_process.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include <fcntl.h>
@@ -348,9 +349,23 @@ std::string find_source_file(const char* rel, const char* override_env) {
   return "";
 }
 
+const std::string& python_hash_seed() {
+  static const std::string seed = [] {
+    const std::string user = env_or_empty("PYTHONHASHSEED");
+    const bool number = !user.empty() && user.size() <= 10 &&
+                        user.find_first_not_of("0123456789") == std::string::npos &&
+                        std::stoull(user) <= 4294967295ull;  // Python's range
+    const std::string v = number ? user : "0";
+    setenv("PYTHONHASHSEED", v.c_str(), 1);
+    return v;
+  }();
+  return seed;
+}
+
 bool start_runner(LineProcess& proc, const std::string& python, const std::string& runner,
                   const LineProcess::Options& o, double startup_s, const std::string& what, nlohmann::json* hello,
                   std::string* error) {
+  python_hash_seed();  // the child inherits it
   if (!proc.start({python, "-u", runner}, o, error)) return false;
   std::string line;
   if (!proc.read_line(&line, now_s() + startup_s)) {

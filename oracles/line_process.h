@@ -85,6 +85,15 @@ class LineProcess {
   std::string stderr_tail() const;
 };
 
+// The PYTHONHASHSEED of every Python aliasfuzz starts (runners, fresh
+// processes, the bisector; repro.py pins the same, triage/repro.cc): Python
+// orders a set of strings by their hashes, a compiler may iterate one, and
+// its result can then depend on the process (thunderfx 0.2.6 raised
+// AssertionError on a program under some seeds only). The user's
+// PYTHONHASHSEED when it is a number, else "0"; set in this process's
+// environment on the first call, so every child inherits it.
+const std::string& python_hash_seed();
+
 // Starts a runner (`python -u RUNNER`) and reads its first line, a JSON
 // object of versions, within startup_s; on failure kills it and says why,
 // naming it `what` ("the PyTorch runner").

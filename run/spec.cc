@@ -24,7 +24,9 @@ std::optional<RunStrategy> RunStrategy::parse(const std::string& name, std::stri
     else
       *why = "unknown strategy '" + name + "' (valid: " + join_names(strategy_names()) +
              ", or update_aliases+FIX[+FIX...] with FIX one of " + join_names(ua_fix_names()) +
-             "; external: " + join_names(compilers::external_strategies()) + ", py:MODULE:FUNCTION)";
+             "; external: " + join_names(compilers::external_strategies()) +
+             ", a Thunder one +OPTION with OPTION one of " + join_names(compilers::thunder_option_names()) +
+             ", py:MODULE:FUNCTION)";
   }
   return std::nullopt;
 }

@@ -195,6 +195,8 @@ std::string defect_issue(const Defect& d, const std::vector<LedgerEntry>& entrie
     if (!ev.wrong.empty()) t += "- wrong: " + ev.wrong + "\n";
     if (!ev.stage.empty())
       t += "- first wrong in torch.compile's `" + ev.stage + "` (`torch._inductor.compiler_bisector` over the program)\n";
+    if (!ev.removed_by.empty())
+      t += "- right with `" + ev.removed_by + "` added to the compile call: the pass that option turns off goes wrong\n";
     if (!ev.suspects.empty()) {
       t += "- suspects (Ochiai over " + std::to_string(ev.passing) + " passing programs one edit away):";
       for (const std::string& f : ev.suspects) t += " `" + f + "`";

@@ -59,6 +59,7 @@ TEST(Evidence, TheHeaderLineReadsBack) {
   ev.suspects = {"torch/x.py:f", "torch/y.py:g"};
   ev.made_by = "torch/x.py:f.<locals>.g";
   ev.stage = "inductor: post_grad_passes #2 (reinplace; x)";  // compiler_bisector's
+  ev.removed_by = "skip_inplace_alias_updates=True";
   ev.passing = 3;
   ev.neighbours = 5;
   const auto back = parse_evidence_text(evidence_text(ev));
@@ -69,6 +70,7 @@ TEST(Evidence, TheHeaderLineReadsBack) {
   EXPECT_EQ(back->suspects, ev.suspects);
   EXPECT_EQ(back->made_by, ev.made_by);
   EXPECT_EQ(back->stage, "inductor: post_grad_passes #2 (reinplace, x)");
+  EXPECT_EQ(back->removed_by, ev.removed_by);
   EXPECT_EQ(back->passing, 3);
   EXPECT_EQ(back->neighbours, 5);
   EXPECT_FALSE(parse_evidence_text("fault x"));  // no `under`
@@ -309,6 +311,22 @@ TEST(Defects, AWrongValueOfAotAutogradIsStagedAtAotEager) {
   // A program it gets right has no evidence to gather.
   const LedgerEntry agrees = entry("agrees", "inductor", "values", kViewWrite);
   EXPECT_FALSE(gather_evidence(agrees, "inductor@" + torch, &why));
+}
+
+// Thunder's option evidence: dataflow fusion reads x0 after div_ wrote it
+// (the ledger's thunder-dataflow-write-after-read); with only the torch and
+// python executors it is right, and the alias-update pass off does not
+// make it right (an AssertionError instead), so the evidence names the
+// executors, not the alias updates.
+TEST(Defects, AThunderBugNamesTheOptionThatRemovesIt) {
+  if (compilers::find_thunder_python().empty()) GTEST_SKIP() << "skipped: no Thunder venv (./aliasfuzz setup --thunder)";
+  const LedgerEntry e = entry("dataflow-war", "thunder-dataflow", "values",
+                              "aliasfuzz 1\nstorage s f32[4] = iota(1, 1)\ninput x0 = s\nt0 = sigmoid(x0)\n"
+                              "mul_(t0, x0)\ndiv_(x0, 2.0)\nreturn t0\n");
+  std::string why;
+  const auto ev = gather_evidence(e, "thunder-dataflow", &why);
+  ASSERT_TRUE(ev) << why;
+  EXPECT_EQ(ev->removed_by, "executors=[]") << evidence_text(*ev);
 }
 
 }  // namespace

@@ -357,6 +357,21 @@ std::optional<Evidence> gather_evidence(const BugCase& e, const std::string& str
     if (r && r->agree && r->unsupported.empty() && !r->coverage.empty()) passing.push_back(r->coverage);
   }
   ev.passing = static_cast<int>(passing.size());
+  // Thunder: the first of its options that removes the divergence; the
+  // pass it turns off is where to look (a change that only turns the bug
+  // into another error removes nothing).
+  if (ext)
+    for (const compilers::ThunderOption& o : compilers::thunder_options(*ext)) {
+      const auto variant = run::RunStrategy::parse(strategy + "+" + o.name);
+      if (!variant) continue;
+      run::RunSpec ospec = spec;
+      ospec.strategy = *variant;
+      const auto r = run_spec(e.program, ospec, plain);
+      if (r && r->agree && r->unsupported.empty()) {
+        ev.removed_by = o.keyword;
+        break;
+      }
+    }
   // The bug program's coverage once more, after its neighbours: what the
   // first compile of a process does once (lazy imports, registrations) is
   // then no longer in it.
@@ -389,6 +404,7 @@ std::string evidence_text(const Evidence& ev) {
   if (!ev.wrong.empty()) s += "; wrong " + ev.wrong;
   if (!ev.made_by.empty()) s += "; made by " + ev.made_by;
   if (!ev.stage.empty()) s += "; stage " + clean(ev.stage);
+  if (!ev.removed_by.empty()) s += "; removed by " + ev.removed_by;
   if (!ev.suspects.empty()) {
     s += "; suspects ";
     for (size_t i = 0; i < ev.suspects.size(); ++i) s += (i ? ", " : "") + ev.suspects[i];
@@ -413,6 +429,9 @@ std::optional<Evidence> parse_evidence_text(const std::string& text) {
       ev.message = value;
     } else if (key == "wrong") {
       ev.wrong = value;
+    } else if (key == "removed") {
+      if (value.rfind("by ", 0) != 0) return std::nullopt;
+      ev.removed_by = value.substr(3);
     } else if (key == "made") {
       if (value.rfind("by ", 0) != 0) return std::nullopt;
       // A line recorded before its frame counted as generic (kGeneric) says nothing.

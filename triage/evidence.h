@@ -52,6 +52,10 @@ struct Evidence {
   // post_grad_passes #2 (...)", "aot_eager"); "" when not bisected or
   // when no backend was wrong in the bisector's run (`no_stage` says which).
   std::string stage;
+  // Thunder: the first of its options (compilers::thunder_options) under
+  // which the program agrees with eager, as its keyword argument
+  // ("skip_inplace_alias_updates=True"); "" when none does.
+  std::string removed_by;
   std::vector<std::string> suspects;  // best first, at most kMaxSuspects
   int neighbours = 0, passing = 0;    // neighbours run, and those the compiler got right
   // Not recorded in the line: what gathering cost, and the whole error or
@@ -83,7 +87,7 @@ inline std::optional<Evidence> gather_evidence(const LedgerEntry& e, const std::
 
 // The `# evidence:` line's text, and back (nullopt when malformed):
 //   under aot-eager@2.15.0[; in SYSTEM]; fault PATH:FN; message TEXT; wrong WHAT; made by PATH:FN;
-//   stage BACKEND: SUBSYSTEM #N (INFO); suspects A, B; passing 3 of 5
+//   stage BACKEND: SUBSYSTEM #N (INFO); removed by KEYWORD=VALUE; suspects A, B; passing 3 of 5
 std::string evidence_text(const Evidence& ev);
 
 // A minimized finding of an external strategy (its bug program at its

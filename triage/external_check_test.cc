@@ -439,6 +439,33 @@ TEST(ExternalCheck, RunnerAndReproAgreeOnEveryProgram) {
   }
 }
 
+// Issue #56: the runner and repro.py cannot disagree when the compiler's
+// result depends on Python's hash seed (thunderfx 0.2.6 did): repro.py
+// runs under the runner's PYTHONHASHSEED whatever the user's shell has.
+// The toy is right under the runner's seed 0 and wrong under 4.
+TEST(ExternalCheck, ReproRunsUnderTheRunnersHashSeed) {
+  REQUIRE_DEBIAN_TORCH();
+  ASSERT_EQ(oracles::python_hash_seed(), "0") << "the test runs without PYTHONHASHSEED in its environment";
+  const std::string strategy = "py:oracles.testdata.toy_compiler:wrong_under_odd_string_hash@/usr/bin/python3";
+  run::RunSpec spec;
+  spec.strategy = run::strategy_of(strategy);
+  const auto p = ir::parse_and_validate(
+      "aliasfuzz 1\nstorage s f32[4] = iota(1, 1)\ninput x0 = s\nadd_(x0, 1.0)\nt0 = mul(x0, 2.0)\nreturn t0\n");
+  ASSERT_TRUE(p);
+  const auto an = ir::analyze(*p);
+  const oracles::Observables expected = oracles::run_eager(*p, *an);
+  const auto recs = check_program(*p, *an, expected, {spec});
+  ASSERT_EQ(recs.size(), 1u);
+  EXPECT_TRUE(recs[0].agree);
+  const std::string path = tmpdir() + "/repro-hash-seed.py";
+  write_atomic(path, repro_script(*p, spec, recs[0], expected, nullptr));
+  for (const char* user : {"4", "random", "0"}) {
+    int status = -1;
+    const std::string out = run_python("env PYTHONHASHSEED=" + std::string(user) + " /usr/bin/python3", path, &status);
+    EXPECT_EQ(status, 0) << "the user's PYTHONHASHSEED=" << user << ":\n" << out;
+  }
+}
+
 // Issue #56: a verdict is a function of its program. The observables a
 // compiler gives a program after 30 others in the same runner process
 // are those of a new process that runs it first (private cache folder,

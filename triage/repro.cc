@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "check/files.h"
+#include "oracles/line_process.h"
 #include "triage/signature.h"
 #include "ir/analysis.h"
 #include "ir/relayout.h"
@@ -165,7 +166,10 @@ std::string repro_script(const ir::Program& p, const run::RunSpec& spec, const R
   // a fresh Inductor cache folder with its FX-graph and AOTAutograd caches
   // off, so the verdict is this program's alone, not an artifact an earlier
   // run left in the user's cache.
-  std::string out = head + kReproCaches + script;
+  // And with the runner's PYTHONHASHSEED (oracles::python_hash_seed):
+  // repro_caches.py runs the script again under it when the user's differs.
+  std::string out = head + "_AF_HASH_SEED = \"" + oracles::python_hash_seed() + "\"  # the campaign runner's\n" +
+                    kReproCaches + script;
   out += "import sys\n\n";
   // As the external runner does (AF_TORCH_THREADS, default 1): a compiled
   // kernel may differ by thread count (Inductor's CPU code on torch 2.15.0

@@ -1,4 +1,10 @@
-import os as _os, tempfile as _tempfile  # (before torch is imported)
+import os as _os, sys as _sys, tempfile as _tempfile  # (before torch is imported)
+# Python's hash seed as the campaign's runner had it: a compiler that
+# iterates a set of strings can depend on it. Python reads it at start-up
+# only, so the script starts again under it (once: it is then set).
+if __name__ == "__main__" and _os.environ.get("PYTHONHASHSEED") != globals().get("_AF_HASH_SEED", "0"):
+    _os.environ["PYTHONHASHSEED"] = globals().get("_AF_HASH_SEED", "0")
+    _os.execv(_sys.executable, [_sys.executable] + _sys.argv)
 # A fresh Inductor cache folder, its caches off; AF_RUNNER_CACHE_DIR=DIR: DIR, caches on.
 if __name__ == "__main__":  # (not again when _this_file_as_module imports this file)
     _os.environ["TORCHINDUCTOR_CACHE_DIR"] = (_os.environ.get("AF_RUNNER_CACHE_DIR") or

@@ -97,6 +97,13 @@ def drop_inplace_writes(fn):
     return compiled
 
 
+def wrong_under_odd_string_hash(fn):
+    """A compiler whose result depends on Python's hash seed, as one that
+    iterates a set of names: it loses in-place writes when
+    hash("aliasfuzz") is odd (PYTHONHASHSEED=4 on CPython 3.11; 0 is even)."""
+    return drop_inplace_writes(fn) if hash("aliasfuzz") % 2 else fn
+
+
 def segfault_on_exp_(fn):
     def compiled(*args):
         if "exp_" in fn.__code__.co_names:
