@@ -104,23 +104,7 @@ float i32_binary(ir::Math f, float a, float b) {
     case M::Add: return i32_bits(x + y);
     case M::Sub: return i32_bits(x - y);
     case M::Mul: return i32_bits(x * y);
-    case M::None:
-    case M::Div:
-    case M::Exp:
-    case M::Neg:
-    case M::Abs:
-    case M::Relu:
-    case M::Tanh:
-    case M::Sin:
-    case M::Sigmoid:
-    case M::Clamp:
-    case M::Fill:
-    case M::Zero:
-    case M::Copy:
-    case M::Addcmul:
-    case M::Addcdiv:
-    case M::Lerp:
-    case M::ClampTensor: break;
+    default: break;  // which Math a dtype takes is decided once, in ir/dtypes.cc (exact_math)
   }
   ir::internal_error(std::string("i32_binary: not an i32 binary function: ") + ir::math_name(f));
 }
@@ -131,24 +115,7 @@ float i32_unary(ir::Math f, float x) {
   switch (f) {
     case M::Neg: return i32_bits(0u - v);
     case M::Abs: return i32_bits(i32_value(x) < 0 ? 0u - v : v);
-    case M::None:
-    case M::Add:
-    case M::Sub:
-    case M::Mul:
-    case M::Div:
-    case M::Exp:
-    case M::Relu:
-    case M::Tanh:
-    case M::Sin:
-    case M::Sigmoid:
-    case M::Clamp:
-    case M::Fill:
-    case M::Zero:
-    case M::Copy:
-    case M::Addcmul:
-    case M::Addcdiv:
-    case M::Lerp:
-    case M::ClampTensor: break;
+    default: break;  // which Math a dtype takes is decided once, in ir/dtypes.cc (exact_math)
   }
   ir::internal_error(std::string("i32_unary: not an i32 unary function: ") + ir::math_name(f));
 }
@@ -171,23 +138,7 @@ void i64_binary(ir::Math f, const float* a, const float* b, float* out) {
     case M::Add: return i64_words(static_cast<int64_t>(x + y), out);
     case M::Sub: return i64_words(static_cast<int64_t>(x - y), out);
     case M::Mul: return i64_words(static_cast<int64_t>(x * y), out);
-    case M::None:
-    case M::Div:
-    case M::Exp:
-    case M::Neg:
-    case M::Abs:
-    case M::Relu:
-    case M::Tanh:
-    case M::Sin:
-    case M::Sigmoid:
-    case M::Clamp:
-    case M::Fill:
-    case M::Zero:
-    case M::Copy:
-    case M::Addcmul:
-    case M::Addcdiv:
-    case M::Lerp:
-    case M::ClampTensor: break;
+    default: break;  // which Math a dtype takes is decided once, in ir/dtypes.cc (exact_math)
   }
   ir::internal_error(std::string("i64_binary: not an i64 binary function: ") + ir::math_name(f));
 }
@@ -199,24 +150,7 @@ void i64_unary(ir::Math f, const float* x, float* out) {
   switch (f) {
     case M::Neg: return i64_words(static_cast<int64_t>(0u - u), out);
     case M::Abs: return i64_words(static_cast<int64_t>(v < 0 ? 0u - u : u), out);
-    case M::None:
-    case M::Add:
-    case M::Sub:
-    case M::Mul:
-    case M::Div:
-    case M::Exp:
-    case M::Relu:
-    case M::Tanh:
-    case M::Sin:
-    case M::Sigmoid:
-    case M::Clamp:
-    case M::Fill:
-    case M::Zero:
-    case M::Copy:
-    case M::Addcmul:
-    case M::Addcdiv:
-    case M::Lerp:
-    case M::ClampTensor: break;
+    default: break;  // which Math a dtype takes is decided once, in ir/dtypes.cc (exact_math)
   }
   ir::internal_error(std::string("i64_unary: not an i64 unary function: ") + ir::math_name(f));
 }
@@ -241,23 +175,7 @@ void f64_binary(ir::Math f, const float* a, const float* b, float* out) {
     case M::Add: return f64_words(x + y, out);
     case M::Sub: return f64_words(x - y, out);
     case M::Mul: return f64_words(x * y, out);
-    case M::None:
-    case M::Div:
-    case M::Exp:
-    case M::Neg:
-    case M::Abs:
-    case M::Relu:
-    case M::Tanh:
-    case M::Sin:
-    case M::Sigmoid:
-    case M::Clamp:
-    case M::Fill:
-    case M::Zero:
-    case M::Copy:
-    case M::Addcmul:
-    case M::Addcdiv:
-    case M::Lerp:
-    case M::ClampTensor: break;
+    default: break;  // which Math a dtype takes is decided once, in ir/dtypes.cc (exact_math)
   }
   ir::internal_error(std::string("f64_binary: not an f64 binary function: ") + ir::math_name(f));
 }
@@ -269,24 +187,7 @@ void f64_unary(ir::Math f, const float* x, float* out) {
   switch (f) {
     case M::Neg: return i64_words(static_cast<int64_t>(bits ^ sign), out);
     case M::Abs: return i64_words(static_cast<int64_t>(bits & ~sign), out);
-    case M::None:
-    case M::Add:
-    case M::Sub:
-    case M::Mul:
-    case M::Div:
-    case M::Exp:
-    case M::Relu:
-    case M::Tanh:
-    case M::Sin:
-    case M::Sigmoid:
-    case M::Clamp:
-    case M::Fill:
-    case M::Zero:
-    case M::Copy:
-    case M::Addcmul:
-    case M::Addcdiv:
-    case M::Lerp:
-    case M::ClampTensor: break;
+    default: break;  // which Math a dtype takes is decided once, in ir/dtypes.cc (exact_math)
   }
   ir::internal_error(std::string("f64_unary: not an f64 unary function: ") + ir::math_name(f));
 }
