@@ -98,7 +98,7 @@ std::vector<Defect> group_defects(const std::vector<DefectCandidate>& entries,
   UnionFind uf(n);
   std::vector<std::string> system(n), why(n);
   // What each rule keys on, per system: the first entry seen with that key.
-  std::map<std::string, size_t> by_fault, by_message, by_stage, by_trigger, by_suspects;
+  std::map<std::string, size_t> by_fault, by_message, by_stage, by_trigger, by_suspects, by_removal;
   for (size_t i = 0; i < n; ++i) system[i] = entries[i].system;
   auto link = [&](std::map<std::string, size_t>& seen, const std::string& k, size_t i) {
     const auto [it, fresh] = seen.emplace(system[i] + "\n" + entries[i].fixed_in + "\n" + k, i);
@@ -150,6 +150,11 @@ std::vector<Defect> group_defects(const std::vector<DefectCandidate>& entries,
       why[i] = "suspects " + list.substr(0, list.size() - 2) + (ev.wrong.empty() ? "" : " (wrong " + ev.wrong + ")");
       if (!entries[i].writes.empty()) why[i] += " (writes: " + entries[i].writes + ")";
       link(by_suspects, entries[i].what + ": " + ev.wrong + ": " + list + "; writes " + entries[i].writes, i);
+    } else if (!ev.removed_by.empty()) {
+      // Nothing but the one setting that removes it (a bug-zoo mutant of
+      // our own strategies): that setting is the fix.
+      why[i] = "removed by " + ev.removed_by;
+      link(by_removal, ev.removed_by, i);
     } else {
       why[i] = "alone: no fault frame, message or suspect";
     }

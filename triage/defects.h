@@ -29,7 +29,11 @@
 //      `what`, the same wrong observable ("return shape") and the same
 //      ranked suspects (all kMaxSuspects of them: a top suspect alone is
 //      often the precondition of a mechanism, which several defects share);
-//   5. a bug with no evidence stands alone;
+//   5. a bug with none of those whose only evidence is the one setting
+//      that removes it (a bug-zoo mutant of aliasfuzz's own strategies:
+//      `removed by --inject none`) is one defect with the others of its
+//      strategy removed so;
+//   6. a bug with no evidence stands alone;
 //   and over all of them: bugs that a release tells apart (one agrees
 //   there, the other does not: a fix landed for one alone) are never one
 //   defect (DefectCandidate::fixed_in).

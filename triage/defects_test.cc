@@ -233,6 +233,28 @@ TEST(Defects, WrongValuesWithEqualSuspectsButAnotherWriteShapeAreTwoDefects) {
   EXPECT_NE(d[0].evidence.find("(writes: overlapping)"), std::string::npos) << d[0].evidence;
 }
 
+// Rule 5: a bug-zoo mutant is one code change, so the bugs of one
+// strategy that its removal removes are one defect (two minimal triggers of
+// fusion-stale-copy were two "defects"); another strategy's, or a bug
+// without that evidence, are not joined to them.
+TEST(Defects, BugsThatDroppingOneMutantRemovesAreOneDefect) {
+  std::vector<DefectCandidate> bugs = {{"a", "functionalize+fusion-stale-copy", "values", 3, "", "", ""},
+                                       {"b", "functionalize+fusion-stale-copy", "values", 4, "", "", "overlapping"},
+                                       {"c", "functionalize+fn-no-regenerate", "values", 3, "", "", ""},
+                                       {"d", "functionalize+fusion-stale-copy", "values", 2, "", "", ""}};
+  std::map<std::string, Evidence> ev;
+  for (const char* n : {"a", "b", "c"}) {
+    ev[n].under = bugs[n[0] - 'a'].system;
+    ev[n].removed_by = "--inject none";
+  }
+  const auto d = group_defects(bugs, ev);
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_EQ(d[0].entries, (std::vector<std::string>{"c"}));
+  EXPECT_EQ(d[1].entries, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(d[1].evidence, "removed by --inject none");
+  EXPECT_EQ(d[2].entries, (std::vector<std::string>{"d"}));
+}
+
 // Rule 3b: wrong values whose minimized programs need a foreach call, first
 // wrong in one backend, are one defect (the same tensor twice, the lists
 // swapped); one without the call, or first wrong elsewhere, is not.

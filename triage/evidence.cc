@@ -382,10 +382,28 @@ std::optional<Evidence> gather_evidence(const BugCase& e, const std::string& str
   return ev;
 }
 
+// A bug of one of aliasfuzz's own strategies under a bug-zoo mutant: the
+// change of its settings that removes it is the mutant (one code change by
+// construction), when the bug program agrees without it.
+std::optional<Evidence> mutant_evidence(const MinimizedFinding& m) {
+  if (m.spec.mutant == run::Mutant::None) return std::nullopt;
+  run::RunSpec plain = m.spec;
+  plain.mutant = run::Mutant::None;
+  const auto r = run_spec(m.bug_program, plain);
+  if (!r || !r->agree) return std::nullopt;
+  Evidence ev;
+  ev.under = m.spec.strategy_name();
+  ev.removed_by = "--inject none";
+  return ev;
+}
+
 bool record_finding_evidence(const std::string& dir, const MinimizedFinding& m) {
-  if (!m.ok || m.bug_cut || !m.spec.is_external() || m.bug_record.agree) return false;
+  if (!m.ok || m.bug_cut || m.bug_record.agree) return false;
   std::string why;
-  const auto ev = gather_evidence(BugCase{m.bug_program, m.spec, bug_what(m.bug_record)}, m.spec.strategy.name(), &why);
+  const auto ev = !m.spec.is_external()
+                      ? mutant_evidence(m)
+                      : gather_evidence(BugCase{m.bug_program, m.spec, bug_what(m.bug_record)},
+                                        m.spec.strategy.name(), &why);
   std::string text;
   if (!ev || !read_text(dir + "/minimize.json", &text)) return false;
   auto j = nlohmann::json::parse(text, nullptr, false);
