@@ -81,6 +81,14 @@ TEST(Evidence, TheHeaderLineReadsBack) {
       "under inductor@2.9.1; wrong return values; made by torch/_inductor/output_code.py:CompiledFxGraph.__call__");
   ASSERT_TRUE(generic);
   EXPECT_EQ(generic->made_by, "");
+  // AOTAutograd's capture calling the traced graph is no fault frame: the
+  // graph's own op raised there (its message names the check).
+  const auto caller = parse_evidence_text(
+      "under aot-eager@2.15.0; fault torch/_functorch/_aot_autograd/graph_compile.py:"
+      "aot_stage1_graph_capture.<locals>.orig_flat_fn2; message Cannot view a tensor");
+  ASSERT_TRUE(caller);
+  EXPECT_EQ(caller->fault, "");
+  EXPECT_EQ(caller->message, "Cannot view a tensor");
 }
 
 LedgerEntry entry(const std::string& name, const std::string& strategy, const std::string& what,

@@ -106,6 +106,10 @@ constexpr const char* kGeneric[] = {
     "collect_metadata_analysis.py:run_functionalized_fw_and_collect_metadata.<locals>.inner",
     "torch/_functorch/_aot_autograd/codegen.py:codegen(runtime_wrapper_orchestration)",
     "torch/_functorch/_aot_autograd/runtime_wrappers.py:_create_runtime_wrapper.<locals>.runtime_wrapper",
+    // AOTAutograd's stage-1 capture calling the traced graph (torch 2.15.0):
+    // an error raised there is the graph's op failing on what the capture
+    // gave it (a view of a mutated input's new strides), as the message says.
+    "torch/_functorch/_aot_autograd/graph_compile.py:aot_stage1_graph_capture.<locals>.orig_flat_fn",
     "torch/nn/",
     "torch/_utils.py",
     "torch/_inductor/__init__.py",
@@ -442,7 +446,7 @@ std::optional<Evidence> parse_evidence_text(const std::string& text) {
     } else if (key == "in") {
       ev.system = value;
     } else if (key == "fault") {
-      ev.fault = value;
+      if (!generic(value)) ev.fault = value;  // as `made by`: a line recorded before the frame counted as generic
     } else if (key == "message") {
       ev.message = value;
     } else if (key == "wrong") {
