@@ -83,7 +83,7 @@ std::map<std::string, std::string> tool_versions() {
 int cli_main(int argc, const char* const* argv) {
   g_command_line.clear();
   for (int i = 0; i < argc; ++i) g_command_line += (i ? " " : "") + shell_quote(i == 0 ? "aliasfuzz" : argv[i]);
-  CLI::App app{"aliasfuzz: a differential fuzzer for tensor compilers (views x in-place ops)"};
+  Command app{"aliasfuzz: a differential fuzzer for tensor compilers (views x in-place ops)"};
   app.require_subcommand(1);
   int status = 0;
   register_lowering_target();
@@ -103,14 +103,7 @@ int cli_main(int argc, const char* const* argv) {
   register_cache(app, &status);
   register_kit(app, &status);
   register_ledger(app, &status);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return 2;  // usage error
-  }
+  if (const std::optional<int> ended = app.parse(argc, argv)) return *ended;
   std::cout.flush();
   return status;
 }

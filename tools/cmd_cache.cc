@@ -13,11 +13,11 @@
 
 namespace af::tools {
 
-void add_kernel_cache_flags(CLI::App* c) {
-  c->add_option_function<std::string>(
+void add_kernel_cache_flags(Command* c) {
+  c->add_option_function(
       "--kernel-cache", [](const std::string& d) { lowering::kernel_cache_config().dir = d; },
       "persistent kernel cache folder (default $AF_KERNEL_CACHE or ~/.cache/aliasfuzz/kernels; 'off': JIT only)");
-  c->add_option_function<std::string>(
+  c->add_option_function(
        "--kernel-cache-max",
        [](const std::string& s) { lowering::kernel_cache_config().max_bytes = lowering::parse_size(s); },
        "size cap of the kernel cache, least recently used removed first (default 2G)")
@@ -72,12 +72,10 @@ int run(const CacheArgs& a) {
 
 }  // namespace
 
-void register_cache(CLI::App& app, int* status) {
+void register_cache(Command& app, int* status) {
   auto a = std::make_shared<CacheArgs>();
   auto* c = app.add_subcommand("cache", "the persistent kernel cache: stats, clear, prewarm --programs N");
-  c->add_option("action", a->action, "stats | clear | prewarm")
-      ->required()
-      ->check(CLI::IsMember({"stats", "clear", "prewarm"}));
+  c->add_option("action", a->action, "stats | clear | prewarm")->required()->member_of({"stats", "clear", "prewarm"});
   c->add_option("--programs", a->programs, "prewarm: programs [0, N) of --seed (default 100)");
   c->add_option("--seed", a->seed, "prewarm: generator seed (default 1)");
   add_kernel_cache_flags(c);

@@ -165,7 +165,7 @@ int run(CapArgs& a) {
 
 }  // namespace
 
-void register_capabilities(CLI::App& app, int* status) {
+void register_capabilities(Command& app, int* status) {
   auto a = std::make_shared<CapArgs>();
   auto* c =
       app.add_subcommand("capabilities", "the ops external strategies cannot run (capability probe); --measure N");

@@ -189,7 +189,7 @@ int run(CompareArgs& a) {
 
 }  // namespace
 
-void register_compare(CLI::App& app, int* status) {
+void register_compare(Command& app, int* status) {
   auto a = std::make_shared<CompareArgs>();
   auto* c = app.add_subcommand("compare", "compare strategies and policies on the same generated programs");
   c->add_option("--programs", a->o.programs, "generated programs (default 200)");

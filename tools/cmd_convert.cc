@@ -37,7 +37,7 @@ int run(const ConvertArgs& a) {
 
 }  // namespace
 
-void register_convert(CLI::App& app, int* status) {
+void register_convert(Command& app, int* status) {
   auto a = std::make_shared<ConvertArgs>();
   auto* c = app.add_subcommand("convert", "turn a libFuzzer input into an .af program");
   c->add_option("input", a->input, "a libFuzzer input (bytes or .af text)")->required();

@@ -91,7 +91,7 @@ int dot(const DotOptions& o) {
 
 }  // namespace
 
-void register_dot(CLI::App& app, int* status) {
+void register_dot(Command& app, int* status) {
   auto o = std::make_shared<DotOptions>();
   auto* c = app.add_subcommand("dot", "Graphviz picture of a schedule (nodes, added edges, regions)");
   c->add_option("program", o->path, "the .af program")->required();

@@ -11,14 +11,13 @@
 
 namespace af::tools {
 
-void register_fidelity(CLI::App& app, int* status) {
+void register_fidelity(Command& app, int* status) {
   auto o = std::make_shared<fuzz::FidelityOptions>();
   auto* c = app.add_subcommand("fidelity", "measure how well the update_aliases model predicts the real Thunder");
-  c->add_option("--programs", o->programs, "programs to generate (default 200)")->check(CLI::Range(1, 10000000));
+  c->add_option("--programs", o->programs, "programs to generate (default 200)")->range(1, 10000000);
   c->add_option("--seed", o->seed, "generator seed (default 1)")->check(unsigned_integer);
-  c->add_option("--random", o->random_reorders, "random reorders of the model per program (default 4)")
-      ->check(CLI::Range(0, 1000));
-  c->add_option("--size", o->gen.size, "statements per program (default 12)")->check(CLI::Range(1, 9000));
+  c->add_option("--random", o->random_reorders, "random reorders of the model per program (default 4)")->range(0, 1000);
+  c->add_option("--size", o->gen.size, "statements per program (default 12)")->range(1, 9000);
   c->add_option("--out", o->out, "folder for fidelity.{json,md} and disagreements/");
   c->callback([o, status] {
     if (compilers::find_thunder_python().empty()) {

@@ -35,7 +35,7 @@ struct FuzzArgs {
   std::string fail_on = "bugs";
   std::string torch;        // --torch
   bool check_only = false;  // validate the options and exit (aliasfuzz slurm uses it)
-  CLI::App* app = nullptr;  // to tell which flags were given (--resume)
+  Command* app = nullptr;   // to tell which flags were given (--resume)
 };
 
 // --resume continues the campaign in --out with its own settings
@@ -290,7 +290,7 @@ int run(FuzzArgs& a) {
 
 }  // namespace
 
-void register_fuzz(CLI::App& app, int* status) {
+void register_fuzz(Command& app, int* status) {
   auto a = std::make_shared<FuzzArgs>();
   auto* c = app.add_subcommand("fuzz", "run a differential fuzz campaign");
   a->app = c;
@@ -341,9 +341,10 @@ void register_fuzz(CLI::App& app, int* status) {
   c->add_flag("--minimize-past-known", a->o.minimize_past_known,
               "minimize a finding to its fixed point even after it turned into a known bug (a ledger entry's "
               "signature; by default its minimization ends there, and minimize.json says known_bug)");
-  c->add_option("--minimize-total", a->o.minimize_total_s,
-                "seconds for all minimization (default: a quarter of --time; with an external strategy as long as --time, "
-                "no cap with --programs; each bucket has its --minimize-time; buckets are minimized --jobs at a time)");
+  c->add_option(
+      "--minimize-total", a->o.minimize_total_s,
+      "seconds for all minimization (default: a quarter of --time; with an external strategy as long as --time, "
+      "no cap with --programs; each bucket has its --minimize-time; buckets are minimized --jobs at a time)");
   add_kernel_cache_flags(c);
   c->callback([a, status] { *status = run(*a); });
 }

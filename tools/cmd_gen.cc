@@ -86,7 +86,7 @@ int run(GenArgs& a) {
 
 }  // namespace
 
-void register_gen(CLI::App& app, int* status) {
+void register_gen(Command& app, int* status) {
   auto a = std::make_shared<GenArgs>();
   auto* c = app.add_subcommand("gen", "print generated programs (or write DIR/prog-K.af)");
   c->add_option("--seed", a->seed, "campaign seed (default: from the clock; printed)")
@@ -101,7 +101,7 @@ void register_gen(CLI::App& app, int* status) {
   c->add_option("--format", a->format, fuzz::kFormatHelp);
   c->add_option("--invalid-rate", a->o.invalid_rate,
                 "fraction of programs made ones eager PyTorch rejects (as `fuzz --invalid-rate`; default 0)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->range(0.0, 1.0);
   c->add_option("--out", a->out, "write DIR/prog-K.af instead of printing");
   c->callback([a, status] { *status = run(*a); });
 }

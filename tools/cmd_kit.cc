@@ -238,7 +238,7 @@ int run(KitArgs& a) {
 
 }  // namespace
 
-void register_kit(CLI::App& app, int* status) {
+void register_kit(Command& app, int* status) {
   auto a = std::make_shared<KitArgs>();
   auto* c = app.add_subcommand("kit", "build a device kit: AOT kernels + a compiler-free runner (DIR/run)");
   c->add_option("--target", a->target, "host, opencl or cuda (default host)");

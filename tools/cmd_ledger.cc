@@ -272,7 +272,7 @@ int check(const LedgerArgs& a) {
 
 }  // namespace
 
-void register_ledger(CLI::App& app, int* status) {
+void register_ledger(Command& app, int* status) {
   auto a = std::make_shared<LedgerArgs>();
   auto* c = app.add_subcommand("ledger", "the findings ledger (corpus/findings)");
   c->require_subcommand(1);

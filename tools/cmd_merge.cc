@@ -17,7 +17,7 @@ struct MergeArgs {
 };
 }  // namespace
 
-void register_merge(CLI::App& app, int* status) {
+void register_merge(Command& app, int* status) {
   auto a = std::make_shared<MergeArgs>();
   auto* c = app.add_subcommand("merge", "combine campaign folders (shards of one seed) into one, with reports");
   c->add_option("DIR", a->sources, "campaign folders to merge")->required();

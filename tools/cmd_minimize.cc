@@ -43,7 +43,7 @@ std::string source_root() {
 
 // `minimize findings/BUCKET`: the case, the spec and the output folder of
 // a campaign's bucket, from its settings.json (flags given still win).
-std::string from_bucket_folder(MinimizeCmd& o, const CLI::App& c) {
+std::string from_bucket_folder(MinimizeCmd& o, const Command& c) {
   std::string text;
   if (!std::filesystem::is_directory(o.path)) return "";
   std::string dir = o.path;
@@ -78,7 +78,7 @@ std::string from_bucket_folder(MinimizeCmd& o, const CLI::App& c) {
   return "";
 }
 
-int minimize_main(MinimizeCmd& o, const CLI::App& c) {
+int minimize_main(MinimizeCmd& o, const Command& c) {
   if (auto e = from_bucket_folder(o, c); !e.empty()) {
     std::cerr << "aliasfuzz minimize: " << e << "\n";
     return 2;
@@ -161,7 +161,7 @@ int minimize_main(MinimizeCmd& o, const CLI::App& c) {
 
 }  // namespace
 
-void register_minimize(CLI::App& app, int* status) {
+void register_minimize(Command& app, int* status) {
   auto o = std::make_shared<MinimizeCmd>();
   auto* c = app.add_subcommand("minimize", "shrink a finding, keeping its bucket; write min.af and repro.py");
   c->add_option("case", o->path,

@@ -7,7 +7,7 @@
 
 namespace af::tools {
 
-void register_report(CLI::App& app, int* status) {
+void register_report(Command& app, int* status) {
   auto dir = std::make_shared<std::string>();
   auto issues = std::make_shared<bool>(false);
   auto* c = app.add_subcommand("report", "write report.json, report.md and report.html of a campaign folder");

@@ -244,7 +244,7 @@ int run(const RunOptions& o) {
 
 }  // namespace
 
-void register_run(CLI::App& app, int* status) {
+void register_run(Command& app, int* status) {
   auto o = std::make_shared<RunOptions>();
   auto* c = app.add_subcommand("run", "run a program under strategies and compare with the eager oracle");
   c->add_option("program", o->path, "the .af program")->required();

@@ -395,7 +395,7 @@ int run(SlurmArgs& a) {
 
 }  // namespace
 
-void register_slurm(CLI::App& app, int* status) {
+void register_slurm(Command& app, int* status) {
   auto a = std::make_shared<SlurmArgs>();
   auto* c = app.add_subcommand("slurm", "run a fuzz campaign as a Slurm job array over shards, then merge");
   c->add_option("--array", a->array, "number of shards (array tasks)")->required();
@@ -412,7 +412,7 @@ void register_slurm(CLI::App& app, int* status) {
   auto* pr = c->add_flag("--print", a->print, "only write the scripts, and print them");
   sub->excludes(pr);
   // Fuzz options, as `aliasfuzz fuzz` takes them.
-  c->add_option("--time", a->time_s, "seconds each shard runs (fuzz default 60)")->check(CLI::PositiveNumber);
+  c->add_option("--time", a->time_s, "seconds each shard runs (fuzz default 60)")->positive();
   c->add_option("--programs", a->programs, "check programs [0, N) over all shards")->check(unsigned_integer);
   c->add_option("--seed", a->seed, "campaign seed (default: the clock; printed)")
       ->check(unsigned_integer)

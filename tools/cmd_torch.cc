@@ -48,7 +48,7 @@ int torch_cmd(const TorchOptionsCli& o) {
 
 }  // namespace
 
-void register_torch(CLI::App& app, int* status) {
+void register_torch(Command& app, int* status) {
   auto o = std::make_shared<TorchOptionsCli>();
   auto* c = app.add_subcommand("torch", "print the PyTorch eager script of a program");
   c->add_option("program", o->path, "the .af program")->required();

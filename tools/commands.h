@@ -2,30 +2,30 @@
 // registers itself here. A command's callback stores its exit status in
 // *status: 0 success, 1 a disagreement or finding, 2 invalid input or usage.
 #pragma once
-#include <CLI/CLI.hpp>
+#include "tools/command.h"
 #include <map>
 #include <string>
 
 namespace af::tools {
 
-void register_run(CLI::App& app, int* status);
-void register_dot(CLI::App& app, int* status);
-void register_gen(CLI::App& app, int* status);
-void register_torch(CLI::App& app, int* status);
-void register_fuzz(CLI::App& app, int* status);
-void register_minimize(CLI::App& app, int* status);
-void register_slurm(CLI::App& app, int* status);
-void register_report(CLI::App& app, int* status);
-void register_merge(CLI::App& app, int* status);
-void register_compare(CLI::App& app, int* status);
-void register_convert(CLI::App& app, int* status);
-void register_capabilities(CLI::App& app, int* status);
-void register_fidelity(CLI::App& app, int* status);
-void register_cache(CLI::App& app, int* status);
-void register_kit(CLI::App& app, int* status);
-void register_ledger(CLI::App& app, int* status);
+void register_run(Command& app, int* status);
+void register_dot(Command& app, int* status);
+void register_gen(Command& app, int* status);
+void register_torch(Command& app, int* status);
+void register_fuzz(Command& app, int* status);
+void register_minimize(Command& app, int* status);
+void register_slurm(Command& app, int* status);
+void register_report(Command& app, int* status);
+void register_merge(Command& app, int* status);
+void register_compare(Command& app, int* status);
+void register_convert(Command& app, int* status);
+void register_capabilities(Command& app, int* status);
+void register_fidelity(Command& app, int* status);
+void register_cache(Command& app, int* status);
+void register_kit(Command& app, int* status);
+void register_ledger(Command& app, int* status);
 // --kernel-cache DIR, --kernel-cache-max SIZE (tools/cmd_cache.cc).
-void add_kernel_cache_flags(CLI::App* c);
+void add_kernel_cache_flags(Command* c);
 
 // Parses argv (argv[0] the program name) and runs the subcommand it names;
 // returns the exit status (2 for a usage error).

@@ -23,42 +23,42 @@ std::string strategy_help() {
 std::string inject_help() { return "bug-zoo mutant: " + join_names(run::mutant_names()); }
 }  // namespace
 
-void strategy(CLI::App* c, std::string& into, const std::string& note) {
+void strategy(Command* c, std::string& into, const std::string& note) {
   c->add_option("--strategy", into, with_note(strategy_help(), note));
 }
-void strategies(CLI::App* c, std::vector<std::string>& into, const std::string& note) {
+void strategies(Command* c, std::vector<std::string>& into, const std::string& note) {
   c->add_option("--strategy", into, with_note(strategy_help(), "repeatable; " + note));
 }
-void inject(CLI::App* c, std::string& into, const std::string& note) {
+void inject(Command* c, std::string& into, const std::string& note) {
   c->add_option("--inject", into, with_note(inject_help(), note));
 }
-void injects(CLI::App* c, std::vector<std::string>& into, const std::string& note) {
+void injects(Command* c, std::vector<std::string>& into, const std::string& note) {
   c->add_option("--inject", into, with_note(inject_help(), "repeatable; " + note));
 }
-void reorder(CLI::App* c, std::string& into, const std::string& note) {
+void reorder(Command* c, std::string& into, const std::string& note) {
   c->add_option("--reorder", into, with_note("reorder policy: " + join_names(run::reorder_policy_names()), note));
 }
-void fusion(CLI::App* c, std::string& into, const std::string& note) {
+void fusion(Command* c, std::string& into, const std::string& note) {
   c->add_option("--fusion", into, with_note("fusion policy: " + join_names(run::fusion_policy_names()), note));
 }
-void target(CLI::App* c, std::string& into, const std::string& note) {
+void target(Command* c, std::string& into, const std::string& note) {
   c->add_option(
       "--target", into,
       with_note("where schedules run (interp: the reference kernels; the others: Halide): " + target_help(), note));
 }
-void checked(CLI::App* c, bool& into) {
+void checked(Command* c, bool& into) {
   c->add_flag("--checked", into,
               "compare every statement with the source program's value (device-side async asserts on Halide "
               "targets, the same checks on interp); a finding names the first diverging source statement");
 }
-void recall(CLI::App* c, bool& into) {
+void recall(Command* c, bool& into) {
   c->add_flag("--recall", into,
               "external strategies: call the compiled function a second time, on the same inputs in another "
               "alias layout (aliased inputs moved apart, separate ones into one storage), and compare that call "
               "with eager PyTorch too (format v1.4)");
 }
 
-void torch(CLI::App* c, std::string& into) {
+void torch(Command* c, std::string& into) {
   c->add_option("--torch", into,
                 "torch version of inductor, aot-eager and torch-func-functionalize given without @VERSION "
                 "(default: the newest installed; ./aliasfuzz setup --torch VERSION installs one)");

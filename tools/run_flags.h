@@ -4,26 +4,26 @@
 // tables of run/vocabulary.h. Each declares into the caller's own
 // field; the values are parsed once, by run::parse_spec.
 #pragma once
-#include <CLI/CLI.hpp>
+#include "tools/command.h"
 #include <string>
 #include <vector>
 
 namespace af::tools::flags {
 
 // `note` ends the help text: the default or how the command uses the flag.
-void strategy(CLI::App* c, std::string& into, const std::string& note);
-void strategies(CLI::App* c, std::vector<std::string>& into, const std::string& note);  // repeatable
-void inject(CLI::App* c, std::string& into, const std::string& note);
-void injects(CLI::App* c, std::vector<std::string>& into, const std::string& note);  // repeatable
-void reorder(CLI::App* c, std::string& into, const std::string& note);
-void fusion(CLI::App* c, std::string& into, const std::string& note);
-void target(CLI::App* c, std::string& into, const std::string& note);
-void checked(CLI::App* c, bool& into);
+void strategy(Command* c, std::string& into, const std::string& note);
+void strategies(Command* c, std::vector<std::string>& into, const std::string& note);  // repeatable
+void inject(Command* c, std::string& into, const std::string& note);
+void injects(Command* c, std::vector<std::string>& into, const std::string& note);  // repeatable
+void reorder(Command* c, std::string& into, const std::string& note);
+void fusion(Command* c, std::string& into, const std::string& note);
+void target(Command* c, std::string& into, const std::string& note);
+void checked(Command* c, bool& into);
 // --recall (format v1.4): external strategies call the compiled function again on another alias layout.
-void recall(CLI::App* c, bool& into);
+void recall(Command* c, bool& into);
 // --torch VERSION: the torch of every torch.compile-family strategy given
 // without '@' (inductor, aot-eager, torch-func-functionalize).
-void torch(CLI::App* c, std::string& into);
+void torch(Command* c, std::string& into);
 // Spells out the torch version of every such strategy (`torch`, else the
 // newest installed) at the edge, so that every finding, bucket, bug and
 // repro carries it. "" or why `torch` cannot be used.
