@@ -21,6 +21,7 @@ n=${2:-100}
 seed=${3:-1}
 numel=${4:-64}
 work=$(mktemp -d)
+[[ -n "${KEEP:-}" ]] && mkdir -p "$KEEP"
 trap 'rm -rf "$work"' EXIT
 weights=()
 for w in ${WEIGHTS:-}; do weights+=(--weight "$w"); done

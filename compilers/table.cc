@@ -129,6 +129,12 @@ std::vector<std::string> thunder_option_names() {
   return out;
 }
 
+const ThunderOption* thunder_option_by_keyword(const std::string& keyword) {
+  for (const ThunderOption& o : kThunderOptions)
+    if (keyword == o.keyword) return &o;
+  return nullptr;
+}
+
 std::vector<ThunderOption> thunder_options(const ExternalStrategy& e) {
   std::vector<ThunderOption> out;
   if (!e.thunder || e.compile.empty() || e.compile.back() != ')') return out;

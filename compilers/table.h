@@ -95,6 +95,8 @@ struct ThunderOption {
 // already sets), in the order evidence tries them; empty for any other.
 std::vector<ThunderOption> thunder_options(const ExternalStrategy& e);
 std::vector<std::string> thunder_option_names();  // every OPTION, for help texts
+// The option whose keyword argument is `keyword` ("executors=[]"); nullptr for none.
+const ThunderOption* thunder_option_by_keyword(const std::string& keyword);
 bool is_thunder_strategy(const std::string& strategy);
 // The system a strategy runs, as a report names it, given the versions it
 // reported ("thunder 0.2.6 (torch 2.9.1)"): a Thunder strategy by Thunder's

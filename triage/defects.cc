@@ -199,9 +199,13 @@ std::string defect_issue(const Defect& d, const std::vector<LedgerEntry>& entrie
     if (!ev.message.empty()) t += "- error: `" + ev.message + "`\n";
     if (!ev.wrong.empty()) t += "- wrong: " + ev.wrong + "\n";
     if (!ev.stage.empty())
-      t += "- first wrong in torch.compile's `" + ev.stage + "` (`torch._inductor.compiler_bisector` over the program)\n";
-    if (!ev.removed_by.empty())
-      t += "- right with `" + ev.removed_by + "` added to the compile call: the pass that option turns off goes wrong\n";
+      t += "- first wrong in torch.compile's `" + ev.stage +
+           "` (`torch._inductor.compiler_bisector` over the program)\n";
+    if (const compilers::ThunderOption* o = compilers::thunder_option_by_keyword(ev.removed_by))
+      t += "- right with `" + ev.removed_by + "` added to the compile call: what it turns off, " + o->turns_off +
+           ", goes wrong\n";
+    else if (!ev.removed_by.empty())  // a bug-zoo mutant: `--inject none`
+      t += "- right with `" + ev.removed_by + "`: the mutant's change is the defect\n";
     if (!ev.suspects.empty()) {
       t += "- suspects (Ochiai over " + std::to_string(ev.passing) + " passing programs one edit away):";
       for (const std::string& f : ev.suspects) t += " `" + f + "`";

@@ -164,10 +164,9 @@ TEST(Defects, WrongValuesOfOnePassAreOneDefect) {
             "inductor: post_grad_passes (decompose_auto_functionalized)");
   EXPECT_EQ(stage_pass("aot_eager"), "");
   EXPECT_EQ(stage_pass(""), "");
-  const std::vector<LedgerEntry> es = {entry("a", "inductor", "values", kViewWrite),
-                                       entry("b", "inductor", "values", kViewWrite),
-                                       entry("c", "aot-eager", "values", kViewWrite),
-                                       entry("d", "aot-eager", "values", kViewWrite)};
+  const std::vector<LedgerEntry> es = {
+      entry("a", "inductor", "values", kViewWrite), entry("b", "inductor", "values", kViewWrite),
+      entry("c", "aot-eager", "values", kViewWrite), entry("d", "aot-eager", "values", kViewWrite)};
   std::map<std::string, Evidence> ev;
   for (const char* n : {"a", "b", "c", "d"}) {
     ev[n].under = "inductor";
@@ -224,8 +223,7 @@ TEST(Defects, WrongValuesWithEqualSuspectsButAnotherWriteShapeAreTwoDefects) {
   EXPECT_EQ(shapes("input x0 = as_strided(s0, [1], [1], 0)\nt0 = expand(x0, [1, 1, 2])\nfill_(t0, 1.0)\n"),
             "overlapping");
   EXPECT_EQ(shapes("input x0 = as_strided(s0, [1], [1], 0)\nt0 = unfold(x0, 0, 0, 1)\nadd_(t0, 0.0)\n"), "empty");
-  EXPECT_EQ(shapes("input x0 = s0\nt0 = slice(x0, 0, 1, 3, 1)\nadd_(t0, 1.0)\nt1 = clone(x0)\nmul_(t1, 2.0)\n"),
-            "");
+  EXPECT_EQ(shapes("input x0 = s0\nt0 = slice(x0, 0, 1, 3, 1)\nadd_(t0, 1.0)\nt1 = clone(x0)\nmul_(t1, 2.0)\n"), "");
   std::vector<DefectCandidate> bugs = {{"a", "torch.compile", "values", 3, "", "", "overlapping"},
                                        {"b", "torch.compile", "values", 3, "", "", "empty"},
                                        {"c", "torch.compile", "values", 4, "", "", "overlapping"}};
@@ -261,6 +259,22 @@ TEST(Defects, BugsThatDroppingOneMutantRemovesAreOneDefect) {
   EXPECT_EQ(d[1].entries, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(d[1].evidence, "removed by --inject none");
   EXPECT_EQ(d[2].entries, (std::vector<std::string>{"d"}));
+}
+
+// issue.md says where to look: a Thunder option that removes the bug names
+// what it turns off (compilers' table of Thunder's options).
+TEST(Defects, AnIssueNamesWhatTheRemovingOptionTurnsOff) {
+  const std::vector<LedgerEntry> es = {entry("a", "thunder", "values", kViewWrite)};
+  std::map<std::string, Evidence> ev;
+  ev["a"].under = "thunder";
+  ev["a"].removed_by = "skip_inplace_alias_updates=True";
+  const auto d = group_defects(es, ev);
+  ASSERT_EQ(d.size(), 1u);
+  const std::string t = defect_issue(d[0], es, ev, {}, "# repro\n");
+  EXPECT_NE(t.find("`skip_inplace_alias_updates=True` added to the compile call: what it turns off, the "
+                   "alias-update pass (insert_alias_updates), goes wrong"),
+            std::string::npos)
+      << t;
 }
 
 // Rule 3b: wrong values whose minimized programs need a foreach call, first
@@ -349,7 +363,8 @@ TEST(Defects, AWrongValueOfAotAutogradIsStagedAtAotEager) {
 // make it right (an AssertionError instead), so the evidence names the
 // executors, not the alias updates.
 TEST(Defects, AThunderBugNamesTheOptionThatRemovesIt) {
-  if (compilers::find_thunder_python().empty()) GTEST_SKIP() << "skipped: no Thunder venv (./aliasfuzz setup --thunder)";
+  if (compilers::find_thunder_python().empty())
+    GTEST_SKIP() << "skipped: no Thunder venv (./aliasfuzz setup --thunder)";
   const LedgerEntry e = entry("dataflow-war", "thunder-dataflow", "values",
                               "aliasfuzz 1\nstorage s f32[4] = iota(1, 1)\ninput x0 = s\nt0 = sigmoid(x0)\n"
                               "mul_(t0, x0)\ndiv_(x0, 2.0)\nreturn t0\n");
