@@ -4,7 +4,8 @@ import os as _os, sys as _sys, tempfile as _tempfile  # (before torch is importe
 # only, so the script starts again under it (once: it is then set).
 if __name__ == "__main__" and _os.environ.get("PYTHONHASHSEED") != globals().get("_AF_HASH_SEED", "0"):
     _os.environ["PYTHONHASHSEED"] = globals().get("_AF_HASH_SEED", "0")
-    _os.execv(_sys.executable, [_sys.executable] + _sys.argv)
+    # sys.orig_argv (3.10+) keeps the interpreter's own flags (`python -u`).
+    _os.execv(_sys.executable, [_sys.executable] + (getattr(_sys, "orig_argv", None) or [""] + _sys.argv)[1:])
 # A fresh Inductor cache folder, its caches off; AF_RUNNER_CACHE_DIR=DIR: DIR, caches on.
 if __name__ == "__main__":  # (not again when _this_file_as_module imports this file)
     _os.environ["TORCHINDUCTOR_CACHE_DIR"] = (_os.environ.get("AF_RUNNER_CACHE_DIR") or
