@@ -177,8 +177,14 @@ int defects(const LedgerArgs& a) {
   if (!a.issues.empty()) write_defect_issues(a.issues, dir, entries, found, evidence);
   if (a.json) {
     nlohmann::json j = nlohmann::json::array();
+    std::map<std::string, const fuzz::LedgerEntry*> by_name;
+    for (const auto& e : entries) by_name[e.name] = &e;
     for (const auto& d : found)
-      j.push_back({{"defect", d.name}, {"system", d.system}, {"entries", d.entries}, {"evidence", d.evidence}});
+      j.push_back({{"defect", d.name},
+                   {"system", d.system},
+                   {"entries", d.entries},
+                   {"evidence", d.evidence},
+                   {"first_bad", fuzz::first_bad_release(by_name.at(d.name)->on)}});
     std::cout << j.dump(1) << "\n";
   } else {
     std::string system;
@@ -290,7 +296,7 @@ void register_ledger(Command& app, int* status) {
   ev->callback([a, status] { *status = evidence(*a); });
   auto* d = c->add_subcommand("defects", "group entries into root defects by their evidence (triage/defects.h)");
   d->add_option("--dir", a->dir, "a folder of ledger-style .af files (default: the ledger)");
-  d->add_flag("--json", a->json, "a JSON list of {defect, system, entries, evidence}");
+  d->add_flag("--json", a->json, "a JSON list of {defect, system, entries, evidence, first_bad}");
   d->add_flag("--no-gather", a->no_gather, "never run a compiler: an entry without recorded evidence stands alone");
   d->add_option("--issues", a->issues, "also write DIR/DEFECT.md, one issue per defect with its smallest repro");
   d->callback([a, status] { *status = defects(*a); });

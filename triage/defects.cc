@@ -206,6 +206,7 @@ std::string defect_issue(const Defect& d, const std::vector<LedgerEntry>& entrie
            ", goes wrong\n";
     else if (!ev.removed_by.empty())  // a bug-zoo mutant: `--inject none`
       t += "- right with `" + ev.removed_by + "`: the mutant's change is the defect\n";
+    if (const std::string r = first_bad_release(first.on); !r.empty()) t += "- releases: " + r + "\n";
     if (!ev.suspects.empty()) {
       t += "- suspects (Ochiai over " + std::to_string(ev.passing) + " passing programs one edit away):";
       for (const std::string& f : ev.suspects) t += " `" + f + "`";
@@ -214,7 +215,7 @@ std::string defect_issue(const Defect& d, const std::vector<LedgerEntry>& entrie
     t += "- gathered under " + ev.under + "\n\n";
   }
   t += "## Versions\n\n| version | " + d.name + " |\n| --- | --- |\n";
-  for (const auto& [v, st] : first.on) t += "| " + v + " | " + st + " |\n";
+  for (const auto& [v, st] : by_version(first.on)) t += "| " + v + " | " + st + " |\n";
   t += "\n## Upstream\n\n";
   std::set<std::string> seen;
   for (const std::string& n : d.entries) {

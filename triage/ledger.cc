@@ -159,6 +159,8 @@ std::string version_of(const std::string& system_version) {  // "torch 2.15.0" -
   const size_t sp = system_version.find(' ');
   return sp == std::string::npos ? system_version : system_version.substr(sp + 1);
 }
+}  // namespace
+
 std::vector<std::pair<std::string, std::string>> by_version(const std::map<std::string, std::string>& on) {
   std::vector<std::pair<std::string, std::string>> v(on.begin(), on.end());
   std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
@@ -168,7 +170,28 @@ std::vector<std::pair<std::string, std::string>> by_version(const std::map<std::
   });
   return v;
 }
-}  // namespace
+
+std::string first_bad_release(const std::map<std::string, std::string>& on) {
+  // Wrong: reproduces, or another divergence; right: agrees; anything else
+  // (not installed, not checked) says nothing about the release.
+  auto wrong = [](const std::string& st) { return st == "reproduces" || st.rfind("differs", 0) == 0; };
+  std::string last_right, first_wrong, right_again;
+  for (const auto& [version, status] : by_version(on)) {
+    if (first_wrong.empty()) {
+      if (wrong(status))
+        first_wrong = version;
+      else if (status == "agrees")
+        last_right = version;
+    } else if (right_again.empty() && status == "agrees") {
+      right_again = version;
+    }
+  }
+  if (first_wrong.empty()) return "";
+  std::string t = last_right.empty() ? "wrong on the oldest installed, " + first_wrong
+                                     : "first wrong on " + first_wrong + " (right on " + last_right + ")";
+  if (!right_again.empty()) t += "; right again on " + right_again;
+  return t;
+}
 
 std::string with_on_lines(const std::string& text, const std::map<std::string, std::string>& on) {
   std::istringstream in(text);

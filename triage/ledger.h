@@ -59,6 +59,14 @@ std::vector<std::string> ledger_strategies(const LedgerEntry& e);
 std::string ledger_version(const std::string& strategy);
 // Replays `e` under `strategy`; nullopt when it cannot run here.
 std::optional<LedgerReplay> replay_entry(const LedgerEntry& e, const std::string& strategy);
+// `on` ordered by system, then version (2.9.1 before 2.15.0).
+std::vector<std::pair<std::string, std::string>> by_version(const std::map<std::string, std::string>& on);
+// The first bad release among those installed (issue #57's evidence), from
+// an entry's `on` lines: "first wrong on torch 2.15.0 (right on torch
+// 2.9.1)" (a regression), "wrong on the oldest installed, torch 2.9.1"
+// (older ones not tried), then "; right again on torch X" where a later
+// release agrees; "" when no line says it is wrong.
+std::string first_bad_release(const std::map<std::string, std::string>& on);
 // `text` (an entry file) with its `on` lines set to `on` (sorted by version), in place of the old ones.
 std::string with_on_lines(const std::string& text, const std::map<std::string, std::string>& on);
 // `text` with its header line `# KEY: VALUE` set (replaced, or added at

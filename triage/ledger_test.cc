@@ -198,6 +198,14 @@ TEST(Ledger, OnLinesAreReadWrittenAndSummarized) {
             "reproduces on torch 2.9.1; differs: IndexError on torch 2.15.0");
   EXPECT_EQ(on_summary({{"torch 2.9.1", "agrees"}, {"torch 2.15.0", "reproduces"}}),
             "agrees on torch 2.9.1; reproduces on torch 2.15.0");  // a regression
+  // The first bad release among those installed (issue #57's evidence).
+  EXPECT_EQ(first_bad_release(on), "wrong on the oldest installed, torch 2.9.1; right again on torch 2.15.0");
+  EXPECT_EQ(first_bad_release({{"torch 2.9.1", "agrees"},
+                               {"torch 2.10.0", "agrees"},
+                               {"torch 2.15.0", "differs: IndexError"},
+                               {"torch 2.16.0", "reproduces"}}),
+            "first wrong on torch 2.15.0 (right on torch 2.10.0)");
+  EXPECT_EQ(first_bad_release({{"torch 2.9.1", "agrees"}, {"torch 2.15.0", "not installed"}}), "");
 }
 
 // An entry labels a bug of a versioned strategy only where its `on` line
