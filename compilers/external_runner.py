@@ -238,6 +238,7 @@ class _Coverage:
         sys.settrace(self._trace)
 
     def stop(self):
+        """Idempotent: the runner stops it before observing and again after."""
         import threading
         sys.settrace(None)
         threading.settrace(None)
@@ -292,7 +293,10 @@ def _second_call(code, cfn, coverage=None):
     if coverage:
         coverage.start()  # eager's second run is not the compiler's
     try:
-        out["actual"] = observe(call(cfn, inputs), storages, inputs)
+        rets = call(cfn, inputs)
+        if coverage:
+            coverage.stop()  # reading the results is ours (_observe's aten ops are no suspects)
+        out["actual"] = observe(rets, storages, inputs)
     except Exception as e:
         out["error"] = _err(e)
         if coverage:
@@ -451,6 +455,7 @@ def handle(req):
         if coverage:
             coverage.track = False
             res["producers"] = coverage.producers(rets)
+            coverage.stop()  # reading the results is ours (_observe's aten ops are no suspects)
         res["actual"] = observe(rets, storages, inputs)
     except Exception as e:
         res["exec_s"] = time.perf_counter() - t0
