@@ -337,6 +337,26 @@ TEST(Defects, ATwoDefectToyGivesTwoDefectsAndThreeViewsOfOneGiveOne) {
   EXPECT_EQ(d[1].entries, (std::vector<std::string>{"exp"}));
 }
 
+// C++ functionalization's evidence is the aten ops it dispatched; the
+// runner's reading of the results (isfinite's abs, all, .tolist()) is not
+// the compiler's and never a suspect (the ledger's
+// functorch-functionalize-returned-alias-of-written-intermediate-stale).
+TEST(Defects, OpSuspectsAreTheCompilersOpsNotTheRunnersReading) {
+  REQUIRE_DEBIAN_TORCH();
+  const LedgerEntry e = entry("alias-stale", "torch-functionalize", "values",
+                              "aliasfuzz 1\nstorage s0 f32[1] = full(0.0)\ninput x0 = s0\nt0 = add(x0, 0.0)\n"
+                              "t1 = alias(t0)\nadd_(t0, 1.0)\nreturn t0, t1\n");
+  std::string why;
+  const auto ev = gather_evidence(e, "torch-functionalize", &why);
+  ASSERT_TRUE(ev) << why;
+  ASSERT_FALSE(ev->suspects.empty()) << evidence_text(*ev);
+  for (const std::string& s : ev->suspects) {
+    EXPECT_EQ(s.rfind("aten:", 0), 0u) << s;
+    for (const char* reading : {"aten.abs.", "aten.all.", "aten._local_scalar_dense.", "aten.isfinite."})
+      EXPECT_EQ(s.find(reading), std::string::npos) << evidence_text(*ev);
+  }
+}
+
 // The stage of a wrong value under torch.compile (compiler_bisector): a
 // defect of AOTAutograd's functionalization (pytorch#197448: fill_ through
 // an expand of an input writes back the sum of the copies) is made by
