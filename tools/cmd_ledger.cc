@@ -6,6 +6,7 @@
 // versions, or an entry breaks a header rule (fuzz::lint_ledger_entry).
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -32,7 +33,7 @@ struct LedgerArgs {
   std::string dir;
   bool dry_run = false;
   std::vector<std::string> only;  // evidence: these entries only
-  bool json = false, no_gather = false, verbose = false;
+  bool json = false, no_gather = false, verbose = false, index = false;
   std::string issues;  // defects --issues DIR
 };
 
@@ -80,6 +81,8 @@ std::optional<fuzz::Evidence> gather(const fuzz::LedgerEntry& e, std::string* wh
   return std::nullopt;
 }
 
+void refresh_index(const std::string& dir);
+
 int evidence(const LedgerArgs& a) {
   const auto loaded = load(a);
   if (!loaded) return 2;
@@ -106,6 +109,7 @@ int evidence(const LedgerArgs& a) {
     if (fuzz::read_text(path, &text)) fuzz::write_atomic(path, fuzz::with_header_line(text, "evidence", line));
   }
   std::cout << gathered << " entries with evidence, " << failed << " without\n";
+  if (!a.dry_run && !a.verbose) refresh_index(dir);
   return errors.empty() ? 0 : 2;
 }
 
@@ -168,6 +172,16 @@ void write_defect_issues(const std::string& out, const std::string& dir, const s
   std::cerr << "aliasfuzz ledger: " << found.size() << " issues in " << out << "\n";
 }
 
+// The folder's DEFECTS.md rewritten from its entries as they are now, when
+// it has one (a changed evidence line or status changes the index).
+void refresh_index(const std::string& dir) {
+  if (!std::filesystem::exists(dir + "/DEFECTS.md")) return;
+  std::vector<std::string> errors;
+  const auto entries = fuzz::load_ledger(dir, &errors);
+  const std::string index = fuzz::defects_index(fuzz::group_defects(entries, evidence_of(entries, false)), entries);
+  fuzz::write_atomic(dir + "/DEFECTS.md", index);
+}
+
 int defects(const LedgerArgs& a) {
   const auto loaded = load(a);
   if (!loaded) return 2;
@@ -175,6 +189,10 @@ int defects(const LedgerArgs& a) {
   const auto evidence = evidence_of(entries, !a.no_gather);
   const auto found = fuzz::group_defects(entries, evidence);
   if (!a.issues.empty()) write_defect_issues(a.issues, dir, entries, found, evidence);
+  if (a.index) {
+    fuzz::write_atomic(dir + "/DEFECTS.md", fuzz::defects_index(found, entries));
+    std::cerr << "aliasfuzz ledger: " << found.size() << " defects in " << dir << "/DEFECTS.md\n";
+  }
   if (a.json) {
     nlohmann::json j = nlohmann::json::array();
     std::map<std::string, const fuzz::LedgerEntry*> by_name;
@@ -199,17 +217,11 @@ int defects(const LedgerArgs& a) {
     // Per system: the defects' upstream status (known when a face has an
     // upstream report, fixed when every face is fixed, else new) and which
     // kind of evidence decided each.
-    std::map<std::string, const fuzz::LedgerEntry*> by_name;
-    for (const auto& e : entries) by_name[e.name] = &e;
     std::map<std::string, std::map<std::string, int>> tally;
     for (const auto& d : found) {
-      bool known = false, fixed = true;
-      for (const std::string& n : d.entries) {
-        known = known || by_name[n]->status == "known";
-        fixed = fixed && by_name[n]->status == "fixed";
-      }
+      const std::string status = fuzz::defect_status(d, entries);
       auto& t = tally[d.system];
-      ++t[known ? "known" : fixed ? "fixed" : "new"];
+      ++t[status.substr(0, status.find(' '))];
       ++t["by " + d.evidence.substr(0, d.evidence.find(' '))];
       ++t["defects"];
     }
@@ -266,6 +278,7 @@ int check(const LedgerArgs& a) {
   }
   std::cout << entries.size() << " entries, " << replays << " replays, " << skipped << " not installed here, "
             << changed << (a.dry_run ? " would change" : " headers updated") << "\n";
+  if (!a.dry_run && changed > 0) refresh_index(dir);
   for (const std::string& l : lint) std::cout << "header: " << l << "\n";
   if (!nowhere.empty()) {
     std::cout << nowhere.size() << " entries reproduce on no version installed here (replayed cold):";
@@ -298,6 +311,7 @@ void register_ledger(Command& app, int* status) {
   d->add_option("--dir", a->dir, "a folder of ledger-style .af files (default: the ledger)");
   d->add_flag("--json", a->json, "a JSON list of {defect, system, entries, evidence, first_bad}");
   d->add_flag("--no-gather", a->no_gather, "never run a compiler: an entry without recorded evidence stands alone");
+  d->add_flag("--index", a->index, "also write the ledger's DEFECTS.md (one entry per defect, every face listed)");
   d->add_option("--issues", a->issues, "also write DIR/DEFECT.md, one issue per defect with its smallest repro");
   d->callback([a, status] { *status = defects(*a); });
 }

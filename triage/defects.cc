@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "compilers/table.h"
 
 namespace af::fuzz {
@@ -234,6 +236,55 @@ std::string defect_issue(const Defect& d, const std::vector<LedgerEntry>& entrie
       const LedgerEntry* e = by_name.at(d.entries[i]);
       t += "- `" + e->name + "` (" + e->what + "): " + e->cause + "\n";
     }
+  }
+  return t;
+}
+
+std::string defect_status(const Defect& d, const std::vector<LedgerEntry>& entries) {
+  std::map<std::string, const LedgerEntry*> by_name;
+  for (const auto& e : entries) by_name[e.name] = &e;
+  bool fixed = true;
+  std::string fixed_in;
+  for (const std::string& n : d.entries) {
+    const LedgerEntry& e = *by_name.at(n);
+    if (e.status == "known") return "known " + e.reference;
+    fixed = fixed && e.status == "fixed";
+    if (fixed && fixed_in.empty()) fixed_in = e.reference;
+  }
+  return fixed ? "fixed " + fixed_in : "new";
+}
+
+std::string defects_index(const std::vector<Defect>& defects, const std::vector<LedgerEntry>& entries) {
+  std::map<std::string, const LedgerEntry*> by_name;
+  for (const auto& e : entries) by_name[e.name] = &e;
+  std::map<std::string, std::map<std::string, int>> tally;  // system -> new/known/fixed -> defects
+  for (const Defect& d : defects) {
+    const std::string st = defect_status(d, entries);
+    ++tally[d.system][st.substr(0, st.find(' '))];
+  }
+  std::string t =
+      "# The ledger's root defects\n\n"
+      "Written by `aliasfuzz ledger defects --index` from the entries' recorded evidence (the rule: "
+      "docs/design.md, \"Campaigns, findings, minimization\"); the suite checks that it is current. "
+      "Each entry below is one root defect, what one upstream fix removes; its faces are the `.af` files "
+      "of this folder, each a program that replays it.\n\n" +
+      std::to_string(entries.size()) + " entries, " + std::to_string(defects.size()) + " defects.\n";
+  std::string system;
+  for (const Defect& d : defects) {
+    if (d.system != system) {
+      system = d.system;
+      const auto& n = tally[system];
+      auto count = [&n](const char* k) { return n.count(k) ? n.at(k) : 0; };
+      t += fmt::format("\n## {} ({} new, {} known, {} fixed)\n", system, count("new"), count("known"), count("fixed"));
+    }
+    const LedgerEntry& first = *by_name.at(d.name);
+    t += "\n### " + d.name + "\n\n" + first.cause + "\n\n";
+    t += "- status: " + defect_status(d, entries) + "\n";
+    t += "- evidence: " + d.evidence + "\n";
+    if (const std::string r = first_bad_release(first.on); !r.empty()) t += "- releases: " + r + "\n";
+    t += "- faces (" + std::to_string(d.entries.size()) + "):";
+    for (const std::string& n : d.entries) t += " `" + n + "`";
+    t += "\n";
   }
   return t;
 }

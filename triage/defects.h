@@ -113,4 +113,16 @@ std::string defect_issue(const Defect& d, const std::vector<LedgerEntry>& entrie
                          const std::map<std::string, Evidence>& evidence,
                          const std::map<std::string, std::string>& texts, const std::string& repro);
 
+// A defect's upstream status from its faces' headers: "known URL" (the
+// first face, smallest first, with an upstream report), "fixed VERSION"
+// when every face is fixed, else "new".
+std::string defect_status(const Defect& d, const std::vector<LedgerEntry>& entries);
+
+// DEFECTS.md of a ledger folder (`ledger defects --index`): the ledger as
+// a maintainer counts it, one entry per defect (its smallest face's cause,
+// status, evidence, first bad release, and every face), by system. The
+// face files stay the replayable programs; the suite checks the index is
+// current.
+std::string defects_index(const std::vector<Defect>& defects, const std::vector<LedgerEntry>& entries);
+
 }  // namespace af::fuzz

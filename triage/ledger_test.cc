@@ -19,6 +19,8 @@
 #include "minimize/minimize.h"
 #include "ir/text.h"
 #include "compilers/table.h"
+#include "triage/defects.h"
+#include "triage/evidence.h"
 #include "triage/signature.h"
 #include "triage/minimize_finding.h"
 
@@ -48,6 +50,24 @@ TEST(Ledger, EveryEntryParses) {
     auto [it, fresh] = by_key.try_emplace(e.bug.key(), e.name);
     EXPECT_TRUE(fresh) << e.name << " and " << it->second << " have one key: " << e.bug.key();
   }
+}
+
+// DEFECTS.md, the ledger one entry per defect, is what `ledger defects
+// --index` writes from the entries' recorded evidence now: a new entry, a
+// re-gathered evidence line or a change of the rule shows as a stale index.
+TEST(Ledger, TheDefectIndexIsCurrent) {
+  const std::string dir = ledger_dir();
+  ASSERT_FALSE(dir.empty()) << "corpus/findings not found";
+  std::vector<std::string> errors;
+  const auto entries = load_ledger(dir, &errors);
+  std::map<std::string, Evidence> evidence;
+  for (const auto& e : entries)
+    if (auto ev = parse_evidence_text(e.evidence)) evidence[e.name] = *ev;
+  std::ifstream in(dir + "/DEFECTS.md");
+  ASSERT_TRUE(in) << dir << "/DEFECTS.md is missing";
+  const std::string have((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(have == defects_index(group_defects(entries, evidence), entries))
+      << "corpus/findings/DEFECTS.md is stale: ./aliasfuzz ledger defects --no-gather --index";
 }
 
 // The header lint (issue #56) holds on every entry of the ledger.
