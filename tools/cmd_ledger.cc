@@ -229,11 +229,14 @@ int defects(const LedgerArgs& a) {
       const std::string& system = kv.first;
       const std::map<std::string, int>& t = kv.second;
       auto n = [&t](const std::string& k) { return t.count(k) ? t.at(k) : 0; };
-      std::cout << fmt::format(
-          "{}: {} defects ({} new, {} known, {} fixed); decided by fault frame {}, message {}, "
-          "suspects {}, alone {}\n",
-          system, n("defects"), n("new"), n("known"), n("fixed"), n("by fault"), n("by message"), n("by suspects"),
-          n("by alone:"));
+      // Every kind of evidence that decided one (fault, message, stage,
+      // needs, suspects, removed, alone:), as group_defects words it.
+      std::string by;
+      for (const auto& [k, count] : t)
+        if (k.rfind("by ", 0) == 0)
+          by += fmt::format("{}{} {}", by.empty() ? "" : ", ", k.substr(3, k.find_last_not_of(':') - 2), count);
+      std::cout << fmt::format("{}: {} defects ({} new, {} known, {} fixed); decided by {}\n", system, n("defects"),
+                               n("new"), n("known"), n("fixed"), by);
     }
   }
   return errors.empty() ? 0 : 2;
