@@ -186,6 +186,15 @@ if [[ $rc -eq 0 ]] && grep -q "e: not installed here" "$T/ledger-check.out" && c
 else
   case_fail "ledger check lists an entry whose compiler is missing with its recorded versions, file untouched" "exit $rc: $(why ledger-check)"
 fi
+# The ledger one entry per defect: `ledger defects --index` writes the
+# folder's DEFECTS.md (an entry without evidence stands alone, not gathered).
+run_tool ledger-index "$bin" ledger defects --dir "$T/ledger-check" --no-gather --index
+if [[ $rc -eq 0 ]] && grep -q "^1 entries, 1 defects" "$T/ledger-check/DEFECTS.md" &&
+   grep -q "^- faces (1): \`e\`" "$T/ledger-check/DEFECTS.md"; then
+  case_ok "ledger defects --index writes DEFECTS.md, one entry per defect with its faces"
+else
+  case_fail "ledger defects --index writes DEFECTS.md, one entry per defect with its faces" "exit $rc: $(why ledger-index)"
+fi
 
 # Ground truth for bug counting (issues #34, #40): a compiler with two defects, a frequent one
 # (an in-place write lost when its target shares storage with another argument) that the
